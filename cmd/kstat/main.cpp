@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+#include "cli.hpp"
+#include "cli_main.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"", "kstat"};
+  opskit::cmd::kstat::define_cli(app);
+  return opskit::cmd::run_main("kstat", app, argc, argv, [&] {
+    std::fputs(app.help().c_str(), stderr);
+    return opskit::cmd::k_exit_usage;
+  });
+}

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+#include "cli.hpp"
+#include "cli_main.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"", "syscount"};
+  opskit::cmd::syscount::define_cli(app);
+  return opskit::cmd::run_main("syscount", app, argc, argv, [&] {
+    std::fputs(app.help().c_str(), stderr);
+    return opskit::cmd::k_exit_usage;
+  });
+}

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "opskit/error.hpp"
+#include "opskit/handle.hpp"
+
+namespace opskit {
+
+// open(2) with O_CLOEXEC added; the error names the path.
+Result<UniqueFd> open_file(const std::string& path, int flags);
+
+// Reads a whole file with one pread at offset 0 into `buffer` and returns the bytes read. When a
+// read fills the buffer it grows 4x and reads again from offset 0, and the grown size is kept for
+// the next call. This is the only correct way to read /proc/sys (a read at a non-zero offset
+// returns EOF) and the cheapest for seq_files such as /proc/vmstat (each read restarts the
+// generator). `buffer` must be non-empty; its size is the read size. `name` is for errors.
+Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name);
+
+// Opens, reads whole (as above, starting with a 4 KiB buffer) and closes.
+Result<std::string> read_file(const std::string& path);
+
+} // namespace opskit

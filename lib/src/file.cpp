@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "opskit/file.hpp"
+
+#include <cerrno>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace opskit {
+
+Result<UniqueFd> open_file(const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0)
+    return fail(Error::from_errno("open", path));
+  return UniqueFd(fd);
+}
+
+Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name) {
+  for (;;) {
+    ssize_t n = ::pread(fd, buffer.data(), buffer.size(), 0);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fail(Error::from_errno("read", name));
+    }
+    auto got = static_cast<std::size_t>(n);
+    if (got < buffer.size())
+      return std::string_view(buffer.data(), got);
+    buffer.resize(buffer.size() * 4);
+  }
+}
+
+Result<std::string> read_file(const std::string& path) {
+  auto fd = open_file(path, O_RDONLY);
+  if (!fd)
+    return fail(fd.error());
+  std::string buffer(4096, '\0');
+  auto text = pread_whole(fd->get(), buffer, path);
+  if (!text)
+    return fail(text.error());
+  buffer.resize(text->size());
+  return buffer;
+}
+
+} // namespace opskit

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#include "opskit/text.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+namespace opskit {
+
+namespace {
+bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+} // namespace
+
+bool natural_less(std::string_view a, std::string_view b) noexcept {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (is_digit(a[i]) && is_digit(b[j])) {
+      std::size_t i0 = i, j0 = j;
+      while (i0 < a.size() && a[i0] == '0')
+        ++i0;
+      while (j0 < b.size() && b[j0] == '0')
+        ++j0;
+      std::size_t i1 = i0, j1 = j0;
+      while (i1 < a.size() && is_digit(a[i1]))
+        ++i1;
+      while (j1 < b.size() && is_digit(b[j1]))
+        ++j1;
+      if (i1 - i0 != j1 - j0)
+        return i1 - i0 < j1 - j0;
+      if (int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0)); c != 0)
+        return c < 0;
+      if (i1 - i != j1 - j) // same value: fewer leading zeros first
+        return i1 - i < j1 - j;
+      i = i1;
+      j = j1;
+      continue;
+    }
+    if (a[i] != b[j])
+      return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::optional<std::string> closest_match(std::string_view word,
+                                         std::span<const std::string> candidates) {
+  std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
+  std::optional<std::string> best;
+  std::size_t best_distance = limit + 1;
+  for (const auto& candidate : candidates) {
+    std::size_t d = edit_distance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string_view trim(std::string_view text) noexcept {
+  auto first = text.find_first_not_of(" \t\n");
+  if (first == std::string_view::npos)
+    return {};
+  auto last = text.find_last_not_of(" \t\n");
+  return text.substr(first, last - first + 1);
+}
+
+} // namespace opskit

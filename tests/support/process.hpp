@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace opskit::test {
+
+struct Outcome {
+  int exit_status = -1; // exit code, or 128+N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] (looked up in PATH when it has no '/') with `input` on stdin, waits for it and
+// returns its exit status and everything it wrote. Throws when it cannot be started.
+Outcome run(const std::vector<std::string>& argv, const std::string& input = {});
+
+// The path of one of the built tools ("kstat" -> "<build>/cmd/kstat/kstat").
+std::string tool(const std::string& name);
+
+// True when `program` is found in PATH.
+bool have_program(const std::string& program);
+
+} // namespace opskit::test
