@@ -5,7 +5,10 @@
 
 namespace opskit::cmd::kstat {
 
-// Defines kstat's command line on `app`.
-void define_cli(CLI::App& app);
+// What the command line asked for.
+struct Options {};
+
+// Defines kstat's command line on `app`, storing what it parses into `options`.
+void define_cli(CLI::App& app, Options& options);
 
 } // namespace opskit::cmd::kstat

@@ -4,7 +4,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"", "pkgcloud"};
-  opskit::cmd::pkgcloud::define_cli(app);
+  opskit::cmd::pkgcloud::Options options;
+  opskit::cmd::pkgcloud::define_cli(app, options);
   return opskit::cmd::run_main("pkgcloud", app, argc, argv, [&] {
     std::fputs(app.help().c_str(), stderr);
     return opskit::cmd::k_exit_usage;
