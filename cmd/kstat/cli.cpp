@@ -5,9 +5,103 @@
 
 namespace opskit::cmd::kstat {
 
-void define_cli(CLI::App& app, Options& /*options*/) {
-  app.description("Read kernel counters by dotted name, sysctl-style.");
+namespace {
+
+// --json / --prometheus (and -n where given) as one choice of output format.
+void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometheus) {
+  auto* json = sub.add_flag_callback("--json", [&options] { options.format = Format::json; },
+                                     "Print JSON");
+  if (values)
+    sub.add_flag_callback("-n,--values", [&options] { options.format = Format::values; },
+                          "Print values only, one per line")
+        ->excludes(json);
+  if (prometheus)
+    sub.add_flag_callback("--prometheus", [&options] { options.format = Format::prometheus; },
+                          "Print the Prometheus text exposition format (numbers only)")
+        ->excludes(json);
+}
+
+void define_read(CLI::App& sub, Options& options) {
+  sub.add_option("name", options.names, "Names or prefixes (vm.swappiness, vm.stats)")->required();
+  add_format_flags(sub, options, true, true);
+}
+
+void define_list(CLI::App& sub, Options& options) {
+  sub.add_option("prefix", options.names, "Prefixes to list")->expected(0, -1);
+  sub.add_flag("-d,--describe", options.describe, "Add kind, unit and description");
+  add_format_flags(sub, options, false, false);
+}
+
+void define_watch(CLI::App& sub, Options& options) {
+  sub.add_option("name", options.names, "Names or prefixes")->required();
+  sub.add_option("-i,--interval", options.interval, "Seconds between samples (default 1)")
+      ->check(CLI::Range(0.01, 86400.0));
+  sub.add_option("-c,--count", options.count, "Stop after this many samples (default: never)");
+  add_format_flags(sub, options, false, false);
+}
+
+void define_write(CLI::App& sub, Options& options) {
+  sub.add_option("assignment", options.names, "NAME=VALUE pairs")->required();
+}
+
+void define_bench(CLI::App& sub, Options& options) {
+  sub.add_option("name", options.names, "One name")->required()->expected(1);
+  sub.add_option("-n,--iterations", options.iterations, "Reads per method (default 100000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
+  add_format_flags(sub, options, false, false);
+}
+
+struct Subcommand {
+  std::string_view name;
+  std::string_view description;
+  void (*define)(CLI::App&, Options&);
+};
+
+constexpr Subcommand k_subcommands[] = {
+    {"read", "Print names and values; a prefix prints its subtree", define_read},
+    {"list", "List names under a prefix (all names without one)", define_list},
+    {"watch", "Print rates of counters and values of gauges every interval, like vmstat",
+     define_watch},
+    {"write", "Set /proc/sys entries and print old and new values", define_write},
+    {"bench", "Measure the cost of a read by name, through a resolved handle, and by snapshot",
+     define_bench},
+};
+
+} // namespace
+
+std::string_view requested_subcommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--proc-root") {
+      ++i;
+      continue;
+    }
+    if (arg.starts_with("-"))
+      continue;
+    for (const auto& sub : k_subcommands)
+      if (arg == sub.name)
+        return sub.name;
+    return {};
+  }
+  return {};
+}
+
+void define_cli(CLI::App& app, Options& options, std::string_view only) {
+  app.description("Read Linux kernel counters by dotted name, sysctl-style: one namespace over "
+                  "/proc/sys, /proc/vmstat, /proc/meminfo, /proc/stat, /proc/loadavg, "
+                  "/proc/net/{snmp,snmp6,netstat}, /proc/diskstats and /proc/<pid>.");
   app.set_version_flag("--version", std::string("kstat ") + k_version);
+  app.require_subcommand(1);
+  app.add_option("--proc-root", options.proc_root,
+                 "Read this directory instead of /proc (a copy of /proc, for instance)")
+      ->check(CLI::ExistingDirectory);
+  for (const auto& sub : k_subcommands) {
+    if (!only.empty() && only != sub.name)
+      continue;
+    CLI::App* app_sub = app.add_subcommand(std::string(sub.name), std::string(sub.description));
+    sub.define(*app_sub, options);
+    app_sub->callback([&options, app_sub] { options.command = app_sub->get_name(); });
+  }
 }
 
 } // namespace opskit::cmd::kstat

@@ -1,14 +1,35 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 namespace opskit::cmd::kstat {
 
-// What the command line asked for.
-struct Options {};
+enum class Format { text, values, json, prometheus };
 
-// Defines kstat's command line on `app`, storing what it parses into `options`.
-void define_cli(CLI::App& app, Options& options);
+// What the command line asked for.
+struct Options {
+  std::string command; // read, list, watch, write, bench
+  std::string proc_root = "/proc";
+  std::vector<std::string> names;
+  Format format = Format::text;
+  bool describe = false;
+  double interval = 1.0;
+  std::size_t count = 0; // 0: until interrupted
+  std::size_t iterations = 100000;
+};
+
+// Defines kstat's command line on `app`, storing what it parses into `options`. With `only`
+// naming a subcommand, the others are left out: building CLI11 options costs more than reading
+// a counter, and a process runs one subcommand.
+void define_cli(CLI::App& app, Options& options, std::string_view only = {});
+
+// The subcommand that argv asks for, or "" when there is none or it is not known.
+std::string_view requested_subcommand(int argc, char** argv);
 
 } // namespace opskit::cmd::kstat

@@ -56,7 +56,8 @@ template <class Options, class Define> void check_page(const std::string& tool, 
 } // namespace
 
 TEST_CASE("man pages: every kstat subcommand and option is documented", "[man]") {
-  check_page<opskit::cmd::kstat::Options>("kstat", opskit::cmd::kstat::define_cli);
+  check_page<opskit::cmd::kstat::Options>(
+      "kstat", [](CLI::App& app, auto& options) { opskit::cmd::kstat::define_cli(app, options); });
 }
 
 TEST_CASE("man pages: every pkgcloud subcommand and option is documented", "[man]") {

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// kstat's namespace: Linux kernel counters under dotted names, built at run time from the files
+// that hold them (/proc/sys, /proc/vmstat, /proc/meminfo, /proc/stat, /proc/loadavg,
+// /proc/net/{snmp,snmp6,netstat}, /proc/diskstats, /proc/<pid>/{stat,status,io}).
+//
+// Resolve once, read many: a Handle keeps its file open and reads one name with one pread at
+// offset 0 plus a parse; a Snapshot reads each of its source files once for any number of names.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "opskit/error.hpp"
+#include "opskit/probes/value.hpp"
+
+namespace opskit::counters {
+
+// What a name is. For /proc/sys entries the kind follows the value (one number: gauge, else
+// text) and is only known once the entry has been read.
+struct Info {
+  std::string name;
+  Kind kind = Kind::text;
+  std::string unit;        // "bytes", "pages", "seconds", "ticks", ... or empty
+  std::string description; // one line, or empty where none is known
+};
+
+class Snapshot;
+class Handle;
+struct Field;
+
+// The namespace over one /proc tree. The default is the live /proc; tests point it at a copy.
+// Cheap to make: nothing is read until a name is listed or resolved.
+class Namespace {
+public:
+  explicit Namespace(std::string proc_root = "/proc");
+
+  // Every readable name equal to `prefix` or under it ("" for all), in name order. Entries that
+  // are write-only, act when read (vm.stat_refresh) or block are never listed. Fails when
+  // nothing is there, with a suggestion: "unknown name 'vm.stat': did you mean vm.stats?".
+  Result<std::vector<Info>> list(std::string_view prefix) const;
+
+  // A snapshot of every name that each of `names` is, or holds (a prefix stands for its
+  // subtree in name order), in the order given, without repeats. Fails on the first unknown
+  // name, as list() does.
+  Result<Snapshot> snapshot(std::span<const std::string> names) const;
+
+  // A handle for one leaf name. Fails for an unknown name, a prefix, or an entry that cannot be
+  // opened for reading ("vm.drop_caches: write-only entry").
+  Result<Handle> resolve(std::string_view name) const;
+
+  // A snapshot of every name read from the same file as leaf `name` (all of /proc/vmstat for
+  // vm.stats.pgfault; the entry alone for a /proc/sys name).
+  Result<Snapshot> source_snapshot(std::string_view name) const;
+
+  // Writes `value` to a /proc/sys entry and returns the value it held before. Fails for a name
+  // outside /proc/sys, and with the kernel's reason when it rejects the value.
+  Result<Value> write(std::string_view name, std::string_view value) const;
+
+  const std::string& proc_root() const noexcept { return proc_root_; }
+
+private:
+  Result<std::vector<Field>> fields(std::string_view prefix) const;
+  Error unknown(std::string_view name) const;
+
+  std::string proc_root_;
+};
+
+namespace detail {
+struct Source; // one open source file: fd, read buffer, layout
+}
+
+// Many names read together: read() reads each source file once, then every value is current.
+class Snapshot {
+public:
+  Snapshot(Snapshot&&) noexcept;
+  Snapshot& operator=(Snapshot&&) noexcept;
+  ~Snapshot();
+
+  // Reads every source (one pread at offset 0 each) and updates every value. An entry whose
+  // source cannot be opened or read, or whose field has gone, gets an error instead of a value.
+  // Returns how many entries failed; the others are fine.
+  std::size_t read();
+
+  std::size_t size() const noexcept { return infos_.size(); }
+  const Info& info(std::size_t i) const noexcept { return infos_[i]; }
+  // The value from the last read(); meaningless while error(i) is set or before the first read.
+  const Value& value(std::size_t i) const noexcept { return values_[i]; }
+  // Why entry i failed in the last read(), or nullptr.
+  const Error* error(std::size_t i) const noexcept { return errors_[i] ? &*errors_[i] : nullptr; }
+  // How many distinct files one read() reads.
+  std::size_t source_count() const noexcept { return sources_.size(); }
+
+private:
+  friend class Namespace;
+  Snapshot(std::vector<Field> fields);
+
+  struct Slot; // where entry i is found: its source and field locator
+  std::vector<std::unique_ptr<detail::Source>> sources_;
+  std::vector<Slot> slots_;
+  std::vector<Info> infos_;
+  std::vector<Value> values_;
+  std::vector<std::optional<Error>> errors_;
+};
+
+// One resolved leaf: an open file descriptor and a field locator. read() is one pread at offset
+// 0 of a buffer sized to the file, plus a parse that starts where the field was last found.
+class Handle {
+public:
+  Handle(Handle&&) noexcept;
+  Handle& operator=(Handle&&) noexcept;
+  ~Handle();
+
+  // The current value, or why it cannot be read (the field is gone, the read failed).
+  Result<Value> read();
+  const Info& info() const noexcept;
+
+private:
+  friend class Namespace;
+  explicit Handle(Snapshot snapshot);
+  Snapshot snapshot_; // of exactly one entry
+};
+
+} // namespace opskit::counters

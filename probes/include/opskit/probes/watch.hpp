@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "opskit/error.hpp"
+#include "opskit/probes/counters.hpp"
+
+namespace opskit::counters {
+
+// The per-second rate of a counter that read `before`, then `now`, `seconds` later. A counter
+// that went backwards was reset or wrapped: it is taken to have counted up from zero since, as
+// Prometheus' rate() does, so a rate is never negative and never larger than the counter's own
+// value over the interval. Nothing for text, or for an interval that is not positive.
+std::optional<double> counter_rate(const Value& before, const Value& now, double seconds) noexcept;
+
+// One entry of a watch interval: a counter's rate per second, or a gauge's or text's value.
+struct Reading {
+  bool is_rate = false;
+  std::optional<double> rate; // for counters; empty when the entry failed this interval
+  const Value* value = nullptr; // for gauges and text; null when the entry failed
+};
+
+// Reads a snapshot at intervals and turns counters into rates, like vmstat.
+class Watch {
+public:
+  explicit Watch(Snapshot snapshot);
+
+  // Reads every source. The first call sets the baseline; every later call returns one Reading
+  // per entry for the time since the previous call, `seconds` long.
+  const std::vector<Reading>& sample(double seconds);
+  const Snapshot& snapshot() const noexcept { return snapshot_; }
+
+private:
+  Snapshot snapshot_;
+  std::vector<Value> previous_;
+  std::vector<bool> had_previous_;
+  std::vector<Reading> readings_;
+};
+
+// What `kstat bench` measures for one name: the cost of a read through each access path.
+struct BenchResult {
+  std::size_t iterations = 0;
+  double by_name_ns = 0;  // resolve the name, read once, close: every time
+  double handle_ns = 0;   // read a handle resolved once (one pread + a parse)
+  double snapshot_ns = 0; // read a snapshot of every name in the same source file
+  std::size_t snapshot_names = 0;
+};
+
+// Runs the three loops `iterations` times each. Fails when the name does not resolve.
+Result<BenchResult> bench(const Namespace& ns, std::string_view name, std::size_t iterations);
+
+} // namespace opskit::counters

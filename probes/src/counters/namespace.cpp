@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+#include <algorithm>
+#include <cerrno>
+#include <set>
+#include <unordered_set>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "opskit/file.hpp"
+#include "opskit/probes/counters.hpp"
+#include "opskit/text.hpp"
+#include "reader.hpp"
+#include "sources.hpp"
+
+namespace opskit::counters {
+
+namespace {
+
+bool by_name(const Field& a, const Field& b) { return natural_less(a.info.name, b.info.name); }
+
+void sort_unique(std::vector<Field>& fields) {
+  std::stable_sort(fields.begin(), fields.end(), by_name);
+  fields.erase(std::unique(fields.begin(), fields.end(),
+                           [](const Field& a, const Field& b) { return a.info.name == b.info.name; }),
+               fields.end());
+}
+
+// The component of `name` right after `parent` ("vm.stats.pgfault", "vm" -> "stats").
+std::string_view child_of(std::string_view parent, std::string_view name) {
+  std::string_view rest = parent.empty() ? name : name.substr(parent.size() + 1);
+  return rest.substr(0, rest.find('.'));
+}
+
+} // namespace
+
+Namespace::Namespace(std::string proc_root) : proc_root_(std::move(proc_root)) {}
+
+Result<std::vector<Field>> Namespace::fields(std::string_view prefix) const {
+  auto found = find_fields(proc_root_, prefix);
+  if (found.empty())
+    return fail(unknown(prefix));
+  sort_unique(found);
+  return found;
+}
+
+Error Namespace::unknown(std::string_view name) const {
+  if (auto path = sysctl_path(proc_root_, name)) {
+    struct stat st {};
+    if (::stat(path->c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if ((st.st_mode & 0444) == 0)
+        return Error(fmt::format("{}: write-only entry, not read (kstat write sets it)", name), EACCES);
+      if (acts_when_read(name))
+        return Error(fmt::format("{}: not read: reading it acts (kstat write sets it)", name), EACCES);
+    }
+  }
+  // Suggest a fix for the first component that is not there.
+  std::string_view parent = name;
+  for (;;) {
+    std::size_t dot = parent.rfind('.');
+    parent = dot == std::string_view::npos ? std::string_view{} : parent.substr(0, dot);
+    auto under = find_fields(proc_root_, parent);
+    if (under.empty() && !parent.empty())
+      continue;
+    if (parent == "proc")
+      return Error(fmt::format("unknown name '{}': no such process", name), ENOENT);
+    std::set<std::string> children;
+    for (const auto& field : under)
+      children.emplace(child_of(parent, field.info.name));
+    std::vector<std::string> candidates(children.begin(), children.end());
+    auto guess = closest_match(child_of(parent, name), candidates);
+    if (!guess)
+      return Error(fmt::format("unknown name '{}'", name), ENOENT);
+    return Error(fmt::format("unknown name '{}': did you mean {}{}{}?", name, parent,
+                             parent.empty() ? "" : ".", *guess),
+                 ENOENT);
+  }
+}
+
+Result<std::vector<Info>> Namespace::list(std::string_view prefix) const {
+  auto found = fields(prefix);
+  if (!found)
+    return fail(found.error());
+  std::vector<Info> infos;
+  infos.reserve(found->size());
+  for (auto& field : *found)
+    infos.push_back(std::move(field.info));
+  return infos;
+}
+
+Result<Snapshot> Namespace::snapshot(std::span<const std::string> names) const {
+  std::vector<Field> all;
+  std::unordered_set<std::string> seen;
+  for (const auto& name : names) {
+    auto found = fields(name);
+    if (!found)
+      return fail(found.error());
+    for (auto& field : *found)
+      if (seen.insert(field.info.name).second)
+        all.push_back(std::move(field));
+  }
+  return Snapshot(std::move(all));
+}
+
+Result<Handle> Namespace::resolve(std::string_view name) const {
+  auto found = fields(name);
+  if (!found)
+    return fail(found.error());
+  if (found->size() != 1 || found->front().info.name != name)
+    return fail(fmt::format("{}: a prefix of {} names, not one name", name, found->size()), EISDIR);
+  return Handle(Snapshot(std::move(*found)));
+}
+
+Result<Snapshot> Namespace::source_snapshot(std::string_view name) const {
+  auto leaf = fields(name);
+  if (!leaf)
+    return fail(leaf.error());
+  if (leaf->size() != 1 || leaf->front().info.name != name)
+    return fail(fmt::format("{}: a prefix of {} names, not one name", name, leaf->size()), EISDIR);
+  if (leaf->front().layout.shape == Layout::Shape::whole) // a /proc/sys file is its own source
+    return Snapshot(std::move(*leaf));
+  // The names of one file can sit under two prefixes (/proc/stat feeds cpu.* and kern.*), so
+  // look through everything that is not another process.
+  std::string_view scope = name.starts_with("proc.") ? name.substr(0, name.find('.', 5)) : "";
+  auto all = find_fields(proc_root_, scope);
+  std::erase_if(all, [&](const Field& f) { return f.path != leaf->front().path; });
+  sort_unique(all);
+  return Snapshot(std::move(all));
+}
+
+Result<Value> Namespace::write(std::string_view name, std::string_view value) const {
+  auto path = sysctl_path(proc_root_, name);
+  struct stat st {};
+  if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return fail(fmt::format("{}: not a /proc/sys entry, so not writable", name), ENOENT);
+  Value before = std::string();
+  if ((st.st_mode & 0444) != 0 && !acts_when_read(name)) {
+    auto old = read_file(*path);
+    if (!old)
+      return fail(old.error());
+    std::string_view text = trim(*old);
+    before = parse_number(text).value_or(Value(std::string(text)));
+  }
+  auto fd = open_file(*path, O_WRONLY | O_TRUNC);
+  if (!fd)
+    return fail(fd.error());
+  std::string line = std::string(value) + "\n";
+  ssize_t n = ::write(fd->get(), line.data(), line.size());
+  if (n < 0)
+    return fail(Error::from_errno("write", fmt::format("{} = {}", name, value)));
+  if (static_cast<std::size_t>(n) != line.size())
+    return fail(fmt::format("write {} = {}: the kernel took {} of {} bytes", name, value, n, line.size()));
+  return before;
+}
+
+} // namespace opskit::counters

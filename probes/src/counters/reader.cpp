@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+//
+// One table-driven reader for every file kstat reads.
+//
+// Linux exposes its counters in a handful of text layouts, and the look-alike files share them:
+//
+//   lines   "pgfault 123456"                       /proc/vmstat, /proc/<pid>/io ("rchar: 1")
+//           "MemTotal:       16316412 kB"          /proc/meminfo, /proc/<pid>/status
+//           "cpu0 348 0 285 4845 3 0 5 1 0 0"      /proc/stat (a key, then columns)
+//           "   8  0 vda 1234 56 ..."              /proc/diskstats (the key is the third token)
+//           "0.30 0.09 0.03 1/79 2076"             /proc/loadavg (no key; '/' separates too)
+//           "42 (bash) S 1 42 ..."                 /proc/<pid>/stat (no key; comm may hold
+//                                                  spaces and parentheses, so tokens start
+//                                                  after the last ')')
+//   table   "Tcp: RtoAlgorithm RtoMin ..."         /proc/net/snmp, /proc/net/netstat: a header
+//           "Tcp: 1 200 ..."                       line names the columns of the line after it
+//   whole   "60\n"                                 every /proc/sys file is one value
+//
+// A Layout says which of these a file is; a Locator says where one field is (record key and
+// column); reading a field is: one pread of the whole file at offset 0 (see file.hpp for why
+// only that is correct for /proc/sys and cheapest for seq_files), then locate() and convert().
+//
+// locate() is the hot path of a resolved handle. It allocates nothing: tokens are found by a
+// cursor over the line, and the search starts at the byte offset where the record was found
+// last time (the hint). The files keep their order between reads, so the hint is almost always
+// right and a read costs one line's worth of scanning; when a record moves (a disk appears, a
+// kernel adds a counter) the search falls back to a scan and remembers the new place.
+//
+// Values stay as the kernel writes them except for documented unit changes: "kB" in meminfo and
+// status becomes bytes, and USER_HZ ticks in /proc/stat become seconds.
+
+#include "reader.hpp"
+
+#include <fcntl.h>
+
+#include <fmt/format.h>
+
+#include "opskit/file.hpp"
+#include "opskit/text.hpp"
+
+namespace opskit::counters {
+
+namespace {
+
+bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
+
+// Walks the tokens of one line (no newline inside) without allocating.
+class Tokens {
+public:
+  Tokens(std::string_view line, std::string_view separators) noexcept
+      : line_(line), separators_(separators) {}
+
+  std::optional<std::string_view> next() noexcept {
+    while (pos_ < line_.size() && is_separator(line_[pos_]))
+      ++pos_;
+    if (pos_ >= line_.size())
+      return std::nullopt;
+    std::size_t start = pos_;
+    while (pos_ < line_.size() && !is_separator(line_[pos_]))
+      ++pos_;
+    return line_.substr(start, pos_ - start);
+  }
+  // What follows the last token returned, trimmed.
+  std::string_view rest() const noexcept { return trim(line_.substr(pos_)); }
+
+private:
+  bool is_separator(char c) const noexcept {
+    return is_blank(c) || separators_.find(c) != std::string_view::npos;
+  }
+  std::string_view line_;
+  std::string_view separators_;
+  std::size_t pos_ = 0;
+};
+
+std::string_view strip_colon(std::string_view token) noexcept {
+  if (!token.empty() && token.back() == ':')
+    token.remove_suffix(1);
+  return token;
+}
+
+std::string_view line_at(std::string_view text, std::size_t offset) noexcept {
+  std::size_t end = text.find('\n', offset);
+  return text.substr(offset, end == std::string_view::npos ? std::string_view::npos : end - offset);
+}
+
+std::string_view after_paren(std::string_view line) noexcept {
+  std::size_t paren = line.rfind(')');
+  return paren == std::string_view::npos ? line : line.substr(paren + 1);
+}
+
+// The key of a keyed line, and a cursor positioned after it.
+std::optional<std::string_view> line_key(Tokens& tokens, int key_token) noexcept {
+  std::optional<std::string_view> token;
+  for (int i = 0; i <= key_token; ++i)
+    if (!(token = tokens.next()))
+      return std::nullopt;
+  return strip_colon(*token);
+}
+
+std::optional<std::string_view> column_of(Tokens& tokens, int column) noexcept {
+  if (column < 0) {
+    return tokens.rest();
+  }
+  std::optional<std::string_view> token;
+  for (int i = 0; i <= column; ++i)
+    if (!(token = tokens.next()))
+      return std::nullopt;
+  return token;
+}
+
+// The field in the line at `offset`, if that line is the record `locator` names.
+std::optional<std::string_view> field_in_line(std::string_view text, std::size_t offset,
+                                              const Layout& layout, const Locator& locator) {
+  std::string_view line = line_at(text, offset);
+  if (layout.after_paren)
+    line = after_paren(line);
+  Tokens tokens(line, layout.separators);
+  if (layout.key_token >= 0) {
+    auto key = line_key(tokens, layout.key_token);
+    if (!key || *key != locator.key)
+      return std::nullopt;
+  }
+  return column_of(tokens, locator.column);
+}
+
+// For tables: is the line at `offset` the value line of record `key` (its header just above)?
+bool is_table_value_line(std::string_view text, std::size_t offset, std::string_view key) {
+  if (offset < 2)
+    return false;
+  std::size_t header = text.rfind('\n', offset - 2);
+  header = header == std::string_view::npos ? 0 : header + 1;
+  Tokens value(line_at(text, offset), {});
+  Tokens name(line_at(text, header), {});
+  auto value_key = line_key(value, 0);
+  auto header_key = line_key(name, 0);
+  return value_key && header_key && *value_key == key && *header_key == key;
+}
+
+std::optional<Value> cp_time(std::string_view cpu_line) {
+  std::uint64_t t[7] = {};
+  Tokens tokens(cpu_line, {});
+  for (auto& v : t) {
+    auto token = tokens.next();
+    auto number = token ? parse_number(*token) : std::nullopt;
+    if (!number || !std::holds_alternative<std::uint64_t>(*number))
+      return std::nullopt;
+    v = std::get<std::uint64_t>(*number);
+  }
+  enum { user, nice, system, idle, iowait, irq, softirq };
+  return Value(fmt::format("{} {} {} {} {}", t[user], t[nice], t[system], t[irq] + t[softirq],
+                           t[idle] + t[iowait]));
+}
+
+} // namespace
+
+std::optional<std::string_view> locate(std::string_view text, const Layout& layout,
+                                       Locator& locator) {
+  switch (layout.shape) {
+  case Layout::Shape::whole:
+    return trim(text);
+  case Layout::Shape::lines: {
+    if (layout.key_token < 0) // one record: the first line
+      return field_in_line(text, 0, layout, locator);
+    if (locator.hint < text.size() && (locator.hint == 0 || text[locator.hint - 1] == '\n'))
+      if (auto field = field_in_line(text, locator.hint, layout, locator))
+        return field;
+    for (std::size_t offset = 0; offset < text.size();) {
+      if (auto field = field_in_line(text, offset, layout, locator)) {
+        locator.hint = offset;
+        return field;
+      }
+      std::size_t end = text.find('\n', offset);
+      offset = end == std::string_view::npos ? text.size() : end + 1;
+    }
+    return std::nullopt;
+  }
+  case Layout::Shape::table: {
+    auto in_value_line = [&](std::size_t offset) -> std::optional<std::string_view> {
+      if (!is_table_value_line(text, offset, locator.key))
+        return std::nullopt;
+      Tokens tokens(line_at(text, offset), {});
+      tokens.next(); // the key
+      return column_of(tokens, locator.column);
+    };
+    if (locator.hint < text.size() && locator.hint > 0 && text[locator.hint - 1] == '\n')
+      if (auto field = in_value_line(locator.hint))
+        return field;
+    for (std::size_t offset = 0; offset < text.size();) {
+      std::size_t end = text.find('\n', offset);
+      std::size_t next = end == std::string_view::npos ? text.size() : end + 1;
+      if (next < text.size())
+        if (auto field = in_value_line(next)) {
+          locator.hint = next;
+          return field;
+        }
+      offset = next;
+    }
+    return std::nullopt;
+  }
+  }
+  return std::nullopt;
+}
+
+std::optional<Value> convert(std::string_view token, const Convert& how) {
+  if (how.cp_time)
+    return cp_time(token);
+  if (how.text)
+    return Value(std::string(token));
+  auto number = parse_number(token);
+  if (!number)
+    return how.kind_from_value ? std::optional<Value>(Value(std::string(token))) : std::nullopt;
+  if (how.divide != 1)
+    return Value(*as_number(*number) / how.divide);
+  if (how.multiply != 1) {
+    if (auto* u = std::get_if<std::uint64_t>(&*number))
+      return Value(*u * how.multiply);
+  }
+  return number;
+}
+
+void for_each_record(std::string_view text, const Layout& layout,
+                     const std::function<void(const Record&)>& visit) {
+  std::vector<std::string_view> tokens, names;
+  std::string_view previous_key;
+  std::vector<std::string_view> previous_tokens;
+  for (std::size_t offset = 0; offset < text.size();) {
+    std::string_view line = line_at(text, offset);
+    std::size_t next = offset + line.size() + 1;
+    if (layout.shape == Layout::Shape::whole) {
+      visit(Record{{}, {}, {}, trim(text), 0});
+      return;
+    }
+    if (layout.after_paren)
+      line = after_paren(line);
+    Tokens cursor(line, layout.separators);
+    std::string_view key;
+    if (layout.key_token >= 0) {
+      auto k = line_key(cursor, layout.key_token);
+      if (!k) {
+        offset = next;
+        continue;
+      }
+      key = *k;
+    }
+    std::string_view rest = cursor.rest();
+    tokens.clear();
+    while (auto token = cursor.next())
+      tokens.push_back(*token);
+    if (layout.shape == Layout::Shape::table) {
+      if (key == previous_key && !previous_tokens.empty()) {
+        names = previous_tokens;
+        visit(Record{key, tokens, names, rest, offset});
+        previous_key = {};
+        previous_tokens.clear();
+      } else {
+        previous_key = key;
+        previous_tokens = tokens;
+      }
+    } else {
+      visit(Record{key, tokens, {}, rest, offset});
+    }
+    if (layout.key_token < 0)
+      return; // one record: the first line
+    offset = next;
+  }
+}
+
+namespace detail {
+
+bool Source::read() {
+  read_error.reset();
+  if (!fd && !open_error) {
+    auto opened = open_file(path, O_RDONLY);
+    if (!opened)
+      open_error = opened.error();
+    else
+      fd = std::move(*opened);
+  }
+  if (open_error)
+    return false;
+  auto got = pread_whole(fd.get(), buffer, path);
+  if (!got) {
+    read_error = got.error();
+    return false;
+  }
+  text = *got;
+  return true;
+}
+
+} // namespace detail
+
+} // namespace opskit::counters

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The one reader behind every kstat source file. See reader.cpp for the formats it covers.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "opskit/handle.hpp"
+#include "opskit/probes/counters.hpp"
+
+namespace opskit::counters {
+
+// How a source file is laid out.
+struct Layout {
+  enum class Shape : std::uint8_t {
+    whole, // the whole file is one value (/proc/sys)
+    lines, // one record a line: a key token, then value tokens (vmstat, meminfo, stat, ...)
+    table, // records in line pairs: "Key: names..." then "Key: values..." (net/snmp, net/netstat)
+  };
+  Shape shape = Shape::lines;
+  // lines: which whitespace-separated token is the record's key; a trailing ':' is not part of
+  // it. -1: no key; the file's first line is the one record (loadavg, <pid>/stat).
+  int key_token = 0;
+  // lines: characters that separate tokens besides blanks ("/" splits loadavg's "1/79").
+  std::string_view separators = {};
+  // lines: tokenizing starts after the last ')' (<pid>/stat, whose comm may hold anything).
+  bool after_paren = false;
+};
+
+// Where a field is: the record's key and a column among its value tokens (the tokens after the
+// key). column -1 takes the rest of the line after the key, trimmed, as one text token.
+// `hint` is the byte offset where the record was last found; a read tries there first.
+struct Locator {
+  std::string key;
+  int column = 0;
+  std::size_t hint = 0;
+};
+
+// How the token becomes a value.
+struct Convert {
+  bool text = false;           // keep the token as text
+  std::uint64_t multiply = 1;  // integers: scale ("kB" -> bytes: 1024)
+  double divide = 1;           // reals: ticks -> seconds
+  bool kind_from_value = false; // /proc/sys: gauge when a number, text otherwise
+  // The rest of /proc/stat's "cpu" line folded into FreeBSD's kern.cp_time order: user nice
+  // sys intr idle, where intr = irq + softirq and idle = idle + iowait.
+  bool cp_time = false;
+};
+
+// One name's definition: what it is, where its value lies in which file, how to convert it.
+struct Field {
+  Info info;
+  std::string path; // the source file
+  Layout layout;
+  Locator locator;
+  Convert convert;
+};
+
+// The token of the field at `locator` in `text`, or nothing when the record or column is not
+// there. Updates locator.hint when the record was found elsewhere.
+std::optional<std::string_view> locate(std::string_view text, const Layout& layout,
+                                       Locator& locator);
+
+// Converts a located token; nothing when a number was expected and the token is not one.
+std::optional<Value> convert(std::string_view token, const Convert& how);
+
+// Every record in `text`, in file order: its key, its value tokens, and the line's offset.
+// For tables the tokens are the value line's and `names` the header line's; otherwise empty.
+struct Record {
+  std::string_view key;
+  std::span<const std::string_view> tokens;
+  std::span<const std::string_view> names;
+  std::string_view rest; // the line after the key, trimmed
+  std::size_t offset = 0;
+};
+void for_each_record(std::string_view text, const Layout& layout,
+                     const std::function<void(const Record&)>& visit);
+
+namespace detail {
+
+// An open source file and its read buffer, shared by every field read from it.
+struct Source {
+  std::string path;
+  UniqueFd fd;
+  std::string buffer;
+  std::optional<Error> open_error;
+  std::optional<Error> read_error;
+  std::string_view text; // the bytes of the last read
+
+  // Opens the file on first use, then reads it whole at offset 0 into the buffer.
+  bool read();
+};
+
+} // namespace detail
+
+} // namespace opskit::counters

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "opskit/probes/counters.hpp"
+#include "reader.hpp"
+
+namespace opskit::counters {
+
+struct Snapshot::Slot {
+  std::size_t source;
+  Layout layout;
+  Locator locator;
+  Convert convert;
+};
+
+Snapshot::Snapshot(std::vector<Field> fields) {
+  std::unordered_map<std::string, std::size_t> by_path;
+  slots_.reserve(fields.size());
+  infos_.reserve(fields.size());
+  for (auto& field : fields) {
+    auto [it, fresh] = by_path.try_emplace(field.path, sources_.size());
+    if (fresh) {
+      auto source = std::make_unique<detail::Source>();
+      source->path = field.path;
+      // /proc/sys values are short and a large read buffer costs there; the rest start at a page.
+      source->buffer.resize(field.layout.shape == Layout::Shape::whole ? 256 : 4096);
+      sources_.push_back(std::move(source));
+    }
+    slots_.push_back(Slot{it->second, field.layout, std::move(field.locator), field.convert});
+    infos_.push_back(std::move(field.info));
+  }
+  values_.resize(infos_.size());
+  errors_.resize(infos_.size());
+}
+
+Snapshot::Snapshot(Snapshot&&) noexcept = default;
+Snapshot& Snapshot::operator=(Snapshot&&) noexcept = default;
+Snapshot::~Snapshot() = default;
+
+std::size_t Snapshot::read() {
+  for (auto& source : sources_)
+    source->read();
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& slot = slots_[i];
+    const detail::Source& source = *sources_[slot.source];
+    if (source.open_error || source.read_error) {
+      errors_[i] = source.open_error ? *source.open_error : *source.read_error;
+      ++failed;
+      continue;
+    }
+    auto token = locate(source.text, slot.layout, slot.locator);
+    auto value = token ? convert(*token, slot.convert) : std::nullopt;
+    if (!value) {
+      errors_[i] = Error(fmt::format("{}: no longer in {}", infos_[i].name, source.path));
+      ++failed;
+      continue;
+    }
+    if (slot.convert.kind_from_value)
+      infos_[i].kind = std::holds_alternative<std::string>(*value) ? Kind::text : Kind::gauge;
+    values_[i] = std::move(*value);
+    errors_[i].reset();
+  }
+  return failed;
+}
+
+Handle::Handle(Snapshot snapshot) : snapshot_(std::move(snapshot)) {}
+Handle::Handle(Handle&&) noexcept = default;
+Handle& Handle::operator=(Handle&&) noexcept = default;
+Handle::~Handle() = default;
+
+Result<Value> Handle::read() {
+  if (snapshot_.read() != 0)
+    return fail(*snapshot_.error(0));
+  return snapshot_.value(0);
+}
+
+const Info& Handle::info() const noexcept { return snapshot_.info(0); }
+
+} // namespace opskit::counters

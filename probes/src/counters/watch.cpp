@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#include "opskit/probes/watch.hpp"
+
+#include <chrono>
+
+namespace opskit::counters {
+
+std::optional<double> counter_rate(const Value& before, const Value& now, double seconds) noexcept {
+  if (!(seconds > 0))
+    return std::nullopt;
+  // Integer counters subtract as integers: doubles lose the low digits of large counters.
+  const auto* b = std::get_if<std::uint64_t>(&before);
+  const auto* n = std::get_if<std::uint64_t>(&now);
+  if (b != nullptr && n != nullptr)
+    return static_cast<double>(*n >= *b ? *n - *b : *n) / seconds;
+  auto x = as_number(before), y = as_number(now);
+  if (!x || !y)
+    return std::nullopt;
+  return (*y >= *x ? *y - *x : *y) / seconds;
+}
+
+Watch::Watch(Snapshot snapshot) : snapshot_(std::move(snapshot)) {
+  previous_.resize(snapshot_.size());
+  had_previous_.resize(snapshot_.size());
+  readings_.resize(snapshot_.size());
+}
+
+const std::vector<Reading>& Watch::sample(double seconds) {
+  snapshot_.read();
+  for (std::size_t i = 0; i < snapshot_.size(); ++i) {
+    Reading& reading = readings_[i];
+    bool ok = snapshot_.error(i) == nullptr;
+    reading.is_rate = snapshot_.info(i).kind == Kind::counter;
+    reading.value = ok ? &snapshot_.value(i) : nullptr;
+    reading.rate.reset();
+    if (reading.is_rate && ok && had_previous_[i])
+      reading.rate = counter_rate(previous_[i], snapshot_.value(i), seconds);
+    if (ok)
+      previous_[i] = snapshot_.value(i);
+    had_previous_[i] = ok;
+  }
+  return readings_;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <class F> double ns_per_call(std::size_t iterations, F&& f) {
+  auto start = Clock::now();
+  for (std::size_t i = 0; i < iterations; ++i)
+    f();
+  std::chrono::duration<double, std::nano> spent = Clock::now() - start;
+  return spent.count() / static_cast<double>(iterations);
+}
+
+} // namespace
+
+Result<BenchResult> bench(const Namespace& ns, std::string_view name, std::size_t iterations) {
+  auto handle = ns.resolve(name);
+  if (!handle)
+    return fail(handle.error());
+  if (auto first = handle->read(); !first)
+    return fail(first.error());
+  auto whole = ns.source_snapshot(name);
+  if (!whole)
+    return fail(whole.error());
+
+  BenchResult result;
+  result.iterations = iterations;
+  result.snapshot_names = whole->size();
+  bool failed = false;
+  result.by_name_ns = ns_per_call(iterations, [&] {
+    auto h = ns.resolve(name);
+    failed |= !h || !h->read();
+  });
+  result.handle_ns = ns_per_call(iterations, [&] { failed |= !handle->read(); });
+  result.snapshot_ns = ns_per_call(iterations, [&] { failed |= whole->read() != 0; });
+  if (failed)
+    return fail(name.empty() ? "bench: a read failed" : std::string(name) + ": a read failed during the benchmark");
+  return result;
+}
+
+} // namespace opskit::counters

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// The live readers against this machine's /proc.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "opskit/file.hpp"
+#include "opskit/probes/counters.hpp"
+#include "opskit/probes/watch.hpp"
+#include "opskit/text.hpp"
+
+using namespace opskit::counters;
+
+TEST_CASE("live: a resolved sysctl reads what the file holds", "[counters][live]") {
+  Namespace ns;
+  auto handle = ns.resolve("vm.swappiness");
+  REQUIRE(handle);
+  auto file = opskit::read_file("/proc/sys/vm/swappiness");
+  REQUIRE(file);
+  for (int i = 0; i < 3; ++i)
+    CHECK(opskit::counters::format_value(*handle->read()) == opskit::trim(*file));
+}
+
+TEST_CASE("live: vm.stats has one name per /proc/vmstat line", "[counters][live]") {
+  Namespace ns;
+  auto stats = ns.list("vm.stats");
+  REQUIRE(stats);
+  std::ifstream vmstat("/proc/vmstat");
+  std::set<std::string> keys;
+  for (std::string key, value; vmstat >> key >> value;)
+    keys.insert("vm.stats." + key);
+  std::set<std::string> names;
+  for (const auto& info : *stats)
+    names.insert(info.name);
+  CHECK(names == keys);
+}
+
+TEST_CASE("live: page faults grow while memory is touched", "[counters][live]") {
+  Namespace ns;
+  auto handle = ns.resolve("vm.stats.pgfault");
+  REQUIRE(handle);
+  auto before = handle->read();
+  REQUIRE(before);
+  std::vector<char> touch(64 << 20);
+  for (std::size_t i = 0; i < touch.size(); i += 4096)
+    touch[i] = 1;
+  auto after = handle->read();
+  REQUIRE(after);
+  CHECK(std::get<std::uint64_t>(*after) >= std::get<std::uint64_t>(*before) + 1000);
+}
+
+TEST_CASE("live: the whole namespace reads, without write-only entries", "[counters][live]") {
+  Namespace ns;
+  auto all = ns.snapshot(std::vector<std::string>{""});
+  REQUIRE(all);
+  all->read();
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < all->size(); ++i)
+    names.insert(all->info(i).name);
+  for (const char* never : {"vm.drop_caches", "vm.compact_memory", "net.ipv4.route.flush", "vm.stat_refresh"})
+    CHECK(names.count(never) == 0);
+  for (const char* expected : {"kernel.ostype", "vm.stats.pgfault", "vm.meminfo.MemTotal", "cpu.all.user",
+                               "cpu.0.idle", "kern.loadavg.1", "net.snmp.Tcp.ActiveOpens", "proc.self.io.rchar"})
+    CHECK(names.count(expected) == 1);
+}
+
+TEST_CASE("live: proc.self is this process", "[counters][live]") {
+  Namespace ns;
+  auto name = ns.resolve("proc.self.status.Name");
+  REQUIRE(name);
+  CHECK(*name->read() == Value(std::string("test_counters")));
+  auto threads = ns.resolve("proc.self.stat.num_threads");
+  REQUIRE(threads);
+  CHECK(*threads->read() == Value(std::uint64_t{1}));
+}
+
+TEST_CASE("live: a watch gives rates for counters and levels for gauges", "[counters][live]") {
+  Namespace ns;
+  auto snap = ns.snapshot(std::vector<std::string>{"kern.forks", "vm.meminfo.MemTotal"});
+  REQUIRE(snap);
+  Watch watch(std::move(*snap));
+  const auto& first = watch.sample(0);
+  CHECK_FALSE(first[0].rate);
+  const auto& second = watch.sample(1.0);
+  REQUIRE(second[0].is_rate);
+  REQUIRE(second[0].rate);
+  CHECK(*second[0].rate >= 0);
+  REQUIRE_FALSE(second[1].is_rate);
+  REQUIRE(second[1].value != nullptr);
+  CHECK(std::get<std::uint64_t>(*second[1].value) > 0);
+}

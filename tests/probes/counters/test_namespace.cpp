@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+// The namespace over a copied /proc tree (tests/data/proc-basic), so names and values are known.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "opskit/probes/counters.hpp"
+#include "opskit/text.hpp"
+
+using namespace opskit::counters;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_root = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+
+// A writable copy of the data tree, removed at the end of the test.
+struct TempRoot {
+  fs::path path;
+  TempRoot() {
+    char tmpl[] = "/tmp/opskit-proc-XXXXXX";
+    path = ::mkdtemp(tmpl);
+    fs::copy(k_root, path, fs::copy_options::recursive);
+  }
+  ~TempRoot() { fs::remove_all(path); }
+  void write(const std::string& file, const std::string& text) const {
+    std::ofstream(path / file, std::ios::trunc) << text; // same inode: open handles see it
+  }
+};
+
+std::vector<std::string> names_of(const std::vector<Info>& infos) {
+  std::vector<std::string> names;
+  for (const auto& i : infos)
+    names.push_back(i.name);
+  return names;
+}
+
+Value read_one(const Namespace& ns, std::string_view name) {
+  auto handle = ns.resolve(name);
+  INFO(name);
+  REQUIRE(handle);
+  auto value = handle->read();
+  REQUIRE(value);
+  return *value;
+}
+
+} // namespace
+
+TEST_CASE("namespace: every source feeds its names", "[counters][namespace]") {
+  Namespace ns(k_root);
+  auto all = ns.list("");
+  REQUIRE(all);
+  auto names = names_of(*all);
+  for (const char* expected :
+       {"vm.stats.pgfault", "vm.stats.nr_free_pages", "vm.meminfo.MemTotal", "vm.meminfo.Active_anon",
+        "vm.meminfo.HugePages_Total", "cpu.all.idle", "cpu.0.user", "cpu.1.steal", "kern.cp_time",
+        "kern.ctxt", "kern.intr", "kern.forks", "kern.boottime", "kern.procs_running",
+        "kern.softirq", "kern.loadavg.1", "kern.loadavg.15", "kern.loadavg.tasks",
+        "net.snmp.Tcp.CurrEstab", "net.snmp.Ip.Forwarding", "net.netstat.TcpExt.ListenOverflows",
+        "net.snmp6.Ip6InReceives", "disk.vda.read_sectors", "disk.loop0.flush_ms",
+        "vm.swappiness", "kernel.printk", "net.ipv4.conf.eth0/100.rp_filter",
+        "proc.42.stat.utime", "proc.42.stat.state", "proc.42.status.VmRSS", "proc.42.io.rchar"}) {
+    INFO(expected);
+    CHECK(std::find(names.begin(), names.end(), expected) != names.end());
+  }
+  CHECK(std::is_sorted(names.begin(), names.end(),
+                       [](const auto& a, const auto& b) { return opskit::natural_less(a, b); }));
+  CHECK(std::none_of(names.begin(), names.end(), [](const auto& n) { return n.starts_with("proc.self"); }));
+}
+
+TEST_CASE("namespace: values come in documented units", "[counters][namespace]") {
+  Namespace ns(k_root);
+  double hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  CHECK(read_one(ns, "vm.stats.pgfault") == Value(std::uint64_t{7998986}));
+  CHECK(read_one(ns, "vm.meminfo.MemTotal") == Value(std::uint64_t{24684084} * 1024));
+  CHECK(read_one(ns, "vm.meminfo.HugePages_Total") == Value(std::uint64_t{0}));
+  CHECK(read_one(ns, "cpu.0.user") == Value(15000 / hz));
+  CHECK(read_one(ns, "kern.cp_time") == Value(std::string("31619 0 4383 55 108305")));
+  CHECK(read_one(ns, "kern.intr") == Value(std::uint64_t{1234567}));
+  CHECK(read_one(ns, "kern.forks") == Value(std::uint64_t{5961}));
+  CHECK(read_one(ns, "kern.loadavg.5") == Value(0.61));
+  CHECK(read_one(ns, "kern.loadavg.runnable") == Value(std::uint64_t{1}));
+  CHECK(read_one(ns, "net.snmp.Tcp.MaxConn") == Value(std::int64_t{-1}));
+  CHECK(read_one(ns, "net.netstat.IpExt.InOctets") == Value(std::uint64_t{123456}));
+  CHECK(read_one(ns, "net.snmp6.Ip6OutRequests") == Value(std::uint64_t{299}));
+  CHECK(read_one(ns, "disk.vda.read_sectors") == Value(std::uint64_t{577396}));
+  CHECK(read_one(ns, "disk.vda.flush_ms") == Value(std::uint64_t{951}));
+  CHECK(read_one(ns, "proc.42.stat.state") == Value(std::string("S")));
+  CHECK(read_one(ns, "proc.42.stat.utime") == Value(250 / hz));
+  CHECK(read_one(ns, "proc.42.stat.num_threads") == Value(std::uint64_t{3}));
+  CHECK(read_one(ns, "proc.42.status.VmRSS") == Value(std::uint64_t{2560} * 1024));
+  CHECK(read_one(ns, "proc.42.status.State") == Value(std::string("S (sleeping)")));
+  CHECK(read_one(ns, "proc.42.status.Name") == Value(std::string("my (odd) prog")));
+  CHECK(read_one(ns, "proc.42.io.read_bytes") == Value(std::uint64_t{45056}));
+  CHECK(read_one(ns, "net.ipv4.conf.eth0/100.rp_filter") == Value(std::uint64_t{0}));
+  CHECK(read_one(ns, "kernel.printk") == Value(std::string("4\t4\t1\t7")));
+}
+
+TEST_CASE("namespace: every name knows its kind and unit", "[counters][namespace]") {
+  Namespace ns(k_root);
+  auto snap = ns.snapshot(std::vector<std::string>{"vm.stats", "vm.meminfo.MemTotal", "cpu.0.user",
+                                                   "kern.loadavg.1", "vm.swappiness", "kernel.printk",
+                                                   "proc.42.status.VmRSS"});
+  REQUIRE(snap);
+  REQUIRE(snap->read() == 0);
+  auto info = [&](std::string_view name) {
+    for (std::size_t i = 0; i < snap->size(); ++i)
+      if (snap->info(i).name == name)
+        return snap->info(i);
+    FAIL("no " << name);
+    return Info{};
+  };
+  CHECK(info("vm.stats.pgfault").kind == Kind::counter);
+  CHECK(info("vm.stats.pgfault").description == "Page faults, minor and major");
+  CHECK(info("vm.stats.nr_free_pages").kind == Kind::gauge);
+  CHECK(info("vm.stats.nr_free_pages").unit == "pages");
+  CHECK(info("vm.stats.nr_dirtied").kind == Kind::counter); // nr_ but cumulative
+  CHECK(info("vm.stats.pgpgin").unit == "KiB");
+  CHECK(info("vm.meminfo.MemTotal").unit == "bytes");
+  CHECK(info("cpu.0.user").kind == Kind::counter);
+  CHECK(info("cpu.0.user").unit == "seconds");
+  CHECK(info("kern.loadavg.1").kind == Kind::gauge);
+  CHECK_FALSE(info("kern.loadavg.1").description.empty());
+  CHECK(info("vm.swappiness").kind == Kind::gauge);
+  CHECK(info("kernel.printk").kind == Kind::text);
+  CHECK(info("proc.42.status.VmRSS").unit == "bytes");
+}
+
+TEST_CASE("namespace: a snapshot keeps the order asked for, without repeats", "[counters][namespace]") {
+  Namespace ns(k_root);
+  auto snap = ns.snapshot(std::vector<std::string>{"vm.swappiness", "kern.loadavg", "vm.swappiness"});
+  REQUIRE(snap);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < snap->size(); ++i)
+    names.push_back(snap->info(i).name);
+  CHECK(names == std::vector<std::string>{"vm.swappiness", "kern.loadavg.1", "kern.loadavg.5",
+                                          "kern.loadavg.15", "kern.loadavg.last_pid",
+                                          "kern.loadavg.runnable", "kern.loadavg.tasks"});
+  CHECK(snap->source_count() == 2);
+}
+
+TEST_CASE("namespace: unknown names get a suggestion", "[counters][namespace]") {
+  Namespace ns(k_root);
+  auto typo = ns.list("vm.stat");
+  REQUIRE_FALSE(typo);
+  CHECK(typo.error().message() == "unknown name 'vm.stat': did you mean vm.stats?");
+  CHECK(ns.resolve("vm.swapiness").error().message() ==
+        "unknown name 'vm.swapiness': did you mean vm.swappiness?");
+  CHECK(ns.resolve("kern.loadavg.2").error().message() ==
+        "unknown name 'kern.loadavg.2': did you mean kern.loadavg.1?");
+  CHECK(ns.resolve("zzzzzz.qqq").error().message() == "unknown name 'zzzzzz.qqq'");
+  CHECK(ns.resolve("proc.4242.io.rchar").error().message() ==
+        "unknown name 'proc.4242.io.rchar': no such process");
+  CHECK_FALSE(ns.resolve("vm..swappiness"));
+}
+
+TEST_CASE("namespace: a prefix is not a leaf", "[counters][namespace]") {
+  Namespace ns(k_root);
+  auto r = ns.resolve("kern.loadavg");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message() == "kern.loadavg: a prefix of 6 names, not one name");
+}
+
+TEST_CASE("namespace: write-only and act-when-read entries are never read", "[counters][namespace]") {
+  TempRoot root;
+  root.write("sys/vm/drop_caches", "");
+  fs::permissions(root.path / "sys/vm/drop_caches", fs::perms::owner_write);
+  root.write("sys/vm/stat_refresh", "");
+  Namespace ns(root.path);
+  auto vm = ns.list("vm");
+  REQUIRE(vm);
+  auto names = names_of(*vm);
+  CHECK(std::find(names.begin(), names.end(), "vm.drop_caches") == names.end());
+  CHECK(std::find(names.begin(), names.end(), "vm.stat_refresh") == names.end());
+  CHECK(std::find(names.begin(), names.end(), "vm.swappiness") != names.end());
+  CHECK(ns.resolve("vm.drop_caches").error().message() ==
+        "vm.drop_caches: write-only entry, not read (kstat write sets it)");
+  CHECK(ns.resolve("vm.stat_refresh").error().message() ==
+        "vm.stat_refresh: not read: reading it acts (kstat write sets it)");
+}
+
+TEST_CASE("namespace: a handle rereads its file and follows a moved field", "[counters][namespace]") {
+  TempRoot root;
+  Namespace ns(root.path);
+  auto handle = ns.resolve("vm.stats.pgfault");
+  REQUIRE(handle);
+  CHECK(handle->read() == Value(std::uint64_t{7998986}));
+  root.write("vmstat", "nr_free_pages 1\nnew_counter 2\npgfault 8000000\n");
+  CHECK(handle->read() == Value(std::uint64_t{8000000}));
+  root.write("vmstat", "nr_free_pages 1\n");
+  auto gone = handle->read();
+  REQUIRE_FALSE(gone);
+  CHECK(gone.error().message().find("vm.stats.pgfault: no longer in") == 0);
+}
+
+TEST_CASE("namespace: an unreadable source fails its entries and no others", "[counters][namespace]") {
+  TempRoot root;
+  Namespace ns(root.path);
+  auto snap = ns.snapshot(std::vector<std::string>{"proc.42", "vm.swappiness"});
+  REQUIRE(snap);
+  fs::remove(root.path / "42/io"); // as if the process's io were out of reach
+  CHECK(snap->read() == 7);
+  for (std::size_t i = 0; i < snap->size(); ++i) {
+    INFO(snap->info(i).name);
+    CHECK((snap->error(i) != nullptr) == snap->info(i).name.starts_with("proc.42.io."));
+  }
+}
+
+TEST_CASE("namespace: a source snapshot holds every name of the same file", "[counters][namespace]") {
+  Namespace ns(k_root);
+  auto vmstat = ns.source_snapshot("vm.stats.pgfault");
+  REQUIRE(vmstat);
+  CHECK(vmstat->size() == 8);
+  CHECK(vmstat->source_count() == 1);
+  auto stat = ns.source_snapshot("kern.ctxt");
+  REQUIRE(stat);
+  CHECK(stat->size() == 30 + 1 + 7); // 3 cpu lines x 10 states, cp_time, 7 kern names
+  auto sysctl = ns.source_snapshot("vm.swappiness");
+  REQUIRE(sysctl);
+  CHECK(sysctl->size() == 1);
+}
+
+TEST_CASE("namespace: write sets a /proc/sys entry and returns the old value", "[counters][namespace]") {
+  TempRoot root;
+  Namespace ns(root.path);
+  auto before = ns.write("vm.swappiness", "10");
+  REQUIRE(before);
+  CHECK(*before == Value(std::uint64_t{60}));
+  CHECK(read_one(ns, "vm.swappiness") == Value(std::uint64_t{10}));
+  auto outside = ns.write("vm.stats.pgfault", "1");
+  REQUIRE_FALSE(outside);
+  CHECK(outside.error().message() == "vm.stats.pgfault: not a /proc/sys entry, so not writable");
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// The table-driven reader on literal /proc text.
+#include <catch2/catch.hpp>
+
+#include "reader.hpp"
+
+using namespace opskit::counters;
+
+namespace {
+
+std::optional<Value> read_field(std::string_view text, const Layout& layout, Locator locator,
+                                Convert how = {}) {
+  auto token = locate(text, layout, locator);
+  return token ? convert(*token, how) : std::nullopt;
+}
+
+} // namespace
+
+TEST_CASE("reader: a keyed line gives its first value", "[counters][reader]") {
+  constexpr std::string_view vmstat = "nr_free_pages 5807316\npgfault 7998986\npgmajfault 3202\n";
+  CHECK(read_field(vmstat, {}, {"pgfault", 0}) == Value(std::uint64_t{7998986}));
+  CHECK(read_field(vmstat, {}, {"pgmajfault", 0}) == Value(std::uint64_t{3202}));
+  CHECK_FALSE(read_field(vmstat, {}, {"pgfaul", 0}));
+}
+
+TEST_CASE("reader: a stale hint still finds the field and is corrected", "[counters][reader]") {
+  constexpr std::string_view before = "a 1\npgfault 10\n";
+  constexpr std::string_view after = "a 1\nnew_counter 5\npgfault 11\n";
+  Locator at{"pgfault", 0};
+  REQUIRE(locate(before, {}, at) == "10");
+  CHECK(at.hint == 4);
+  CHECK(locate(after, {}, at) == "11");
+  CHECK(at.hint == after.find("pgfault"));
+  // A hint in the middle of a line is never trusted.
+  Locator odd{"a", 0, 2};
+  CHECK(locate(before, {}, odd) == "1");
+}
+
+TEST_CASE("reader: meminfo's kB becomes bytes and parenthesized keys match", "[counters][reader]") {
+  constexpr std::string_view meminfo = "MemTotal:       24684084 kB\nActive(anon):     117644 kB\n";
+  CHECK(read_field(meminfo, {}, {"MemTotal", 0}, {.multiply = 1024}) ==
+        Value(std::uint64_t{24684084} * 1024));
+  CHECK(read_field(meminfo, {}, {"Active(anon)", 0}, {.multiply = 1024}) ==
+        Value(std::uint64_t{117644} * 1024));
+}
+
+TEST_CASE("reader: columns of a keyed row, ticks as seconds", "[counters][reader]") {
+  constexpr std::string_view stat = "cpu  31619 0 4383 108051 254 0 55 38 0 0\ncpu0 150 0 20 540 1 0 3 2 0 0\n";
+  CHECK(read_field(stat, {}, {"cpu0", 2}, {.divide = 100}) == Value(0.2));
+  CHECK(read_field(stat, {}, {"cpu", 0}) == Value(std::uint64_t{31619}));
+  CHECK_FALSE(read_field(stat, {}, {"cpu0", 10}));
+}
+
+TEST_CASE("reader: kern.cp_time folds the cpu line into FreeBSD's five states", "[counters][reader]") {
+  constexpr std::string_view stat = "cpu  31619 7 4383 108051 254 3 55 38 0 0\n";
+  // user nice sys intr(irq+softirq) idle(idle+iowait)
+  CHECK(read_field(stat, {}, {"cpu", -1}, {.cp_time = true}) == Value(std::string("31619 7 4383 58 108305")));
+}
+
+TEST_CASE("reader: diskstats rows are keyed by their third token", "[counters][reader]") {
+  constexpr std::string_view disks = " 253 0 vda 7051 1204 577396\n   7 0 loop0 0 0 0\n";
+  Layout layout{.key_token = 2};
+  CHECK(read_field(disks, layout, {"vda", 2}) == Value(std::uint64_t{577396}));
+  CHECK(read_field(disks, layout, {"loop0", 0}) == Value(std::uint64_t{0}));
+  CHECK_FALSE(read_field(disks, layout, {"253", 0}));
+}
+
+TEST_CASE("reader: loadavg splits on '/' and has no key", "[counters][reader]") {
+  Layout layout{.key_token = -1, .separators = "/"};
+  constexpr std::string_view loadavg = "0.81 0.61 0.31 1/82 5961\n";
+  CHECK(read_field(loadavg, layout, {{}, 0}) == Value(0.81));
+  CHECK(read_field(loadavg, layout, {{}, 4}) == Value(std::uint64_t{82}));
+}
+
+TEST_CASE("reader: <pid>/stat tokens start after the last ')' of comm", "[counters][reader]") {
+  Layout layout{.key_token = -1, .after_paren = true};
+  constexpr std::string_view stat = "42 (my (odd) prog) S 1 42\n";
+  CHECK(read_field(stat, layout, {{}, 0}, {.text = true}) == Value(std::string("S")));
+  CHECK(read_field(stat, layout, {{}, 1}) == Value(std::uint64_t{1}));
+}
+
+TEST_CASE("reader: snmp tables pair a header line with a value line", "[counters][reader]") {
+  Layout layout{.shape = Layout::Shape::table};
+  constexpr std::string_view snmp = "Ip: Forwarding DefaultTTL\nIp: 2 64\nTcp: RtoMin MaxConn CurrEstab\nTcp: 200 -1 2\n";
+  Locator estab{"Tcp", 2};
+  CHECK(read_field(snmp, layout, estab) == Value(std::uint64_t{2}));
+  CHECK(read_field(snmp, layout, {"Tcp", 1}) == Value(std::int64_t{-1}));
+  CHECK(read_field(snmp, layout, {"Ip", 1}) == Value(std::uint64_t{64}));
+  // The header line itself is never taken for values.
+  Locator header_hint{"Tcp", 0, snmp.find("Tcp:")};
+  CHECK(read_field(snmp, layout, header_hint) == Value(std::uint64_t{200}));
+}
+
+TEST_CASE("reader: /proc/sys values are whole files, numbers or text", "[counters][reader]") {
+  Layout whole{.shape = Layout::Shape::whole};
+  Convert from_value{.kind_from_value = true};
+  CHECK(read_field("60\n", whole, {}, from_value) == Value(std::uint64_t{60}));
+  CHECK(read_field("-1\n", whole, {}, from_value) == Value(std::int64_t{-1}));
+  CHECK(read_field("4\t4\t1\t7\n", whole, {}, from_value) == Value(std::string("4\t4\t1\t7")));
+}
+
+TEST_CASE("reader: a status line's rest is one text value", "[counters][reader]") {
+  constexpr std::string_view status = "Name:\tmy (odd) prog\nState:\tS (sleeping)\n";
+  CHECK(read_field(status, {}, {"State", -1}, {.text = true}) == Value(std::string("S (sleeping)")));
+}
+
+TEST_CASE("reader: records are enumerated in file order with their offsets", "[counters][reader]") {
+  constexpr std::string_view text = "Tcp: A B\nTcp: 1 2\nUdp: C\nUdp: 3\n";
+  std::vector<std::string> seen;
+  for_each_record(text, {.shape = Layout::Shape::table}, [&](const Record& r) {
+    for (std::size_t i = 0; i < r.names.size(); ++i)
+      seen.push_back(std::string(r.key) + "." + std::string(r.names[i]) + "=" + std::string(r.tokens[i]));
+  });
+  CHECK(seen == std::vector<std::string>{"Tcp.A=1", "Tcp.B=2", "Udp.C=3"});
+}
