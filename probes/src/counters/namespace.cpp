@@ -53,8 +53,8 @@ Error Namespace::unknown(std::string_view name) const {
     if (::stat(path->c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
       if ((st.st_mode & 0444) == 0)
         return Error(fmt::format("{}: write-only entry, not read (kstat write sets it)", name), EACCES);
-      if (acts_when_read(name))
-        return Error(fmt::format("{}: not read: reading it acts (kstat write sets it)", name), EACCES);
+      if (auto why = never_read(name))
+        return Error(fmt::format("{}: not read: {}", name, *why), EACCES);
     }
   }
   // Suggest a fix for the first component that is not there.
@@ -137,7 +137,7 @@ Result<Value> Namespace::write(std::string_view name, std::string_view value) co
   if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return fail(fmt::format("{}: not a /proc/sys entry, so not writable", name), ENOENT);
   Value before = std::string();
-  if ((st.st_mode & 0444) != 0 && !acts_when_read(name)) {
+  if ((st.st_mode & 0444) != 0 && !never_read(name)) {
     auto old = read_file(*path);
     if (!old)
       return fail(old.error());

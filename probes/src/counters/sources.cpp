@@ -235,7 +235,6 @@ void read_source(const SourceSpec& spec, const std::string& path, std::string_vi
 }
 
 // /proc/sys: every readable file, as procps sysctl names them.
-constexpr std::string_view k_acts_when_read[] = {"vm.stat_refresh"};
 
 void walk_sysctl(int dir_fd, dev_t device, const std::string& path, const std::string& name,
                  std::vector<Field>& out) {
@@ -260,7 +259,7 @@ void walk_sysctl(int dir_fd, dev_t device, const std::string& path, const std::s
       int fd = ::openat(::dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (fd >= 0)
         walk_sysctl(fd, device, child_path, child_name, out);
-    } else if (S_ISREG(st.st_mode) && (st.st_mode & 0444) != 0 && !acts_when_read(child_name)) {
+    } else if (S_ISREG(st.st_mode) && (st.st_mode & 0444) != 0 && !never_read(child_name)) {
       Info info{child_name, Kind::text, {}, {}};
       if (const Known* k = known(child_name)) {
         info.unit = k->unit;
@@ -288,7 +287,7 @@ void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vec
     return;
   struct stat st {};
   if (::stat(path->c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0444) != 0 &&
-      !acts_when_read(prefix)) {
+      !never_read(prefix)) {
     Info info{std::string(prefix), Kind::text, {}, {}};
     if (const Known* k = known(prefix)) {
       info.unit = k->unit;
@@ -342,9 +341,13 @@ bool holds(std::string_view prefix, std::string_view name) noexcept {
          (name.size() > prefix.size() && name.starts_with(prefix) && name[prefix.size()] == '.');
 }
 
-bool acts_when_read(std::string_view name) noexcept {
-  return std::find(std::begin(k_acts_when_read), std::end(k_acts_when_read), name) !=
-         std::end(k_acts_when_read);
+std::optional<std::string_view> never_read(std::string_view name) noexcept {
+  if (name == "vm.stat_refresh")
+    return "reading it acts";
+  if (name.starts_with("net.ipv") && name.find(".neigh.") != std::string_view::npos &&
+      (name.ends_with(".base_reachable_time") || name.ends_with(".retrans_time")))
+    return "deprecated, reading it logs a kernel warning (read the _ms entry)";
+  return std::nullopt;
 }
 
 std::optional<std::string> sysctl_path(const std::string& proc_root, std::string_view name) {

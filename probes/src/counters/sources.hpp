@@ -23,7 +23,9 @@ std::vector<Field> find_fields(const std::string& proc_root, std::string_view pr
 // "<root>/sys/net/ipv4/conf/eth0.100/rp_filter"), or nothing for a name that cannot be one.
 std::optional<std::string> sysctl_path(const std::string& proc_root, std::string_view name);
 
-// Names under /proc/sys that are never read: they act when read.
-bool acts_when_read(std::string_view name) noexcept;
+// Why a /proc/sys name is never read, or nothing when it may be: vm.stat_refresh acts when
+// read, and the deprecated neigh.*.base_reachable_time and retrans_time log a kernel warning
+// (procps sysctl skips them for that).
+std::optional<std::string_view> never_read(std::string_view name) noexcept;
 
 } // namespace opskit::counters

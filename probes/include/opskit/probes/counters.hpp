@@ -41,7 +41,8 @@ public:
   explicit Namespace(std::string proc_root = "/proc");
 
   // Every readable name equal to `prefix` or under it ("" for all), in name order. Entries that
-  // are write-only, act when read (vm.stat_refresh) or block are never listed. Fails when
+  // are write-only, act when read (vm.stat_refresh) or are deprecated and log a kernel warning
+  // when read (neigh.*.retrans_time) are never listed. Fails when
   // nothing is there, with a suggestion: "unknown name 'vm.stat': did you mean vm.stats?".
   Result<std::vector<Info>> list(std::string_view prefix) const;
 

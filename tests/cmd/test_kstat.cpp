@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// The kstat binary against the real /proc and procps sysctl.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "opskit/text.hpp"
+#include "process.hpp"
+#include "skip.hpp"
+
+using opskit::test::run;
+
+namespace {
+
+const std::string k_kstat = opskit::test::tool("kstat");
+const std::string k_data = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
+  return out;
+}
+
+std::string sysctl_value(const std::string& name) {
+  auto r = run({"sysctl", "-n", name});
+  REQUIRE(r.exit_status == 0);
+  return r.out;
+}
+
+} // namespace
+
+TEST_CASE("kstat read: values match procps sysctl", "[kstat][cli]") {
+  for (std::string name : {"vm.swappiness", "kernel.ostype", "kernel.printk", "fs.file-max",
+                           "net.ipv4.tcp_syncookies", "kernel.pid_max"}) {
+    INFO(name);
+    auto r = run({k_kstat, "read", "-n", name});
+    CHECK(r.exit_status == 0);
+    CHECK(r.out == sysctl_value(name));
+    auto named = run({k_kstat, "read", name});
+    CHECK(named.out == name + ": " + sysctl_value(name));
+  }
+}
+
+TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
+  auto ours = run({k_kstat, "list", "kernel", "vm", "fs", "net", "dev", "user", "abi", "debug"});
+  REQUIRE(ours.exit_status == 0);
+  std::set<std::string> names;
+  for (const auto& line : lines(ours.out))
+    if (!line.starts_with("vm.stats.") && !line.starts_with("vm.meminfo.") &&
+        !line.starts_with("net.snmp.") && !line.starts_with("net.snmp6.") &&
+        !line.starts_with("net.netstat."))
+      names.insert(line);
+  auto theirs = run({"sysctl", "-a", "-N"});
+  std::set<std::string> expected;
+  for (const auto& line : lines(theirs.out))
+    if (line != "vm.stat_refresh") // sysctl reads it, and so makes the kernel act; kstat never does
+      expected.insert(line);
+  CHECK(names == expected);
+}
+
+TEST_CASE("kstat read: a prefix prints its subtree in name order", "[kstat][cli]") {
+  auto r = run({k_kstat, "read", "vm.stats"});
+  REQUIRE(r.exit_status == 0);
+  auto out = lines(r.out);
+  auto vmstat = run({"cat", "/proc/vmstat"});
+  CHECK(out.size() == lines(vmstat.out).size());
+  std::vector<std::string> names;
+  for (const auto& line : out)
+    names.push_back(line.substr(0, line.find(':')));
+  CHECK(std::is_sorted(names.begin(), names.end(),
+                       [](const auto& a, const auto& b) { return opskit::natural_less(a, b); }));
+  CHECK(std::all_of(out.begin(), out.end(), [](const auto& l) { return l.starts_with("vm.stats."); }));
+}
+
+TEST_CASE("kstat read: an unknown name is one line with a suggestion, exit 1", "[kstat][cli]") {
+  auto r = run({k_kstat, "read", "vm.stat"});
+  CHECK(r.exit_status == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
+}
+
+TEST_CASE("kstat read --json: one object, numbers as numbers", "[kstat][cli]") {
+  auto r = run({k_kstat, "read", "--json", "kern.loadavg", "kernel.ostype", "vm.meminfo.MemTotal"});
+  REQUIRE(r.exit_status == 0);
+  auto json = nlohmann::json::parse(r.out);
+  REQUIRE(json.is_object());
+  CHECK(json["kern.loadavg.1"].is_number_float());
+  CHECK(json["kernel.ostype"] == "Linux");
+  CHECK(json["vm.meminfo.MemTotal"].get<std::uint64_t>() > 1u << 20);
+}
+
+TEST_CASE("kstat read --prometheus: legal names, HELP and TYPE, no text", "[kstat][cli]") {
+  auto r = run({k_kstat, "read", "--prometheus", "vm.stats.pgfault", "vm.meminfo.MemFree", "kernel.ostype"});
+  REQUIRE(r.exit_status == 0);
+  CHECK(r.out.find("# HELP kstat_vm_stats_pgfault Page faults, minor and major (faults)\n"
+                   "# TYPE kstat_vm_stats_pgfault counter\nkstat_vm_stats_pgfault ") == 0);
+  CHECK(r.out.find("# TYPE kstat_vm_meminfo_MemFree gauge\nkstat_vm_meminfo_MemFree ") != std::string::npos);
+  CHECK(r.out.find("ostype") == std::string::npos);
+}
+
+TEST_CASE("kstat --proc-root reads a copied /proc", "[kstat][cli]") {
+  auto r = run({k_kstat, "--proc-root", k_data, "read", "kern.loadavg.1", "disk.vda.reads", "kern.cp_time"});
+  CHECK(r.exit_status == 0);
+  CHECK(r.out == "kern.loadavg.1: 0.81\ndisk.vda.reads: 7051\nkern.cp_time: 31619 0 4383 55 108305\n");
+}
+
+TEST_CASE("kstat list -d and --json describe each name", "[kstat][cli]") {
+  auto table = run({k_kstat, "--proc-root", k_data, "list", "-d", "kern.loadavg"});
+  REQUIRE(table.exit_status == 0);
+  auto rows = lines(table.out);
+  REQUIRE(rows.size() == 7);
+  CHECK(rows[0].starts_with("NAME"));
+  CHECK(rows[1].starts_with("kern.loadavg.1 "));
+  CHECK(rows[1].find("gauge") != std::string::npos);
+  auto json = run({k_kstat, "--proc-root", k_data, "list", "--json", "vm.stats.pgfault"});
+  REQUIRE(json.exit_status == 0);
+  CHECK(nlohmann::json::parse(json.out) ==
+        nlohmann::json::parse(R"([{"name":"vm.stats.pgfault","kind":"counter","unit":"faults",
+                                   "description":"Page faults, minor and major"}])"));
+}
+
+TEST_CASE("kstat read: entries denied to the user are reported, the rest printed", "[kstat][cli][root]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root to drop to another user");
+  auto drop = [](std::vector<std::string> args) {
+    std::vector<std::string> argv{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", k_kstat};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv);
+  };
+  auto partial = drop({"read", "proc.1"});
+  CHECK(partial.exit_status == 3);
+  CHECK(partial.out.find("proc.1.stat.state: ") != std::string::npos);
+  CHECK(partial.out.find("proc.1.io.") == std::string::npos);
+  CHECK(partial.err.find("kstat: error: proc.1.io.rchar: open /proc/1/io: Permission denied\n") !=
+        std::string::npos);
+  auto none = drop({"read", "proc.1.io"});
+  CHECK(none.exit_status == 1);
+  CHECK(none.out.empty());
+}
+
+TEST_CASE("kstat watch: counts, rates and JSON lines", "[kstat][cli]") {
+  auto r = run({k_kstat, "watch", "--json", "-i", "0.05", "-c", "3", "kern.forks", "vm.meminfo.MemTotal"});
+  REQUIRE(r.exit_status == 0);
+  auto out = lines(r.out);
+  REQUIRE(out.size() == 3);
+  for (const auto& line : out) {
+    auto json = nlohmann::json::parse(line);
+    CHECK(json["interval_s"].get<double>() > 0);
+    CHECK(json["values"]["kern.forks"].get<double>() >= 0);
+    CHECK(json["values"]["vm.meminfo.MemTotal"].get<std::uint64_t>() > 0);
+  }
+  auto table = run({k_kstat, "watch", "-i", "0.05", "-c", "2", "kern.ctxt", "kern.loadavg.1"});
+  REQUIRE(table.exit_status == 0);
+  auto rows = lines(table.out);
+  REQUIRE(rows.size() == 3); // header and two samples
+  CHECK(rows[0].find("kern.ctxt") != std::string::npos);
+}
+
+TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0", "[kstat][cli]") {
+  auto r = run({"sh", "-c",
+                "out=$(mktemp); \"$0\" watch -i 0.05 kern.forks >\"$out\" & pid=$!; "
+                "while [ ! -s \"$out\" ]; do sleep 0.05; done; kill -INT $pid; wait $pid; "
+                "echo status=$?; tail -c 1 \"$out\" | od -An -c; rm -f \"$out\"",
+                k_kstat});
+  CHECK(r.out.find("status=0\n") != std::string::npos);
+  CHECK(r.out.find("\\n") != std::string::npos); // the last line is complete
+}
+
+TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects", "[kstat][cli][root]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root to write /proc/sys");
+  std::string current = sysctl_value("vm.swappiness");
+  current.pop_back();
+  auto same = run({k_kstat, "write", "vm.swappiness=" + current});
+  CHECK(same.exit_status == 0);
+  CHECK(same.out == "vm.swappiness: " + current + " -> " + current + "\n");
+  auto bad = run({k_kstat, "write", "vm.swappiness=lots"});
+  CHECK(bad.exit_status == 1);
+  CHECK(bad.err == "kstat: error: write vm.swappiness = lots: Invalid argument\n");
+  auto outside = run({k_kstat, "write", "vm.stats.pgfault=1"});
+  CHECK(outside.exit_status == 1);
+  CHECK(outside.err == "kstat: error: vm.stats.pgfault: not a /proc/sys entry, so not writable\n");
+  CHECK(sysctl_value("vm.swappiness") == current + "\n");
+}
+
+TEST_CASE("kstat bench: three methods, figures per read", "[kstat][cli]") {
+  auto r = run({k_kstat, "bench", "--json", "-n", "200", "vm.stats.pgfault"});
+  REQUIRE(r.exit_status == 0);
+  auto json = nlohmann::json::parse(r.out);
+  CHECK(json["iterations"] == 200);
+  CHECK(json["handle_ns"].get<double>() > 0);
+  CHECK(json["by_name_ns"].get<double>() > 0);
+  CHECK(json["snapshot_names"].get<int>() == static_cast<int>(lines(run({"cat", "/proc/vmstat"}).out).size()));
+}
+
+TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
+  CHECK(run({k_kstat}).exit_status == 2);
+  CHECK(run({k_kstat, "read"}).exit_status == 2);
+  CHECK(run({k_kstat, "read", "-n", "--json", "vm.swappiness"}).exit_status == 2);
+  auto bogus = run({k_kstat, "frobnicate"});
+  CHECK(bogus.exit_status == 2);
+  CHECK(bogus.err.starts_with("kstat: error: "));
+}
