@@ -31,6 +31,8 @@
 
 #include "reader.hpp"
 
+#include <charconv>
+
 #include <fcntl.h>
 
 #include <fmt/format.h>
@@ -65,7 +67,7 @@ public:
 
 private:
   bool is_separator(char c) const noexcept {
-    return is_blank(c) || separators_.find(c) != std::string_view::npos;
+    return is_blank(c) || (!separators_.empty() && separators_.find(c) != std::string_view::npos);
   }
   std::string_view line_;
   std::string_view separators_;
@@ -123,6 +125,36 @@ std::optional<std::string_view> field_in_line(std::string_view text, std::size_t
   return column_of(tokens, locator.column);
 }
 
+// The hot path for keyed lines: is the record still at the hint? Checks the key in place and
+// walks to the column without first finding the end of the line.
+std::optional<std::string_view> at_hint(std::string_view text, const Layout& layout,
+                                        const Locator& locator) noexcept {
+  std::size_t pos = locator.hint;
+  const std::string& key = locator.key;
+  if (pos > text.size() || (pos > 0 && text[pos - 1] != '\n') || text.size() - pos <= key.size() ||
+      text.compare(pos, key.size(), key) != 0)
+    return std::nullopt;
+  pos += key.size();
+  if (text[pos] == ':')
+    ++pos;
+  if (pos >= text.size() || !is_blank(text[pos]))
+    return std::nullopt; // a longer key that starts the same
+  auto separator = [&](char c) {
+    return is_blank(c) || (!layout.separators.empty() && layout.separators.find(c) != std::string_view::npos);
+  };
+  for (int column = 0;; ++column) {
+    while (pos < text.size() && separator(text[pos]))
+      ++pos;
+    if (pos >= text.size() || text[pos] == '\n')
+      return std::nullopt;
+    std::size_t start = pos;
+    while (pos < text.size() && text[pos] != '\n' && !separator(text[pos]))
+      ++pos;
+    if (column == locator.column)
+      return text.substr(start, pos - start);
+  }
+}
+
 // For tables: is the line at `offset` the value line of record `key` (its header just above)?
 bool is_table_value_line(std::string_view text, std::size_t offset, std::string_view key) {
   if (offset < 2)
@@ -161,9 +193,13 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
   case Layout::Shape::lines: {
     if (layout.key_token < 0) // one record: the first line
       return field_in_line(text, 0, layout, locator);
-    if (locator.hint < text.size() && (locator.hint == 0 || text[locator.hint - 1] == '\n'))
+    if (layout.key_token == 0 && !layout.after_paren && locator.column >= 0) {
+      if (auto field = at_hint(text, layout, locator))
+        return field;
+    } else if (locator.hint < text.size() && (locator.hint == 0 || text[locator.hint - 1] == '\n')) {
       if (auto field = field_in_line(text, locator.hint, layout, locator))
         return field;
+    }
     for (std::size_t offset = 0; offset < text.size();) {
       if (auto field = field_in_line(text, offset, layout, locator)) {
         locator.hint = offset;
@@ -199,6 +235,23 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
   }
   }
   return std::nullopt;
+}
+
+bool convert_into(std::string_view token, const Convert& how, Value& out) {
+  // The common case first: a plain unsigned counter, stored without a temporary.
+  if (!how.text && !how.cp_time && how.divide == 1 && how.multiply == 1) {
+    std::uint64_t u = 0;
+    auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), u);
+    if (ec == std::errc() && end == token.data() + token.size() && !token.empty() && token[0] != '-') {
+      out = u;
+      return true;
+    }
+  }
+  auto value = convert(token, how);
+  if (!value)
+    return false;
+  out = std::move(*value);
+  return true;
 }
 
 std::optional<Value> convert(std::string_view token, const Convert& how) {

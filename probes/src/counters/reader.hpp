@@ -70,6 +70,8 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
 
 // Converts a located token; nothing when a number was expected and the token is not one.
 std::optional<Value> convert(std::string_view token, const Convert& how);
+// The same, into `out` (untouched on failure); false where convert() gives nothing.
+bool convert_into(std::string_view token, const Convert& how, Value& out);
 
 // Every record in `text`, in file order: its key, its value tokens, and the line's offset.
 // For tables the tokens are the value line's and `names` the header line's; otherwise empty.

@@ -52,16 +52,15 @@ std::size_t Snapshot::read() {
       continue;
     }
     auto token = locate(source.text, slot.layout, slot.locator);
-    auto value = token ? convert(*token, slot.convert) : std::nullopt;
-    if (!value) {
+    if (!token || !convert_into(*token, slot.convert, values_[i])) {
       errors_[i] = Error(fmt::format("{}: no longer in {}", infos_[i].name, source.path));
       ++failed;
       continue;
     }
     if (slot.convert.kind_from_value)
-      infos_[i].kind = std::holds_alternative<std::string>(*value) ? Kind::text : Kind::gauge;
-    values_[i] = std::move(*value);
-    errors_[i].reset();
+      infos_[i].kind = std::holds_alternative<std::string>(values_[i]) ? Kind::text : Kind::gauge;
+    if (errors_[i])
+      errors_[i].reset();
   }
   return failed;
 }

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// kstat's library paths against the plainest C that does the same job, in one process:
+//   handle     resolved once, then read(): one pread at offset 0 plus a parse
+//   raw        a loop of pread(fd, buf, 4096, 0) and strtoull on the same field
+//   snapshot   every vm.stats name at once, against one raw pread of /proc/vmstat
+// Each pair alternates in rounds and reports the median round, so drift hits both alike.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "opskit/probes/counters.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+volatile unsigned long long g_sink;
+
+template <class F> double ns_per_op(int n, F&& f) {
+  auto start = Clock::now();
+  for (int i = 0; i < n; ++i)
+    f();
+  return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / n;
+}
+
+template <class A, class B> std::pair<double, double> median_pair(int rounds, int n, A&& a, B&& b) {
+  std::vector<double> xs, ys;
+  for (int r = 0; r < rounds; ++r) {
+    xs.push_back(ns_per_op(n, a));
+    ys.push_back(ns_per_op(n, b));
+  }
+  std::sort(xs.begin(), xs.end());
+  std::sort(ys.begin(), ys.end());
+  return {xs[xs.size() / 2], ys[ys.size() / 2]};
+}
+
+// The raw C baseline for one field: pread 4096 bytes at 0, find "key ", strtoull.
+struct Raw {
+  int fd;
+  const char* key; // "" for a whole /proc/sys file
+  char buf[4097];
+  unsigned long long read() {
+    ssize_t n = pread(fd, buf, 4096, 0);
+    if (n <= 0)
+      std::abort();
+    buf[n] = '\0';
+    if (*key == '\0')
+      return std::strtoull(buf, nullptr, 10);
+    const char* at = std::strstr(buf, key);
+    if (at == nullptr)
+      std::abort();
+    return std::strtoull(at + std::strlen(key), nullptr, 10);
+  }
+};
+
+void row(const char* what, double ours, double theirs, double goal) {
+  double ratio = ours / theirs;
+  std::printf("%-44s %9.0f ns %9.0f ns %7.2fx  goal <= %.2fx  %s\n", what, ours, theirs, ratio,
+              goal, ratio <= goal ? "ok" : "MISSED");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  int n = argc > 1 ? std::atoi(argv[1]) : 20000;
+  int rounds = 15;
+  opskit::counters::Namespace ns;
+  std::printf("%-44s %12s %12s %8s\n", "kstat library vs plain C (median of 15 rounds)", "kstat",
+              "plain C", "ratio");
+
+  auto swappiness = ns.resolve("vm.swappiness");
+  auto pgmajfault = ns.resolve("vm.stats.pgmajfault");
+  std::vector<std::string> stats{"vm.stats"};
+  auto all_stats = ns.snapshot(stats);
+  if (!swappiness || !pgmajfault || !all_stats) {
+    std::fprintf(stderr, "kstat_bench: cannot resolve the names\n");
+    return 1;
+  }
+  Raw raw_sysctl{open("/proc/sys/vm/swappiness", O_RDONLY | O_CLOEXEC), "", {}};
+  Raw raw_vmstat{open("/proc/vmstat", O_RDONLY | O_CLOEXEC), "\npgmajfault ", {}};
+
+  auto [h1, r1] = median_pair(rounds, n, [&] { g_sink = std::get<std::uint64_t>(*swappiness->read()); },
+                              [&] { g_sink = raw_sysctl.read(); });
+  row("handle read of vm.swappiness", h1, r1, 1.15);
+  auto [h2, r2] = median_pair(rounds, n / 4, [&] { g_sink = std::get<std::uint64_t>(*pgmajfault->read()); },
+                              [&] { g_sink = raw_vmstat.read(); });
+  row("handle read of vm.stats.pgmajfault", h2, r2, 1.15);
+  auto [s3, r3] = median_pair(rounds, n / 4, [&] { g_sink = all_stats->read(); },
+                              [&] { g_sink = static_cast<unsigned long long>(pread(raw_vmstat.fd, raw_vmstat.buf, 4096, 0)); });
+  char what[64];
+  std::snprintf(what, sizeof what, "snapshot of vm.stats (%zu names) vs pread", all_stats->size());
+  row(what, s3, r3, 1.30);
+  return 0;
+}
