@@ -184,7 +184,9 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
   };
   row("by name: resolve, read, close", r->by_name_ns);
   row("resolved handle: pread + parse", r->handle_ns);
-  row(fmt::format("snapshot of its source ({} names)", r->snapshot_names), r->snapshot_ns);
+  row(fmt::format("snapshot of its source file ({} name{})", r->snapshot_names,
+                 r->snapshot_names == 1 ? "" : "s"),
+      r->snapshot_ns);
   fmt::print("{}, {} reads per method\n{}", name, r->iterations, table.render());
   return k_exit_ok;
 }
