@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -42,13 +43,43 @@ int status_for(std::size_t failed, std::size_t total) {
   return failed == total ? k_exit_failure : k_exit_partial;
 }
 
+// The dotted prefix that `a` and `b` share ("proc.1.io.rchar", "proc.1.io.wchar" -> "proc.1.io").
+std::string_view common_prefix(std::string_view a, std::string_view b) {
+  std::size_t n = 0, last_dot = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) {
+    if (a[n] == '.')
+      last_dot = n;
+    ++n;
+  }
+  bool a_ends_component = n == a.size() && (n == b.size() || b[n] == '.');
+  return a.substr(0, a_ends_component ? n : last_dot);
+}
+
+// One line per failure; entries that failed alike (one unreadable file) share a line:
+// "kstat: error: proc.1.io.*: open /proc/1/io: Permission denied". Returns how many failed.
 std::size_t report_errors(const counters::Snapshot& snapshot) {
   std::size_t failed = 0;
-  for (std::size_t i = 0; i < snapshot.size(); ++i)
-    if (const Error* e = snapshot.error(i)) {
-      error(fmt::format("{}: {}", snapshot.info(i).name, e->message()));
-      ++failed;
+  for (std::size_t i = 0; i < snapshot.size();) {
+    const Error* e = snapshot.error(i);
+    if (e == nullptr) {
+      ++i;
+      continue;
     }
+    std::size_t j = i + 1;
+    std::string_view prefix = snapshot.info(i).name;
+    while (j < snapshot.size() && snapshot.error(j) != nullptr &&
+           snapshot.error(j)->message() == e->message()) {
+      prefix = common_prefix(prefix, snapshot.info(j).name);
+      ++j;
+    }
+    if (j - i > 1 && !prefix.empty())
+      error(fmt::format("{}.*: {}", prefix, e->message()));
+    else
+      for (std::size_t k = i; k < j; ++k)
+        error(fmt::format("{}: {}", snapshot.info(k).name, e->message()));
+    failed += j - i;
+    i = j;
+  }
   return failed;
 }
 
@@ -151,11 +182,15 @@ int run_write(const counters::Namespace& ns, const Options& options) {
       status = k_exit_failure;
       continue;
     }
+    if (!*before) { // write-only: there is nothing to read back
+      fmt::print("{}: {} (write-only)\n", name, value);
+      continue;
+    }
     std::string now = value;
     if (auto handle = ns.resolve(name))
       if (auto v = handle->read())
         now = counters::format_value(*v);
-    fmt::print("{}: {} -> {}\n", name, counters::format_value(*before), now);
+    fmt::print("{}: {} -> {}\n", name, counters::format_value(**before), now);
   }
   return status;
 }
@@ -285,11 +320,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     }
     write_out(out);
     std::fflush(stdout);
-    for (std::size_t i = 0; i < snap.size(); ++i)
-      if (const Error* e = snap.error(i)) {
-        error(fmt::format("{}: {}", snap.info(i).name, e->message()));
-        ++failed_any;
-      }
+    failed_any += report_errors(snap);
   }
   return failed_any == 0 ? k_exit_ok : k_exit_partial;
 }

@@ -139,8 +139,7 @@ TEST_CASE("kstat read: entries denied to the user are reported, the rest printed
   CHECK(partial.exit_status == 3);
   CHECK(partial.out.find("proc.1.stat.state: ") != std::string::npos);
   CHECK(partial.out.find("proc.1.io.") == std::string::npos);
-  CHECK(partial.err.find("kstat: error: proc.1.io.rchar: open /proc/1/io: Permission denied\n") !=
-        std::string::npos);
+  CHECK(partial.err == "kstat: error: proc.1.io.*: open /proc/1/io: Permission denied\n");
   auto none = drop({"read", "proc.1.io"});
   CHECK(none.exit_status == 1);
   CHECK(none.out.empty());

@@ -131,12 +131,12 @@ Result<Snapshot> Namespace::source_snapshot(std::string_view name) const {
   return Snapshot(std::move(all));
 }
 
-Result<Value> Namespace::write(std::string_view name, std::string_view value) const {
+Result<std::optional<Value>> Namespace::write(std::string_view name, std::string_view value) const {
   auto path = sysctl_path(proc_root_, name);
   struct stat st {};
   if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return fail(fmt::format("{}: not a /proc/sys entry, so not writable", name), ENOENT);
-  Value before = std::string();
+  std::optional<Value> before;
   if ((st.st_mode & 0444) != 0 && !never_read(name)) {
     auto old = read_file(*path);
     if (!old)

@@ -230,6 +230,11 @@ TEST_CASE("namespace: write sets a /proc/sys entry and returns the old value", "
   auto before = ns.write("vm.swappiness", "10");
   REQUIRE(before);
   CHECK(*before == Value(std::uint64_t{60}));
+  root.write("sys/vm/drop_caches", "");
+  fs::permissions(root.path / "sys/vm/drop_caches", fs::perms::owner_write);
+  auto write_only = ns.write("vm.drop_caches", "3");
+  REQUIRE(write_only);
+  CHECK_FALSE(*write_only);
   CHECK(read_one(ns, "vm.swappiness") == Value(std::uint64_t{10}));
   auto outside = ns.write("vm.stats.pgfault", "1");
   REQUIRE_FALSE(outside);

@@ -59,9 +59,10 @@ public:
   // vm.stats.pgfault; the entry alone for a /proc/sys name).
   Result<Snapshot> source_snapshot(std::string_view name) const;
 
-  // Writes `value` to a /proc/sys entry and returns the value it held before. Fails for a name
-  // outside /proc/sys, and with the kernel's reason when it rejects the value.
-  Result<Value> write(std::string_view name, std::string_view value) const;
+  // Writes `value` to a /proc/sys entry and returns the value it held before (nothing for an
+  // entry that is never read: write-only, or acting when read). Fails for a name outside
+  // /proc/sys, and with the kernel's reason when it rejects the value.
+  Result<std::optional<Value>> write(std::string_view name, std::string_view value) const;
 
   const std::string& proc_root() const noexcept { return proc_root_; }
 
