@@ -105,21 +105,26 @@ Result<Snapshot> Namespace::snapshot(std::span<const std::string> names) const {
   return Snapshot(std::move(all));
 }
 
-Result<Handle> Namespace::resolve(std::string_view name) const {
+Result<std::vector<Field>> Namespace::leaf(std::string_view name) const {
   auto found = fields(name);
   if (!found)
     return fail(found.error());
   if (found->size() != 1 || found->front().info.name != name)
     return fail(fmt::format("{}: a prefix of {} names, not one name", name, found->size()), EISDIR);
+  return found;
+}
+
+Result<Handle> Namespace::resolve(std::string_view name) const {
+  auto found = leaf(name);
+  if (!found)
+    return fail(found.error());
   return Handle(Snapshot(std::move(*found)));
 }
 
 Result<Snapshot> Namespace::source_snapshot(std::string_view name) const {
-  auto leaf = fields(name);
+  auto leaf = this->leaf(name);
   if (!leaf)
     return fail(leaf.error());
-  if (leaf->size() != 1 || leaf->front().info.name != name)
-    return fail(fmt::format("{}: a prefix of {} names, not one name", name, leaf->size()), EISDIR);
   if (leaf->front().layout.shape == Layout::Shape::whole) // a /proc/sys file is its own source
     return Snapshot(std::move(*leaf));
   // The names of one file can sit under two prefixes (/proc/stat feeds cpu.* and kern.*), so

@@ -68,6 +68,7 @@ public:
 
 private:
   Result<std::vector<Field>> fields(std::string_view prefix) const;
+  Result<std::vector<Field>> leaf(std::string_view name) const; // exactly one field, or an error
   Error unknown(std::string_view name) const;
 
   std::string proc_root_;
