@@ -35,11 +35,12 @@
 //   - anything else is a signal-delivery-stop; the signal is injected back on resume.
 //
 // Paths are read at entry (at exit an execve has replaced the memory, and a buffer can have
-// been reused by another thread) with one process_vm_readv of at most PATH_MAX bytes. The remote
-// range is split at the page boundary: process_vm_readv never transfers part of one iovec, so a
-// short path at the end of the last mapped page would otherwise be unreadable. A string with no
-// NUL in PATH_MAX bytes (the kernel fails such a call with ENAMETOOLONG) is kept cut, marked
-// "...". Each task has its own path buffer, allocated once, since tasks stop interleaved.
+// been reused by another thread) with process_vm_readv: a first read of 256 bytes, which holds
+// nearly every path, and only for a longer string a second one up to PATH_MAX. Each remote range
+// is split at the page boundary: process_vm_readv never transfers part of one iovec, so a short
+// path at the end of the last mapped page would otherwise be unreadable. A string with no NUL in
+// PATH_MAX bytes (the kernel fails such a call with ENAMETOOLONG) is kept cut, marked "...".
+// Each task has its own path buffer, allocated once, since tasks stop interleaved.
 //
 // Signals. Ctrl-C on a terminal reaches the whole foreground process group, so the traced
 // command already has it; a signal sent to syscount alone (kill, si_code SI_USER) is forwarded to
@@ -85,6 +86,7 @@ namespace opskit::trace {
 namespace {
 
 constexpr std::size_t k_path_max = 4096;
+constexpr std::size_t k_first_read = 256; // most paths fit; longer ones take a second read
 constexpr std::string_view k_cut = "...";
 
 std::uint64_t now_ns() noexcept {
@@ -101,7 +103,7 @@ std::atomic<pid_t> g_interrupt_pid{0}; // attach mode: the process to interrupt 
 std::atomic<int> g_stop_signal{0};     // the last SIGINT/SIGTERM/SIGHUP/SIGQUIT received
 static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
-extern "C" void on_signal(int sig, siginfo_t *info, void * /*context*/) {
+extern "C" void on_signal(int sig, siginfo_t* info, void* /*context*/) {
   int saved_errno = errno;
   g_stop_signal.store(sig);
   if (pid_t child = g_forward_to.load(); child > 0 && info->si_code != SI_KERNEL)
@@ -134,8 +136,8 @@ public:
       ::sigaction(k_signals[i], &saved_[i], nullptr);
     ::sigaction(SIGCHLD, &saved_chld_, nullptr);
   }
-  SignalGuard(const SignalGuard &) = delete;
-  SignalGuard &operator=(const SignalGuard &) = delete;
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
 
 private:
   static constexpr std::array k_signals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -153,7 +155,7 @@ Result<FilterPtr> build_filter(SyscallClass cls) {
     return fail("seccomp filter: cannot allocate");
   if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW); rc < 0)
     return fail(Error::from_errno("seccomp filter:", "bad-arch action", -rc));
-  for (const auto &call : class_syscalls(cls))
+  for (const auto& call : class_syscalls(cls))
     if (int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_TRACE(0), call.nr, 0); rc < 0)
       return fail(Error::from_errno("seccomp filter: rule for", call.name, -rc));
   return ctx;
@@ -189,27 +191,30 @@ struct Tracee {
 
 class Tracer {
 public:
-  Tracer(const TraceRequest &request, Aggregator &sink)
+  Tracer(const TraceRequest& request, Aggregator& sink)
       : cls_(request.cls), sink_(sink), on_attached_(request.on_attached),
         arch_(seccomp_arch_native()),
         page_size_(static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE))) {}
 
-  Result<TraceOutcome> launch(const std::string &program, const std::vector<std::string> &argv);
+  Result<TraceOutcome> launch(const std::string& program, const std::vector<std::string>& argv);
   Result<TraceOutcome> attach(pid_t pid);
 
 private:
   Result<void> loop();
   void handle(pid_t pid, int status);
-  void on_syscall(pid_t pid, Tracee &t);
+  void on_syscall(pid_t pid, Tracee& t);
   void on_exec(pid_t pid);
-  Tracee &tracee(pid_t pid);
-  void resume(pid_t pid, const Tracee &t, int sig = 0);
-  void read_path(pid_t pid, std::uint64_t addr, Tracee &t);
+  Tracee& tracee(pid_t pid);
+  void resume(pid_t pid, const Tracee& t, int sig = 0);
+  // Reads [addr, addr + size) of `pid` (size <= one page) into `to`, split at the page
+  // boundary; returns the bytes read, which stop at the first unreadable page.
+  std::size_t read_remote(pid_t pid, std::uint64_t addr, char* to, std::size_t size) const;
+  void read_path(pid_t pid, std::uint64_t addr, Tracee& t);
   void begin_detach();
   void detach(pid_t pid, int sig);
 
   SyscallClass cls_;
-  Aggregator &sink_;
+  Aggregator& sink_;
   std::function<void(std::size_t)> on_attached_;
   std::uint32_t arch_;
   std::uint64_t page_size_;
@@ -222,53 +227,61 @@ private:
   std::unordered_map<pid_t, Tracee> tracees_;
 };
 
-Tracee &Tracer::tracee(pid_t pid) {
+Tracee& Tracer::tracee(pid_t pid) {
   auto it = tracees_.find(pid);
   if (it != tracees_.end())
     return it->second;
   auto [tgid, comm] = task_identity(pid);
   if (tgid == pid)
     sink_.process_started(pid, comm);
-  Tracee &t = tracees_[pid];
+  Tracee& t = tracees_[pid];
   t.tgid = tgid;
   t.path = std::make_unique_for_overwrite<char[]>(k_path_max + k_cut.size());
   return t;
 }
 
-void Tracer::resume(pid_t pid, const Tracee &t, int sig) {
+void Tracer::resume(pid_t pid, const Tracee& t, int sig) {
   auto request = t.in_call || !filtered_ ? PTRACE_SYSCALL : PTRACE_CONT;
   // ESRCH: the task was killed meanwhile; its exit comes through waitpid.
   ::ptrace(request, pid, nullptr, sig);
 }
 
-void Tracer::read_path(pid_t pid, std::uint64_t addr, Tracee &t) {
+std::size_t Tracer::read_remote(pid_t pid, std::uint64_t addr, char* to, std::size_t size) const {
+  std::uint64_t first = std::min<std::uint64_t>(page_size_ - addr % page_size_, size);
+  iovec local{to, size};
+  iovec remote[2] = {{reinterpret_cast<void*>(addr), first},
+                     {reinterpret_cast<void*>(addr + first), size - first}};
+  ssize_t n = ::process_vm_readv(pid, &local, 1, remote, first < size ? 2 : 1, 0);
+  return n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
+void Tracer::read_path(pid_t pid, std::uint64_t addr, Tracee& t) {
   t.path_size = 0;
   if (addr == 0)
     return;
-  std::uint64_t first = std::min<std::uint64_t>(page_size_ - addr % page_size_, k_path_max);
-  iovec local{t.path.get(), k_path_max};
-  iovec remote[2] = {{reinterpret_cast<void *>(addr), first},
-                     {reinterpret_cast<void *>(addr + first), k_path_max - first}};
-  ssize_t n = ::process_vm_readv(pid, &local, 1, remote, first < k_path_max ? 2 : 1, 0);
-  if (n <= 0)
-    return; // unreadable: counted like a call without a path
-  auto size = static_cast<std::size_t>(n);
-  if (const void *nul = std::memchr(t.path.get(), 0, size)) {
-    t.path_size = static_cast<std::size_t>(static_cast<const char *>(nul) - t.path.get());
-  } else {
-    std::memcpy(t.path.get() + size, k_cut.data(), k_cut.size());
+  char* buffer = t.path.get();
+  std::size_t size = read_remote(pid, addr, buffer, k_first_read);
+  const void* nul = std::memchr(buffer, 0, size);
+  if (nul == nullptr && size == k_first_read) {
+    size += read_remote(pid, addr + size, buffer + size, k_path_max - size);
+    nul = std::memchr(buffer + k_first_read, 0, size - k_first_read);
+  }
+  if (nul != nullptr) {
+    t.path_size = static_cast<std::size_t>(static_cast<const char*>(nul) - buffer);
+  } else if (size > 0) { // too long, or the rest is unreadable: keep it, marked cut
+    std::memcpy(buffer + size, k_cut.data(), k_cut.size());
     t.path_size = size + k_cut.size();
   }
 }
 
-void Tracer::on_syscall(pid_t pid, Tracee &t) {
+void Tracer::on_syscall(pid_t pid, Tracee& t) {
   __ptrace_syscall_info info{};
   long got = ::ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof info, &info);
   if (got <= 0 || info.arch != arch_) {
     resume(pid, t);
     return;
   }
-  const std::uint64_t *args = nullptr;
+  const std::uint64_t* args = nullptr;
   int nr = -1;
   switch (info.op) {
   case PTRACE_SYSCALL_INFO_ENTRY:
@@ -315,7 +328,7 @@ void Tracer::on_exec(pid_t pid) {
       tracees_.erase(old_tid);
     }
   }
-  Tracee &t = tracee(pid);
+  Tracee& t = tracee(pid);
   auto comm = read_file(fmt::format("/proc/{}/comm", pid));
   if (comm)
     sink_.process_renamed(t.tgid, trim(*comm));
@@ -330,7 +343,7 @@ void Tracer::detach(pid_t pid, int sig) {
 void Tracer::begin_detach() {
   detaching_ = true;
   g_interrupt_pid.store(0);
-  for (const auto &[pid, t] : tracees_)
+  for (const auto& [pid, t] : tracees_)
     ::ptrace(PTRACE_INTERRUPT, pid, nullptr, nullptr);
 }
 
@@ -347,7 +360,7 @@ void Tracer::handle(pid_t pid, int status) {
     return;
   int sig = WSTOPSIG(status);
   int event = (status >> 16) & 0xff;
-  Tracee &t = tracee(pid);
+  Tracee& t = tracee(pid);
   bool is_group_stop = event == PTRACE_EVENT_STOP &&
                        (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU);
 
@@ -406,8 +419,8 @@ struct ChildFailure {
   int err = 0;
 };
 
-Result<TraceOutcome> Tracer::launch(const std::string &program,
-                                    const std::vector<std::string> &argv) {
+Result<TraceOutcome> Tracer::launch(const std::string& program,
+                                    const std::vector<std::string>& argv) {
   FilterPtr filter;
   if (cls_ != SyscallClass::all) {
     auto built = build_filter(cls_);
@@ -416,9 +429,9 @@ Result<TraceOutcome> Tracer::launch(const std::string &program,
     filter = std::move(*built);
     filtered_ = true;
   }
-  std::vector<char *> args;
-  for (const auto &a : argv)
-    args.push_back(const_cast<char *>(a.c_str()));
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
@@ -497,7 +510,7 @@ Result<TraceOutcome> Tracer::attach(pid_t pid) {
             Error::from_errno("attach to", std::to_string(pid), errno == ENOENT ? ESRCH : errno));
       break;
     }
-    while (const dirent *entry = ::readdir(dir.get())) {
+    while (const dirent* entry = ::readdir(dir.get())) {
       pid_t tid = static_cast<pid_t>(std::atoi(entry->d_name));
       if (tid <= 0 || tracees_.contains(tid))
         continue;
@@ -532,7 +545,7 @@ Result<TraceOutcome> Tracer::attach(pid_t pid) {
 
 } // namespace
 
-Result<std::string> find_program(const std::string &name) {
+Result<std::string> find_program(const std::string& name) {
   if (name.empty())
     return fail(fmt::format("'': command not found"), ENOENT);
   if (name.find('/') != std::string::npos) {
@@ -543,7 +556,7 @@ Result<std::string> find_program(const std::string &name) {
       return fail(fmt::format("{}: command not found", name), ENOENT);
     return fail(Error::from_errno("run", name, err));
   }
-  const char *path_env = std::getenv("PATH");
+  const char* path_env = std::getenv("PATH");
   std::string_view path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
   bool denied = false;
   while (true) {
@@ -565,7 +578,7 @@ Result<std::string> find_program(const std::string &name) {
   return fail(fmt::format("{}: command not found", name), ENOENT);
 }
 
-Result<TraceOutcome> run_trace(const TraceRequest &request, Aggregator &sink) {
+Result<TraceOutcome> run_trace(const TraceRequest& request, Aggregator& sink) {
   Tracer tracer(request, sink);
   if (request.attach_pid > 0)
     return tracer.attach(request.attach_pid);

@@ -48,7 +48,7 @@ struct Tables {
 
   Tables() {
     path_arg.fill(-1);
-    auto add = [this](const NamedCall &call, std::vector<SyscallSpec> &into, unsigned bits) {
+    auto add = [this](const NamedCall& call, std::vector<SyscallSpec>& into, unsigned bits) {
       int nr = seccomp_syscall_resolve_name(std::string(call.name).c_str());
       if (nr < 0 || nr >= k_max_nr)
         return;
@@ -56,16 +56,16 @@ struct Tables {
       path_arg[static_cast<std::size_t>(nr)] = static_cast<signed char>(call.path_arg);
       class_bits[static_cast<std::size_t>(nr)] |= static_cast<unsigned char>(bits);
     };
-    for (const auto &call : k_stats) {
+    for (const auto& call : k_stats) {
       add(call, stats, 1);
       add(call, files, 2);
     }
-    for (const auto &call : k_files_extra)
+    for (const auto& call : k_files_extra)
       add(call, files, 2);
   }
 };
 
-const Tables &tables() {
+const Tables& tables() {
   static const Tables t;
   return t;
 }
@@ -126,7 +126,7 @@ std::string syscall_name(int nr) {
 }
 
 std::string errno_name(int err) {
-  if (const char *name = ::strerrorname_np(err))
+  if (const char* name = ::strerrorname_np(err))
     return name;
   return "E" + std::to_string(err);
 }

@@ -92,7 +92,7 @@ public:
   // A process executed a new program and is now called `comm`.
   void process_renamed(pid_t pid, std::string_view comm);
   // One finished call. An event for a pid never started is counted under a new entry for it.
-  void record(const SyscallEvent &event);
+  void record(const SyscallEvent& event);
 
   // The counts so far, sorted as TraceSummary describes, each list of paths, directories and
   // suffixes cut to its first `max_listed` entries.
@@ -114,8 +114,8 @@ private:
     std::uint64_t calls = 0, errors = 0;
   };
 
-  ProcessCounts &process(pid_t pid);
-  void count_path(StringTable<PathCounts> &table, std::uint32_t table_id, PathCounts &counts,
+  ProcessCounts& process(pid_t pid);
+  void count_path(StringTable<PathCounts>& table, std::uint32_t table_id, PathCounts& counts,
                   int err);
 
   AggregatorLimits limits_;

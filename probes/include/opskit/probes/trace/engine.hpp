@@ -37,7 +37,7 @@ struct TraceOutcome {
 // The executable `name` names: itself when it contains a '/', else the first executable match
 // in $PATH (execvp's search). Fails with "NAME: command not found" (ENOENT) when there is none,
 // or "NAME: Permission denied" (EACCES) when the only matches are not executable.
-Result<std::string> find_program(const std::string &name);
+Result<std::string> find_program(const std::string& name);
 
 // Runs (or attaches to) the request's target under ptrace, following every child and thread,
 // and feeds each finished call of the request's class to `sink`. Returns when the target and
@@ -47,6 +47,6 @@ Result<std::string> find_program(const std::string &name);
 // Ctrl-C already reaches it). Fails when the command cannot be started or the process cannot
 // be attached ("attach to 1234: Operation not permitted"), with the errno of the cause.
 // Must be called from a single-threaded process (it forks).
-Result<TraceOutcome> run_trace(const TraceRequest &request, Aggregator &sink);
+Result<TraceOutcome> run_trace(const TraceRequest& request, Aggregator& sink);
 
 } // namespace opskit::trace

@@ -18,7 +18,7 @@ template <class Value>
 class StringTable {
 public:
   struct Entry {
-    const char *key;
+    const char* key;
     std::uint32_t size;
     std::uint32_t hash;
     Value value;
@@ -26,7 +26,7 @@ public:
   };
 
   // The value stored under `key`, or nullptr.
-  Value *find(std::string_view key) noexcept {
+  Value* find(std::string_view key) noexcept {
     if (slots_.empty())
       return nullptr;
     auto h = hash_of(key);
@@ -36,7 +36,7 @@ public:
 
   // The value stored under `key`, inserting a value-initialised one first when the key is new
   // and the table holds fewer than `limit` keys; nullptr when it is new and the table is full.
-  Value *find_or_insert(std::string_view key, std::size_t limit) {
+  Value* find_or_insert(std::string_view key, std::size_t limit) {
     if (slots_.empty())
       rehash(64);
     auto h = hash_of(key);
@@ -54,7 +54,7 @@ public:
 
   std::size_t size() const noexcept { return entries_.size(); }
   // Every entry, in insertion order.
-  const std::vector<Entry> &entries() const noexcept { return entries_; }
+  const std::vector<Entry>& entries() const noexcept { return entries_; }
 
 private:
   static constexpr std::size_t k_chunk = 64 * 1024;
@@ -71,7 +71,7 @@ private:
       std::uint32_t s = slots_[i];
       if (s == 0)
         return i;
-      const Entry &e = entries_[s - 1];
+      const Entry& e = entries_[s - 1];
       if (e.hash == h && e.key_view() == key)
         return i;
     }
@@ -89,7 +89,7 @@ private:
     slots_ = std::move(fresh);
   }
 
-  const char *store(std::string_view key) {
+  const char* store(std::string_view key) {
     if (key.size() > k_chunk / 4) { // a long key gets an allocation of its own
       long_keys_.push_back(std::make_unique_for_overwrite<char[]>(key.size()));
       std::memcpy(long_keys_.back().get(), key.data(), key.size());
@@ -99,7 +99,7 @@ private:
       chunks_.push_back(std::make_unique_for_overwrite<char[]>(k_chunk));
       used_ = 0;
     }
-    char *at = chunks_.back().get() + used_;
+    char* at = chunks_.back().get() + used_;
     if (!key.empty())
       std::memcpy(at, key.data(), key.size());
     used_ += key.size();
