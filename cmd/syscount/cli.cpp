@@ -9,7 +9,7 @@ namespace {
 
 struct Subcommand {
   trace::SyscallClass cls;
-  const char *description;
+  const char* description;
 };
 
 constexpr Subcommand k_subcommands[] = {
@@ -24,14 +24,14 @@ constexpr Subcommand k_subcommands[] = {
 
 } // namespace
 
-void define_cli(CLI::App &app, Options &options) {
+void define_cli(CLI::App& app, Options& options) {
   app.description("Run a command (or attach to a process) and count the system calls it makes, "
                   "above all the stat family, by path and by result.");
   app.set_version_flag("--version", std::string("syscount ") + k_version);
   app.require_subcommand(1);
   app.footer("Example: syscount stats -- perl -MPOSIX -e 1");
-  for (const auto &sub : k_subcommands) {
-    CLI::App *cmd = app.add_subcommand(std::string(trace::to_string(sub.cls)), sub.description);
+  for (const auto& sub : k_subcommands) {
+    CLI::App* cmd = app.add_subcommand(std::string(trace::to_string(sub.cls)), sub.description);
     cmd->parse_complete_callback([&options, cls = sub.cls] { options.cls = cls; });
     cmd->add_option("-p,--pid", options.pid,
                     "Attach to this running process and all its threads instead of running a "

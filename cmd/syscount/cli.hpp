@@ -25,9 +25,9 @@ struct Options {
 };
 
 // Defines syscount's command line on `app`, storing what it parses into `options`.
-void define_cli(CLI::App &app, Options &options);
+void define_cli(CLI::App& app, Options& options);
 
 // Runs what `options` asks for and returns syscount's exit status: the traced command's.
-int run(const Options &options);
+int run(const Options& options);
 
 } // namespace opskit::cmd::syscount

@@ -2,7 +2,7 @@
 #include "cli.hpp"
 #include "cli_main.hpp"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   CLI::App app{"", "syscount"};
   opskit::cmd::syscount::Options options;
   opskit::cmd::syscount::define_cli(app, options);

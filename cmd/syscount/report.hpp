@@ -24,10 +24,10 @@ struct RunInfo {
 // The report as tables for a reader, each line at most `width` columns (0: no limit). With
 // `per_process`, a table of processes too. `top` cuts the process list (0: no limit); the other
 // lists come cut from the aggregator.
-std::string render_text(const RunInfo &run, const trace::TraceSummary &summary, bool per_process,
+std::string render_text(const RunInfo& run, const trace::TraceSummary& summary, bool per_process,
                         std::size_t top, std::size_t width);
 
 // The report as one JSON object with the schema documented in syscount(1), newline-terminated.
-std::string render_json(const RunInfo &run, const trace::TraceSummary &summary, std::size_t top);
+std::string render_json(const RunInfo& run, const trace::TraceSummary& summary, std::size_t top);
 
 } // namespace opskit::cmd::syscount

@@ -28,7 +28,7 @@ std::size_t report_width(int fd) {
   winsize ws{};
   if (::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
     return ws.ws_col;
-  if (const char *columns = std::getenv("COLUMNS"))
+  if (const char* columns = std::getenv("COLUMNS"))
     return static_cast<std::size_t>(std::strtoul(columns, nullptr, 10));
   return 0;
 }
@@ -56,7 +56,7 @@ int usage_error(std::string_view message) {
 
 } // namespace
 
-int run(const Options &options) {
+int run(const Options& options) {
   if (options.pid > 0 && !options.command.empty())
     return usage_error("give either -p PID or a command after --, not both");
   if (options.pid == 0 && options.command.empty())
@@ -98,7 +98,7 @@ int run(const Options &options) {
   info.wall_s = outcome->wall_s;
 
   auto summary = aggregator.summary(options.top == 0 ? static_cast<std::size_t>(-1) : options.top);
-  FILE *out = file ? file.get() : stderr;
+  FILE* out = file ? file.get() : stderr;
   std::string report = options.json ? render_json(info, summary, options.top)
                                     : render_text(info, summary, options.per_process, options.top,
                                                   report_width(::fileno(out)));

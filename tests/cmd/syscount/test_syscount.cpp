@@ -22,7 +22,7 @@
 #include "opskit/handle.hpp"
 #include "process.hpp"
 
-extern char **environ;
+extern char** environ;
 
 namespace {
 
@@ -34,7 +34,7 @@ using opskit::test::Outcome;
 using opskit::test::run;
 using opskit::test::tool;
 
-constexpr const char *k_strace_filter =
+constexpr const char* k_strace_filter =
     "trace=%%stat,access,faccessat,faccessat2,readlink,readlinkat";
 
 struct TempDir {
@@ -46,16 +46,16 @@ struct TempDir {
     path = templ;
   }
   ~TempDir() { fs::remove_all(path); }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  std::string file(const std::string &name) const { return (path / name).string(); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path / name).string(); }
 };
 
-std::string helper(const std::string &name) {
+std::string helper(const std::string& name) {
   return std::string(SYSCOUNT_HELPERS) + "/syscount_" + name;
 }
 
-std::string slurp(const std::string &path) {
+std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -64,20 +64,20 @@ std::string slurp(const std::string &path) {
 
 struct Count {
   std::uint64_t calls = 0, errors = 0;
-  bool operator==(const Count &) const = default;
+  bool operator==(const Count&) const = default;
 };
 using Counts = std::map<std::string, Count>;
 
-std::ostream &operator<<(std::ostream &out, const Counts &counts) {
-  for (const auto &[name, c] : counts)
+std::ostream& operator<<(std::ostream& out, const Counts& counts) {
+  for (const auto& [name, c] : counts)
     out << name << ": " << c.calls << " calls, " << c.errors << " errors\n";
   return out;
 }
 
 // strace -f -c's table: "% time seconds usecs/call calls [errors] syscall", then a total line.
 // `filter` empty: every call.
-Counts strace_counts(const std::vector<std::string> &command, const TempDir &tmp,
-                     const std::string &filter = k_strace_filter) {
+Counts strace_counts(const std::vector<std::string>& command, const TempDir& tmp,
+                     const std::string& filter = k_strace_filter) {
   std::string out = tmp.file("strace.txt");
   std::vector<std::string> argv{"strace", "-f", "-c", "-o", out};
   if (!filter.empty())
@@ -104,8 +104,8 @@ struct Traced {
 };
 
 // Runs `syscount CLS --json -o FILE [extra...] -- command...` and parses the report.
-Traced syscount(const std::string &cls, const std::vector<std::string> &command, const TempDir &tmp,
-                const std::vector<std::string> &extra = {}) {
+Traced syscount(const std::string& cls, const std::vector<std::string>& command, const TempDir& tmp,
+                const std::vector<std::string>& extra = {}) {
   std::string out = tmp.file("report.json");
   std::vector<std::string> argv{tool("syscount"), cls, "--json", "--top", "0", "-o", out};
   argv.insert(argv.end(), extra.begin(), extra.end());
@@ -118,16 +118,16 @@ Traced syscount(const std::string &cls, const std::vector<std::string> &command,
   return t;
 }
 
-Counts json_counts(const json &report) {
+Counts json_counts(const json& report) {
   Counts counts;
-  for (const auto &s : report.at("syscalls"))
+  for (const auto& s : report.at("syscalls"))
     counts[s.at("name").get<std::string>()] = {s.at("calls").get<std::uint64_t>(),
                                                s.at("errors").get<std::uint64_t>()};
   return counts;
 }
 
-const json *find_path(const json &report, const std::string &path) {
-  for (const auto &p : report.at("paths"))
+const json* find_path(const json& report, const std::string& path) {
+  for (const auto& p : report.at("paths"))
     if (p.at("path") == path)
       return &p;
   return nullptr;
@@ -135,8 +135,8 @@ const json *find_path(const json &report, const std::string &path) {
 
 // The same command under syscount and under strace give the same calls and errors: `stats`
 // against strace's stat family, access and readlink; `all` against everything.
-json check_against_strace(const std::vector<std::string> &command,
-                          const std::string &cls = "stats") {
+json check_against_strace(const std::vector<std::string>& command,
+                          const std::string& cls = "stats") {
   TempDir tmp;
   auto traced = syscount(cls, command, tmp);
   CHECK(traced.outcome.exit_status == 0);
@@ -157,18 +157,18 @@ struct Child {
   pid_t pid = -1;
   UniqueFd in, out, err;
 
-  explicit Child(const std::vector<std::string> &argv) {
+  explicit Child(const std::vector<std::string>& argv) {
     int fds[3][2];
-    for (auto &p : fds)
+    for (auto& p : fds)
       REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[0][0], 0);
     posix_spawn_file_actions_adddup2(&actions, fds[1][1], 1);
     posix_spawn_file_actions_adddup2(&actions, fds[2][1], 2);
-    std::vector<char *> args;
-    for (const auto &a : argv)
-      args.push_back(const_cast<char *>(a.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -186,24 +186,24 @@ struct Child {
       wait();
     }
   }
-  Child(const Child &) = delete;
-  Child &operator=(const Child &) = delete;
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
 
-  static std::string read_line(const UniqueFd &fd) {
+  static std::string read_line(const UniqueFd& fd) {
     std::string line;
     char c;
     while (::read(fd.get(), &c, 1) == 1 && c != '\n')
       line += c;
     return line;
   }
-  static std::string read_all(const UniqueFd &fd) {
+  static std::string read_all(const UniqueFd& fd) {
     std::string text;
     char buf[4096];
     for (ssize_t n; (n = ::read(fd.get(), buf, sizeof buf)) > 0;)
       text.append(buf, static_cast<std::size_t>(n));
     return text;
   }
-  void say(const std::string &line) const {
+  void say(const std::string& line) const {
     REQUIRE(::write(in.get(), line.data(), line.size()) == static_cast<ssize_t>(line.size()));
   }
   int wait() {
@@ -216,7 +216,7 @@ struct Child {
 };
 
 // "TracerPid" and "State" of a process, from /proc/PID/status.
-std::string proc_status_field(pid_t pid, const std::string &field) {
+std::string proc_status_field(pid_t pid, const std::string& field) {
   std::istringstream lines(slurp("/proc/" + std::to_string(pid) + "/status"));
   for (std::string line; std::getline(lines, line);)
     if (line.starts_with(field + ":")) {
@@ -233,7 +233,7 @@ TEST_CASE("syscount: a 25-module Perl load counts as strace counts it", "[syscou
       check_against_strace({"perl", std::string(OPSKIT_TEST_DATA) + "/syscount/modules.pl"});
   // Each @INC directory before the one holding the modules is probed in vain, .pmc and .pm.
   std::map<std::string, std::uint64_t> suffixes;
-  for (const auto &s : report.at("failed_suffixes"))
+  for (const auto& s : report.at("failed_suffixes"))
     suffixes[s.at("suffix")] = s.at("failed");
   CHECK(suffixes[".pmc"] > 300);
   CHECK(suffixes[".pm"] > 250);
@@ -260,7 +260,7 @@ TEST_CASE("syscount: stats from 8 threads at once are all counted", "[syscount][
   TempDir dir;
   auto report = check_against_strace({helper("stat_threads"), dir.path.string(), "250"});
   for (int t = 0; t < 8; ++t) {
-    const json *missing = find_path(report, dir.file("missing-" + std::to_string(t)));
+    const json* missing = find_path(report, dir.file("missing-" + std::to_string(t)));
     REQUIRE(missing != nullptr);
     CHECK(missing->at("calls") == 250);
     CHECK(missing->at("errno").at("ENOENT") == 250);
@@ -270,7 +270,7 @@ TEST_CASE("syscount: stats from 8 threads at once are all counted", "[syscount][
 
 TEST_CASE("syscount: vfork and exec are followed", "[syscount][strace]") {
   auto report = check_against_strace({helper("vfork_exec")});
-  const json *before = find_path(report, "/nonexistent/before-vfork");
+  const json* before = find_path(report, "/nonexistent/before-vfork");
   REQUIRE(before != nullptr);
   CHECK(before->at("calls") == 10);
 
@@ -279,18 +279,18 @@ TEST_CASE("syscount: vfork and exec are followed", "[syscount][strace]") {
   CHECK(files.outcome.exit_status == 0);
   auto counts = json_counts(files.report);
   CHECK(counts["execve"] == Count{19, 9}); // itself, then 9 children: one failure, one success
-  const json *missing = find_path(files.report, "/nonexistent/program");
+  const json* missing = find_path(files.report, "/nonexistent/program");
   REQUIRE(missing != nullptr);
   CHECK(missing->at("errno").at("ENOENT") == 9);
 }
 
 TEST_CASE("syscount: long paths, paths at a page's end and calls on an fd", "[syscount][strace]") {
   auto report = check_against_strace({helper("odd_paths")});
-  const json *edge = find_path(report, "/nonexistent/page-edge");
+  const json* edge = find_path(report, "/nonexistent/page-edge");
   REQUIRE(edge != nullptr);
   CHECK(edge->at("errno").at("ENOENT") == 1);
   bool found_long = false;
-  for (const auto &p : report.at("paths")) {
+  for (const auto& p : report.at("paths")) {
     auto path = p.at("path").get<std::string>();
     if (path.starts_with("/aaaa")) {
       found_long = true;
@@ -375,7 +375,7 @@ TEST_CASE("syscount: -p attaches to a running process and detaches on SIGINT", "
   CHECK(tracer.wait() == 0);
   json report = json::parse(slurp(tmp.file("report.json")));
   CHECK(report.at("detached") == true);
-  const json *marker = find_path(report, "/nonexistent/line-marker");
+  const json* marker = find_path(report, "/nonexistent/line-marker");
   REQUIRE(marker != nullptr);
   CHECK(marker->at("calls") == 120);
   CHECK(marker->at("errors") == 120);
@@ -406,4 +406,25 @@ TEST_CASE("syscount: -p on a process that does not exist fails", "[syscount]") {
   auto done = run({tool("syscount"), "stats", "-p", "999999999"});
   CHECK(done.exit_status == 1);
   CHECK(done.err.starts_with("syscount: error: attach to 999999999: "));
+}
+
+TEST_CASE("syscount: the table fits the width and --per-process lists processes", "[syscount]") {
+  std::string deep = "/nonexistent/" + std::string(100, 'd') + "/tail";
+  auto done = run({"env", "COLUMNS=60", tool("syscount"), "stats", "--per-process", "--", "sh",
+                   "-c", "stat " + deep + " 2>/dev/null; stat / >/dev/null"});
+  CHECK(done.exit_status == 0);
+  INFO(done.err);
+  std::istringstream lines(done.err);
+  bool saw_deep = false, saw_processes = false;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK(line.size() <= 60);
+    if (line.find("/tail") != std::string::npos && !line.starts_with("syscount")) {
+      saw_deep = true;
+      CHECK(line.starts_with("..."));
+    }
+    saw_processes = saw_processes || line == "Processes";
+  }
+  CHECK(saw_deep);
+  CHECK(saw_processes);
+  CHECK(done.err.find("\nDirectories probed in vain\n") != std::string::npos);
 }

@@ -18,13 +18,12 @@ int main() {
   stat(long_path.c_str(), &st);
 
   long page = sysconf(_SC_PAGESIZE);
-  auto *area =
-      static_cast<char *>(mmap(nullptr, static_cast<size_t>(2 * page), PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  auto* area = static_cast<char*>(mmap(nullptr, static_cast<size_t>(2 * page),
+                                       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   if (area == MAP_FAILED || munmap(area + page, static_cast<size_t>(page)) != 0)
     return 1;
   const char edge[] = "/nonexistent/page-edge";
-  char *at = area + page - sizeof edge; // the NUL is the last byte of the mapped page
+  char* at = area + page - sizeof edge; // the NUL is the last byte of the mapped page
   std::memcpy(at, edge, sizeof edge);
   stat(at, &st);
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 3)
     return 2;
   std::string dir = argv[1];
@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
         lstat(deeper.c_str(), &st);
       }
     });
-  for (auto &thread : threads)
+  for (auto& thread : threads)
     thread.join();
   pthread_barrier_destroy(&barrier);
   return 0;

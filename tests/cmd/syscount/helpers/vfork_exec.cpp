@@ -11,7 +11,7 @@ namespace {
 [[gnu::noinline]] pid_t start_child(bool exec) {
   pid_t pid = vfork();
   if (pid == 0) {
-    char *const args[] = {const_cast<char *>("true"), nullptr};
+    char* const args[] = {const_cast<char*>("true"), nullptr};
     if (!exec)
       _exit(3);
     execv("/nonexistent/program", args);

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int count = argc > 1 ? std::stoi(argv[1]) : 1;
   std::printf("ready %d\n", static_cast<int>(getpid()));
   std::fflush(stdout);
