@@ -17,15 +17,15 @@ SyscallEvent call(pid_t pid, int nr, std::string_view path, int err = 0, std::ui
   return {pid, nr, err == 0 ? 0 : -err, ns, path};
 }
 
-const SyscallSummary *find_syscall(const TraceSummary &s, int nr) {
-  for (const auto &row : s.syscalls)
+const SyscallSummary* find_syscall(const TraceSummary& s, int nr) {
+  for (const auto& row : s.syscalls)
     if (row.nr == nr)
       return &row;
   return nullptr;
 }
 
-const PathSummary *find_path(const TraceSummary &s, std::string_view path) {
-  for (const auto &row : s.paths)
+const PathSummary* find_path(const TraceSummary& s, std::string_view path) {
+  for (const auto& row : s.paths)
     if (row.path == path)
       return &row;
   return nullptr;
@@ -92,7 +92,7 @@ TEST_CASE("aggregate: paths keep calls, failures and every errno seen", "[probes
 
 TEST_CASE("aggregate: the @INC story shows as failed directories and suffixes", "[probes][trace]") {
   // Five @INC directories probed for 46 module files each, .pmc then .pm, found in the last.
-  const char *inc[] = {"/etc/perl", "/usr/local/share/perl/5.36.0", "/usr/share/perl5",
+  const char* inc[] = {"/etc/perl", "/usr/local/share/perl/5.36.0", "/usr/share/perl5",
                        "/usr/lib/x86_64-linux-gnu/perl5/5.36", "/usr/share/perl/5.36"};
   Aggregator agg;
   for (int m = 0; m < 23; ++m) {
@@ -105,7 +105,7 @@ TEST_CASE("aggregate: the @INC story shows as failed directories and suffixes", 
   }
   auto s = agg.summary();
   REQUIRE(s.failed_dirs.size() == 4);
-  for (const auto &dir : s.failed_dirs)
+  for (const auto& dir : s.failed_dirs)
     CHECK(dir.count == 46);
   CHECK(s.failed_dirs[0].name == "/etc/perl"); // equal counts: by name
   REQUIRE(s.failed_suffixes.size() == 2);
@@ -130,7 +130,7 @@ TEST_CASE("aggregate: paths beyond the limit are folded into their directory", "
   CHECK(s.path_lookups == 7);
   CHECK(find_path(s, "/keep/1")->calls == 2);
   CHECK(find_path(s, "/more/4") == nullptr);
-  const auto *folded = find_path(s, "/more/*");
+  const auto* folded = find_path(s, "/more/*");
   REQUIRE(folded != nullptr);
   CHECK(folded->folded);
   CHECK(folded->calls == 3);

@@ -13,7 +13,7 @@ TEST_CASE("string table: finds what it stored across growth", "[probes][trace]")
     *table.find_or_insert("/some/dir/file" + std::to_string(i), 1'000'000) = i;
   CHECK(table.size() == 20'000);
   for (int i = 0; i < 20'000; i += 997) {
-    auto *value = table.find("/some/dir/file" + std::to_string(i));
+    auto* value = table.find("/some/dir/file" + std::to_string(i));
     REQUIRE(value != nullptr);
     CHECK(*value == i);
   }

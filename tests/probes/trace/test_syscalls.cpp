@@ -14,7 +14,7 @@ namespace {
 
 bool has(SyscallClass cls, std::string_view name) {
   auto calls = class_syscalls(cls);
-  return std::any_of(calls.begin(), calls.end(), [&](const auto &c) { return c.name == name; });
+  return std::any_of(calls.begin(), calls.end(), [&](const auto& c) { return c.name == name; });
 }
 
 } // namespace
