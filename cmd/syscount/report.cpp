@@ -117,8 +117,9 @@ std::string render_text(const RunInfo& run, const trace::TraceSummary& summary, 
 
   out += fmt::format("\nTotal: {} calls, {} failed, {} s in calls\n", summary.calls, summary.errors,
                      seconds(summary.time_s));
-  out += fmt::format("{} path lookups, {} processes, {:.3f} s wall\n", summary.path_lookups,
-                     summary.processes.size(), run.wall_s);
+  out += fmt::format("{} path lookups, {} process{}, {:.3f} s wall\n", summary.path_lookups,
+                     summary.processes.size(), summary.processes.size() == 1 ? "" : "es",
+                     run.wall_s);
   if (summary.folded_lookups > 0)
     out += fmt::format("{} lookups of paths beyond the first {} distinct ones were folded into "
                        "their directory (shown as DIR/*)\n",

@@ -143,13 +143,13 @@ void Aggregator::record(const SyscallEvent& event) {
     count_path(paths_, k_paths, *counts, err);
   } else {
     ++folded_lookups_;
-    auto* dir = folded_.find_or_insert(directory_of(event.path), limits_.max_paths);
+    auto* dir = folded_.find_or_insert(directory_of(event.path), max_dirs());
     if (dir == nullptr) // even the directories are too many: fold into the root
       dir = folded_.find_or_insert("/", std::numeric_limits<std::size_t>::max());
     count_path(folded_, k_folded, *dir, err);
   }
   if (err != 0) {
-    if (auto* n = failed_dirs_.find_or_insert(directory_of(event.path), limits_.max_paths))
+    if (auto* n = failed_dirs_.find_or_insert(directory_of(event.path), max_dirs()))
       ++*n;
     if (auto suffix = suffix_of(event.path); !suffix.empty())
       if (auto* n = failed_suffixes_.find_or_insert(suffix, k_max_suffixes))

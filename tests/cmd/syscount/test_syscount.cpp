@@ -428,3 +428,16 @@ TEST_CASE("syscount: the table fits the width and --per-process lists processes"
   CHECK(saw_processes);
   CHECK(done.err.find("\nDirectories probed in vain\n") != std::string::npos);
 }
+
+TEST_CASE("syscount: --max-paths folds the paths beyond it into their directory", "[syscount]") {
+  TempDir tmp;
+  auto traced = syscount("stats", {"perl", "-e", "stat qq(/nonexistent/f$_) for 1 .. 20"}, tmp,
+                         {"--max-paths", "1"});
+  CHECK(traced.outcome.exit_status == 0);
+  const json* folded = find_path(traced.report, "/nonexistent/*");
+  REQUIRE(folded != nullptr);
+  CHECK(folded->at("calls") == 20);
+  CHECK(folded->at("errno").at("ENOENT") == 20);
+  CHECK(traced.report.at("folded_lookups").get<int>() >= 20);
+  CHECK(find_path(traced.report, "/nonexistent/f1") == nullptr);
+}

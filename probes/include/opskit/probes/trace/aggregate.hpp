@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -75,7 +76,7 @@ struct TraceSummary {
 };
 
 struct AggregatorLimits {
-  std::size_t max_paths = 100'000;     // distinct paths kept exactly (and directories kept)
+  std::size_t max_paths = 100'000; // distinct paths kept exactly; directories: as many, >= 1024
   std::size_t max_processes = 100'000; // later processes are counted under pid 0, "(others)"
 };
 
@@ -115,6 +116,8 @@ private:
   };
 
   ProcessCounts& process(pid_t pid);
+  // How many directories the folded and failed-directory tables keep.
+  std::size_t max_dirs() const noexcept { return std::max<std::size_t>(limits_.max_paths, 1024); }
   void count_path(StringTable<PathCounts>& table, std::uint32_t table_id, PathCounts& counts,
                   int err);
 
