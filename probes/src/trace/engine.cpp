@@ -57,11 +57,13 @@
 // their numbers mean other calls, and the filter lets them through.
 #include "opskit/probes/trace/engine.hpp"
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -324,8 +326,9 @@ void Tracer::on_exec(pid_t pid) {
   if (old_tid != pid) {
     // A non-leader thread exec'd and now has the leader's pid; the old leader is gone silently.
     if (auto it = tracees_.find(old_tid); it != tracees_.end()) {
-      tracees_[pid] = std::move(it->second);
-      tracees_.erase(old_tid);
+      Tracee moved = std::move(it->second);
+      tracees_.erase(it); // before inserting: that may rehash and invalidate `it`
+      tracees_[pid] = std::move(moved);
     }
   }
   Tracee& t = tracee(pid);

@@ -284,6 +284,15 @@ TEST_CASE("syscount: vfork and exec are followed", "[syscount][strace]") {
   CHECK(missing->at("errno").at("ENOENT") == 9);
 }
 
+TEST_CASE("syscount: a thread that execs takes over the process", "[syscount][strace]") {
+  auto report = check_against_strace({helper("thread_exec")});
+  const json* before = find_path(report, "/nonexistent/before-thread-exec");
+  REQUIRE(before != nullptr);
+  CHECK(before->at("calls") == 1);
+  REQUIRE(report.at("processes").size() == 1);
+  CHECK(report.at("processes")[0].at("comm") == "true");
+}
+
 TEST_CASE("syscount: long paths, paths at a page's end and calls on an fd", "[syscount][strace]") {
   auto report = check_against_strace({helper("odd_paths")});
   const json* edge = find_path(report, "/nonexistent/page-edge");
