@@ -450,3 +450,45 @@ TEST_CASE("syscount: --max-paths folds the paths beyond it into their directory"
   CHECK(traced.report.at("folded_lookups").get<int>() >= 20);
   CHECK(find_path(traced.report, "/nonexistent/f1") == nullptr);
 }
+
+TEST_CASE("syscount: --json follows the documented schema", "[syscount]") {
+  TempDir tmp;
+  auto traced =
+      syscount("stats", {"sh", "-c", "stat /nonexistent-schema 2>/dev/null; exit 4"}, tmp);
+  CHECK(traced.outcome.exit_status == 4);
+  const json& r = traced.report;
+  auto ordered = nlohmann::ordered_json::parse(slurp(tmp.file("report.json")));
+  std::vector<std::string> keys; // in the order written
+  for (auto it = ordered.begin(); it != ordered.end(); ++it)
+    keys.push_back(it.key());
+  CHECK(keys == std::vector<std::string>{"command", "exit_status", "backend", "class", "wall_s",
+                                         "syscalls", "paths", "failed_dirs", "processes",
+                                         "failed_suffixes", "folded_lookups"});
+  CHECK(r.at("command") ==
+        json::array({"sh", "-c", "stat /nonexistent-schema 2>/dev/null; exit 4"}));
+  CHECK(r.at("exit_status") == 4);
+  CHECK(r.at("wall_s").is_number());
+  for (const auto& s : r.at("syscalls")) {
+    CHECK(s.size() == 5);
+    CHECK(s.at("name").is_string());
+    CHECK(s.at("calls").is_number_unsigned());
+    CHECK(s.at("errors").is_number_unsigned());
+    CHECK(s.at("errno").is_object());
+    CHECK(s.at("time_s").is_number());
+  }
+  const json* path = find_path(r, "/nonexistent-schema");
+  REQUIRE(path != nullptr);
+  CHECK(*path == json{{"path", "/nonexistent-schema"},
+                      {"calls", 1},
+                      {"errors", 1},
+                      {"errno", {{"ENOENT", 1}}}});
+  bool saw_root = false;
+  for (const auto& d : r.at("failed_dirs")) {
+    CHECK(d.size() == 2);
+    saw_root = saw_root || (d.at("dir") == "/" && d.at("failed").get<int>() >= 1);
+  }
+  CHECK(saw_root);
+  REQUIRE(r.at("processes").size() >= 2);
+  CHECK(r.at("processes")[0].at("comm") == "sh");
+  CHECK(r.at("processes")[0].at("pid").is_number_integer());
+}
