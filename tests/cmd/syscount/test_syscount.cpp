@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -491,4 +492,29 @@ TEST_CASE("syscount: --json follows the documented schema", "[syscount]") {
   REQUIRE(r.at("processes").size() >= 2);
   CHECK(r.at("processes")[0].at("comm") == "sh");
   CHECK(r.at("processes")[0].at("pid").is_number_integer());
+}
+
+TEST_CASE("syscount: a traced command stopped by SIGSTOP stays stopped until SIGCONT",
+          "[syscount]") {
+  TempDir tmp;
+  Child traced({tool("syscount"), "stats", "-o", tmp.file("report.txt"), "--", "sh", "-c",
+                "echo $$; kill -STOP $$; stat / >/dev/null && echo resumed"});
+  pid_t command = std::stoi(Child::read_line(traced.out));
+  // Until SIGCONT the command stays stopped: nothing more comes out. SIGCONT is sent again
+  // until it has effect, since one sent while SIGSTOP is still on its way would be lost.
+  std::size_t sent = 0;
+  for (;;) {
+    pollfd ready{traced.out.get(), POLLIN, 0};
+    if (::poll(&ready, 1, sent == 0 ? 1 : 20) > 0)
+      break;
+    auto state = proc_status_field(command, "State");
+    REQUIRE_FALSE(state.empty());
+    if (state.starts_with("T") || state.starts_with("t")) {
+      ::kill(command, SIGCONT);
+      ++sent;
+    }
+  }
+  CHECK(sent > 0);
+  CHECK(Child::read_line(traced.out) == "resumed");
+  CHECK(traced.wait() == 0);
 }
