@@ -93,6 +93,8 @@ int run(const Options& options) {
       return k_exit_failure;
     return outcome.error().errno_value() == ENOENT ? k_exit_not_found : k_exit_cannot_run;
   }
+  if (!outcome->warning.empty())
+    fmt::print(stderr, "syscount: warning: {}\n", outcome->warning);
   info.exit_status = outcome->exit_status;
   info.detached = outcome->detached;
   info.wall_s = outcome->wall_s;

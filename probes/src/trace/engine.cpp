@@ -51,6 +51,10 @@
 // the signal lands just before it. SIGCHLD is reset to its default: an inherited SIG_IGN would
 // let the kernel reap our children behind waitpid's back.
 //
+// Without seccomp (an old kernel, a sandbox that forbids it) the child goes on unfiltered and
+// says so through its pipe before it stops; the parent then traces every call and keeps the
+// class's in user space, as in attach mode, and warns that this is slower.
+//
 // Limits, as for strace: the filter sets no_new_privs, so setuid programs run without their
 // privileges; a task created with CLONE_UNTRACED escapes tracing and its counted calls fail with
 // ENOSYS; calls made through another ABI (a 32-bit program on x86_64) are not counted, since
@@ -69,6 +73,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <seccomp.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -416,11 +421,13 @@ int shell_status(int status) {
 constexpr long k_options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK |
                            PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
 
-// What the child tells the parent through a close-on-exec pipe when it cannot exec.
+// What the child tells the parent through a close-on-exec pipe when it cannot load the filter
+// (it goes on without it) or cannot exec (it exits).
 struct ChildFailure {
   int stage = 0; // 1: loading the filter, 2: exec
   int err = 0;
 };
+constexpr int k_stage_filter = 1;
 
 Result<TraceOutcome> Tracer::launch(const std::string& program,
                                     const std::vector<std::string>& argv) {
@@ -449,14 +456,13 @@ Result<TraceOutcome> Tracer::launch(const std::string& program,
     // The child: only async-signal-safe calls from here on, but for seccomp_load, which is
     // safe because the parent has a single thread.
     report_read.reset();
-    ChildFailure failure{};
     if (filter && seccomp_load(filter.get()) < 0) {
-      failure = {1, errno};
-    } else {
-      ::raise(SIGSTOP);
-      ::execv(program.c_str(), args.data());
-      failure = {2, errno};
+      ChildFailure failure{k_stage_filter, errno};
+      [[maybe_unused]] auto n = ::write(report_write.get(), &failure, sizeof failure);
     }
+    ::raise(SIGSTOP);
+    ::execv(program.c_str(), args.data());
+    ChildFailure failure{2, errno};
     [[maybe_unused]] auto n = ::write(report_write.get(), &failure, sizeof failure);
     ::_exit(failure.err == ENOENT ? 127 : 126);
   }
@@ -465,6 +471,18 @@ Result<TraceOutcome> Tracer::launch(const std::string& program,
 
   int status = 0;
   while (::waitpid(pid, &status, WSTOPPED) < 0 && errno == EINTR) {
+  }
+  std::string warning;
+  if (pollfd note{report_read.get(), POLLIN, 0}; ::poll(&note, 1, 0) > 0) {
+    // Written before the child stopped: the filter could not be loaded. Trace every call and
+    // keep the class's in user space, as for -p.
+    ChildFailure failure{};
+    if (::read(report_read.get(), &failure, sizeof failure) == sizeof failure &&
+        failure.stage == k_stage_filter) {
+      filtered_ = false;
+      warning = fmt::format("seccomp filter not loaded: {}; every call stops, which is slower",
+                            std::strerror(failure.err));
+    }
   }
   if (WIFSTOPPED(status)) {
     if (::ptrace(PTRACE_SEIZE, pid, nullptr, k_options | PTRACE_O_EXITKILL) != 0) {
@@ -485,12 +503,10 @@ Result<TraceOutcome> Tracer::launch(const std::string& program,
   }
 
   ChildFailure failure{};
-  if (::read(report_read.get(), &failure, sizeof failure) == sizeof failure) {
-    if (failure.stage == 1)
-      return fail(Error::from_errno("load seccomp filter for", program, failure.err));
+  if (::read(report_read.get(), &failure, sizeof failure) == sizeof failure)
     return fail(Error::from_errno("exec", program, failure.err));
-  }
   TraceOutcome outcome;
+  outcome.warning = std::move(warning);
   outcome.exit_status = main_status_ ? shell_status(*main_status_) : 0;
   outcome.wall_s = static_cast<double>(end_ns_ - start_ns_) / 1e9;
   outcome.used_filter = filtered_;

@@ -32,11 +32,12 @@ struct TraceOutcome {
   double wall_s = 0;        // from the start (or attach) to the end of the trace
   bool detached = false;    // attach mode: stopped by a signal to syscount, process still runs
   bool used_filter = false; // a seccomp filter limited the stops to the class's calls
+  std::string warning;      // when not empty, worth telling the user (no seccomp filter: slower)
 };
 
 // The executable `name` names: itself when it contains a '/', else the first executable match
 // in $PATH (execvp's search). Fails with "NAME: command not found" (ENOENT) when there is none,
-// or "NAME: Permission denied" (EACCES) when the only matches are not executable.
+// or "run NAME: Permission denied" (EACCES) when the only matches are not executable.
 Result<std::string> find_program(const std::string& name);
 
 // Runs (or attaches to) the request's target under ptrace, following every child and thread,
