@@ -35,6 +35,9 @@ using opskit::test::Outcome;
 using opskit::test::run;
 using opskit::test::tool;
 
+constexpr const char* k_strace_files_filter =
+    "trace=%%stat,access,faccessat,faccessat2,readlink,readlinkat,open,openat,openat2,creat,"
+    "execve,execveat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,chdir";
 constexpr const char* k_strace_filter =
     "trace=%%stat,access,faccessat,faccessat2,readlink,readlinkat";
 
@@ -147,7 +150,10 @@ json check_against_strace(const std::vector<std::string>& command,
     WARN("strace is not installed: comparison skipped");
     return traced.report;
   }
-  Counts theirs = strace_counts(command, tmp, cls == "all" ? "" : k_strace_filter);
+  Counts theirs = strace_counts(command, tmp,
+                                cls == "all"     ? ""
+                                : cls == "files" ? k_strace_files_filter
+                                                 : k_strace_filter);
   INFO("syscount:\n" << ours << "strace:\n" << theirs);
   CHECK(ours == theirs);
   return traced.report;
@@ -349,6 +355,20 @@ TEST_CASE("syscount: all counts every call as strace -c does", "[syscount][strac
   CHECK(counts["execve"].calls == 2);
   CHECK(counts["openat"].errors > 0);
   CHECK(report.at("class") == "all");
+}
+
+TEST_CASE("syscount: files counts as strace counts the same calls", "[syscount][strace]") {
+  // Each run works in a fresh directory, so both see the same calls succeed and fail.
+  auto report = check_against_strace(
+      {"sh", "-c",
+       "d=$(mktemp -d) && cd $d && mkdir a && echo x > a/f && mv a/f a/g && rm a/g &&"
+       " cat /nonexistent 2>/dev/null; ls $d >/dev/null; cd / && rm -r $d"},
+      "files");
+  CHECK(report.at("class") == "files");
+  auto counts = json_counts(report);
+  CHECK(counts["execve"].calls >= 5);
+  CHECK(counts["mkdir"].calls + counts["mkdirat"].calls >= 2);
+  CHECK(counts["chdir"].calls == 2);
 }
 
 TEST_CASE("syscount: a signal to syscount reaches the command, and the report follows",
