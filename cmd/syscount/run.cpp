@@ -2,6 +2,9 @@
 // syscount's one pass: trace into an aggregator, then render the summary once at the end.
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <sys/ioctl.h>
