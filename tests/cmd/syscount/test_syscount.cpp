@@ -55,8 +55,8 @@ struct TempDir {
   std::string file(const std::string& name) const { return (path / name).string(); }
 };
 
-std::string helper(const std::string& name) {
-  return std::string(SYSCOUNT_HELPERS) + "/syscount_" + name;
+std::string workload(const std::string& name) {
+  return std::string(SYSCOUNT_WORKLOADS) + "/syscount_" + name;
 }
 
 std::string slurp(const std::string& path) {
@@ -265,7 +265,7 @@ TEST_CASE("syscount: a shell script spawning 50 processes counts as strace count
 
 TEST_CASE("syscount: stats from 8 threads at once are all counted", "[syscount][strace]") {
   TempDir dir;
-  auto report = check_against_strace({helper("stat_threads"), dir.path.string(), "250"});
+  auto report = check_against_strace({workload("stat_threads"), dir.path.string(), "250"});
   for (int t = 0; t < 8; ++t) {
     const json* missing = find_path(report, dir.file("missing-" + std::to_string(t)));
     REQUIRE(missing != nullptr);
@@ -276,13 +276,13 @@ TEST_CASE("syscount: stats from 8 threads at once are all counted", "[syscount][
 }
 
 TEST_CASE("syscount: vfork and exec are followed", "[syscount][strace]") {
-  auto report = check_against_strace({helper("vfork_exec")});
+  auto report = check_against_strace({workload("vfork_exec")});
   const json* before = find_path(report, "/nonexistent/before-vfork");
   REQUIRE(before != nullptr);
   CHECK(before->at("calls") == 10);
 
   TempDir tmp;
-  auto files = syscount("files", {helper("vfork_exec")}, tmp);
+  auto files = syscount("files", {workload("vfork_exec")}, tmp);
   CHECK(files.outcome.exit_status == 0);
   auto counts = json_counts(files.report);
   CHECK(counts["execve"] == Count{19, 9}); // itself, then 9 children: one failure, one success
@@ -292,7 +292,7 @@ TEST_CASE("syscount: vfork and exec are followed", "[syscount][strace]") {
 }
 
 TEST_CASE("syscount: a thread that execs takes over the process", "[syscount][strace]") {
-  auto report = check_against_strace({helper("thread_exec")});
+  auto report = check_against_strace({workload("thread_exec")});
   const json* before = find_path(report, "/nonexistent/before-thread-exec");
   REQUIRE(before != nullptr);
   CHECK(before->at("calls") == 1);
@@ -301,7 +301,7 @@ TEST_CASE("syscount: a thread that execs takes over the process", "[syscount][st
 }
 
 TEST_CASE("syscount: long paths, paths at a page's end and calls on an fd", "[syscount][strace]") {
-  auto report = check_against_strace({helper("odd_paths")});
+  auto report = check_against_strace({workload("odd_paths")});
   const json* edge = find_path(report, "/nonexistent/page-edge");
   REQUIRE(edge != nullptr);
   CHECK(edge->at("errno").at("ENOENT") == 1);
@@ -375,7 +375,7 @@ TEST_CASE("syscount: a signal to syscount reaches the command, and the report fo
           "[syscount]") {
   TempDir tmp;
   Child traced(
-      {tool("syscount"), "stats", "-o", tmp.file("report.txt"), "--", helper("wait_lines")});
+      {tool("syscount"), "stats", "-o", tmp.file("report.txt"), "--", workload("wait_lines")});
   std::string ready = Child::read_line(traced.out);
   REQUIRE(ready.starts_with("ready "));
   pid_t command = std::stoi(ready.substr(6));
@@ -389,7 +389,7 @@ TEST_CASE("syscount: a signal to syscount reaches the command, and the report fo
 
 TEST_CASE("syscount: -p attaches to a running process and detaches on SIGINT", "[syscount]") {
   TempDir tmp;
-  Child target({helper("wait_lines"), "40"});
+  Child target({workload("wait_lines"), "40"});
   std::string ready = Child::read_line(target.out);
   REQUIRE(ready.starts_with("ready "));
   Child tracer({tool("syscount"), "stats", "-p", std::to_string(target.pid), "--json", "-o",
@@ -419,7 +419,7 @@ TEST_CASE("syscount: -p attaches to a running process and detaches on SIGINT", "
 
 TEST_CASE("syscount: -p reports the exit of a process that ends while traced", "[syscount]") {
   TempDir tmp;
-  Child target({helper("wait_lines"), "1"});
+  Child target({workload("wait_lines"), "1"});
   REQUIRE(Child::read_line(target.out).starts_with("ready "));
   pid_t pid = target.pid;
   Child tracer({tool("syscount"), "stats", "-p", std::to_string(pid), "--json", "-o",
@@ -542,8 +542,8 @@ TEST_CASE("syscount: a traced command stopped by SIGSTOP stays stopped until SIG
 TEST_CASE("syscount: without seccomp it traces every call and counts the same", "[syscount]") {
   TempDir tmp, dir;
   std::string out = tmp.file("report.json");
-  auto done = run({helper("no_seccomp"), tool("syscount"), "stats", "--json", "-o", out, "--",
-                   helper("stat_threads"), dir.path.string(), "20"});
+  auto done = run({workload("no_seccomp"), tool("syscount"), "stats", "--json", "-o", out, "--",
+                   workload("stat_threads"), dir.path.string(), "20"});
   CHECK(done.exit_status == 0);
   CHECK(done.err.starts_with("syscount: warning: seccomp filter not loaded: "));
   json report = json::parse(slurp(out));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Test helper: runs a command where installing a seccomp filter fails with EPERM, as in a
+// Test workload: runs a command where installing a seccomp filter fails with EPERM, as in a
 // sandbox that forbids it. Usage: no_seccomp COMMAND [ARGS...]
 #include <cerrno>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Test helper: stat calls on paths that are hard to read from another process:
+// Test workload: stat calls on paths that are hard to read from another process:
 //  - a path of 5000 bytes (longer than PATH_MAX: the kernel says ENAMETOOLONG);
 //  - "/nonexistent/page-edge" ending exactly at the end of a page followed by an unmapped one;
 //  - fstat on a descriptor and newfstatat(fd, "", AT_EMPTY_PATH): calls without a path.

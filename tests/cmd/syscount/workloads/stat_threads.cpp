@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Test helper: 8 threads each make a known number of stat-family calls at once.
+// Test workload: 8 threads each make a known number of stat-family calls at once.
 // Usage: stat_threads DIR ROUNDS  ->  per round and thread: stat DIR (ok), stat DIR/missing-T
 // (ENOENT), access DIR (ok), lstat DIR/missing-T/x (ENOENT).
 #include <pthread.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Test helper: prints "ready PID", then for each line read on stdin stats
+// Test workload: prints "ready PID", then for each line read on stdin stats
 // /nonexistent/line-marker COUNT times and prints "done". Exits 0 at end of input.
 #include <cstdio>
 #include <string>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Test helper: a thread other than the main one stats a path and then execs /bin/true, which
+// Test workload: a thread other than the main one stats a path and then execs /bin/true, which
 // gives it the process's pid and ends every other thread, the main one blocked in join.
 #include <thread>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Test helper: vforks 10 children; each of the first 9 tries to exec a missing program, then
+// Test workload: vforks 10 children; each of the first 9 tries to exec a missing program, then
 // execs /bin/true; the last exits 3 without exec. The parent stats before each vfork.
 #include <sys/stat.h>
 #include <sys/wait.h>
