@@ -58,8 +58,9 @@ void section(std::string& out, std::string_view title, const Table& table, std::
 
 } // namespace
 
-std::string render_text(const RunInfo& run, const trace::TraceSummary& summary, bool per_process,
-                        std::size_t top, std::size_t width) {
+std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
+                        const TextLayout& layout) {
+  auto width = layout.width;
   std::string header;
   if (run.attached_pid > 0)
     header =
@@ -104,10 +105,10 @@ std::string render_text(const RunInfo& run, const trace::TraceSummary& summary, 
     suffixes.add_row({s.name, std::to_string(s.count)});
   section(out, "Suffixes probed in vain", suffixes, width);
 
-  if (per_process) {
+  if (layout.per_process) {
     Table processes(
         {{"pid", Align::right}, {"command"}, {"calls", Align::right}, {"errors", Align::right}});
-    for (std::size_t i = 0; i < listed(summary.processes.size(), top); ++i) {
+    for (std::size_t i = 0; i < listed(summary.processes.size(), layout.top); ++i) {
       const auto& p = summary.processes[i];
       processes.add_row(
           {std::to_string(p.pid), p.comm, std::to_string(p.calls), std::to_string(p.errors)});
@@ -117,9 +118,9 @@ std::string render_text(const RunInfo& run, const trace::TraceSummary& summary, 
 
   out += fmt::format("\nTotal: {} calls, {} failed, {} s in calls\n", summary.calls, summary.errors,
                      seconds(summary.time_s));
-  out += fmt::format("{} path lookups, {} process{}, {:.3f} s wall\n", summary.path_lookups,
-                     summary.processes.size(), summary.processes.size() == 1 ? "" : "es",
-                     run.wall_s);
+  out +=
+      fmt::format("{} path lookups, {} process{}, {:.3f} s wall\n", summary.path_lookups,
+                  summary.processes.size(), summary.processes.size() == 1 ? "" : "es", run.wall_s);
   if (summary.folded_lookups > 0)
     out += fmt::format("{} lookups of paths beyond the first {} distinct ones were folded into "
                        "their directory (shown as DIR/*)\n",

@@ -21,11 +21,17 @@ struct RunInfo {
   std::size_t max_paths = 0;
 };
 
-// The report as tables for a reader, each line at most `width` columns (0: no limit). With
-// `per_process`, a table of processes too. `top` cuts the process list (0: no limit); the other
-// lists come cut from the aggregator.
-std::string render_text(const RunInfo& run, const trace::TraceSummary& summary, bool per_process,
-                        std::size_t top, std::size_t width);
+// How the text report is laid out.
+struct TextLayout {
+  bool per_process = false; // add a table of processes
+  std::size_t top = 0;      // list at most this many processes (0: all); the other lists come
+                            // cut from the aggregator
+  std::size_t width = 0;    // each line at most this many columns (0: no limit)
+};
+
+// The report as tables for a reader.
+std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
+                        const TextLayout& layout);
 
 // The report as one JSON object with the schema documented in syscount(1), newline-terminated.
 std::string render_json(const RunInfo& run, const trace::TraceSummary& summary, std::size_t top);

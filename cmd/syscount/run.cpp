@@ -105,8 +105,10 @@ int run(const Options& options) {
   auto summary = aggregator.summary(options.top == 0 ? static_cast<std::size_t>(-1) : options.top);
   FILE* out = file ? file.get() : stderr;
   std::string report = options.json ? render_json(info, summary, options.top)
-                                    : render_text(info, summary, options.per_process, options.top,
-                                                  report_width(::fileno(out)));
+                                    : render_text(info, summary,
+                                                  {.per_process = options.per_process,
+                                                   .top = options.top,
+                                                   .width = report_width(::fileno(out))});
   bool written = std::fwrite(report.data(), 1, report.size(), out) == report.size();
   if (file)
     written = std::fclose(file.release()) == 0 && written;
