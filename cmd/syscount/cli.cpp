@@ -5,10 +5,51 @@
 
 namespace opskit::cmd::syscount {
 
-void define_cli(CLI::App& app, Options& /*options*/) {
-  app.description("Run a command and count the system calls it makes, above all the "
-                  "stat family, by path and by result.");
+namespace {
+
+struct Subcommand {
+  trace::SyscallClass cls;
+  const char* description;
+};
+
+constexpr Subcommand k_subcommands[] = {
+    {trace::SyscallClass::stats,
+     "Count the stat family: stat, lstat, fstat, newfstatat, statx, access, faccessat, "
+     "faccessat2, readlink, readlinkat; by syscall, result, path, failed directory and suffix."},
+    {trace::SyscallClass::files,
+     "Count the stat family plus open, openat, openat2, creat, execve, execveat, unlink(at), "
+     "rename(at,at2), mkdir(at) and chdir."},
+    {trace::SyscallClass::all, "Count every system call, with errors by errno, like strace -c."},
+};
+
+} // namespace
+
+void define_cli(CLI::App& app, Options& options) {
+  app.description("Run a command (or attach to a process) and count the system calls it makes, "
+                  "above all the stat family, by path and by result.");
   app.set_version_flag("--version", std::string("syscount ") + k_version);
+  app.require_subcommand(1);
+  app.footer("Example: syscount stats -- perl -MPOSIX -e 1");
+  for (const auto& sub : k_subcommands) {
+    CLI::App* cmd = app.add_subcommand(std::string(trace::to_string(sub.cls)), sub.description);
+    cmd->parse_complete_callback([&options, cls = sub.cls] { options.cls = cls; });
+    cmd->add_option("-p,--pid", options.pid,
+                    "Attach to this running process and all its threads instead of running a "
+                    "command; Ctrl-C detaches")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--per-process", options.per_process, "Break the report down by process");
+    cmd->add_option("--top", options.top,
+                    "List at most N paths, directories, suffixes and "
+                    "processes (0: all)")
+        ->capture_default_str();
+    cmd->add_option("--max-paths", options.max_paths,
+                    "Keep at most N distinct paths exactly; fold the rest into their directory")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("-o,--output", options.output, "Write the report to FILE instead of stderr");
+    cmd->add_flag("--json", options.json, "Write the report as JSON");
+    cmd->add_option("command", options.command, "The command to run, after --")->take_all();
+  }
 }
 
 } // namespace opskit::cmd::syscount

@@ -1,14 +1,33 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
+#include <sys/types.h>
+
+#include "opskit/probes/trace/syscalls.hpp"
 
 namespace opskit::cmd::syscount {
 
 // What the command line asked for.
-struct Options {};
+struct Options {
+  trace::SyscallClass cls = trace::SyscallClass::stats; // the subcommand
+  std::vector<std::string> command;                     // the command after `--`
+  pid_t pid = 0;                                        // -p: attach instead
+  bool per_process = false;
+  std::size_t top = 20; // 0: no limit
+  std::size_t max_paths = 100'000;
+  std::string output; // -o: report file instead of stderr
+  bool json = false;
+};
 
 // Defines syscount's command line on `app`, storing what it parses into `options`.
 void define_cli(CLI::App& app, Options& options);
+
+// Runs what `options` asks for and returns syscount's exit status: the traced command's.
+int run(const Options& options);
 
 } // namespace opskit::cmd::syscount

@@ -6,8 +6,6 @@ int main(int argc, char** argv) {
   CLI::App app{"", "syscount"};
   opskit::cmd::syscount::Options options;
   opskit::cmd::syscount::define_cli(app, options);
-  return opskit::cmd::run_main("syscount", app, argc, argv, [&] {
-    std::fputs(app.help().c_str(), stderr);
-    return opskit::cmd::k_exit_usage;
-  });
+  return opskit::cmd::run_main("syscount", app, argc, argv,
+                               [&] { return opskit::cmd::syscount::run(options); });
 }

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+#include "report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "opskit/table.hpp"
+
+namespace opskit::cmd::syscount {
+
+namespace {
+
+using trace::errno_name;
+using trace::ErrnoCount;
+
+std::string errno_list(const std::vector<ErrnoCount>& errnos) {
+  std::string out;
+  for (const auto& e : errnos)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", errno_name(e.err), e.count);
+  return out;
+}
+
+std::string seconds(double s) {
+  return fmt::format("{:.6f}", s);
+}
+
+std::string command_line(const RunInfo& run) {
+  std::string out;
+  for (const auto& word : run.command)
+    out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+// `line` cut to `width` bytes (0: no limit), marked "..." at the end where it was cut.
+std::string fit(std::string line, std::size_t width) {
+  if (width > 3 && line.size() > width) {
+    std::size_t keep = width - 3;
+    while (keep > 0 && (static_cast<unsigned char>(line[keep]) & 0xC0) == 0x80)
+      --keep; // not inside a UTF-8 sequence
+    line.resize(keep);
+    line += "...";
+  }
+  return line;
+}
+
+std::size_t listed(std::size_t size, std::size_t top) {
+  return top == 0 ? size : std::min(size, top);
+}
+
+void section(std::string& out, std::string_view title, const Table& table, std::size_t width) {
+  if (table.empty())
+    return;
+  out += fmt::format("\n{}\n", title);
+  out += table.render(width);
+}
+
+} // namespace
+
+std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
+                        const TextLayout& layout) {
+  auto width = layout.width;
+  std::string header;
+  if (run.attached_pid > 0)
+    header =
+        fmt::format("syscount {}: process {} ({}), {}", trace::to_string(run.cls), run.attached_pid,
+                    command_line(run),
+                    run.detached ? "detached" : fmt::format("exit status {}", run.exit_status));
+  else
+    header = fmt::format("syscount {}: {}, exit status {}", trace::to_string(run.cls),
+                         command_line(run), run.exit_status);
+  std::string out = fit(header, width) + "\n";
+
+  Table calls({{"syscall"},
+               {"calls", Align::right},
+               {"errors", Align::right},
+               {"time (s)", Align::right},
+               {"errors by errno"}});
+  for (const auto& s : summary.syscalls)
+    calls.add_row({s.name, std::to_string(s.calls), std::to_string(s.errors), seconds(s.time_s),
+                   errno_list(s.errnos)});
+  section(out, "Calls", calls, width);
+
+  Table results({{"result"}, {"calls", Align::right}});
+  if (summary.calls > 0)
+    results.add_row({"ok", std::to_string(summary.calls - summary.errors)});
+  for (const auto& e : summary.results)
+    results.add_row({errno_name(e.err), std::to_string(e.count)});
+  section(out, "Results", results, width);
+
+  Table paths({{"path"}, {"calls", Align::right}, {"failed", Align::right}, {"errors by errno"}});
+  for (const auto& p : summary.paths)
+    paths.add_row(
+        {p.path, std::to_string(p.calls), std::to_string(p.errors), errno_list(p.errnos)});
+  section(out, "Paths looked up most", paths, width);
+
+  Table dirs({{"directory"}, {"failed lookups", Align::right}});
+  for (const auto& d : summary.failed_dirs)
+    dirs.add_row({d.name, std::to_string(d.count)});
+  section(out, "Directories probed in vain", dirs, width);
+
+  Table suffixes({{"suffix"}, {"failed lookups", Align::right}});
+  for (const auto& s : summary.failed_suffixes)
+    suffixes.add_row({s.name, std::to_string(s.count)});
+  section(out, "Suffixes probed in vain", suffixes, width);
+
+  if (layout.per_process) {
+    Table processes(
+        {{"pid", Align::right}, {"command"}, {"calls", Align::right}, {"errors", Align::right}});
+    for (std::size_t i = 0; i < listed(summary.processes.size(), layout.top); ++i) {
+      const auto& p = summary.processes[i];
+      processes.add_row(
+          {std::to_string(p.pid), p.comm, std::to_string(p.calls), std::to_string(p.errors)});
+    }
+    section(out, "Processes", processes, width);
+  }
+
+  out += fmt::format("\nTotal: {} calls, {} failed, {} s in calls\n", summary.calls, summary.errors,
+                     seconds(summary.time_s));
+  out +=
+      fmt::format("{} path lookups, {} process{}, {:.3f} s wall\n", summary.path_lookups,
+                  summary.processes.size(), summary.processes.size() == 1 ? "" : "es", run.wall_s);
+  if (summary.folded_lookups > 0)
+    out += fmt::format("{} lookups of paths beyond the first {} distinct ones were folded into "
+                       "their directory (shown as DIR/*)\n",
+                       summary.folded_lookups, run.max_paths);
+  return out;
+}
+
+std::string render_json(const RunInfo& run, const trace::TraceSummary& summary, std::size_t top) {
+  using Json = nlohmann::ordered_json;
+  auto errno_object = [](const std::vector<ErrnoCount>& errnos) {
+    Json object = Json::object();
+    for (const auto& e : errnos)
+      object[errno_name(e.err)] = e.count;
+    return object;
+  };
+  Json doc;
+  doc["command"] = run.command;
+  doc["exit_status"] = run.exit_status;
+  doc["backend"] = "ptrace";
+  doc["class"] = trace::to_string(run.cls);
+  doc["wall_s"] = run.wall_s;
+  doc["syscalls"] = Json::array();
+  for (const auto& s : summary.syscalls)
+    doc["syscalls"].push_back({{"name", s.name},
+                               {"calls", s.calls},
+                               {"errors", s.errors},
+                               {"errno", errno_object(s.errnos)},
+                               {"time_s", s.time_s}});
+  doc["paths"] = Json::array();
+  for (const auto& p : summary.paths)
+    doc["paths"].push_back({{"path", p.path},
+                            {"calls", p.calls},
+                            {"errors", p.errors},
+                            {"errno", errno_object(p.errnos)}});
+  doc["failed_dirs"] = Json::array();
+  for (const auto& d : summary.failed_dirs)
+    doc["failed_dirs"].push_back({{"dir", d.name}, {"failed", d.count}});
+  doc["processes"] = Json::array();
+  for (std::size_t i = 0; i < listed(summary.processes.size(), top); ++i) {
+    const auto& p = summary.processes[i];
+    doc["processes"].push_back(
+        {{"pid", p.pid}, {"comm", p.comm}, {"calls", p.calls}, {"errors", p.errors}});
+  }
+  // Beyond the schema in the issue, documented in syscount(1): suffixes and folding.
+  doc["failed_suffixes"] = Json::array();
+  for (const auto& s : summary.failed_suffixes)
+    doc["failed_suffixes"].push_back({{"suffix", s.name}, {"failed", s.count}});
+  doc["folded_lookups"] = summary.folded_lookups;
+  if (run.attached_pid > 0)
+    doc["detached"] = run.detached;
+  // Paths are bytes; anything that is not UTF-8 is replaced rather than thrown on.
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+} // namespace opskit::cmd::syscount

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// syscount's one pass: trace into an aggregator, then render the summary once at the end.
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cli.hpp"
+#include "cli_main.hpp"
+#include "opskit/file.hpp"
+#include "opskit/handle.hpp"
+#include "opskit/probes/trace/engine.hpp"
+#include "report.hpp"
+
+namespace opskit::cmd::syscount {
+
+namespace {
+
+constexpr int k_exit_not_found = 127;
+constexpr int k_exit_cannot_run = 126;
+
+using FilePtr = CPtr<FILE, std::fclose>;
+
+// The width to fit the report to: the terminal's when `fd` is one, else $COLUMNS, else none.
+std::size_t report_width(int fd) {
+  winsize ws{};
+  if (::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"))
+    return static_cast<std::size_t>(std::strtoul(columns, nullptr, 10));
+  return 0;
+}
+
+// A running process's command line from /proc/<pid>/cmdline, or its pid when unreadable.
+std::vector<std::string> process_command(pid_t pid) {
+  std::vector<std::string> words;
+  if (auto text = read_file(fmt::format("/proc/{}/cmdline", pid))) {
+    std::string_view rest = *text;
+    while (!rest.empty()) {
+      auto nul = rest.find('\0');
+      words.emplace_back(rest.substr(0, nul));
+      rest = nul == std::string_view::npos ? std::string_view{} : rest.substr(nul + 1);
+    }
+  }
+  if (words.empty())
+    words.push_back(std::to_string(pid));
+  return words;
+}
+
+int usage_error(std::string_view message) {
+  print_error("syscount", fmt::format("{} (see 'syscount --help')", message));
+  return k_exit_usage;
+}
+
+} // namespace
+
+int run(const Options& options) {
+  if (options.pid > 0 && !options.command.empty())
+    return usage_error("give either -p PID or a command after --, not both");
+  if (options.pid == 0 && options.command.empty())
+    return usage_error("no command to trace: give one after --, or -p PID");
+
+  // Open the report file first: a typo in -o should not cost a whole traced run.
+  FilePtr file;
+  if (!options.output.empty()) {
+    file.reset(std::fopen(options.output.c_str(), "w"));
+    if (!file) {
+      print_error("syscount", Error::from_errno("open", options.output).message());
+      return k_exit_failure;
+    }
+  }
+
+  trace::Aggregator aggregator({.max_paths = options.max_paths});
+  trace::TraceRequest request{options.cls, options.command, options.pid, {}};
+  if (options.pid > 0)
+    request.on_attached = [pid = options.pid](std::size_t threads) {
+      fmt::print(stderr, "syscount: attached to process {} ({} thread{}); Ctrl-C detaches\n", pid,
+                 threads, threads == 1 ? "" : "s");
+    };
+  RunInfo info{options.pid > 0 ? process_command(options.pid) : options.command,
+               options.pid,
+               false,
+               0,
+               options.cls,
+               0,
+               options.max_paths};
+  auto outcome = trace::run_trace(request, aggregator);
+  if (!outcome) {
+    print_error("syscount", outcome.error().message());
+    if (options.pid > 0)
+      return k_exit_failure;
+    return outcome.error().errno_value() == ENOENT ? k_exit_not_found : k_exit_cannot_run;
+  }
+  if (!outcome->warning.empty())
+    fmt::print(stderr, "syscount: warning: {}\n", outcome->warning);
+  info.exit_status = outcome->exit_status;
+  info.detached = outcome->detached;
+  info.wall_s = outcome->wall_s;
+
+  auto summary = aggregator.summary(options.top == 0 ? static_cast<std::size_t>(-1) : options.top);
+  FILE* out = file ? file.get() : stderr;
+  std::string report = options.json ? render_json(info, summary, options.top)
+                                    : render_text(info, summary,
+                                                  {.per_process = options.per_process,
+                                                   .top = options.top,
+                                                   .width = report_width(::fileno(out))});
+  bool written = std::fwrite(report.data(), 1, report.size(), out) == report.size();
+  if (file)
+    written = std::fclose(file.release()) == 0 && written;
+  if (!written) {
+    print_error("syscount", Error::from_errno("write report to",
+                                              options.output.empty() ? "stderr" : options.output)
+                                .message());
+    return outcome->exit_status == 0 ? k_exit_failure : outcome->exit_status;
+  }
+  return outcome->exit_status;
+}
+
+} // namespace opskit::cmd::syscount

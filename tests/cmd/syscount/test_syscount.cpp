@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: MIT
+// syscount end to end: the built binary traces real programs, and its per-syscall calls and
+// errors must equal strace's for the same command. Needs ptrace of our own children and
+// seccomp (any Linux >= 5.3); the strace comparisons are skipped, with a warning, without strace.
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "opskit/handle.hpp"
+#include "process.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using opskit::UniqueFd;
+using opskit::test::have_program;
+using opskit::test::Outcome;
+using opskit::test::run;
+using opskit::test::tool;
+
+constexpr const char* k_strace_files_filter =
+    "trace=%%stat,access,faccessat,faccessat2,readlink,readlinkat,open,openat,openat2,creat,"
+    "execve,execveat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,chdir";
+constexpr const char* k_strace_filter =
+    "trace=%%stat,access,faccessat,faccessat2,readlink,readlinkat";
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "syscount-test-XXXXXX").string();
+    if (!::mkdtemp(templ.data()))
+      throw std::runtime_error("mkdtemp failed");
+    path = templ;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string workload(const std::string& name) {
+  return std::string(SYSCOUNT_WORKLOADS) + "/syscount_" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Count {
+  std::uint64_t calls = 0, errors = 0;
+  bool operator==(const Count&) const = default;
+};
+using Counts = std::map<std::string, Count>;
+
+std::ostream& operator<<(std::ostream& out, const Counts& counts) {
+  for (const auto& [name, c] : counts)
+    out << name << ": " << c.calls << " calls, " << c.errors << " errors\n";
+  return out;
+}
+
+// strace -f -c's table: "% time seconds usecs/call calls [errors] syscall", then a total line.
+// `filter` empty: every call.
+Counts strace_counts(const std::vector<std::string>& command, const TempDir& tmp,
+                     const std::string& filter = k_strace_filter) {
+  std::string out = tmp.file("strace.txt");
+  std::vector<std::string> argv{"strace", "-f", "-c", "-o", out};
+  if (!filter.empty())
+    argv.insert(argv.end(), {"-e", filter});
+  argv.insert(argv.end(), command.begin(), command.end());
+  Outcome done = run(argv);
+  INFO(done.err);
+  Counts counts;
+  std::istringstream lines(slurp(out));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+    if (w.size() < 5 || w[0] == "%" || w.back() == "total" ||
+        !std::isdigit(static_cast<unsigned char>(w[0][0])))
+      continue;
+    counts[w.back()] = {std::stoull(w[3]), w.size() == 6 ? std::stoull(w[4]) : 0};
+  }
+  return counts;
+}
+
+struct Traced {
+  Outcome outcome;
+  json report;
+};
+
+// Runs `syscount CLS --json -o FILE [extra...] -- command...` and parses the report.
+Traced syscount(const std::string& cls, const std::vector<std::string>& command, const TempDir& tmp,
+                const std::vector<std::string>& extra = {}) {
+  std::string out = tmp.file("report.json");
+  std::vector<std::string> argv{tool("syscount"), cls, "--json", "--top", "0", "-o", out};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  Traced t{run(argv), {}};
+  INFO(t.outcome.err);
+  REQUIRE(fs::exists(out));
+  t.report = json::parse(slurp(out));
+  return t;
+}
+
+Counts json_counts(const json& report) {
+  Counts counts;
+  for (const auto& s : report.at("syscalls"))
+    counts[s.at("name").get<std::string>()] = {s.at("calls").get<std::uint64_t>(),
+                                               s.at("errors").get<std::uint64_t>()};
+  return counts;
+}
+
+const json* find_path(const json& report, const std::string& path) {
+  for (const auto& p : report.at("paths"))
+    if (p.at("path") == path)
+      return &p;
+  return nullptr;
+}
+
+// The same command under syscount and under strace give the same calls and errors: `stats`
+// against strace's stat family, access and readlink; `all` against everything.
+json check_against_strace(const std::vector<std::string>& command,
+                          const std::string& cls = "stats") {
+  TempDir tmp;
+  auto traced = syscount(cls, command, tmp);
+  CHECK(traced.outcome.exit_status == 0);
+  Counts ours = json_counts(traced.report);
+  CHECK_FALSE(ours.empty());
+  if (!have_program("strace")) {
+    WARN("strace is not installed: comparison skipped");
+    return traced.report;
+  }
+  Counts theirs = strace_counts(command, tmp,
+                                cls == "all"     ? ""
+                                : cls == "files" ? k_strace_files_filter
+                                                 : k_strace_filter);
+  INFO("syscount:\n" << ours << "strace:\n" << theirs);
+  CHECK(ours == theirs);
+  return traced.report;
+}
+
+// A child with pipes on its stdin, stdout and stderr.
+struct Child {
+  pid_t pid = -1;
+  UniqueFd in, out, err;
+
+  explicit Child(const std::vector<std::string>& argv) {
+    int fds[3][2];
+    for (auto& p : fds)
+      REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[0][0], 0);
+    posix_spawn_file_actions_adddup2(&actions, fds[1][1], 1);
+    posix_spawn_file_actions_adddup2(&actions, fds[2][1], 2);
+    std::vector<char*> args;
+    for (const auto& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[0][0]);
+    ::close(fds[1][1]);
+    ::close(fds[2][1]);
+    in.reset(fds[0][1]);
+    out.reset(fds[1][0]);
+    err.reset(fds[2][0]);
+    REQUIRE(rc == 0);
+  }
+  ~Child() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      wait();
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  static std::string read_line(const UniqueFd& fd) {
+    std::string line;
+    char c;
+    while (::read(fd.get(), &c, 1) == 1 && c != '\n')
+      line += c;
+    return line;
+  }
+  static std::string read_all(const UniqueFd& fd) {
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fd.get(), buf, sizeof buf)) > 0;)
+      text.append(buf, static_cast<std::size_t>(n));
+    return text;
+  }
+  void say(const std::string& line) const {
+    REQUIRE(::write(in.get(), line.data(), line.size()) == static_cast<ssize_t>(line.size()));
+  }
+  int wait() {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+};
+
+// "TracerPid" and "State" of a process, from /proc/PID/status.
+std::string proc_status_field(pid_t pid, const std::string& field) {
+  std::istringstream lines(slurp("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with(field + ":")) {
+      auto value = line.substr(field.size() + 1);
+      return value.substr(value.find_first_not_of(" \t"));
+    }
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("syscount: a 25-module Perl load counts as strace counts it", "[syscount][strace]") {
+  auto report =
+      check_against_strace({"perl", std::string(OPSKIT_TEST_DATA) + "/syscount/modules.pl"});
+  // Each @INC directory before the one holding the modules is probed in vain, .pmc and .pm.
+  std::map<std::string, std::uint64_t> suffixes;
+  for (const auto& s : report.at("failed_suffixes"))
+    suffixes[s.at("suffix")] = s.at("failed");
+  CHECK(suffixes[".pmc"] > 300);
+  CHECK(suffixes[".pm"] > 250);
+  REQUIRE_FALSE(report.at("failed_dirs").empty());
+  CHECK(report.at("failed_dirs")[0].at("failed").get<int>() >= 25);
+  CHECK(report.at("command")[0] == "perl");
+  CHECK(report.at("class") == "stats");
+  CHECK(report.at("backend") == "ptrace");
+}
+
+TEST_CASE("syscount: find over a tree counts as strace counts it", "[syscount][strace]") {
+  check_against_strace({"find", "/usr/share/perl", "-name", "x"});
+}
+
+TEST_CASE("syscount: a shell script spawning 50 processes counts as strace counts it",
+          "[syscount][strace]") {
+  auto report = check_against_strace(
+      {"sh", "-c", "i=0; while [ $i -lt 50 ]; do /bin/true; i=$((i+1)); done"});
+  CHECK(report.at("processes").size() == 51);
+  CHECK(report.at("processes")[1].at("comm") == "true");
+}
+
+TEST_CASE("syscount: stats from 8 threads at once are all counted", "[syscount][strace]") {
+  TempDir dir;
+  auto report = check_against_strace({workload("stat_threads"), dir.path.string(), "250"});
+  for (int t = 0; t < 8; ++t) {
+    const json* missing = find_path(report, dir.file("missing-" + std::to_string(t)));
+    REQUIRE(missing != nullptr);
+    CHECK(missing->at("calls") == 250);
+    CHECK(missing->at("errno").at("ENOENT") == 250);
+  }
+  CHECK(report.at("processes").size() == 1); // threads count under their process
+}
+
+TEST_CASE("syscount: vfork and exec are followed", "[syscount][strace]") {
+  auto report = check_against_strace({workload("vfork_exec")});
+  const json* before = find_path(report, "/nonexistent/before-vfork");
+  REQUIRE(before != nullptr);
+  CHECK(before->at("calls") == 10);
+
+  TempDir tmp;
+  auto files = syscount("files", {workload("vfork_exec")}, tmp);
+  CHECK(files.outcome.exit_status == 0);
+  auto counts = json_counts(files.report);
+  CHECK(counts["execve"] == Count{19, 9}); // itself, then 9 children: one failure, one success
+  const json* missing = find_path(files.report, "/nonexistent/program");
+  REQUIRE(missing != nullptr);
+  CHECK(missing->at("errno").at("ENOENT") == 9);
+}
+
+TEST_CASE("syscount: a thread that execs takes over the process", "[syscount][strace]") {
+  auto report = check_against_strace({workload("thread_exec")});
+  const json* before = find_path(report, "/nonexistent/before-thread-exec");
+  REQUIRE(before != nullptr);
+  CHECK(before->at("calls") == 1);
+  REQUIRE(report.at("processes").size() == 1);
+  CHECK(report.at("processes")[0].at("comm") == "true");
+}
+
+TEST_CASE("syscount: long paths, paths at a page's end and calls on an fd", "[syscount][strace]") {
+  auto report = check_against_strace({workload("odd_paths")});
+  const json* edge = find_path(report, "/nonexistent/page-edge");
+  REQUIRE(edge != nullptr);
+  CHECK(edge->at("errno").at("ENOENT") == 1);
+  bool found_long = false;
+  for (const auto& p : report.at("paths")) {
+    auto path = p.at("path").get<std::string>();
+    if (path.starts_with("/aaaa")) {
+      found_long = true;
+      CHECK(path.size() == 4096 + 3);
+      CHECK(path.ends_with("..."));
+      CHECK(p.at("errno").at("ENAMETOOLONG") == 1);
+    }
+  }
+  CHECK(found_long);
+}
+
+TEST_CASE("syscount: exits with the command's status, 128+N for signal N", "[syscount]") {
+  TempDir tmp;
+  CHECK(syscount("stats", {"sh", "-c", "exit 3"}, tmp).outcome.exit_status == 3);
+  auto killed = syscount("stats", {"sh", "-c", "kill -KILL $$"}, tmp);
+  CHECK(killed.outcome.exit_status == 137);
+  CHECK(killed.report.at("exit_status") == 137);
+}
+
+TEST_CASE("syscount: the command's output is untouched, the report goes to stderr", "[syscount]") {
+  auto done = run({tool("syscount"), "stats", "--", "sh", "-c", "echo out; echo err >&2"});
+  CHECK(done.exit_status == 0);
+  CHECK(done.out == "out\n");
+  CHECK(done.err.starts_with("err\nsyscount stats: sh -c"));
+  CHECK(done.err.find("\nTotal: ") != std::string::npos);
+}
+
+TEST_CASE("syscount: a missing command is reported and exits 127", "[syscount]") {
+  auto done = run({tool("syscount"), "stats", "--", "perl5-does-not-exist"});
+  CHECK(done.exit_status == 127);
+  CHECK(done.err == "syscount: error: perl5-does-not-exist: command not found\n");
+  done = run({tool("syscount"), "stats", "--", "/nonexistent/perl5"});
+  CHECK(done.exit_status == 127);
+}
+
+TEST_CASE("syscount: a wrong command line is a usage error", "[syscount]") {
+  CHECK(run({tool("syscount"), "stats"}).exit_status == 2);
+  CHECK(run({tool("syscount"), "stats", "-p", "1", "--", "true"}).exit_status == 2);
+  CHECK(run({tool("syscount"), "nosuch", "--", "true"}).exit_status == 2);
+}
+
+TEST_CASE("syscount: all counts every call as strace -c does", "[syscount][strace]") {
+  // Calls that never return (exit_group) are counted by neither.
+  auto report = check_against_strace({"sh", "-c", "ls /nonexistent-dir; exit 0"}, "all");
+  auto counts = json_counts(report);
+  CHECK(counts["execve"].calls == 2);
+  CHECK(counts["openat"].errors > 0);
+  CHECK(report.at("class") == "all");
+}
+
+TEST_CASE("syscount: files counts as strace counts the same calls", "[syscount][strace]") {
+  // Each run works in a fresh directory, so both see the same calls succeed and fail.
+  auto report = check_against_strace(
+      {"sh", "-c",
+       "d=$(mktemp -d) && cd $d && mkdir a && echo x > a/f && mv a/f a/g && rm a/g &&"
+       " cat /nonexistent 2>/dev/null; ls $d >/dev/null; cd / && rm -r $d"},
+      "files");
+  CHECK(report.at("class") == "files");
+  auto counts = json_counts(report);
+  CHECK(counts["execve"].calls >= 5);
+  CHECK(counts["mkdir"].calls + counts["mkdirat"].calls >= 2);
+  CHECK(counts["chdir"].calls == 2);
+}
+
+TEST_CASE("syscount: a signal to syscount reaches the command, and the report follows",
+          "[syscount]") {
+  TempDir tmp;
+  Child traced(
+      {tool("syscount"), "stats", "-o", tmp.file("report.txt"), "--", workload("wait_lines")});
+  std::string ready = Child::read_line(traced.out);
+  REQUIRE(ready.starts_with("ready "));
+  pid_t command = std::stoi(ready.substr(6));
+  traced.say("go\n");
+  CHECK(Child::read_line(traced.out) == "done");
+  ::kill(traced.pid, SIGTERM);
+  CHECK(traced.wait() == 128 + SIGTERM);
+  CHECK(::kill(command, 0) == -1); // gone, not left stopped
+  CHECK(slurp(tmp.file("report.txt")).find("/nonexistent/line-marker") != std::string::npos);
+}
+
+TEST_CASE("syscount: -p attaches to a running process and detaches on SIGINT", "[syscount]") {
+  TempDir tmp;
+  Child target({workload("wait_lines"), "40"});
+  std::string ready = Child::read_line(target.out);
+  REQUIRE(ready.starts_with("ready "));
+  Child tracer({tool("syscount"), "stats", "-p", std::to_string(target.pid), "--json", "-o",
+                tmp.file("report.json")});
+  std::string attached = Child::read_line(tracer.err);
+  REQUIRE(attached.starts_with("syscount: attached to process " + std::to_string(target.pid)));
+  CHECK(proc_status_field(target.pid, "TracerPid") == std::to_string(tracer.pid));
+  for (int i = 0; i < 3; ++i) {
+    target.say("go\n");
+    CHECK(Child::read_line(target.out) == "done");
+  }
+  ::kill(tracer.pid, SIGINT);
+  CHECK(tracer.wait() == 0);
+  json report = json::parse(slurp(tmp.file("report.json")));
+  CHECK(report.at("detached") == true);
+  const json* marker = find_path(report, "/nonexistent/line-marker");
+  REQUIRE(marker != nullptr);
+  CHECK(marker->at("calls") == 120);
+  CHECK(marker->at("errors") == 120);
+  // The process carries on, untraced and not stopped.
+  CHECK(proc_status_field(target.pid, "TracerPid") == "0");
+  target.say("go\n");
+  CHECK(Child::read_line(target.out) == "done");
+  target.in.reset();
+  CHECK(target.wait() == 0);
+}
+
+TEST_CASE("syscount: -p reports the exit of a process that ends while traced", "[syscount]") {
+  TempDir tmp;
+  Child target({workload("wait_lines"), "1"});
+  REQUIRE(Child::read_line(target.out).starts_with("ready "));
+  pid_t pid = target.pid;
+  Child tracer({tool("syscount"), "stats", "-p", std::to_string(pid), "--json", "-o",
+                tmp.file("report.json")});
+  REQUIRE(Child::read_line(tracer.err).starts_with("syscount: attached"));
+  target.in.reset(); // end of input: the target exits 0
+  CHECK(tracer.wait() == 0);
+  target.wait();
+  json report = json::parse(slurp(tmp.file("report.json")));
+  CHECK(report.at("detached") == false);
+}
+
+TEST_CASE("syscount: -p on a process that does not exist fails", "[syscount]") {
+  auto done = run({tool("syscount"), "stats", "-p", "999999999"});
+  CHECK(done.exit_status == 1);
+  CHECK(done.err.starts_with("syscount: error: attach to 999999999: "));
+}
+
+TEST_CASE("syscount: the table fits the width and --per-process lists processes", "[syscount]") {
+  std::string deep = "/nonexistent/" + std::string(100, 'd') + "/tail";
+  auto done = run({"env", "COLUMNS=60", tool("syscount"), "stats", "--per-process", "--", "sh",
+                   "-c", "stat " + deep + " 2>/dev/null; stat / >/dev/null"});
+  CHECK(done.exit_status == 0);
+  INFO(done.err);
+  std::istringstream lines(done.err);
+  bool saw_deep = false, saw_processes = false;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK(line.size() <= 60);
+    if (line.find("/tail") != std::string::npos && !line.starts_with("syscount")) {
+      saw_deep = true;
+      CHECK(line.starts_with("..."));
+    }
+    saw_processes = saw_processes || line == "Processes";
+  }
+  CHECK(saw_deep);
+  CHECK(saw_processes);
+  CHECK(done.err.find("\nDirectories probed in vain\n") != std::string::npos);
+}
+
+TEST_CASE("syscount: --max-paths folds the paths beyond it into their directory", "[syscount]") {
+  TempDir tmp;
+  auto traced = syscount("stats", {"perl", "-e", "stat qq(/nonexistent/f$_) for 1 .. 20"}, tmp,
+                         {"--max-paths", "1"});
+  CHECK(traced.outcome.exit_status == 0);
+  const json* folded = find_path(traced.report, "/nonexistent/*");
+  REQUIRE(folded != nullptr);
+  CHECK(folded->at("calls") == 20);
+  CHECK(folded->at("errno").at("ENOENT") == 20);
+  CHECK(traced.report.at("folded_lookups").get<int>() >= 20);
+  CHECK(find_path(traced.report, "/nonexistent/f1") == nullptr);
+}
+
+TEST_CASE("syscount: --json follows the documented schema", "[syscount]") {
+  TempDir tmp;
+  auto traced =
+      syscount("stats", {"sh", "-c", "stat /nonexistent-schema 2>/dev/null; exit 4"}, tmp);
+  CHECK(traced.outcome.exit_status == 4);
+  const json& r = traced.report;
+  auto ordered = nlohmann::ordered_json::parse(slurp(tmp.file("report.json")));
+  std::vector<std::string> keys; // in the order written
+  for (auto it = ordered.begin(); it != ordered.end(); ++it)
+    keys.push_back(it.key());
+  CHECK(keys == std::vector<std::string>{"command", "exit_status", "backend", "class", "wall_s",
+                                         "syscalls", "paths", "failed_dirs", "processes",
+                                         "failed_suffixes", "folded_lookups"});
+  CHECK(r.at("command") ==
+        json::array({"sh", "-c", "stat /nonexistent-schema 2>/dev/null; exit 4"}));
+  CHECK(r.at("exit_status") == 4);
+  CHECK(r.at("wall_s").is_number());
+  for (const auto& s : r.at("syscalls")) {
+    CHECK(s.size() == 5);
+    CHECK(s.at("name").is_string());
+    CHECK(s.at("calls").is_number_unsigned());
+    CHECK(s.at("errors").is_number_unsigned());
+    CHECK(s.at("errno").is_object());
+    CHECK(s.at("time_s").is_number());
+  }
+  const json* path = find_path(r, "/nonexistent-schema");
+  REQUIRE(path != nullptr);
+  CHECK(*path == json{{"path", "/nonexistent-schema"},
+                      {"calls", 1},
+                      {"errors", 1},
+                      {"errno", {{"ENOENT", 1}}}});
+  bool saw_root = false;
+  for (const auto& d : r.at("failed_dirs")) {
+    CHECK(d.size() == 2);
+    saw_root = saw_root || (d.at("dir") == "/" && d.at("failed").get<int>() >= 1);
+  }
+  CHECK(saw_root);
+  REQUIRE(r.at("processes").size() >= 2);
+  CHECK(r.at("processes")[0].at("comm") == "sh");
+  CHECK(r.at("processes")[0].at("pid").is_number_integer());
+}
+
+TEST_CASE("syscount: a traced command stopped by SIGSTOP stays stopped until SIGCONT",
+          "[syscount]") {
+  TempDir tmp;
+  Child traced({tool("syscount"), "stats", "-o", tmp.file("report.txt"), "--", "sh", "-c",
+                "echo $$; kill -STOP $$; stat / >/dev/null && echo resumed"});
+  pid_t command = std::stoi(Child::read_line(traced.out));
+  // Until SIGCONT the command stays stopped: nothing more comes out. SIGCONT is sent again
+  // until it has effect, since one sent while SIGSTOP is still on its way would be lost.
+  std::size_t sent = 0;
+  for (;;) {
+    pollfd ready{traced.out.get(), POLLIN, 0};
+    if (::poll(&ready, 1, sent == 0 ? 1 : 20) > 0)
+      break;
+    auto state = proc_status_field(command, "State");
+    REQUIRE_FALSE(state.empty());
+    if (state.starts_with("T") || state.starts_with("t")) {
+      ::kill(command, SIGCONT);
+      ++sent;
+    }
+  }
+  CHECK(sent > 0);
+  CHECK(Child::read_line(traced.out) == "resumed");
+  CHECK(traced.wait() == 0);
+}
+
+TEST_CASE("syscount: without seccomp it traces every call and counts the same", "[syscount]") {
+  TempDir tmp, dir;
+  std::string out = tmp.file("report.json");
+  auto done = run({workload("no_seccomp"), tool("syscount"), "stats", "--json", "-o", out, "--",
+                   workload("stat_threads"), dir.path.string(), "20"});
+  CHECK(done.exit_status == 0);
+  CHECK(done.err.starts_with("syscount: warning: seccomp filter not loaded: "));
+  json report = json::parse(slurp(out));
+  for (int t = 0; t < 8; ++t) {
+    const json* missing = find_path(report, dir.file("missing-" + std::to_string(t)));
+    REQUIRE(missing != nullptr);
+    CHECK(missing->at("calls") == 20);
+  }
+  for (const auto& s : report.at("syscalls")) // only the class's calls, filtered in user space
+    CHECK((s.at("name") == "newfstatat" || s.at("name") == "access" || s.at("name") == "stat" ||
+           s.at("name") == "lstat" || s.at("name") == "fstat" || s.at("name") == "readlink"));
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// The engine as a library call: programs found, commands traced into an aggregator.
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include <unistd.h>
+
+#include "opskit/probes/trace/engine.hpp"
+
+using namespace opskit::trace;
+
+TEST_CASE("engine: find_program searches PATH like execvp", "[probes][trace]") {
+  auto sh = find_program("sh");
+  REQUIRE(sh.has_value());
+  CHECK(sh->starts_with("/"));
+  CHECK(sh->ends_with("/sh"));
+  CHECK(find_program("/bin/sh").value() == "/bin/sh");
+
+  auto missing = find_program("perl5-does-not-exist");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().message() == "perl5-does-not-exist: command not found");
+  CHECK(missing.error().errno_value() == ENOENT);
+  CHECK(find_program("/nonexistent/perl5").error().errno_value() == ENOENT);
+  // A file without execute permission (root too is refused when no execute bit is set).
+  char plain[] = "/tmp/syscount-engine-test-XXXXXX";
+  int fd = ::mkstemp(plain);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  auto denied = find_program(plain);
+  ::unlink(plain);
+  REQUIRE_FALSE(denied.has_value());
+  CHECK(denied.error().errno_value() == EACCES);
+  CHECK(denied.error().message() == std::string("run ") + plain + ": Permission denied");
+}
+
+TEST_CASE("engine: a traced command's calls reach the aggregator", "[probes][trace][ptrace]") {
+  Aggregator aggregator;
+  TraceRequest request{
+      SyscallClass::stats, {"sh", "-c", "cd /nonexistent-engine-test 2>/dev/null; exit 5"}, 0, {}};
+  auto outcome = run_trace(request, aggregator);
+  REQUIRE(outcome.has_value());
+  CHECK(outcome->exit_status == 5);
+  CHECK(outcome->used_filter);
+  CHECK(outcome->warning.empty());
+  CHECK_FALSE(outcome->detached);
+  auto summary = aggregator.summary();
+  CHECK(summary.calls > 0);
+  REQUIRE(summary.processes.size() == 1);
+  CHECK(summary.processes[0].comm == "sh");
+}
+
+TEST_CASE("engine: a command that cannot be found is an error", "[probes][trace]") {
+  Aggregator aggregator;
+  auto outcome = run_trace({SyscallClass::stats, {"perl5-does-not-exist"}, 0, {}}, aggregator);
+  REQUIRE_FALSE(outcome.has_value());
+  CHECK(outcome.error().errno_value() == ENOENT);
+}
