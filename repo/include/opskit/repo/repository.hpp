@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <ctime>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "opskit/error.hpp"
+#include "opskit/repo/signer.hpp"
+#include "opskit/repo/state.hpp"
+
+namespace opskit::repo {
+
+// What a command takes from its surroundings; cmd/ fills it from the environment.
+struct Environment {
+  std::optional<std::string> passphrase; // for the signing key
+  std::time_t now = 0;                   // the Date of new metadata (SOURCE_DATE_EPOCH)
+  // Called after each package of a long run with (done, total); may be empty.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+struct InitOptions {
+  std::string origin = "pkgcloud";
+  std::string label = "pkgcloud";
+  std::optional<std::string> generate_key; // user id of a new ed25519 key in .pkgcloud/gnupg
+  std::optional<std::string> key;          // a secret key already in the user's GNUPGHOME
+  std::string deb_dist = "debian/bookworm";
+  std::string rpm_dist = "el/9";
+  std::string component = "main";
+  std::vector<std::string> architectures{"amd64"};
+};
+
+enum class Replace { no, yes };
+
+struct PushOptions {
+  std::optional<std::string> dist;      // else the repository's default for the format
+  std::optional<std::string> component; // deb only; else the repository's default
+  Replace replace = Replace::no;
+};
+
+enum class PushAction { added, unchanged, replaced };
+
+struct PushedPackage {
+  std::string input; // the path given
+  PackageRecord record;
+  PushAction action = PushAction::added;
+};
+
+enum class SignRequest { if_key, required };
+
+struct IndexOptions {
+  SignRequest sign = SignRequest::if_key;
+  bool rebuild = false; // rescan the pool and re-record what it holds
+};
+
+// What index wrote: one line per suite or rpm repository ("deb/debian/dists/bookworm: 3 packages").
+struct IndexReport {
+  std::vector<std::string> indexes;
+  std::size_t rescanned = 0;
+  bool signed_ = false;
+};
+
+// The ways to use a repository served at a URL.
+struct Sources {
+  std::string apt_deb822;  // for /etc/apt/sources.list.d/<name>.sources
+  std::string apt_one_line; // for /etc/apt/sources.list.d/<name>.list
+  std::string dnf_repo;    // for /etc/yum.repos.d/<name>.repo
+  std::string name;
+};
+
+// A package repository in a directory (layout in pkgcloud(1)): deb/<distro>/{pool,dists} for
+// apt, rpm/<distro>/<version>/<arch>/ for dnf, .pkgcloud/ for state, lock and keyring, and the
+// public key as gpg.key and gpg.gpg. Every mutating operation holds .pkgcloud/lock and one SQLite
+// transaction, writes metadata through temporary files renamed top-level-last, and signs before
+// publishing anything, so a failure leaves the previous signed repository in place.
+class Repository {
+public:
+  // Creates the repository in `root` (which may exist, but must not hold a repository yet),
+  // generates or checks the signing key, and writes empty signed indexes for the default dists.
+  static Result<Repository> init(const std::string& root, const InitOptions& options, Environment env);
+  // Opens an existing repository; the error says when `root` holds none.
+  static Result<Repository> open(const std::string& root, Environment env);
+
+  // Reads and validates every file first (nothing is changed if one is bad), then records them,
+  // copies them into the pool and re-indexes the suites they touch.
+  Result<std::vector<PushedPackage>> push(const std::vector<std::string>& files, const PushOptions& options);
+  Result<IndexReport> index(const IndexOptions& options);
+  // Every package (of one dist when given), sorted.
+  Result<std::vector<PackageRecord>> list(const std::optional<std::string>& dist) const;
+  // Every problem a client would trip over, one line each; empty when the repository is sound.
+  Result<std::vector<std::string>> verify();
+  Result<std::string> export_key(Armor armor);
+  Result<Sources> sources(const std::string& url) const;
+
+  const std::string& root() const noexcept { return root_; }
+
+private:
+  Repository(std::string root, State state, Environment env)
+      : root_(std::move(root)), state_(std::move(state)), env_(std::move(env)) {}
+  struct Signer;
+  Result<std::optional<Signer>> signer(SignRequest request);
+  Result<std::vector<std::string>> write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
+                                                    std::optional<Signer>& signer);
+  Result<void> write_public_key(Signer& signer);
+  Result<std::size_t> rescan_pool();
+  Result<std::string> config_or(const std::string& key, const std::string& fallback) const;
+
+  std::string root_;
+  State state_;
+  Environment env_;
+};
+
+// "debian/bookworm" -> {"debian", "bookworm"}; each part must be [a-z0-9.+_-]+.
+Result<std::pair<std::string, std::string>> split_dist(const std::string& dist);
+
+} // namespace opskit::repo

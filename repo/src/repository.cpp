@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: MIT
+// The repository: push, index, verify and the rest, over state, pool and metadata files.
+//
+// Layout (also in pkgcloud(1)):
+//   .pkgcloud/state.db   every package's identity, checksums and metadata (SQLite)
+//   .pkgcloud/lock       flock'ed by every command that changes the repository
+//   .pkgcloud/gnupg/     the signing keyring made by `init --generate-key`
+//   deb/<distro>/pool/<component>/<prefix>/<source>/<name>_<version>_<arch>.deb
+//   deb/<distro>/dists/<codename>/{InRelease,Release,Release.gpg,<component>/binary-<arch>/...}
+//   rpm/<distro>/<version>/<arch>/{Packages/*.rpm,repodata/...}
+//   gpg.key, gpg.gpg     the public key, armored and binary (for apt's signed-by)
+// Each deb distro is an apt archive of its own (the URL a sources entry names), as Debian and
+// Ubuntu are, so equal codenames of two distros cannot collide and a lost database can be
+// rebuilt from the tree: the path names the distro and the Packages files name the suite.
+//
+// Order of work in every change: read and validate all input; take the lock and a transaction;
+// record; write pool files; build every affected index and sign it in memory; stage it all to
+// temporary files; rename indexes, then Release, Release.gpg and InRelease last; commit the
+// transaction. A failure before the renames leaves files and state as they were.
+#include "opskit/repo/repository.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "opskit/atomic_file.hpp"
+#include "opskit/file.hpp"
+#include "opskit/repo/apt_index.hpp"
+#include "opskit/repo/control.hpp"
+#include "opskit/repo/deb.hpp"
+#include "opskit/repo/digest.hpp"
+
+namespace fs = std::filesystem;
+
+namespace opskit::repo {
+
+struct Repository::Signer {
+  Keyring keyring;
+  std::string fingerprint;
+};
+
+namespace {
+
+constexpr const char* k_state_dir = ".pkgcloud";
+constexpr const char* k_repo_keyring = ".pkgcloud/gnupg";
+
+// Reads a whole regular file with its size known up front (packages can be large).
+Result<std::string> read_whole(const std::string& path) {
+  auto fd = open_file(path, O_RDONLY);
+  if (!fd)
+    return fail(fd.error());
+  struct stat st{};
+  if (::fstat(fd->get(), &st) != 0)
+    return fail(Error::from_errno("stat", path));
+  if (!S_ISREG(st.st_mode))
+    return fail(fmt::format("{}: not a regular file", path));
+  std::string data(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    ssize_t n = ::read(fd->get(), data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return fail(Error::from_errno("read", path));
+    if (n == 0)
+      break;
+    got += static_cast<std::size_t>(n);
+  }
+  data.resize(got);
+  return data;
+}
+
+bool dist_part_ok(std::string_view part) {
+  if (part.empty() || part == "." || part == "..")
+    return false;
+  return std::all_of(part.begin(), part.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-' ||
+           c == '_';
+  });
+}
+
+enum class Detected { deb, rpm, unknown };
+
+Detected detect(std::string_view bytes) {
+  if (bytes.substr(0, 8) == "!<arch>\n")
+    return Detected::deb;
+  if (bytes.size() >= 4 && static_cast<unsigned char>(bytes[0]) == 0xed &&
+      static_cast<unsigned char>(bytes[1]) == 0xab && static_cast<unsigned char>(bytes[2]) == 0xee &&
+      static_cast<unsigned char>(bytes[3]) == 0xdb)
+    return Detected::rpm;
+  return Detected::unknown;
+}
+
+// A parsed input, ready to be recorded.
+struct Candidate {
+  std::string input;
+  PackageRecord record;
+  std::string bytes;
+  std::string pool_path; // relative to the repository root
+};
+
+std::string join_path(const std::string& root, std::string_view rel) {
+  return fmt::format("{}/{}", root, rel);
+}
+
+// The lines of one hash list ("SHA256") of a Release file: path -> (size, hash).
+std::map<std::string, std::pair<std::uint64_t, std::string>> release_hashes(std::string_view release,
+                                                                            std::string_view list_name) {
+  std::map<std::string, std::pair<std::uint64_t, std::string>> out;
+  auto stanza = parse_stanza(release, "Release");
+  if (!stanza)
+    return out;
+  const std::string* list = stanza->find(list_name);
+  if (!list)
+    return out;
+  std::string_view rest = *list;
+  while (!rest.empty()) {
+    auto nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    char hash[129] = {}, path[4097] = {};
+    unsigned long long size = 0;
+    std::string text(line);
+    if (std::sscanf(text.c_str(), " %128s %llu %4096s", hash, &size, path) == 3)
+      out[path] = {size, hash};
+  }
+  return out;
+}
+
+} // namespace
+
+Result<std::pair<std::string, std::string>> split_dist(const std::string& dist) {
+  auto slash = dist.find('/');
+  if (slash == std::string::npos)
+    return fail(fmt::format("bad dist '{}': expected DISTRO/RELEASE such as debian/bookworm or el/9", dist));
+  std::string distro = dist.substr(0, slash), release = dist.substr(slash + 1);
+  if (!dist_part_ok(distro) || !dist_part_ok(release))
+    return fail(fmt::format("bad dist '{}': each part must be [a-z0-9.+_-]", dist));
+  return std::pair{distro, release};
+}
+
+Result<std::string> Repository::config_or(const std::string& key, const std::string& fallback) const {
+  auto value = state_.config(key);
+  if (!value)
+    return fail(value.error());
+  return value->value_or(fallback);
+}
+
+Result<Repository> Repository::init(const std::string& root, const InitOptions& options, Environment env) {
+  for (const auto& dist : {options.deb_dist, options.rpm_dist})
+    if (auto ok = split_dist(dist); !ok)
+      return fail(ok.error());
+  std::string state_dir = join_path(root, k_state_dir);
+  if (::access(join_path(state_dir, "state.db").c_str(), F_OK) == 0)
+    return fail(fmt::format("init {}: already a repository", root));
+  if (auto made = make_directories(state_dir); !made)
+    return fail(made.error());
+  auto lock = FileLock::acquire(join_path(state_dir, "lock"));
+  if (!lock)
+    return fail(lock.error());
+
+  // The key first: a failure here leaves no half-made repository behind but .pkgcloud/.
+  std::string keyring_home, fingerprint;
+  if (options.generate_key) {
+    keyring_home = k_repo_keyring;
+    std::string home = join_path(root, keyring_home);
+    if (auto made = make_directories(home); !made)
+      return fail(made.error());
+    ::chmod(home.c_str(), 0700);
+    // gpg picks the digest from these preferences: SHA-512 first, never SHA-1.
+    if (auto ok = write_file_atomic(join_path(home, "gpg.conf"),
+                                    "personal-digest-preferences SHA512 SHA384 SHA256\n"
+                                    "cert-digest-algo SHA512\n"
+                                    "default-preference-list SHA512 SHA384 SHA256 AES256 AES192 "
+                                    "AES ZLIB BZIP2 ZIP Uncompressed\n");
+        !ok)
+      return fail(ok.error());
+    auto keyring = Keyring::open(home, env.passphrase);
+    if (!keyring)
+      return fail(keyring.error());
+    auto made = keyring->generate_key(*options.generate_key);
+    if (!made)
+      return fail(made.error());
+    fingerprint = *made;
+  } else if (options.key) {
+    auto keyring = Keyring::open("", env.passphrase);
+    if (!keyring)
+      return fail(keyring.error());
+    auto found = keyring->find_secret_key(*options.key);
+    if (!found)
+      return fail(found.error());
+    fingerprint = *found;
+  }
+
+  auto state = State::open(join_path(state_dir, "state.db"), State::Create::yes);
+  if (!state)
+    return fail(state.error());
+  Repository repo(root, std::move(*state), std::move(env));
+  {
+    auto txn = repo.state_.begin();
+    if (!txn)
+      return fail(txn.error());
+    std::string architectures = fmt::format("{}", fmt::join(options.architectures, " "));
+    for (const auto& [key, value] :
+         std::vector<std::pair<std::string, std::string>>{{"origin", options.origin},
+                                                          {"label", options.label},
+                                                          {"deb_dist", options.deb_dist},
+                                                          {"rpm_dist", options.rpm_dist},
+                                                          {"component", options.component},
+                                                          {"architectures", architectures},
+                                                          {"keyring", keyring_home},
+                                                          {"key", fingerprint}})
+      if (auto ok = repo.state_.set_config(key, value); !ok)
+        return fail(ok.error());
+    if (auto ok = txn->commit(); !ok)
+      return fail(ok.error());
+  }
+  auto signer = repo.signer(SignRequest::if_key);
+  if (!signer)
+    return fail(signer.error());
+  if (*signer)
+    if (auto ok = repo.write_public_key(**signer); !ok)
+      return fail(ok.error());
+  auto [distro, codename] = *split_dist(options.deb_dist);
+  if (auto written = repo.write_deb_suites({{distro, codename}}, *signer); !written)
+    return fail(written.error());
+  return repo;
+}
+
+Result<Repository> Repository::open(const std::string& root, Environment env) {
+  std::string db = join_path(root, fmt::format("{}/state.db", k_state_dir));
+  if (::access(db.c_str(), F_OK) != 0)
+    return fail(fmt::format("{}: not a pkgcloud repository (no {}; run 'pkgcloud init')", root, db));
+  auto state = State::open(db, State::Create::no);
+  if (!state)
+    return fail(state.error());
+  return Repository(root, std::move(*state), std::move(env));
+}
+
+Result<std::optional<Repository::Signer>> Repository::signer(SignRequest request) {
+  auto fingerprint = config_or("key", "");
+  auto home = config_or("keyring", "");
+  if (!fingerprint || !home)
+    return fail(!fingerprint ? fingerprint.error() : home.error());
+  if (fingerprint->empty()) {
+    if (request == SignRequest::required)
+      return fail(fmt::format("{}: no signing key configured (init --generate-key or --key)", root_));
+    return std::optional<Signer>();
+  }
+  auto keyring = Keyring::open(home->empty() ? "" : join_path(root_, *home), env_.passphrase);
+  if (!keyring)
+    return fail(keyring.error());
+  return std::optional<Signer>(Signer{std::move(*keyring), *fingerprint});
+}
+
+Result<void> Repository::write_public_key(Signer& signer) {
+  auto armored = signer.keyring.export_key(signer.fingerprint, Armor::yes);
+  if (!armored)
+    return fail(armored.error());
+  auto binary = signer.keyring.export_key(signer.fingerprint, Armor::no);
+  if (!binary)
+    return fail(binary.error());
+  StagedFiles files;
+  for (auto [name, data] : {std::pair{"gpg.key", &*armored}, std::pair{"gpg.gpg", &*binary}})
+    if (auto ok = files.stage(join_path(root_, name), *data); !ok)
+      return ok;
+  return files.commit();
+}
+
+Result<std::vector<std::string>> Repository::write_deb_suites(
+    const std::vector<std::pair<std::string, std::string>>& suites, std::optional<Signer>& signer) {
+  auto records = state_.packages();
+  auto origin = config_or("origin", "pkgcloud");
+  auto label = config_or("label", "pkgcloud");
+  auto arch_text = config_or("architectures", "amd64");
+  auto component = config_or("component", "main");
+  if (!records || !origin || !label || !arch_text || !component)
+    return fail(!records ? records.error()
+                : !origin ? origin.error()
+                : !label ? label.error()
+                : !arch_text ? arch_text.error()
+                             : component.error());
+  std::vector<std::string> architectures;
+  for (std::string_view rest = *arch_text; !rest.empty();) {
+    auto space = rest.find(' ');
+    if (space != 0)
+      architectures.emplace_back(rest.substr(0, space));
+    rest.remove_prefix(space == std::string_view::npos ? rest.size() : space + 1);
+  }
+
+  // Everything in memory and signed before the first file is touched.
+  struct Suite {
+    std::string dir; // relative to root: deb/<distro>/dists/<codename>
+    AptSuiteIndex index;
+    std::string in_release, release_gpg;
+    std::size_t packages = 0;
+  };
+  std::vector<Suite> built;
+  for (const auto& [distro, codename] : suites) {
+    AptSuiteInput input;
+    input.codename = codename;
+    input.origin = *origin;
+    input.label = *label;
+    input.architectures = architectures;
+    input.components = {*component};
+    input.date = env_.now;
+    std::string dist = fmt::format("{}/{}", distro, codename);
+    for (const auto& r : *records)
+      if (r.format == PackageFormat::deb && r.dist == dist)
+        input.packages.push_back(r);
+    auto index = build_apt_suite(input);
+    if (!index)
+      return fail(index.error());
+    Suite suite{fmt::format("deb/{}/dists/{}", distro, codename), std::move(*index), "", "", input.packages.size()};
+    if (signer) {
+      auto clear = signer->keyring.clear_sign(signer->fingerprint, suite.index.release);
+      if (!clear)
+        return fail(clear.error().with_context(fmt::format("sign {}/InRelease", suite.dir)));
+      auto detached = signer->keyring.detach_sign(signer->fingerprint, suite.index.release);
+      if (!detached)
+        return fail(detached.error().with_context(fmt::format("sign {}/Release.gpg", suite.dir)));
+      suite.in_release = std::move(*clear);
+      suite.release_gpg = std::move(*detached);
+    }
+    built.push_back(std::move(suite));
+  }
+
+  std::vector<std::string> report;
+  for (const auto& suite : built) {
+    std::string dir = join_path(root_, suite.dir);
+    // The previous generation's hashes stay fetchable by-hash for clients holding the old Release.
+    std::set<std::string> keep;
+    if (auto old = read_file(join_path(dir, "Release")))
+      for (const char* list : {"SHA256", "SHA512"})
+        for (const auto& [path, entry] : release_hashes(*old, list))
+          keep.insert(entry.second);
+    StagedFiles files;
+    std::set<std::string> by_hash_dirs;
+    for (const auto& f : suite.index.files) {
+      std::string path = join_path(dir, f.path);
+      if (auto at = f.path.find("/by-hash/"); at != std::string::npos) {
+        auto slash = f.path.rfind('/');
+        keep.insert(f.path.substr(slash + 1));
+        by_hash_dirs.insert(join_path(dir, f.path.substr(0, slash)));
+        if (::access(path.c_str(), F_OK) == 0)
+          continue; // content-addressed: already there is already right
+      }
+      if (auto ok = files.stage(path, f.data); !ok)
+        return fail(ok.error());
+    }
+    if (auto ok = files.stage(join_path(dir, "Release"), suite.index.release); !ok)
+      return fail(ok.error());
+    if (signer) {
+      if (auto ok = files.stage(join_path(dir, "Release.gpg"), suite.release_gpg); !ok)
+        return fail(ok.error());
+      if (auto ok = files.stage(join_path(dir, "InRelease"), suite.in_release); !ok)
+        return fail(ok.error());
+    }
+    if (auto ok = files.commit(); !ok)
+      return fail(ok.error());
+    if (!signer) { // signatures of an older Release would now be wrong
+      ::unlink(join_path(dir, "InRelease").c_str());
+      ::unlink(join_path(dir, "Release.gpg").c_str());
+    }
+    std::error_code ec;
+    for (const auto& by_hash : by_hash_dirs)
+      for (const auto& entry : fs::directory_iterator(by_hash, ec))
+        if (!keep.contains(entry.path().filename().string()))
+          fs::remove(entry.path(), ec);
+    report.push_back(fmt::format("{}: {} packages", suite.dir, suite.packages));
+  }
+  return report;
+}
+
+Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::string>& files,
+                                                    const PushOptions& options) {
+  auto deb_dist = options.dist ? Result<std::string>(*options.dist) : config_or("deb_dist", "debian/bookworm");
+  auto component = options.component ? Result<std::string>(*options.component) : config_or("component", "main");
+  if (!deb_dist || !component)
+    return fail(!deb_dist ? deb_dist.error() : component.error());
+  auto dist_parts = split_dist(*deb_dist);
+  if (!dist_parts)
+    return fail(dist_parts.error());
+  if (!dist_part_ok(*component))
+    return fail(fmt::format("bad component '{}': must be [a-z0-9.+_-]", *component));
+
+  // 1. Read and validate everything before touching the repository.
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& path = files[i];
+    auto bytes = read_whole(path);
+    if (!bytes)
+      return fail(bytes.error());
+    Candidate c;
+    c.input = path;
+    switch (detect(*bytes)) {
+    case Detected::deb: {
+      auto deb = read_deb(*bytes, path);
+      if (!deb)
+        return fail(deb.error());
+      c.record.format = PackageFormat::deb;
+      c.record.dist = *deb_dist;
+      c.record.component = *component;
+      c.record.name = deb->name;
+      c.record.version = deb->version;
+      c.record.arch = deb->architecture;
+      c.record.metadata = deb->control.render();
+      c.pool_path = fmt::format("deb/{}/{}", dist_parts->first, deb_pool_path(*deb, *component));
+      break;
+    }
+    case Detected::rpm:
+      return fail(fmt::format("{}: rpm packages are not supported yet", path));
+    case Detected::unknown:
+      return fail(fmt::format("{}: not a .deb or .rpm package (unknown magic)", path));
+    }
+    Digests d = digest_all(*bytes);
+    c.record.file = c.pool_path;
+    c.record.size = d.size;
+    c.record.md5 = std::move(d.md5);
+    c.record.sha1 = std::move(d.sha1);
+    c.record.sha256 = std::move(d.sha256);
+    c.record.sha512 = std::move(d.sha512);
+    c.bytes = std::move(*bytes);
+    candidates.push_back(std::move(c));
+    if (env_.progress)
+      env_.progress(i + 1, files.size() * 2);
+  }
+
+  // 2. Under the lock and one transaction: record, copy, re-index, commit.
+  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  if (!lock)
+    return fail(lock.error());
+  auto txn = state_.begin();
+  if (!txn)
+    return fail(txn.error());
+  std::vector<PushedPackage> pushed;
+  std::set<std::pair<std::string, std::string>> suites;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto& c = candidates[i];
+    const PackageRecord& r = c.record;
+    auto existing = state_.find(r.format, r.dist, r.name, r.version, r.arch);
+    if (!existing)
+      return fail(existing.error());
+    PushAction action = PushAction::added;
+    if (*existing) {
+      if ((*existing)->sha256 == r.sha256 && (*existing)->component == r.component) {
+        pushed.push_back({c.input, **existing, PushAction::unchanged});
+        continue;
+      }
+      if (options.replace == Replace::no)
+        return fail(fmt::format("{}: {} {} {} is already in {} with other content (use --replace)",
+                                c.input, r.name, r.version, r.arch, r.dist));
+      action = PushAction::replaced;
+    }
+    // A pool file shared with another dist must not change under it.
+    std::string pool_file = join_path(root_, c.pool_path);
+    if (auto on_disk = read_whole(pool_file); on_disk && sha256_hex(*on_disk) != r.sha256) {
+      auto refs = state_.references(c.pool_path);
+      if (!refs)
+        return fail(refs.error());
+      int own = *existing && (*existing)->file == c.pool_path ? 1 : 0;
+      if (*refs > own)
+        return fail(fmt::format("{}: {} is already in the pool with other content, used by another dist",
+                                c.input, c.pool_path));
+    }
+    if (auto ok = write_file_atomic(pool_file, c.bytes); !ok)
+      return fail(ok.error());
+    if (auto ok = state_.put(r); !ok)
+      return fail(ok.error());
+    if (*existing && (*existing)->file != c.pool_path)
+      if (auto refs = state_.references((*existing)->file); refs && *refs == 0)
+        ::unlink(join_path(root_, (*existing)->file).c_str());
+    suites.insert(*split_dist(r.dist));
+    pushed.push_back({c.input, r, action});
+    if (env_.progress)
+      env_.progress(candidates.size() + i + 1, candidates.size() * 2);
+  }
+  if (!suites.empty()) {
+    auto signer = this->signer(SignRequest::if_key);
+    if (!signer)
+      return fail(signer.error());
+    auto written = write_deb_suites({suites.begin(), suites.end()}, *signer);
+    if (!written)
+      return fail(written.error());
+  }
+  if (auto ok = txn->commit(); !ok)
+    return fail(ok.error());
+  return pushed;
+}
+
+Result<std::size_t> Repository::rescan_pool() {
+  auto deb_dist = config_or("deb_dist", "debian/bookworm");
+  if (!deb_dist)
+    return fail(deb_dist.error());
+  auto default_dist = *split_dist(*deb_dist);
+  std::error_code ec;
+  // Where the current indexes put each pool file: Filename -> (codename, component).
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> placed;
+  std::vector<fs::path> debs;
+  for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec)) {
+    std::string distro_name = distro.path().filename().string();
+    for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "dists", ec)) {
+      if (entry.path().filename() != "Packages")
+        continue;
+      std::string component = entry.path().parent_path().parent_path().filename().string();
+      std::string codename = entry.path().parent_path().parent_path().parent_path().filename().string();
+      auto text = read_file(entry.path().string());
+      if (!text)
+        continue;
+      auto stanzas = parse_stanzas(*text, entry.path().string());
+      if (!stanzas)
+        continue;
+      for (const auto& stanza : *stanzas)
+        if (const std::string* file = stanza.find("Filename"))
+          placed[{distro_name, *file}] = {codename, component};
+    }
+    for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "pool", ec))
+      if (entry.is_regular_file() && entry.path().extension() == ".deb")
+        debs.push_back(entry.path());
+  }
+  std::sort(debs.begin(), debs.end());
+  std::size_t count = 0;
+  for (const auto& path : debs) {
+    auto bytes = read_whole(path.string());
+    if (!bytes)
+      return fail(bytes.error());
+    auto deb = read_deb(*bytes, path.string());
+    if (!deb)
+      return fail(deb.error());
+    std::string rel = fs::relative(path, root_, ec).string();        // deb/<distro>/pool/...
+    std::string distro = rel.substr(4, rel.find('/', 4) - 4);
+    std::string filename = rel.substr(rel.find("/pool/") + 1);        // pool/...
+    auto where = placed.find({distro, filename});
+    std::string codename, component;
+    if (where != placed.end()) {
+      std::tie(codename, component) = where->second;
+    } else if (distro == default_dist.first) {
+      codename = default_dist.second;
+      component = filename.substr(5, filename.find('/', 5) - 5);
+    } else {
+      continue; // a distro without indexes or default: no suite to put it in
+    }
+    PackageRecord r;
+    r.format = PackageFormat::deb;
+    r.dist = fmt::format("{}/{}", distro, codename);
+    r.component = component;
+    r.name = deb->name;
+    r.version = deb->version;
+    r.arch = deb->architecture;
+    r.metadata = deb->control.render();
+    r.file = rel;
+    Digests d = digest_all(*bytes);
+    r.size = d.size;
+    r.md5 = std::move(d.md5);
+    r.sha1 = std::move(d.sha1);
+    r.sha256 = std::move(d.sha256);
+    r.sha512 = std::move(d.sha512);
+    if (auto ok = state_.put(r); !ok)
+      return fail(ok.error());
+    ++count;
+    if (env_.progress)
+      env_.progress(count, debs.size());
+  }
+  return count;
+}
+
+Result<IndexReport> Repository::index(const IndexOptions& options) {
+  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  if (!lock)
+    return fail(lock.error());
+  auto signer = this->signer(options.sign);
+  if (!signer)
+    return fail(signer.error());
+  IndexReport report;
+  auto txn = state_.begin();
+  if (!txn)
+    return fail(txn.error());
+  if (options.rebuild) {
+    auto rescanned = rescan_pool();
+    if (!rescanned)
+      return fail(rescanned.error());
+    report.rescanned = *rescanned;
+  }
+  auto records = state_.packages();
+  auto deb_dist = config_or("deb_dist", "debian/bookworm");
+  if (!records || !deb_dist)
+    return fail(!records ? records.error() : deb_dist.error());
+  std::set<std::pair<std::string, std::string>> suites{*split_dist(*deb_dist)};
+  for (const auto& r : *records)
+    if (r.format == PackageFormat::deb)
+      suites.insert(*split_dist(r.dist));
+  if (*signer)
+    if (auto ok = write_public_key(**signer); !ok)
+      return fail(ok.error());
+  auto written = write_deb_suites({suites.begin(), suites.end()}, *signer);
+  if (!written)
+    return fail(written.error());
+  if (auto ok = txn->commit(); !ok)
+    return fail(ok.error());
+  report.indexes = std::move(*written);
+  report.signed_ = signer->has_value();
+  return report;
+}
+
+Result<std::vector<PackageRecord>> Repository::list(const std::optional<std::string>& dist) const {
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+  if (dist)
+    std::erase_if(*records, [&](const PackageRecord& r) { return r.dist != *dist; });
+  return records;
+}
+
+Result<std::string> Repository::export_key(Armor armor) {
+  auto signer = this->signer(SignRequest::required);
+  if (!signer)
+    return fail(signer.error());
+  return (*signer)->keyring.export_key((*signer)->fingerprint, armor);
+}
+
+Result<std::vector<std::string>> Repository::verify() {
+  std::vector<std::string> problems;
+  auto signer = this->signer(SignRequest::if_key);
+  if (!signer)
+    return fail(signer.error());
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+
+  // Pool files against their recorded size and SHA-256.
+  for (const auto& r : *records) {
+    auto bytes = read_whole(join_path(root_, r.file));
+    if (!bytes)
+      problems.push_back(bytes.error().message());
+    else if (bytes->size() != r.size || sha256_hex(*bytes) != r.sha256)
+      problems.push_back(fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file, r.name, r.version));
+  }
+
+  // Every apt suite on disk: signatures, then each listed index's size and SHA-256.
+  std::error_code ec;
+  std::vector<fs::path> suites;
+  for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec))
+    for (const auto& suite : fs::directory_iterator(distro.path() / "dists", ec))
+      suites.push_back(suite.path());
+  std::sort(suites.begin(), suites.end());
+  for (const auto& suite : suites) {
+    std::string dir = suite.string();
+    std::string shown = fs::relative(suite, root_, ec).string();
+    auto release = read_file(dir + "/Release");
+    if (!release) {
+      problems.push_back(release.error().message());
+      continue;
+    }
+    if (*signer) {
+      auto& keyring = (**signer).keyring;
+      auto in_release = read_file(dir + "/InRelease");
+      if (!in_release) {
+        problems.push_back(in_release.error().message());
+      } else if (auto check = keyring.verify_clear_signed(*in_release); !check) {
+        problems.push_back(check.error().message());
+      } else if (!check->good) {
+        problems.push_back(fmt::format("{}/InRelease: bad signature: {}", shown, check->problem));
+      } else if (check->signed_text != *release) {
+        problems.push_back(fmt::format("{}/InRelease: signs another text than Release", shown));
+      }
+      auto detached = read_file(dir + "/Release.gpg");
+      if (!detached) {
+        problems.push_back(detached.error().message());
+      } else if (auto check = keyring.verify_detached(*detached, *release); !check) {
+        problems.push_back(check.error().message());
+      } else if (!check->good) {
+        problems.push_back(fmt::format("{}/Release.gpg: bad signature: {}", shown, check->problem));
+      }
+    }
+    auto listed = release_hashes(*release, "SHA256");
+    if (listed.empty())
+      problems.push_back(fmt::format("{}/Release: no SHA256 list", shown));
+    for (const auto& [path, entry] : listed) {
+      auto bytes = read_file(dir + "/" + path);
+      if (!bytes)
+        problems.push_back(bytes.error().message());
+      else if (bytes->size() != entry.first)
+        problems.push_back(fmt::format("{}/{}: size {} but Release says {}", shown, path, bytes->size(), entry.first));
+      else if (sha256_hex(*bytes) != entry.second)
+        problems.push_back(fmt::format("{}/{}: SHA-256 differs from Release", shown, path));
+    }
+  }
+  return problems;
+}
+
+Result<Sources> Repository::sources(const std::string& url) const {
+  auto records = state_.packages();
+  auto deb_dist = config_or("deb_dist", "debian/bookworm");
+  auto rpm_dist = config_or("rpm_dist", "el/9");
+  auto label = config_or("label", "pkgcloud");
+  auto component = config_or("component", "main");
+  if (!records || !deb_dist || !rpm_dist || !label || !component)
+    return fail(Error("database: cannot read the configuration"));
+  std::string base = url;
+  while (!base.empty() && base.back() == '/')
+    base.pop_back();
+  Sources out;
+  for (char c : *label)
+    out.name.push_back((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ? c
+                       : (c >= 'A' && c <= 'Z')                                  ? static_cast<char>(c - 'A' + 'a')
+                                                                                 : '-');
+  std::string keyring = fmt::format("/etc/apt/keyrings/{}.gpg", out.name);
+  // dist -> components (deb), and rpm dists.
+  std::map<std::string, std::set<std::string>> deb;
+  std::set<std::string> rpm{*rpm_dist};
+  deb[*deb_dist].insert(*component);
+  for (const auto& r : *records) {
+    if (r.format == PackageFormat::deb)
+      deb[r.dist].insert(r.component);
+    else
+      rpm.insert(r.dist);
+  }
+  out.apt_deb822 = fmt::format("# curl -fsSL {}/gpg.gpg -o {}\n", base, keyring);
+  out.apt_one_line = out.apt_deb822;
+  bool first = true;
+  for (const auto& [dist, components] : deb) {
+    auto [distro, codename] = *split_dist(dist);
+    std::string uri = fmt::format("{}/deb/{}", base, distro);
+    std::string comps = fmt::format("{}", fmt::join(components, " "));
+    if (!first)
+      out.apt_deb822 += "\n";
+    first = false;
+    fmt::format_to(std::back_inserter(out.apt_deb822),
+                   "Types: deb\nURIs: {}\nSuites: {}\nComponents: {}\nSigned-By: {}\n", uri,
+                   codename, comps, keyring);
+    fmt::format_to(std::back_inserter(out.apt_one_line), "deb [signed-by={}] {} {} {}\n", keyring,
+                   uri, codename, comps);
+  }
+  first = true;
+  for (const auto& dist : rpm) {
+    auto [distro, version] = *split_dist(dist);
+    if (!first)
+      out.dnf_repo += "\n";
+    first = false;
+    fmt::format_to(std::back_inserter(out.dnf_repo),
+                   "[{}-{}-{}]\nname={} {} {}\nbaseurl={}/rpm/{}/{}/$basearch\nenabled=1\n"
+                   "repo_gpgcheck=1\ngpgcheck=0\ngpgkey={}/gpg.key\n",
+                   out.name, distro, version, *label, distro, version, base, distro, version, base);
+  }
+  return out;
+}
+
+} // namespace opskit::repo
