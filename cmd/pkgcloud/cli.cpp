@@ -25,12 +25,12 @@ void define_cli(CLI::App& app, Options& o) {
   init->add_option("--origin", o.origin, "The Origin field of Release files (default: pkgcloud)");
   init->add_option("--label", o.label, "The Label field of Release files (default: pkgcloud)");
 
-  auto* push = app.add_subcommand("push", "Add .deb packages to the repository and re-index");
+  auto* push = app.add_subcommand("push", "Add .deb and .rpm packages and re-index what they touch");
   push->callback([&o] { o.command = Command::push; });
-  push->add_option("--dist", o.dist, "DISTRO/RELEASE to add to, e.g. debian/bookworm");
+  push->add_option("--dist", o.dist, "DISTRO/RELEASE to add to, e.g. debian/bookworm or el/9");
   push->add_option("--component", o.component, "The apt component (default: main)");
   push->add_flag("--replace", o.replace, "Replace a package of the same name, version and arch");
-  push->add_option("files", o.files, "Package files")->required();
+  push->add_option("files", o.files, "Package files (.deb or .rpm, told by content)")->required();
 
   auto* index = app.add_subcommand("index", "Rewrite all metadata from the repository's state");
   index->callback([&o] { o.command = Command::index; });

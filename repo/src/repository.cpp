@@ -37,6 +37,9 @@
 #include "opskit/repo/control.hpp"
 #include "opskit/repo/deb.hpp"
 #include "opskit/repo/digest.hpp"
+#include "opskit/repo/rpm.hpp"
+#include "opskit/repo/version.hpp"
+#include "opskit/repo/yum_index.hpp"
 
 namespace fs = std::filesystem;
 
@@ -232,6 +235,8 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
   auto [distro, codename] = *split_dist(options.deb_dist);
   if (auto written = repo.write_deb_suites({{distro, codename}}, *signer); !written)
     return fail(written.error());
+  if (auto written = repo.write_rpm_dists({options.rpm_dist}, *signer); !written)
+    return fail(written.error());
   return repo;
 }
 
@@ -380,15 +385,130 @@ Result<std::vector<std::string>> Repository::write_deb_suites(
   return report;
 }
 
+Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std::string>& dists,
+                                                             std::optional<Signer>& signer) {
+  auto records = state_.packages();
+  auto arch_text = config_or("rpm_architectures", "x86_64");
+  if (!records || !arch_text)
+    return fail(!records ? records.error() : arch_text.error());
+
+  struct Built {
+    std::string dir; // rpm/<distro>/<version>/<arch>
+    YumIndex index;
+    std::string signature;
+    std::size_t packages = 0;
+    std::vector<std::pair<std::string, std::string>> links; // noarch file -> place in this repo
+  };
+  std::vector<Built> built;
+  for (const auto& dist : dists) {
+    // One repository per architecture; noarch packages belong to each, sources to SRPMS.
+    std::set<std::string> arches;
+    for (std::string_view rest = *arch_text; !rest.empty();) {
+      auto space = rest.find(' ');
+      if (space != 0)
+        arches.emplace(rest.substr(0, space));
+      rest.remove_prefix(space == std::string_view::npos ? rest.size() : space + 1);
+    }
+    std::vector<const PackageRecord*> mine;
+    for (const auto& r : *records)
+      if (r.format == PackageFormat::rpm && r.dist == dist) {
+        mine.push_back(&r);
+        if (r.arch != "noarch")
+          arches.insert(r.arch == "src" ? "SRPMS" : r.arch);
+      }
+    for (const auto& arch : arches) {
+      Built b;
+      b.dir = fmt::format("rpm/{}/{}", dist, arch);
+      std::vector<YumPackage> packages;
+      for (const PackageRecord* r : mine) {
+        std::string dir = r->arch == "src" ? "SRPMS" : r->arch;
+        if (dir != arch && !(r->arch == "noarch" && arch != "SRPMS"))
+          continue;
+        auto rpm = rpm_from_json(r->metadata);
+        if (!rpm)
+          return fail(rpm.error().with_context(r->file));
+        std::string location = "Packages/" + r->file.substr(r->file.rfind('/') + 1);
+        if (dir != arch)
+          b.links.emplace_back(r->file, fmt::format("{}/{}", b.dir, location));
+        packages.push_back({std::move(*rpm), location, r->size, r->sha256});
+      }
+      b.packages = packages.size();
+      auto index = build_yum_repo(std::move(packages), env_.now);
+      if (!index)
+        return fail(index.error());
+      b.index = std::move(*index);
+      if (signer) {
+        auto signature = signer->keyring.detach_sign(signer->fingerprint, b.index.repomd);
+        if (!signature)
+          return fail(signature.error().with_context(fmt::format("sign {}/repodata/repomd.xml", b.dir)));
+        b.signature = std::move(*signature);
+      }
+      built.push_back(std::move(b));
+    }
+  }
+
+  std::vector<std::string> report;
+  for (const auto& b : built) {
+    std::string dir = join_path(root_, b.dir);
+    for (const auto& [from, to] : b.links) {
+      std::string target = join_path(root_, to);
+      if (::access(target.c_str(), F_OK) == 0)
+        continue;
+      if (auto made = make_directories(fs::path(target).parent_path().string()); !made)
+        return fail(made.error());
+      if (::link(join_path(root_, from).c_str(), target.c_str()) != 0) {
+        auto bytes = read_whole(join_path(root_, from));
+        if (!bytes)
+          return fail(bytes.error());
+        if (auto ok = write_file_atomic(target, *bytes); !ok)
+          return fail(ok.error());
+      }
+    }
+    // Files the previous repomd.xml names stay for clients that hold it.
+    std::set<std::string> keep;
+    if (auto old = read_file(join_path(dir, "repodata/repomd.xml")))
+      if (auto entries = parse_repomd(*old))
+        for (const auto& e : *entries)
+          keep.insert(e.location);
+    StagedFiles files;
+    for (const auto& f : b.index.files) {
+      keep.insert(f.path);
+      if (auto ok = files.stage(join_path(dir, f.path), f.data); !ok)
+        return fail(ok.error());
+    }
+    if (signer) {
+      if (auto ok = files.stage(join_path(dir, "repodata/repomd.xml.asc"), b.signature); !ok)
+        return fail(ok.error());
+    }
+    if (auto ok = files.stage(join_path(dir, "repodata/repomd.xml"), b.index.repomd); !ok)
+      return fail(ok.error());
+    if (auto ok = files.commit(); !ok)
+      return fail(ok.error());
+    if (!signer)
+      ::unlink(join_path(dir, "repodata/repomd.xml.asc").c_str());
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(join_path(dir, "repodata"), ec)) {
+      std::string name = "repodata/" + entry.path().filename().string();
+      if (name.ends_with(".xml.gz") && !keep.contains(name))
+        fs::remove(entry.path(), ec);
+    }
+    report.push_back(fmt::format("{}: {} packages", b.dir, b.packages));
+  }
+  return report;
+}
+
 Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::string>& files,
                                                     const PushOptions& options) {
   auto deb_dist = options.dist ? Result<std::string>(*options.dist) : config_or("deb_dist", "debian/bookworm");
+  auto rpm_dist = options.dist ? Result<std::string>(*options.dist) : config_or("rpm_dist", "el/9");
   auto component = options.component ? Result<std::string>(*options.component) : config_or("component", "main");
-  if (!deb_dist || !component)
-    return fail(!deb_dist ? deb_dist.error() : component.error());
+  if (!deb_dist || !rpm_dist || !component)
+    return fail(!deb_dist ? deb_dist.error() : !rpm_dist ? rpm_dist.error() : component.error());
   auto dist_parts = split_dist(*deb_dist);
   if (!dist_parts)
     return fail(dist_parts.error());
+  if (auto ok = split_dist(*rpm_dist); !ok)
+    return fail(ok.error());
   if (!dist_part_ok(*component))
     return fail(fmt::format("bad component '{}': must be [a-z0-9.+_-]", *component));
 
@@ -416,8 +536,20 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
       c.pool_path = fmt::format("deb/{}/{}", dist_parts->first, deb_pool_path(*deb, *component));
       break;
     }
-    case Detected::rpm:
-      return fail(fmt::format("{}: rpm packages are not supported yet", path));
+    case Detected::rpm: {
+      auto rpm = read_rpm(*bytes, path);
+      if (!rpm)
+        return fail(rpm.error());
+      c.record.format = PackageFormat::rpm;
+      c.record.dist = *rpm_dist;
+      c.record.name = rpm->name;
+      c.record.version = rpm->evr();
+      c.record.arch = rpm->arch;
+      c.record.metadata = rpm_to_json(*rpm);
+      std::string dir = rpm->arch == "src" ? "SRPMS" : rpm->arch;
+      c.pool_path = fmt::format("rpm/{}/{}/Packages/{}", *rpm_dist, dir, rpm_file_name(*rpm));
+      break;
+    }
     case Detected::unknown:
       return fail(fmt::format("{}: not a .deb or .rpm package (unknown magic)", path));
     }
@@ -443,6 +575,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     return fail(txn.error());
   std::vector<PushedPackage> pushed;
   std::set<std::pair<std::string, std::string>> suites;
+  std::set<std::string> rpm_dists;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto& c = candidates[i];
     const PackageRecord& r = c.record;
@@ -478,18 +611,24 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     if (*existing && (*existing)->file != c.pool_path)
       if (auto refs = state_.references((*existing)->file); refs && *refs == 0)
         ::unlink(join_path(root_, (*existing)->file).c_str());
-    suites.insert(*split_dist(r.dist));
+    if (r.format == PackageFormat::deb)
+      suites.insert(*split_dist(r.dist));
+    else
+      rpm_dists.insert(r.dist);
     pushed.push_back({c.input, r, action});
     if (env_.progress)
       env_.progress(candidates.size() + i + 1, candidates.size() * 2);
   }
-  if (!suites.empty()) {
+  if (!suites.empty() || !rpm_dists.empty()) {
     auto signer = this->signer(SignRequest::if_key);
     if (!signer)
       return fail(signer.error());
-    auto written = write_deb_suites({suites.begin(), suites.end()}, *signer);
-    if (!written)
-      return fail(written.error());
+    if (!suites.empty())
+      if (auto written = write_deb_suites({suites.begin(), suites.end()}, *signer); !written)
+        return fail(written.error());
+    if (!rpm_dists.empty())
+      if (auto written = write_rpm_dists(rpm_dists, *signer); !written)
+        return fail(written.error());
   }
   if (auto ok = txn->commit(); !ok)
     return fail(ok.error());
@@ -603,9 +742,20 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   auto written = write_deb_suites({suites.begin(), suites.end()}, *signer);
   if (!written)
     return fail(written.error());
+  auto rpm_dist = config_or("rpm_dist", "el/9");
+  if (!rpm_dist)
+    return fail(rpm_dist.error());
+  std::set<std::string> rpm_dists{*rpm_dist};
+  for (const auto& r : *records)
+    if (r.format == PackageFormat::rpm)
+      rpm_dists.insert(r.dist);
+  auto rpm_written = write_rpm_dists(rpm_dists, *signer);
+  if (!rpm_written)
+    return fail(rpm_written.error());
   if (auto ok = txn->commit(); !ok)
     return fail(ok.error());
   report.indexes = std::move(*written);
+  report.indexes.insert(report.indexes.end(), rpm_written->begin(), rpm_written->end());
   report.signed_ = signer->has_value();
   return report;
 }
@@ -691,6 +841,44 @@ Result<std::vector<std::string>> Repository::verify() {
         problems.push_back(fmt::format("{}/{}: size {} but Release says {}", shown, path, bytes->size(), entry.first));
       else if (sha256_hex(*bytes) != entry.second)
         problems.push_back(fmt::format("{}/{}: SHA-256 differs from Release", shown, path));
+    }
+  }
+  // Every dnf repository on disk: repomd.xml's signature, then each file's size and SHA-256.
+  std::vector<fs::path> repomds;
+  for (const auto& e : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
+    if (e.path().filename() == "repomd.xml")
+      repomds.push_back(e.path());
+  std::sort(repomds.begin(), repomds.end());
+  for (const auto& path : repomds) {
+    fs::path dir = path.parent_path().parent_path();
+    std::string shown = fs::relative(path, root_, ec).string();
+    auto repomd = read_file(path.string());
+    if (!repomd) {
+      problems.push_back(repomd.error().message());
+      continue;
+    }
+    if (*signer) {
+      auto asc = read_file(path.string() + ".asc");
+      if (!asc)
+        problems.push_back(asc.error().message());
+      else if (auto check = (**signer).keyring.verify_detached(*asc, *repomd); !check)
+        problems.push_back(check.error().message());
+      else if (!check->good)
+        problems.push_back(fmt::format("{}.asc: bad signature: {}", shown, check->problem));
+    }
+    auto entries = parse_repomd(*repomd);
+    if (!entries) {
+      problems.push_back(fmt::format("{}: {}", shown, entries.error().message()));
+      continue;
+    }
+    for (const auto& e : *entries) {
+      auto bytes = read_file((dir / e.location).string());
+      if (!bytes)
+        problems.push_back(bytes.error().message());
+      else if (bytes->size() != e.size)
+        problems.push_back(fmt::format("{}: {} has size {} but repomd.xml says {}", shown, e.location, bytes->size(), e.size));
+      else if (sha256_hex(*bytes) != e.checksum)
+        problems.push_back(fmt::format("{}: {} has another SHA-256 than repomd.xml says", shown, e.location));
     }
   }
   return problems;

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,8 @@ private:
   Result<std::optional<Signer>> signer(SignRequest request);
   Result<std::vector<std::string>> write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
                                                     std::optional<Signer>& signer);
+  Result<std::vector<std::string>> write_rpm_dists(const std::set<std::string>& dists,
+                                                   std::optional<Signer>& signer);
   Result<void> write_public_key(Signer& signer);
   Result<std::size_t> rescan_pool();
   Result<std::string> config_or(const std::string& key, const std::string& fallback) const;
