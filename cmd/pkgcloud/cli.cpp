@@ -42,6 +42,19 @@ void define_cli(CLI::App& app, Options& o) {
   ls->add_option("--dist", o.dist, "Only this DISTRO/RELEASE");
   ls->add_flag("--json", o.json, "Print a JSON array");
 
+  auto* rm = app.add_subcommand("rm", "Remove packages and re-index what they were in");
+  rm->callback([&o] { o.command = Command::rm; });
+  rm->add_option("package", o.spec, "NAME or NAME=VERSION")->required();
+  rm->add_option("--dist", o.dist, "Only from this DISTRO/RELEASE");
+  rm->add_option("--arch", o.arch, "Only this architecture");
+
+  auto* prune = app.add_subcommand("prune", "Remove all but the newest versions of each package");
+  prune->callback([&o] { o.command = Command::prune; });
+  prune->add_option("--keep", o.keep, "How many versions to keep per name, dist and arch")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  prune->add_option("--dist", o.dist, "Only in this DISTRO/RELEASE");
+
   auto* verify = app.add_subcommand("verify", "Check indexes, signatures and pool files as clients would");
   verify->callback([&o] { o.command = Command::verify; });
 

@@ -26,6 +26,10 @@ struct Options {
   bool sign = false, rebuild = false;
   // ls
   bool json = false;
+  // rm, prune
+  std::string spec; // NAME[=VERSION]
+  std::optional<std::string> arch;
+  std::size_t keep = 0;
   // export-key
   bool armor = false;
   // sources

@@ -157,6 +157,25 @@ int run(const Options& o) {
   }
   case Command::ls:
     return list(r, o);
+  case Command::rm:
+  case Command::prune: {
+    Result<std::vector<repo::PackageRecord>> removed = std::vector<repo::PackageRecord>();
+    if (o.command == Command::rm) {
+      repo::RemoveFilter filter{o.spec, std::nullopt, o.dist, o.arch};
+      if (auto eq = o.spec.find('='); eq != std::string::npos) {
+        filter.name = o.spec.substr(0, eq);
+        filter.version = o.spec.substr(eq + 1);
+      }
+      removed = r.remove(filter);
+    } else {
+      removed = r.prune(o.keep, o.dist);
+    }
+    if (!removed)
+      return failed(removed.error());
+    for (const auto& p : *removed)
+      fmt::print("removed {} {} {} from {}\n", p.name, p.version, p.arch, p.dist);
+    return k_exit_ok;
+  }
   case Command::verify: {
     auto problems = r.verify();
     if (!problems)

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -758,6 +759,97 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   report.indexes.insert(report.indexes.end(), rpm_written->begin(), rpm_written->end());
   report.signed_ = signer->has_value();
   return report;
+}
+
+Result<void> Repository::remove_records(const std::vector<PackageRecord>& doomed) {
+  auto txn = state_.begin();
+  if (!txn)
+    return fail(txn.error());
+  std::set<std::pair<std::string, std::string>> suites;
+  std::set<std::string> rpm_dists;
+  for (const auto& r : doomed) {
+    if (auto ok = state_.remove(r.id); !ok)
+      return fail(ok.error());
+    if (r.format == PackageFormat::deb)
+      suites.insert(*split_dist(r.dist));
+    else
+      rpm_dists.insert(r.dist);
+  }
+  auto signer = this->signer(SignRequest::if_key);
+  if (!signer)
+    return fail(signer.error());
+  if (!suites.empty())
+    if (auto written = write_deb_suites({suites.begin(), suites.end()}, *signer); !written)
+      return fail(written.error());
+  if (!rpm_dists.empty())
+    if (auto written = write_rpm_dists(rpm_dists, *signer); !written)
+      return fail(written.error());
+  if (auto ok = txn->commit(); !ok)
+    return fail(ok.error());
+  // Pool files go only after the indexes that named them are replaced (and committed).
+  std::error_code ec;
+  for (const auto& r : doomed) {
+    auto refs = state_.references(r.file);
+    if (!refs || *refs > 0)
+      continue;
+    ::unlink(join_path(root_, r.file).c_str());
+    if (r.format == PackageFormat::rpm && r.arch == "noarch") // and its links in each arch
+      for (const auto& arch : fs::directory_iterator(join_path(root_, "rpm/" + r.dist), ec))
+        fs::remove(arch.path() / "Packages" / fs::path(r.file).filename(), ec);
+  }
+  return {};
+}
+
+Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter) {
+  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  if (!lock)
+    return fail(lock.error());
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+  std::vector<PackageRecord> doomed;
+  for (auto& r : *records) {
+    if (r.name != filter.name || (filter.dist && r.dist != *filter.dist) || (filter.arch && r.arch != *filter.arch))
+      continue;
+    if (filter.version && r.version != *filter.version &&
+        !(r.format == PackageFormat::rpm && strip_epoch(r.version) == *filter.version))
+      continue;
+    doomed.push_back(std::move(r));
+  }
+  if (doomed.empty())
+    return fail(fmt::format("rm: no package {}{}{}{}{}{}", filter.name, filter.version ? "=" : "",
+                            filter.version.value_or(""), filter.dist ? " in " : "", filter.dist.value_or(""),
+                            filter.arch ? " for " + *filter.arch : ""));
+  if (auto ok = remove_records(doomed); !ok)
+    return fail(ok.error());
+  return doomed;
+}
+
+Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep, const std::optional<std::string>& dist) {
+  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  if (!lock)
+    return fail(lock.error());
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+  std::map<std::tuple<PackageFormat, std::string, std::string, std::string>, std::vector<PackageRecord>> groups;
+  for (auto& r : *records)
+    if (!dist || r.dist == *dist)
+      groups[{r.format, r.dist, r.name, r.arch}].push_back(std::move(r));
+  std::vector<PackageRecord> doomed;
+  for (auto& [key, versions] : groups) {
+    std::sort(versions.begin(), versions.end(), [](const PackageRecord& a, const PackageRecord& b) {
+      int c = a.format == PackageFormat::deb ? compare_deb_versions(a.version, b.version)
+                                             : compare_rpm_versions(a.version, b.version);
+      return c > 0; // newest first
+    });
+    for (std::size_t i = keep; i < versions.size(); ++i)
+      doomed.push_back(std::move(versions[i]));
+  }
+  if (!doomed.empty())
+    if (auto ok = remove_records(doomed); !ok)
+      return fail(ok.error());
+  return doomed;
 }
 
 Result<std::vector<PackageRecord>> Repository::list(const std::optional<std::string>& dist) const {

@@ -192,3 +192,44 @@ TEST_CASE("pkgcloud: a passphrase-protected key signs with the passphrase and fa
   CHECK(signed_run.exit_status == 0);
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
+
+TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epochs included", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  std::vector<std::string> args{"push"};
+  for (std::string version : {"1.9", "1.10", "1:0.1", "1.10~rc1"}) {
+    std::string sub = dir / ("v" + std::to_string(args.size()));
+    fs::create_directories(sub);
+    args.push_back(dpkg_deb_build(sub, "tool", control("tool", version, "amd64")));
+  }
+  REQUIRE(pkgcloud(repo, args, k_epoch).exit_status == 0);
+  auto prune = pkgcloud(repo, {"prune", "--keep", "2"}, k_epoch);
+  INFO(prune.err);
+  REQUIRE(prune.exit_status == 0);
+  CHECK(prune.out == "removed tool 1.10~rc1 amd64 from debian/bookworm\n"
+                     "removed tool 1.9 amd64 from debian/bookworm\n");
+  std::string packages = *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  CHECK(packages.find("Version: 1:0.1\n") != std::string::npos);
+  CHECK(packages.find("Version: 1.10\n") != std::string::npos);
+  CHECK(packages.find("Version: 1.9\n") == std::string::npos);
+  CHECK_FALSE(fs::exists(repo + "/deb/debian/pool/main/t/tool/tool_1.9_amd64.deb"));
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when nothing matches", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  auto b = dpkg_deb_build(dir.path(), "other", control("other", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a, b}, k_epoch).exit_status == 0);
+  auto rm = pkgcloud(repo, {"rm", "hello=1.0"}, k_epoch);
+  CHECK(rm.out == "removed hello 1.0 amd64 from debian/bookworm\n");
+  std::string packages = *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  CHECK(packages.find("Package: hello") == std::string::npos);
+  CHECK(packages.find("Package: other") != std::string::npos);
+  CHECK_FALSE(fs::exists(repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb"));
+  auto again = pkgcloud(repo, {"rm", "hello"}, k_epoch);
+  CHECK(again.exit_status == 1);
+  CHECK(again.err == "pkgcloud: error: rm: no package hello\n");
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}

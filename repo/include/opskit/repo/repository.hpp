@@ -56,6 +56,13 @@ struct IndexOptions {
   bool rebuild = false; // rescan the pool and re-record what it holds
 };
 
+// Which packages `rm` removes: by name, and optionally version, dist and architecture. An rpm
+// version matches with or without its epoch ("1:2.0-1" or "2.0-1").
+struct RemoveFilter {
+  std::string name;
+  std::optional<std::string> version, dist, arch;
+};
+
 // What index wrote: one line per suite or rpm repository ("deb/debian/dists/bookworm: 3 packages").
 struct IndexReport {
   std::vector<std::string> indexes;
@@ -88,6 +95,12 @@ public:
   // copies them into the pool and re-indexes the suites they touch.
   Result<std::vector<PushedPackage>> push(const std::vector<std::string>& files, const PushOptions& options);
   Result<IndexReport> index(const IndexOptions& options);
+  // Removes the packages named `name` (of `version`, `dist`, `arch` when given), deletes pool
+  // files nothing else refers to and re-indexes what they were in. Nothing matching is an error.
+  Result<std::vector<PackageRecord>> remove(const RemoveFilter& filter);
+  // Keeps the newest `keep` versions of each name, dist and arch (dpkg or rpm version order,
+  // epochs included) and removes the rest as remove() does; `dist` limits it to one dist.
+  Result<std::vector<PackageRecord>> prune(std::size_t keep, const std::optional<std::string>& dist);
   // Every package (of one dist when given), sorted.
   Result<std::vector<PackageRecord>> list(const std::optional<std::string>& dist) const;
   // Every problem a client would trip over, one line each; empty when the repository is sound.
@@ -108,6 +121,7 @@ private:
                                                    std::optional<Signer>& signer);
   Result<void> write_public_key(Signer& signer);
   Result<std::size_t> rescan_pool();
+  Result<void> remove_records(const std::vector<PackageRecord>& doomed);
   Result<std::string> config_or(const std::string& key, const std::string& fallback) const;
 
   std::string root_;
