@@ -16,7 +16,7 @@ namespace opskit::repo {
 
 Result<std::string> gzip_compress(std::string_view data) {
   z_stream z{};
-  if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     return fail("gzip: cannot initialise zlib");
   std::string out(deflateBound(&z, data.size()) + 32, '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
@@ -59,11 +59,22 @@ Result<std::string> gzip_decompress(std::string_view data, std::size_t limit) {
 }
 
 Result<std::string> xz_compress(std::string_view data) {
+  // Preset 6's match finder, with the dictionary no larger than the input: the default 8 MiB
+  // dictionary (94 MiB of encoder state) costs more to set up than a typical index takes to
+  // compress, and a dictionary larger than the input gains nothing.
+  lzma_options_lzma options{};
+  if (lzma_lzma_preset(&options, 6))
+    return fail("xz: cannot set up preset 6");
+  std::uint32_t dict = LZMA_DICT_SIZE_MIN;
+  while (dict < data.size() && dict < options.dict_size)
+    dict *= 2;
+  options.dict_size = dict;
+  lzma_filter filters[] = {{LZMA_FILTER_LZMA2, &options}, {LZMA_VLI_UNKNOWN, nullptr}};
   std::string out(lzma_stream_buffer_bound(data.size()), '\0');
   std::size_t used = 0;
-  lzma_ret rc = lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr,
-                                        reinterpret_cast<const uint8_t*>(data.data()), data.size(),
-                                        reinterpret_cast<uint8_t*>(out.data()), &used, out.size());
+  lzma_ret rc = lzma_stream_buffer_encode(filters, LZMA_CHECK_CRC64, nullptr,
+                                          reinterpret_cast<const uint8_t*>(data.data()), data.size(),
+                                          reinterpret_cast<uint8_t*>(out.data()), &used, out.size());
   if (rc != LZMA_OK)
     return fail(fmt::format("xz: compression failed ({})", static_cast<int>(rc)));
   out.resize(used);

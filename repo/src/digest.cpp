@@ -42,18 +42,27 @@ std::string finish(EVP_MD_CTX* ctx) {
 
 } // namespace
 
-Digests digest_all(std::string_view data) {
-  std::array<MdCtx, 4> ctx{start(EVP_md5()), start(EVP_sha1()), start(EVP_sha256()),
-                           start(EVP_sha512())};
-  // Chunks that stay in cache while the four digests pass over them.
+Digests digest_all(std::string_view data, Hash which) {
+  const EVP_MD* kinds[4] = {EVP_md5(), EVP_sha1(), EVP_sha256(), EVP_sha512()};
+  std::array<MdCtx, 4> ctx;
+  for (unsigned i = 0; i < 4; ++i)
+    if (static_cast<unsigned>(which) & (1u << i))
+      ctx[i] = start(kinds[i]);
+  // Chunks that stay in cache while the digests pass over them.
   constexpr std::size_t k_chunk = 64 * 1024;
   for (std::size_t at = 0; at < data.size(); at += k_chunk) {
     auto chunk = data.substr(at, k_chunk);
     for (auto& c : ctx)
-      EVP_DigestUpdate(c.get(), chunk.data(), chunk.size());
+      if (c)
+        EVP_DigestUpdate(c.get(), chunk.data(), chunk.size());
   }
-  return {data.size(), finish(ctx[0].get()), finish(ctx[1].get()), finish(ctx[2].get()),
-          finish(ctx[3].get())};
+  Digests d;
+  d.size = data.size();
+  std::string* out[4] = {&d.md5, &d.sha1, &d.sha256, &d.sha512};
+  for (unsigned i = 0; i < 4; ++i)
+    if (ctx[i])
+      *out[i] = finish(ctx[i].get());
+  return d;
 }
 
 std::string sha256_hex(std::string_view data) {

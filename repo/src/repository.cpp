@@ -20,9 +20,12 @@
 #include "opskit/repo/repository.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include <fcntl.h>
@@ -89,6 +92,12 @@ bool dist_part_ok(std::string_view part) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-' ||
            c == '_';
   });
+}
+
+// What a package's index needs: apt's Packages MD5sum and SHA256 (SHA1 and SHA512 are optional
+// and cost most of the hashing time), dnf's primary only SHA-256.
+Hash package_hashes(PackageFormat format) {
+  return format == PackageFormat::deb ? Hash::md5 | Hash::sha256 : Hash::sha256;
 }
 
 enum class Detected { deb, rpm, unknown };
@@ -554,7 +563,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     case Detected::unknown:
       return fail(fmt::format("{}: not a .deb or .rpm package (unknown magic)", path));
     }
-    Digests d = digest_all(*bytes);
+    Digests d = digest_all(*bytes, package_hashes(c.record.format));
     c.record.file = c.pool_path;
     c.record.size = d.size;
     c.record.md5 = std::move(d.md5);
@@ -636,15 +645,79 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   return pushed;
 }
 
+namespace {
+
+// A package file found in the pool and what reading it gave.
+struct Scanned {
+  fs::path path;
+  PackageFormat format = PackageFormat::deb;
+  Result<PackageRecord> record = PackageRecord{};
+};
+
+// Reads, parses and hashes every file, spread over the CPUs: hashing dominates a rescan.
+void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std::size_t)>& done) {
+  std::atomic<std::size_t> next{0}, finished{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < files.size();) {
+      Scanned& s = files[i];
+      auto bytes = read_whole(s.path.string());
+      if (!bytes) {
+        s.record = fail(bytes.error());
+        continue;
+      }
+      PackageRecord r;
+      r.format = s.format;
+      if (s.format == PackageFormat::deb) {
+        auto deb = read_deb(*bytes, s.path.string());
+        if (!deb) {
+          s.record = fail(deb.error());
+          continue;
+        }
+        r.name = deb->name;
+        r.version = deb->version;
+        r.arch = deb->architecture;
+        r.metadata = deb->control.render();
+      } else {
+        auto rpm = read_rpm(*bytes, s.path.string());
+        if (!rpm) {
+          s.record = fail(rpm.error());
+          continue;
+        }
+        r.name = rpm->name;
+        r.version = rpm->evr();
+        r.arch = rpm->arch;
+        r.metadata = rpm_to_json(*rpm);
+      }
+      Digests d = digest_all(*bytes, package_hashes(s.format));
+      r.size = d.size;
+      r.md5 = std::move(d.md5);
+      r.sha1 = std::move(d.sha1);
+      r.sha256 = std::move(d.sha256);
+      r.sha512 = std::move(d.sha512);
+      s.record = std::move(r);
+      if (done)
+        done(++finished);
+    }
+  };
+  unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                     static_cast<unsigned>(files.size())));
+  std::vector<std::jthread> threads;
+  for (unsigned i = 1; i < workers; ++i)
+    threads.emplace_back(work);
+  work();
+}
+
+} // namespace
+
 Result<std::size_t> Repository::rescan_pool() {
   auto deb_dist = config_or("deb_dist", "debian/bookworm");
   if (!deb_dist)
     return fail(deb_dist.error());
   auto default_dist = *split_dist(*deb_dist);
   std::error_code ec;
-  // Where the current indexes put each pool file: Filename -> (codename, component).
+  // Where the current indexes put each deb: (distro, Filename) -> (codename, component).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> placed;
-  std::vector<fs::path> debs;
+  std::vector<Scanned> files;
   for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec)) {
     std::string distro_name = distro.path().filename().string();
     for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "dists", ec)) {
@@ -664,50 +737,54 @@ Result<std::size_t> Repository::rescan_pool() {
     }
     for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "pool", ec))
       if (entry.is_regular_file() && entry.path().extension() == ".deb")
-        debs.push_back(entry.path());
+        files.push_back({entry.path(), PackageFormat::deb});
   }
-  std::sort(debs.begin(), debs.end());
-  std::size_t count = 0;
-  for (const auto& path : debs) {
-    auto bytes = read_whole(path.string());
-    if (!bytes)
-      return fail(bytes.error());
-    auto deb = read_deb(*bytes, path.string());
-    if (!deb)
-      return fail(deb.error());
-    std::string rel = fs::relative(path, root_, ec).string();        // deb/<distro>/pool/...
-    std::string distro = rel.substr(4, rel.find('/', 4) - 4);
-    std::string filename = rel.substr(rel.find("/pool/") + 1);        // pool/...
-    auto where = placed.find({distro, filename});
-    std::string codename, component;
-    if (where != placed.end()) {
-      std::tie(codename, component) = where->second;
-    } else if (distro == default_dist.first) {
-      codename = default_dist.second;
-      component = filename.substr(5, filename.find('/', 5) - 5);
-    } else {
-      continue; // a distro without indexes or default: no suite to put it in
+  // rpm/<distro>/<version>/<dir>/Packages/*.rpm; noarch files are linked into each arch's
+  // directory, and only the copy under noarch/ counts.
+  for (const auto& entry : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".rpm" &&
+        entry.path().parent_path().filename() == "Packages") {
+      std::string dir = entry.path().parent_path().parent_path().filename().string();
+      bool noarch_file = entry.path().filename().string().ends_with(".noarch.rpm");
+      if (noarch_file == (dir == "noarch"))
+        files.push_back({entry.path(), PackageFormat::rpm});
     }
-    PackageRecord r;
-    r.format = PackageFormat::deb;
-    r.dist = fmt::format("{}/{}", distro, codename);
-    r.component = component;
-    r.name = deb->name;
-    r.version = deb->version;
-    r.arch = deb->architecture;
-    r.metadata = deb->control.render();
+  std::sort(files.begin(), files.end(), [](const Scanned& a, const Scanned& b) { return a.path < b.path; });
+  std::mutex progress_lock;
+  read_in_parallel(files, env_.progress ? std::function<void(std::size_t)>([&](std::size_t n) {
+    std::lock_guard hold(progress_lock);
+    env_.progress(n, files.size());
+  }) : nullptr);
+
+  std::size_t count = 0;
+  for (auto& s : files) {
+    if (!s.record)
+      return fail(s.record.error());
+    PackageRecord& r = *s.record;
+    // Paths were found below root_ + "/", so the relative path is a suffix (no canonicalising).
+    std::string rel = s.path.string().substr(root_.size() + 1);
     r.file = rel;
-    Digests d = digest_all(*bytes);
-    r.size = d.size;
-    r.md5 = std::move(d.md5);
-    r.sha1 = std::move(d.sha1);
-    r.sha256 = std::move(d.sha256);
-    r.sha512 = std::move(d.sha512);
+    if (r.format == PackageFormat::deb) {
+      std::string distro = rel.substr(4, rel.find('/', 4) - 4); // deb/<distro>/pool/...
+      std::string filename = rel.substr(rel.find("/pool/") + 1);
+      auto where = placed.find({distro, filename});
+      std::string codename;
+      if (where != placed.end()) {
+        std::tie(codename, r.component) = where->second;
+      } else if (distro == default_dist.first) {
+        codename = default_dist.second;
+        r.component = filename.substr(5, filename.find('/', 5) - 5);
+      } else {
+        continue; // a distro without indexes or default: no suite to put it in
+      }
+      r.dist = fmt::format("{}/{}", distro, codename);
+    } else {
+      fs::path dist = fs::path(rel).parent_path().parent_path().parent_path(); // rpm/<distro>/<version>
+      r.dist = dist.string().substr(4);
+    }
     if (auto ok = state_.put(r); !ok)
       return fail(ok.error());
     ++count;
-    if (env_.progress)
-      env_.progress(count, debs.size());
   }
   return count;
 }

@@ -156,3 +156,16 @@ TEST_CASE("dnf: an edited primary.xml.gz and another key are rejected", "[pkgclo
   CHECK(verify.exit_status == 1);
   CHECK(verify.out.find("-primary.xml.gz has size") != std::string::npos);
 }
+
+TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcloud][dnf]") {
+  Fixture f;
+  std::string primary_dir = f.repo + "/rpm/el/9/x86_64/repodata";
+  auto listing = pkgcloud(f.repo, {"ls"});
+  fs::remove(f.repo + "/.pkgcloud/state.db");
+  REQUIRE(pkgcloud(f.repo, {"init"}).exit_status == 0);
+  auto rebuilt = pkgcloud(f.repo, {"index", "--rebuild"});
+  INFO(rebuilt.err);
+  REQUIRE(rebuilt.exit_status == 0);
+  CHECK(rebuilt.out.starts_with("rescanned 2 packages from the pool\n"));
+  CHECK(pkgcloud(f.repo, {"ls"}).out == listing.out);
+}

@@ -37,7 +37,7 @@ struct AptSuiteIndex {
 };
 
 // The Packages stanza of one record: its control fields in their order, then Filename (below
-// the distro directory), Size, MD5sum, SHA1, SHA256 and SHA512.
+// the distro directory), Size, MD5sum, SHA1 (when recorded), SHA256 and SHA512 (when recorded).
 std::string packages_stanza(const PackageRecord& record);
 
 // Builds the suite's metadata, deterministic for equal input: packages sorted by name, version

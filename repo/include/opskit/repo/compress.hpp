@@ -8,10 +8,12 @@
 
 namespace opskit::repo {
 
-// A gzip stream of `data` with no name and modification time 0, so equal input gives equal bytes.
+// A gzip stream (level 6, as gzip and createrepo_c default to) of `data` with no name and
+// modification time 0, so equal input gives equal bytes.
 Result<std::string> gzip_compress(std::string_view data);
 
-// An xz stream (preset 6, CRC64) of `data`; deterministic.
+// An xz stream (LZMA2 preset 6 with a dictionary fitted to the input, CRC64) of `data`;
+// deterministic.
 Result<std::string> xz_compress(std::string_view data);
 
 // Decompresses a gzip stream whole; `limit` bounds the output (an error past it).
