@@ -100,6 +100,18 @@ Hash package_hashes(PackageFormat format) {
   return format == PackageFormat::deb ? Hash::md5 | Hash::sha256 : Hash::sha256;
 }
 
+// Writes an rpm record's index fragments from its metadata, size and SHA-256.
+Result<void> add_yum_fragments(PackageRecord& r, RpmInfo rpm) {
+  YumPackage package{std::move(rpm), "Packages/" + r.file.substr(r.file.rfind('/') + 1), r.size, r.sha256};
+  auto xml = yum_fragments(package);
+  if (!xml)
+    return fail(xml.error());
+  r.xml_primary = std::move(xml->primary);
+  r.xml_filelists = std::move(xml->filelists);
+  r.xml_other = std::move(xml->other);
+  return {};
+}
+
 enum class Detected { deb, rpm, unknown };
 
 Detected detect(std::string_view bytes) {
@@ -118,6 +130,7 @@ struct Candidate {
   PackageRecord record;
   std::string bytes;
   std::string pool_path; // relative to the repository root
+  std::optional<RpmInfo> rpm;
 };
 
 std::string join_path(const std::string& root, std::string_view rel) {
@@ -429,18 +442,24 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     for (const auto& arch : arches) {
       Built b;
       b.dir = fmt::format("rpm/{}/{}", dist, arch);
-      std::vector<YumPackage> packages;
+      std::vector<YumEntry> packages;
       for (const PackageRecord* r : mine) {
         std::string dir = r->arch == "src" ? "SRPMS" : r->arch;
         if (dir != arch && !(r->arch == "noarch" && arch != "SRPMS"))
           continue;
-        auto rpm = rpm_from_json(r->metadata);
-        if (!rpm)
-          return fail(rpm.error().with_context(r->file));
         std::string location = "Packages/" + r->file.substr(r->file.rfind('/') + 1);
         if (dir != arch)
           b.links.emplace_back(r->file, fmt::format("{}/{}", b.dir, location));
-        packages.push_back({std::move(*rpm), location, r->size, r->sha256});
+        YumEntry entry{r->name, r->version.find(':') == std::string::npos ? "0:" + r->version : r->version,
+                       r->arch, {r->xml_primary, r->xml_filelists, r->xml_other}};
+        if (entry.xml.primary.empty()) { // recorded without fragments: write them now
+          PackageRecord copy = *r;
+          auto rpm = rpm_from_json(r->metadata);
+          if (auto ok = rpm ? add_yum_fragments(copy, std::move(*rpm)) : fail(rpm.error()); !ok)
+            return fail(ok.error().with_context(r->file));
+          entry.xml = {std::move(copy.xml_primary), std::move(copy.xml_filelists), std::move(copy.xml_other)};
+        }
+        packages.push_back(std::move(entry));
       }
       b.packages = packages.size();
       auto index = build_yum_repo(std::move(packages), env_.now);
@@ -558,6 +577,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
       c.record.metadata = rpm_to_json(*rpm);
       std::string dir = rpm->arch == "src" ? "SRPMS" : rpm->arch;
       c.pool_path = fmt::format("rpm/{}/{}/Packages/{}", *rpm_dist, dir, rpm_file_name(*rpm));
+      c.rpm = std::move(*rpm);
       break;
     }
     case Detected::unknown:
@@ -570,6 +590,9 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     c.record.sha1 = std::move(d.sha1);
     c.record.sha256 = std::move(d.sha256);
     c.record.sha512 = std::move(d.sha512);
+    if (c.rpm)
+      if (auto ok = add_yum_fragments(c.record, std::move(*c.rpm)); !ok)
+        return fail(ok.error().with_context(path));
     c.bytes = std::move(*bytes);
     candidates.push_back(std::move(c));
     if (env_.progress)
@@ -667,6 +690,7 @@ void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std:
       }
       PackageRecord r;
       r.format = s.format;
+      std::optional<RpmInfo> info;
       if (s.format == PackageFormat::deb) {
         auto deb = read_deb(*bytes, s.path.string());
         if (!deb) {
@@ -687,6 +711,7 @@ void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std:
         r.version = rpm->evr();
         r.arch = rpm->arch;
         r.metadata = rpm_to_json(*rpm);
+        info = std::move(*rpm);
       }
       Digests d = digest_all(*bytes, package_hashes(s.format));
       r.size = d.size;
@@ -694,6 +719,13 @@ void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std:
       r.sha1 = std::move(d.sha1);
       r.sha256 = std::move(d.sha256);
       r.sha512 = std::move(d.sha512);
+      if (info) {
+        r.file = s.path.filename().string(); // only the name matters to the fragments
+        if (auto ok = add_yum_fragments(r, std::move(*info)); !ok) {
+          s.record = fail(ok.error().with_context(s.path.string()));
+          continue;
+        }
+      }
       s.record = std::move(r);
       if (done)
         done(++finished);

@@ -18,11 +18,13 @@ CREATE TABLE IF NOT EXISTS packages (
   file TEXT NOT NULL, size INTEGER NOT NULL,
   md5 TEXT NOT NULL, sha1 TEXT NOT NULL, sha256 TEXT NOT NULL, sha512 TEXT NOT NULL,
   metadata TEXT NOT NULL,
+  xml_primary TEXT NOT NULL DEFAULT '', xml_filelists TEXT NOT NULL DEFAULT '',
+  xml_other TEXT NOT NULL DEFAULT '',
   UNIQUE (format, dist, name, version, arch));
 )sql";
 
 constexpr const char* k_columns = "id, format, dist, component, name, version, arch, file, size, "
-                                  "md5, sha1, sha256, sha512, metadata";
+                                  "md5, sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other";
 
 std::string column_text(sqlite3_stmt* s, int i) {
   const unsigned char* text = sqlite3_column_text(s, i);
@@ -47,6 +49,9 @@ PackageRecord read_record(sqlite3_stmt* s) {
   r.sha256 = column_text(s, 11);
   r.sha512 = column_text(s, 12);
   r.metadata = column_text(s, 13);
+  r.xml_primary = column_text(s, 14);
+  r.xml_filelists = column_text(s, 15);
+  r.xml_other = column_text(s, 16);
   return r;
 }
 
@@ -112,6 +117,14 @@ Result<State> State::open(const std::string& path, Create create) {
     return fail(ok.error());
   if (auto ok = state.exec(k_schema); !ok)
     return fail(ok.error());
+  // Databases made before the index fragments were kept lack their columns: add them empty
+  // (indexing then writes the fragments from the metadata).
+  if (!state.exec("SELECT xml_primary FROM packages LIMIT 0"))
+    if (auto ok = state.exec("ALTER TABLE packages ADD COLUMN xml_primary TEXT NOT NULL DEFAULT '';"
+                             "ALTER TABLE packages ADD COLUMN xml_filelists TEXT NOT NULL DEFAULT '';"
+                             "ALTER TABLE packages ADD COLUMN xml_other TEXT NOT NULL DEFAULT '';");
+        !ok)
+      return fail(ok.error());
   return state;
 }
 
@@ -178,14 +191,18 @@ Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std
 Result<std::int64_t> State::put(const PackageRecord& r) {
   Query q(db_.get(), path_,
           "INSERT INTO packages (format, dist, component, name, version, arch, file, size, md5, "
-          "sha1, sha256, sha512, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+          "sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
           "ON CONFLICT (format, dist, name, version, arch) DO UPDATE SET "
           "component = excluded.component, file = excluded.file, size = excluded.size, "
           "md5 = excluded.md5, sha1 = excluded.sha1, sha256 = excluded.sha256, "
-          "sha512 = excluded.sha512, metadata = excluded.metadata");
+          "sha512 = excluded.sha512, metadata = excluded.metadata, "
+          "xml_primary = excluded.xml_primary, xml_filelists = excluded.xml_filelists, "
+          "xml_other = excluded.xml_other");
   q.bind(format_name(r.format)).bind(r.dist).bind(r.component).bind(r.name).bind(r.version);
   q.bind(r.arch).bind(r.file).bind(static_cast<std::int64_t>(r.size)).bind(r.md5).bind(r.sha1);
-  q.bind(r.sha256).bind(r.sha512).bind(r.metadata);
+  q.bind(r.sha256).bind(r.sha512).bind(r.metadata).bind(r.xml_primary).bind(r.xml_filelists);
+  q.bind(r.xml_other);
   if (auto done = q.step(); !done)
     return fail(done.error());
   return sqlite3_last_insert_rowid(db_.get());

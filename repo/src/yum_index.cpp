@@ -9,6 +9,10 @@
 // every file; other.xml the changelogs. File names carry their SHA-256 ("<sha256>-primary.xml.gz")
 // so that a client holding an old repomd.xml never reads a new file under an old name.
 //
+// Each package's three <package> elements are written once, when it is pushed, and kept in the
+// database, so that re-indexing a dist of thousands for one new package pastes text together
+// instead of re-parsing and re-writing every package.
+//
 // What is subtle: XML escaping of summaries, descriptions and changelogs (libxml2's writer does
 // it, including characters that are illegal in XML 1.0 which it would otherwise emit as-is, so
 // those are dropped here); requirements carry pre="1" when needed before install; primary
@@ -58,8 +62,12 @@ const xmlChar* x(const char* s) { return reinterpret_cast<const xmlChar*>(s); }
 // A thin writer over xmlTextWriter that remembers the first failure.
 class Xml {
 public:
-  Xml() : buffer_(xmlBufferCreate()), writer_(xmlNewTextWriterMemory(buffer_.get(), 0)) {
-    ok_ = buffer_ && writer_ && xmlTextWriterStartDocument(writer_.get(), nullptr, "UTF-8", nullptr) >= 0;
+  // A whole document, or (Part::fragment) elements to be pasted into one.
+  enum class Part { document, fragment };
+  explicit Xml(Part part = Part::document)
+      : buffer_(xmlBufferCreate()), writer_(xmlNewTextWriterMemory(buffer_.get(), 0)), part_(part) {
+    ok_ = buffer_ && writer_ &&
+          (part == Part::fragment || xmlTextWriterStartDocument(writer_.get(), nullptr, "UTF-8", nullptr) >= 0);
     if (ok_)
       xmlTextWriterSetIndent(writer_.get(), 1), xmlTextWriterSetIndentString(writer_.get(), x("  "));
   }
@@ -84,7 +92,9 @@ public:
   // <name attrs...>text</name>
   Xml& element(const char* name, std::string_view value) { return open(name).text(value).close(); }
   Result<std::string> finish(std::string_view what) {
-    ok_ = ok_ && xmlTextWriterEndDocument(writer_.get()) >= 0;
+    ok_ = ok_ && (part_ == Part::fragment || xmlTextWriterEndDocument(writer_.get()) >= 0);
+    if (ok_ && part_ == Part::fragment)
+      ok_ = xmlTextWriterFlush(writer_.get()) >= 0;
     writer_.reset(); // flushes into the buffer
     if (!ok_)
       return fail(fmt::format("{}: cannot write XML", what));
@@ -95,6 +105,7 @@ public:
 private:
   Buffer buffer_;
   Writer writer_;
+  Part part_;
   bool ok_ = false;
 };
 
@@ -139,107 +150,134 @@ void file_elements(Xml& xml, const RpmInfo& r, bool primary_only) {
   }
 }
 
-Result<std::string> primary_xml(const std::vector<YumPackage>& packages) {
-  Xml xml;
-  xml.open("metadata").attr("xmlns", "http://linux.duke.edu/metadata/common")
-      .attr("xmlns:rpm", "http://linux.duke.edu/metadata/rpm").attr("packages", std::to_string(packages.size()));
-  for (const auto& p : packages) {
-    const RpmInfo& r = p.rpm;
-    xml.open("package").attr("type", "rpm");
-    xml.element("name", r.name).element("arch", r.arch);
-    version_element(xml, r);
-    xml.open("checksum").attr("type", "sha256").attr("pkgid", "YES").text(p.sha256).close();
-    xml.element("summary", r.summary).element("description", r.description).element("packager", r.packager);
-    xml.element("url", r.url);
-    xml.open("time").attr("file", std::to_string(r.build_time)).attr("build", std::to_string(r.build_time)).close();
-    xml.open("size").attr("package", std::to_string(p.size)).attr("installed", std::to_string(r.installed_size))
-        .attr("archive", std::to_string(r.archive_size)).close();
-    xml.open("location").attr("href", p.location).close();
-    xml.open("format");
-    xml.element("rpm:license", r.license).element("rpm:vendor", r.vendor).element("rpm:group", r.group);
-    xml.element("rpm:buildhost", r.buildhost).element("rpm:sourcerpm", r.sourcerpm);
-    xml.open("rpm:header-range").attr("start", std::to_string(r.header_start))
-        .attr("end", std::to_string(r.header_end)).close();
-    dependency_list(xml, "rpm:provides", r.provides, false);
-    dependency_list(xml, "rpm:requires", r.requires_, true);
-    dependency_list(xml, "rpm:conflicts", r.conflicts, false);
-    dependency_list(xml, "rpm:obsoletes", r.obsoletes, false);
-    dependency_list(xml, "rpm:suggests", r.suggests, false);
-    dependency_list(xml, "rpm:enhances", r.enhances, false);
-    dependency_list(xml, "rpm:recommends", r.recommends, false);
-    dependency_list(xml, "rpm:supplements", r.supplements, false);
-    file_elements(xml, r, true);
-    xml.close().close();
-  }
-  xml.close();
+Result<std::string> primary_fragment(const YumPackage& p) {
+  const RpmInfo& r = p.rpm;
+  Xml xml(Xml::Part::fragment);
+  xml.open("package").attr("type", "rpm");
+  xml.element("name", r.name).element("arch", r.arch);
+  version_element(xml, r);
+  xml.open("checksum").attr("type", "sha256").attr("pkgid", "YES").text(p.sha256).close();
+  xml.element("summary", r.summary).element("description", r.description).element("packager", r.packager);
+  xml.element("url", r.url);
+  xml.open("time").attr("file", std::to_string(r.build_time)).attr("build", std::to_string(r.build_time)).close();
+  xml.open("size").attr("package", std::to_string(p.size)).attr("installed", std::to_string(r.installed_size))
+      .attr("archive", std::to_string(r.archive_size)).close();
+  xml.open("location").attr("href", p.location).close();
+  xml.open("format");
+  xml.element("rpm:license", r.license).element("rpm:vendor", r.vendor).element("rpm:group", r.group);
+  xml.element("rpm:buildhost", r.buildhost).element("rpm:sourcerpm", r.sourcerpm);
+  xml.open("rpm:header-range").attr("start", std::to_string(r.header_start))
+      .attr("end", std::to_string(r.header_end)).close();
+  dependency_list(xml, "rpm:provides", r.provides, false);
+  dependency_list(xml, "rpm:requires", r.requires_, true);
+  dependency_list(xml, "rpm:conflicts", r.conflicts, false);
+  dependency_list(xml, "rpm:obsoletes", r.obsoletes, false);
+  dependency_list(xml, "rpm:suggests", r.suggests, false);
+  dependency_list(xml, "rpm:enhances", r.enhances, false);
+  dependency_list(xml, "rpm:recommends", r.recommends, false);
+  dependency_list(xml, "rpm:supplements", r.supplements, false);
+  file_elements(xml, r, true);
+  xml.close().close();
   return xml.finish("primary.xml");
 }
 
-Result<std::string> filelists_xml(const std::vector<YumPackage>& packages) {
-  Xml xml;
-  xml.open("filelists").attr("xmlns", "http://linux.duke.edu/metadata/filelists")
-      .attr("packages", std::to_string(packages.size()));
-  for (const auto& p : packages) {
-    xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
-    version_element(xml, p.rpm);
-    file_elements(xml, p.rpm, false);
-    xml.close();
-  }
+Result<std::string> filelists_fragment(const YumPackage& p) {
+  Xml xml(Xml::Part::fragment);
+  xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
+  version_element(xml, p.rpm);
+  file_elements(xml, p.rpm, false);
   xml.close();
   return xml.finish("filelists.xml");
 }
 
-Result<std::string> other_xml(const std::vector<YumPackage>& packages) {
-  Xml xml;
-  xml.open("otherdata").attr("xmlns", "http://linux.duke.edu/metadata/other")
-      .attr("packages", std::to_string(packages.size()));
-  for (const auto& p : packages) {
-    xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
-    version_element(xml, p.rpm);
-    for (const auto& c : p.rpm.changelogs)
-      xml.open("changelog").attr("author", c.author).attr("date", std::to_string(c.date)).text(c.text).close();
-    xml.close();
-  }
+Result<std::string> other_fragment(const YumPackage& p) {
+  Xml xml(Xml::Part::fragment);
+  xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
+  version_element(xml, p.rpm);
+  for (const auto& c : p.rpm.changelogs)
+    xml.open("changelog").attr("author", c.author).attr("date", std::to_string(c.date)).text(c.text).close();
   xml.close();
   return xml.finish("other.xml");
 }
 
 } // namespace
 
+Result<YumFragments> yum_fragments(const YumPackage& package) {
+  auto primary = primary_fragment(package);
+  auto filelists = filelists_fragment(package);
+  auto other = other_fragment(package);
+  if (!primary || !filelists || !other)
+    return fail(!primary ? primary.error() : !filelists ? filelists.error() : other.error());
+  return YumFragments{std::move(*primary), std::move(*filelists), std::move(*other)};
+}
+
 Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date) {
-  std::sort(packages.begin(), packages.end(), [](const YumPackage& a, const YumPackage& b) {
-    if (a.rpm.name != b.rpm.name)
-      return a.rpm.name < b.rpm.name;
-    std::string ea = a.rpm.epoch + ":" + a.rpm.version + "-" + a.rpm.release;
-    std::string eb = b.rpm.epoch + ":" + b.rpm.version + "-" + b.rpm.release;
-    if (int c = compare_rpm_versions(ea, eb); c != 0)
+  std::vector<YumEntry> entries;
+  for (const auto& p : packages) {
+    auto xml = yum_fragments(p);
+    if (!xml)
+      return fail(xml.error());
+    entries.push_back({p.rpm.name, p.rpm.epoch + ":" + p.rpm.version + "-" + p.rpm.release, p.rpm.arch,
+                       std::move(*xml)});
+  }
+  return build_yum_repo(std::move(entries), date);
+}
+
+Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date) {
+  std::sort(entries.begin(), entries.end(), [](const YumEntry& a, const YumEntry& b) {
+    if (a.name != b.name)
+      return a.name < b.name;
+    if (int c = compare_rpm_versions(a.evr, b.evr); c != 0)
       return c < 0;
-    return a.rpm.arch < b.rpm.arch;
+    return a.arch < b.arch;
   });
   YumIndex index;
   Xml repomd;
   repomd.open("repomd").attr("xmlns", "http://linux.duke.edu/metadata/repo")
       .attr("xmlns:rpm", "http://linux.duke.edu/metadata/rpm");
   repomd.element("revision", std::to_string(date));
-  using Maker = Result<std::string> (*)(const std::vector<YumPackage>&);
-  for (auto [type, make] : {std::pair<const char*, Maker>{"primary", primary_xml},
-                            std::pair<const char*, Maker>{"filelists", filelists_xml},
-                            std::pair<const char*, Maker>{"other", other_xml}}) {
-    auto xml = make(packages);
-    if (!xml)
-      return fail(xml.error());
-    auto gz = gzip_compress(*xml);
+  struct Kind {
+    const char* type;
+    const char* open; // the root element's start tag, without its packages attribute and '>'
+    const char* close;
+    std::string YumFragments::*part;
+  };
+  static const Kind k_kinds[] = {
+      {"primary", "<metadata xmlns=\"http://linux.duke.edu/metadata/common\" xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\"",
+       "</metadata>\n", &YumFragments::primary},
+      {"filelists", "<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\"", "</filelists>\n",
+       &YumFragments::filelists},
+      {"other", "<otherdata xmlns=\"http://linux.duke.edu/metadata/other\"", "</otherdata>\n",
+       &YumFragments::other}};
+  for (const Kind& kind : k_kinds) {
+    // The fragments were written and escaped once, when each package was pushed; the document
+    // is their concatenation inside the root element.
+    std::size_t total = 256;
+    for (const auto& e : entries)
+      total += (e.xml.*kind.part).size() + 1;
+    std::string xml;
+    xml.reserve(total);
+    xml += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    xml += kind.open;
+    xml += fmt::format(" packages=\"{}\">\n", entries.size());
+    for (const auto& e : entries) {
+      xml += e.xml.*kind.part;
+      if (!xml.ends_with('\n'))
+        xml.push_back('\n');
+    }
+    xml += kind.close;
+    auto gz = gzip_compress(xml);
     if (!gz)
       return fail(gz.error());
     std::string sha = sha256_hex(*gz);
-    std::string path = fmt::format("repodata/{}-{}.xml.gz", sha, type);
-    repomd.open("data").attr("type", type);
+    std::string path = fmt::format("repodata/{}-{}.xml.gz", sha, kind.type);
+    repomd.open("data").attr("type", kind.type);
     repomd.open("checksum").attr("type", "sha256").text(sha).close();
-    repomd.open("open-checksum").attr("type", "sha256").text(sha256_hex(*xml)).close();
+    repomd.open("open-checksum").attr("type", "sha256").text(sha256_hex(xml)).close();
     repomd.open("location").attr("href", path).close();
     repomd.element("timestamp", std::to_string(date));
     repomd.element("size", std::to_string(gz->size()));
-    repomd.element("open-size", std::to_string(xml->size()));
+    repomd.element("open-size", std::to_string(xml.size()));
     repomd.close();
     index.files.push_back({std::move(path), std::move(*gz)});
   }

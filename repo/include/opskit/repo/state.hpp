@@ -27,6 +27,9 @@ struct PackageRecord {
   std::uint64_t size = 0;
   std::string md5, sha1, sha256, sha512;
   std::string metadata;
+  // rpm only: the package's <package> elements of primary, filelists and other.xml, written
+  // once at push so that indexing pastes them (see yum_index.hpp); empty for deb.
+  std::string xml_primary, xml_filelists, xml_other;
 };
 
 std::string_view format_name(PackageFormat format) noexcept;

@@ -36,8 +36,21 @@ struct RepomdEntry {
 // The <data> entries of a repomd.xml; an error when it is not well-formed XML.
 Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text);
 
-// Builds the metadata for `packages`, deterministic for equal input (packages sorted by name,
-// rpm version order and arch; `date` as every timestamp).
+// A package's <package> elements of primary.xml, filelists.xml and other.xml, escaped.
+struct YumFragments {
+  std::string primary, filelists, other;
+};
+Result<YumFragments> yum_fragments(const YumPackage& package);
+
+// A package as the index writer sorts and pastes it: name, "epoch:version-release", arch.
+struct YumEntry {
+  std::string name, evr, arch;
+  YumFragments xml;
+};
+
+// Builds the metadata, deterministic for equal input (packages sorted by name, rpm version
+// order and arch; `date` as every timestamp).
+Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date);
 Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date);
 
 } // namespace opskit::repo
