@@ -7,11 +7,20 @@
 #include <filesystem>
 #include <fstream>
 
+#include <chrono>
+#include <thread>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../repo/deb_builder.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
+
+extern char** environ;
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
@@ -141,4 +150,53 @@ TEST_CASE("apt: a Release dated in the future is refused when date checks are on
   auto update = apt({"update"});
   INFO(update.out << update.err);
   CHECK(update.err.find("not valid yet") != std::string::npos);
+}
+
+namespace {
+
+// Starts argv, lets it run for `ms` milliseconds, then kills it with SIGKILL and reaps it.
+void kill_after(const std::vector<std::string>& argv, int ms) {
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
+} // namespace
+
+TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the repository", "[pkgcloud][apt][server]") {
+  Served s;
+  make_repository(s);
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  std::vector<std::string> debs;
+  for (int i = 0; i < 8; ++i)
+    debs.push_back(dpkg_deb_build(s.dir.path(), "late" + std::to_string(i), control("late" + std::to_string(i), "1.0", "amd64")));
+  for (int i = 0; i < 8; ++i) {
+    // Spread the kills over a push's life: parsing, pool copy, indexing, signing, renaming.
+    kill_after({tool("pkgcloud"), "--repo", s.repo, "push", debs[i]}, 4 + 13 * i);
+    auto update = apt({"update"});
+    INFO("killed after " << 4 + 13 * i << " ms\n" << update.out << update.err);
+    REQUIRE(update.exit_status == 0);
+    CHECK(update.err.find("E:") == std::string::npos);
+    CHECK(apt({"install", "-s", "hello"}).exit_status == 0);
+  }
+  // and the repository takes the same pushes afterwards, whole
+  std::vector<std::string> args{"push"};
+  args.insert(args.end(), debs.begin(), debs.end());
+  auto push = pkgcloud(s.repo, args);
+  INFO(push.err);
+  REQUIRE(push.exit_status == 0);
+  CHECK(apt({"update"}).exit_status == 0);
+  CHECK(apt({"install", "-s", "late7"}).exit_status == 0);
 }
