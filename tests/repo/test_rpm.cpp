@@ -129,3 +129,12 @@ TEST_CASE("rpm: the metadata survives the database's JSON round trip", "[repo][r
   CHECK(rpm_to_json(*back) == rpm_to_json(*r));
   CHECK(back->requires_ == r->requires_);
 }
+
+TEST_CASE("rpm: a source package is told by its SOURCEPACKAGE tag and gets arch src", "[repo][rpm]") {
+  auto tags = basic();
+  tags.push_back({1106, 4, {}, {1}});
+  auto r = read_rpm(rpm(tags), "hello.src.rpm");
+  REQUIRE(r);
+  CHECK(r->arch == "src");
+  CHECK(rpm_file_name(*r) == "hello-1.0-1.el9.src.rpm");
+}

@@ -7,6 +7,8 @@
 #include <future>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "../../repo/deb_builder.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
@@ -232,4 +234,35 @@ TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when not
   CHECK(again.exit_status == 1);
   CHECK(again.err == "pkgcloud: error: rm: no package hello\n");
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: a progress bar is drawn on a terminal and never into a pipe", "[pkgcloud]") {
+  if (!have_program("script"))
+    FAIL("script(1) from bsdutils is needed");
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  auto b = dpkg_deb_build(dir.path(), "other", control("other", "1.0", "amd64"));
+  auto piped = pkgcloud(repo, {"push", a}, k_epoch);
+  CHECK(piped.err.empty());
+  std::string command = tool("pkgcloud") + " --repo " + repo + " push " + b;
+  auto on_tty = run({"script", "-qec", command, "/dev/null"});
+  INFO(on_tty.out);
+  CHECK(on_tty.exit_status == 0);
+  CHECK(on_tty.out.find("] 2/2") != std::string::npos);
+  CHECK(on_tty.out.find("added other 1.0 amd64") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: ls --dist shows one dist's packages", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", "--dist", "ubuntu/noble", a}, k_epoch).exit_status == 0);
+  REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
+  CHECK(fs::exists(repo + "/deb/ubuntu/dists/noble/InRelease"));
+  auto ls = pkgcloud(repo, {"ls", "--dist", "ubuntu/noble"});
+  CHECK(ls.out == "NAME   VERSION  ARCH   FORMAT  DIST          COMPONENT  SIZE\n"
+                  "hello  1.0      amd64  deb     ubuntu/noble  main       " +
+                      fmt::format("{:>4}", fs::file_size(a)) + "\n");
+  CHECK(pkgcloud(repo, {"ls"}).out.find("debian/bookworm") != std::string::npos);
 }
