@@ -7,8 +7,6 @@ namespace opskit::repo {
 
 namespace {
 
-using Statement = CPtr<sqlite3_stmt, sqlite3_finalize>;
-
 constexpr const char* k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS config (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS packages (
@@ -61,30 +59,43 @@ std::string_view format_name(PackageFormat format) noexcept {
   return format == PackageFormat::rpm ? "rpm" : "deb";
 }
 
-// A prepared statement with its text bound by position; errors carry the database path.
+// A statement of the State's cache with its parameters bound by position; errors carry the
+// database path. The statement is reset for its next use when the Query dies.
 class Query {
 public:
-  Query(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
-    sqlite3_stmt* s = nullptr;
-    rc_ = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
-    stmt_.reset(s);
+  Query(const State& state, const std::string& sql) : db_(state.db_.get()), path_(state.path_) {
+    auto& slot = (*state.statements_)[sql];
+    if (!slot) {
+      sqlite3_stmt* s = nullptr;
+      rc_ = sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+      slot.reset(s);
+    }
+    stmt_ = slot.get();
+  }
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+  ~Query() {
+    if (stmt_) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
   }
   Query& bind(std::string_view text) {
     if (rc_ == SQLITE_OK)
-      rc_ = sqlite3_bind_text(stmt_.get(), ++index_, text.data(), static_cast<int>(text.size()),
+      rc_ = sqlite3_bind_text(stmt_, ++index_, text.data(), static_cast<int>(text.size()),
                               SQLITE_TRANSIENT);
     return *this;
   }
   Query& bind(std::int64_t value) {
     if (rc_ == SQLITE_OK)
-      rc_ = sqlite3_bind_int64(stmt_.get(), ++index_, value);
+      rc_ = sqlite3_bind_int64(stmt_, ++index_, value);
     return *this;
   }
   // Steps once: true with a row, false when done.
   Result<bool> step() {
     if (rc_ != SQLITE_OK)
       return fail(problem());
-    int rc = sqlite3_step(stmt_.get());
+    int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW)
       return true;
     if (rc == SQLITE_DONE)
@@ -92,13 +103,13 @@ public:
     rc_ = rc;
     return fail(problem());
   }
-  sqlite3_stmt* get() const noexcept { return stmt_.get(); }
+  sqlite3_stmt* get() const noexcept { return stmt_; }
 
 private:
   Error problem() const { return Error(fmt::format("database {}: {}", path_, sqlite3_errmsg(db_))); }
   sqlite3* db_;
   const std::string& path_;
-  Statement stmt_;
+  sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
   int index_ = 0;
 };
@@ -139,7 +150,7 @@ Result<void> State::exec(const char* sql) const {
 }
 
 Result<std::optional<std::string>> State::config(const std::string& key) const {
-  Query q(db_.get(), path_, "SELECT value FROM config WHERE key = ?");
+  Query q(*this, "SELECT value FROM config WHERE key = ?");
   q.bind(key);
   auto row = q.step();
   if (!row)
@@ -150,7 +161,7 @@ Result<std::optional<std::string>> State::config(const std::string& key) const {
 }
 
 Result<void> State::set_config(const std::string& key, const std::string& value) {
-  Query q(db_.get(), path_, "INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)");
+  Query q(*this, "INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)");
   q.bind(key).bind(value);
   if (auto done = q.step(); !done)
     return fail(done.error());
@@ -160,7 +171,7 @@ Result<void> State::set_config(const std::string& key, const std::string& value)
 Result<std::vector<PackageRecord>> State::packages() const {
   std::string sql = fmt::format("SELECT {} FROM packages ORDER BY format, dist, name, version, arch",
                                 k_columns);
-  Query q(db_.get(), path_, sql.c_str());
+  Query q(*this, sql.c_str());
   std::vector<PackageRecord> out;
   for (;;) {
     auto row = q.step();
@@ -178,7 +189,7 @@ Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std
   std::string sql = fmt::format("SELECT {} FROM packages WHERE format = ? AND dist = ? AND name = ? "
                                 "AND version = ? AND arch = ?",
                                 k_columns);
-  Query q(db_.get(), path_, sql.c_str());
+  Query q(*this, sql.c_str());
   q.bind(format_name(format)).bind(dist).bind(name).bind(version).bind(arch);
   auto row = q.step();
   if (!row)
@@ -189,7 +200,7 @@ Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std
 }
 
 Result<std::int64_t> State::put(const PackageRecord& r) {
-  Query q(db_.get(), path_,
+  Query q(*this,
           "INSERT INTO packages (format, dist, component, name, version, arch, file, size, md5, "
           "sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -209,7 +220,7 @@ Result<std::int64_t> State::put(const PackageRecord& r) {
 }
 
 Result<void> State::remove(std::int64_t id) {
-  Query q(db_.get(), path_, "DELETE FROM packages WHERE id = ?");
+  Query q(*this, "DELETE FROM packages WHERE id = ?");
   q.bind(id);
   if (auto done = q.step(); !done)
     return fail(done.error());
@@ -217,7 +228,7 @@ Result<void> State::remove(std::int64_t id) {
 }
 
 Result<int> State::references(const std::string& file) const {
-  Query q(db_.get(), path_, "SELECT count(*) FROM packages WHERE file = ?");
+  Query q(*this, "SELECT count(*) FROM packages WHERE file = ?");
   q.bind(file);
   auto row = q.step();
   if (!row)

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,10 +77,17 @@ public:
 
 private:
   using Db = CPtr<sqlite3, sqlite3_close_v2>;
-  State(Db db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
+  using Statement = CPtr<sqlite3_stmt, sqlite3_finalize>;
+  friend class Query;
+  State(Db db, std::string path)
+      : db_(std::move(db)), path_(std::move(path)),
+        statements_(std::make_unique<std::map<std::string, Statement>>()) {}
   Result<void> exec(const char* sql) const;
   Db db_;
   std::string path_;
+  // Prepared once per process and reused (a rescan inserts thousands of rows); declared after
+  // db_ so that they are finalized before it closes.
+  std::unique_ptr<std::map<std::string, Statement>> statements_;
 };
 
 } // namespace opskit::repo
