@@ -6,6 +6,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -265,4 +266,38 @@ TEST_CASE("pkgcloud: ls --dist shows one dist's packages", "[pkgcloud]") {
                   "hello  1.0      amd64  deb     ubuntu/noble  main       " +
                       fmt::format("{:>4}", fs::file_size(a)) + "\n");
   CHECK(pkgcloud(repo, {"ls"}).out.find("debian/bookworm") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one it lacks", "[pkgcloud]") {
+  TempDir dir;
+  std::string home = dir / "gnupg";
+  fs::create_directories(home);
+  fs::permissions(home, fs::perms::owner_all);
+  auto made = run({"gpg", "--homedir", home, "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
+                   "--quick-gen-key", "User Key <user@example.com>", "ed25519", "sign", "never"});
+  REQUIRE(made.exit_status == 0);
+  auto listing = run({"gpg", "--homedir", home, "--with-colons", "--list-secret-keys"});
+  // "fpr:::::::::<fingerprint>:" follows the "sec:" line
+  std::smatch match;
+  REQUIRE(std::regex_search(listing.out, match, std::regex("\nfpr:+([0-9A-F]{40}):")));
+  std::string fpr = match[1];
+
+  std::string repo = dir / "repo";
+  auto missing = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "init", "--key",
+                      std::string(40, 'A')});
+  CHECK(missing.exit_status == 1);
+  CHECK(missing.err == "pkgcloud: error: secret key " + std::string(40, 'A') + ": not in the keyring\n");
+
+  auto init = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "init", "--key", fpr});
+  INFO(init.err);
+  REQUIRE(init.exit_status == 0);
+  CHECK_FALSE(fs::exists(repo + "/.pkgcloud/gnupg"));
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "push", a}).exit_status == 0);
+  auto verify = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "verify"});
+  INFO(verify.out << verify.err);
+  CHECK(verify.exit_status == 0);
+  auto exported = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "export-key", "--armor"});
+  CHECK(exported.out.starts_with("-----BEGIN PGP PUBLIC KEY BLOCK-----"));
+  CHECK(*opskit::read_file(repo + "/gpg.key") == exported.out);
 }
