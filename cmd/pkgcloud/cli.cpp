@@ -24,6 +24,8 @@ void define_cli(CLI::App& app, Options& o) {
       ->excludes(gen);
   init->add_option("--origin", o.origin, "The Origin field of Release files (default: pkgcloud)");
   init->add_option("--label", o.label, "The Label field of Release files (default: pkgcloud)");
+  init->add_option("--valid-for", o.valid_for,
+                   "Release files expire this many days after they are written (default: never)");
 
   auto* push = app.add_subcommand("push", "Add .deb and .rpm packages and re-index what they touch");
   push->callback([&o] { o.command = Command::push; });

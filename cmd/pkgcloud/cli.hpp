@@ -18,6 +18,7 @@ struct Options {
   std::optional<std::string> passphrase_file;
   // init
   std::optional<std::string> generate_key, key, origin, label;
+  unsigned valid_for = 0;
   // push, ls
   std::optional<std::string> dist, component;
   bool replace = false;

@@ -119,6 +119,7 @@ int run(const Options& o) {
       init.origin = *o.origin;
     if (o.label)
       init.label = *o.label;
+    init.valid_for_days = o.valid_for;
     auto made = Repository::init(root, init, std::move(*env));
     if (!made)
       return failed(made.error());

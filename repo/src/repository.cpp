@@ -243,6 +243,7 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
                                                           {"component", options.component},
                                                           {"architectures", architectures},
                                                           {"keyring", keyring_home},
+                                                          {"valid_for_days", std::to_string(options.valid_for_days)},
                                                           {"key", fingerprint}})
       if (auto ok = repo.state_.set_config(key, value); !ok)
         return fail(ok.error());
@@ -310,12 +311,15 @@ Result<std::vector<std::string>> Repository::write_deb_suites(
   auto label = config_or("label", "pkgcloud");
   auto arch_text = config_or("architectures", "amd64");
   auto component = config_or("component", "main");
-  if (!records || !origin || !label || !arch_text || !component)
+  auto valid_for = config_or("valid_for_days", "0");
+  if (!records || !origin || !label || !arch_text || !component || !valid_for)
     return fail(!records ? records.error()
                 : !origin ? origin.error()
                 : !label ? label.error()
                 : !arch_text ? arch_text.error()
-                             : component.error());
+                : !component ? component.error()
+                             : valid_for.error());
+  long days = std::strtol(valid_for->c_str(), nullptr, 10);
   std::vector<std::string> architectures;
   for (std::string_view rest = *arch_text; !rest.empty();) {
     auto space = rest.find(' ');
@@ -340,6 +344,8 @@ Result<std::vector<std::string>> Repository::write_deb_suites(
     input.architectures = architectures;
     input.components = {*component};
     input.date = env_.now;
+    if (days > 0)
+      input.valid_until = env_.now + static_cast<std::time_t>(days) * 86400;
     std::string dist = fmt::format("{}/{}", distro, codename);
     for (const auto& r : *records)
       if (r.format == PackageFormat::deb && r.dist == dist)

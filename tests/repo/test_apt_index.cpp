@@ -115,3 +115,12 @@ TEST_CASE("apt index: Date is RFC 2822 in UTC", "[repo][apt]") {
   CHECK(rfc2822_utc(0) == "Thu, 01 Jan 1970 00:00:00 UTC");
   CHECK(rfc2822_utc(1709251199) == "Thu, 29 Feb 2024 23:59:59 UTC");
 }
+
+TEST_CASE("apt index: Valid-Until follows Date when asked for", "[repo][apt]") {
+  auto in = input();
+  in.valid_until = in.date + 7 * 86400;
+  auto index = build_apt_suite(in);
+  REQUIRE(index);
+  CHECK(index->release.find("Date: Mon, 24 Nov 2025 16:00:00 UTC\nValid-Until: Mon, 01 Dec 2025 16:00:00 UTC\n") !=
+        std::string::npos);
+}

@@ -200,3 +200,22 @@ TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the
   CHECK(apt({"update"}).exit_status == 0);
   CHECK(apt({"install", "-s", "late7"}).exit_status == 0);
 }
+
+TEST_CASE("apt: a Release past its Valid-Until is refused as expired", "[pkgcloud][apt][server]") {
+  Served s;
+  auto three_days_ago = std::to_string(std::time(nullptr) - 3 * 86400);
+  REQUIRE(pkgcloud(s.repo, {"init", "--valid-for", "1", "--generate-key", "Apt Test <apt@example.com>"},
+                   three_days_ago).exit_status == 0);
+  std::ofstream(s.key, std::ios::binary) << pkgcloud(s.repo, {"export-key"}).out;
+  CHECK(opskit::read_file(s.repo + "/deb/debian/dists/bookworm/Release")->find("\nValid-Until: ") != std::string::npos);
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  auto expired = apt({"update"});
+  INFO(expired.out << expired.err);
+  CHECK(expired.err.find("is expired") != std::string::npos);
+  REQUIRE(pkgcloud(s.repo, {"index"}).exit_status == 0); // re-signed now: valid again
+  auto fresh = apt({"update"});
+  INFO(fresh.out << fresh.err);
+  CHECK(fresh.exit_status == 0);
+  CHECK(fresh.err.find("expired") == std::string::npos);
+}

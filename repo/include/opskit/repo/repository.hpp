@@ -31,6 +31,7 @@ struct InitOptions {
   std::string rpm_dist = "el/9";
   std::string component = "main";
   std::vector<std::string> architectures{"amd64"};
+  unsigned valid_for_days = 0; // Valid-Until in Release, this many days after Date; 0: none
 };
 
 enum class Replace { no, yes };
