@@ -173,12 +173,68 @@ Result<std::pair<std::string, std::string>> split_dist(const std::string& dist) 
   return std::pair{distro, release};
 }
 
-Result<std::string> Repository::config_or(const std::string& key, const std::string& fallback) const {
-  auto value = state_.config(key);
-  if (!value)
-    return fail(value.error());
-  return value->value_or(fallback);
+namespace {
+
+std::vector<std::string> words(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    auto space = text.find(' ');
+    if (space != 0)
+      out.emplace_back(text.substr(0, space));
+    text.remove_prefix(space == std::string_view::npos ? text.size() : space + 1);
+  }
+  return out;
 }
+
+// The config table's keys, each with the field it fills.
+Result<RepositoryConfig> load_config(const State& state) {
+  RepositoryConfig c;
+  std::pair<const char*, std::string*> texts[] = {{"origin", &c.origin},     {"label", &c.label},
+                                                  {"deb_dist", &c.deb_dist}, {"rpm_dist", &c.rpm_dist},
+                                                  {"component", &c.component}, {"keyring", &c.keyring},
+                                                  {"key", &c.key}};
+  for (auto [key, field] : texts) {
+    auto value = state.config(key);
+    if (!value)
+      return fail(value.error());
+    if (*value)
+      *field = std::move(**value);
+  }
+  for (auto [key, field] : {std::pair{"architectures", &c.architectures},
+                            std::pair{"rpm_architectures", &c.rpm_architectures}}) {
+    auto value = state.config(key);
+    if (!value)
+      return fail(value.error());
+    if (*value)
+      *field = words(**value);
+  }
+  auto days = state.config("valid_for_days");
+  if (!days)
+    return fail(days.error());
+  if (*days)
+    c.valid_for_days = static_cast<unsigned>(std::strtoul((*days)->c_str(), nullptr, 10));
+  return c;
+}
+
+Result<void> save_config(State& state, const RepositoryConfig& c) {
+  std::vector<std::pair<std::string, std::string>> entries{
+      {"origin", c.origin},
+      {"label", c.label},
+      {"deb_dist", c.deb_dist},
+      {"rpm_dist", c.rpm_dist},
+      {"component", c.component},
+      {"architectures", fmt::format("{}", fmt::join(c.architectures, " "))},
+      {"rpm_architectures", fmt::format("{}", fmt::join(c.rpm_architectures, " "))},
+      {"keyring", c.keyring},
+      {"key", c.key},
+      {"valid_for_days", std::to_string(c.valid_for_days)}};
+  for (const auto& [key, value] : entries)
+    if (auto ok = state.set_config(key, value); !ok)
+      return ok;
+  return {};
+}
+
+} // namespace
 
 Result<Repository> Repository::init(const std::string& root, const InitOptions& options, Environment env) {
   for (const auto& dist : {options.deb_dist, options.rpm_dist})
@@ -229,27 +285,26 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
   auto state = State::open(join_path(state_dir, "state.db"), State::Create::yes);
   if (!state)
     return fail(state.error());
-  Repository repo(root, std::move(*state), std::move(env));
+  RepositoryConfig config;
+  config.origin = options.origin;
+  config.label = options.label;
+  config.deb_dist = options.deb_dist;
+  config.rpm_dist = options.rpm_dist;
+  config.component = options.component;
+  config.architectures = options.architectures;
+  config.keyring = keyring_home;
+  config.key = fingerprint;
+  config.valid_for_days = options.valid_for_days;
   {
-    auto txn = repo.state_.begin();
+    auto txn = state->begin();
     if (!txn)
       return fail(txn.error());
-    std::string architectures = fmt::format("{}", fmt::join(options.architectures, " "));
-    for (const auto& [key, value] :
-         std::vector<std::pair<std::string, std::string>>{{"origin", options.origin},
-                                                          {"label", options.label},
-                                                          {"deb_dist", options.deb_dist},
-                                                          {"rpm_dist", options.rpm_dist},
-                                                          {"component", options.component},
-                                                          {"architectures", architectures},
-                                                          {"keyring", keyring_home},
-                                                          {"valid_for_days", std::to_string(options.valid_for_days)},
-                                                          {"key", fingerprint}})
-      if (auto ok = repo.state_.set_config(key, value); !ok)
-        return fail(ok.error());
+    if (auto ok = save_config(*state, config); !ok)
+      return fail(ok.error());
     if (auto ok = txn->commit(); !ok)
       return fail(ok.error());
   }
+  Repository repo(root, std::move(*state), std::move(config), std::move(env));
   auto signer = repo.signer(SignRequest::if_key);
   if (!signer)
     return fail(signer.error());
@@ -271,23 +326,24 @@ Result<Repository> Repository::open(const std::string& root, Environment env) {
   auto state = State::open(db, State::Create::no);
   if (!state)
     return fail(state.error());
-  return Repository(root, std::move(*state), std::move(env));
+  auto config = load_config(*state);
+  if (!config)
+    return fail(config.error());
+  return Repository(root, std::move(*state), std::move(*config), std::move(env));
 }
 
 Result<std::optional<Repository::Signer>> Repository::signer(SignRequest request) {
-  auto fingerprint = config_or("key", "");
-  auto home = config_or("keyring", "");
-  if (!fingerprint || !home)
-    return fail(!fingerprint ? fingerprint.error() : home.error());
-  if (fingerprint->empty()) {
+  const std::string& fingerprint = config_.key;
+  const std::string& home = config_.keyring;
+  if (fingerprint.empty()) {
     if (request == SignRequest::required)
       return fail(fmt::format("{}: no signing key configured (init --generate-key or --key)", root_));
     return std::optional<Signer>();
   }
-  auto keyring = Keyring::open(home->empty() ? "" : join_path(root_, *home), env_.passphrase);
+  auto keyring = Keyring::open(home.empty() ? "" : join_path(root_, home), env_.passphrase);
   if (!keyring)
     return fail(keyring.error());
-  return std::optional<Signer>(Signer{std::move(*keyring), *fingerprint});
+  return std::optional<Signer>(Signer{std::move(*keyring), fingerprint});
 }
 
 Result<void> Repository::write_public_key(Signer& signer) {
@@ -307,26 +363,8 @@ Result<void> Repository::write_public_key(Signer& signer) {
 Result<std::vector<std::string>> Repository::write_deb_suites(
     const std::vector<std::pair<std::string, std::string>>& suites, std::optional<Signer>& signer) {
   auto records = state_.packages();
-  auto origin = config_or("origin", "pkgcloud");
-  auto label = config_or("label", "pkgcloud");
-  auto arch_text = config_or("architectures", "amd64");
-  auto component = config_or("component", "main");
-  auto valid_for = config_or("valid_for_days", "0");
-  if (!records || !origin || !label || !arch_text || !component || !valid_for)
-    return fail(!records ? records.error()
-                : !origin ? origin.error()
-                : !label ? label.error()
-                : !arch_text ? arch_text.error()
-                : !component ? component.error()
-                             : valid_for.error());
-  long days = std::strtol(valid_for->c_str(), nullptr, 10);
-  std::vector<std::string> architectures;
-  for (std::string_view rest = *arch_text; !rest.empty();) {
-    auto space = rest.find(' ');
-    if (space != 0)
-      architectures.emplace_back(rest.substr(0, space));
-    rest.remove_prefix(space == std::string_view::npos ? rest.size() : space + 1);
-  }
+  if (!records)
+    return fail(records.error());
 
   // Everything in memory and signed before the first file is touched.
   struct Suite {
@@ -339,13 +377,13 @@ Result<std::vector<std::string>> Repository::write_deb_suites(
   for (const auto& [distro, codename] : suites) {
     AptSuiteInput input;
     input.codename = codename;
-    input.origin = *origin;
-    input.label = *label;
-    input.architectures = architectures;
-    input.components = {*component};
+    input.origin = config_.origin;
+    input.label = config_.label;
+    input.architectures = config_.architectures;
+    input.components = {config_.component};
     input.date = env_.now;
-    if (days > 0)
-      input.valid_until = env_.now + static_cast<std::time_t>(days) * 86400;
+    if (config_.valid_for_days > 0)
+      input.valid_until = env_.now + static_cast<std::time_t>(config_.valid_for_days) * 86400;
     std::string dist = fmt::format("{}/{}", distro, codename);
     for (const auto& r : *records)
       if (r.format == PackageFormat::deb && r.dist == dist)
@@ -417,9 +455,8 @@ Result<std::vector<std::string>> Repository::write_deb_suites(
 Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std::string>& dists,
                                                              std::optional<Signer>& signer) {
   auto records = state_.packages();
-  auto arch_text = config_or("rpm_architectures", "x86_64");
-  if (!records || !arch_text)
-    return fail(!records ? records.error() : arch_text.error());
+  if (!records)
+    return fail(records.error());
 
   struct Built {
     std::string dir; // rpm/<distro>/<version>/<arch>
@@ -431,13 +468,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
   std::vector<Built> built;
   for (const auto& dist : dists) {
     // One repository per architecture; noarch packages belong to each, sources to SRPMS.
-    std::set<std::string> arches;
-    for (std::string_view rest = *arch_text; !rest.empty();) {
-      auto space = rest.find(' ');
-      if (space != 0)
-        arches.emplace(rest.substr(0, space));
-      rest.remove_prefix(space == std::string_view::npos ? rest.size() : space + 1);
-    }
+    std::set<std::string> arches(config_.rpm_architectures.begin(), config_.rpm_architectures.end());
     std::vector<const PackageRecord*> mine;
     for (const auto& r : *records)
       if (r.format == PackageFormat::rpm && r.dist == dist) {
@@ -534,11 +565,9 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
 
 Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::string>& files,
                                                     const PushOptions& options) {
-  auto deb_dist = options.dist ? Result<std::string>(*options.dist) : config_or("deb_dist", "debian/bookworm");
-  auto rpm_dist = options.dist ? Result<std::string>(*options.dist) : config_or("rpm_dist", "el/9");
-  auto component = options.component ? Result<std::string>(*options.component) : config_or("component", "main");
-  if (!deb_dist || !rpm_dist || !component)
-    return fail(!deb_dist ? deb_dist.error() : !rpm_dist ? rpm_dist.error() : component.error());
+  const std::string* deb_dist = options.dist ? &*options.dist : &config_.deb_dist;
+  const std::string* rpm_dist = options.dist ? &*options.dist : &config_.rpm_dist;
+  const std::string* component = options.component ? &*options.component : &config_.component;
   auto dist_parts = split_dist(*deb_dist);
   if (!dist_parts)
     return fail(dist_parts.error());
@@ -748,10 +777,9 @@ void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std:
 } // namespace
 
 Result<std::size_t> Repository::rescan_pool() {
-  auto deb_dist = config_or("deb_dist", "debian/bookworm");
-  if (!deb_dist)
-    return fail(deb_dist.error());
-  auto default_dist = *split_dist(*deb_dist);
+  auto default_dist = split_dist(config_.deb_dist);
+  if (!default_dist)
+    return fail(default_dist.error());
   std::error_code ec;
   // Where the current indexes put each deb: (distro, Filename) -> (codename, component).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> placed;
@@ -809,8 +837,8 @@ Result<std::size_t> Repository::rescan_pool() {
       std::string codename;
       if (where != placed.end()) {
         std::tie(codename, r.component) = where->second;
-      } else if (distro == default_dist.first) {
-        codename = default_dist.second;
+      } else if (distro == default_dist->first) {
+        codename = default_dist->second;
         r.component = filename.substr(5, filename.find('/', 5) - 5);
       } else {
         continue; // a distro without indexes or default: no suite to put it in
@@ -845,10 +873,9 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
     report.rescanned = *rescanned;
   }
   auto records = state_.packages();
-  auto deb_dist = config_or("deb_dist", "debian/bookworm");
-  if (!records || !deb_dist)
-    return fail(!records ? records.error() : deb_dist.error());
-  std::set<std::pair<std::string, std::string>> suites{*split_dist(*deb_dist)};
+  if (!records)
+    return fail(records.error());
+  std::set<std::pair<std::string, std::string>> suites{*split_dist(config_.deb_dist)};
   for (const auto& r : *records)
     if (r.format == PackageFormat::deb)
       suites.insert(*split_dist(r.dist));
@@ -858,10 +885,7 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   auto written = write_deb_suites({suites.begin(), suites.end()}, *signer);
   if (!written)
     return fail(written.error());
-  auto rpm_dist = config_or("rpm_dist", "el/9");
-  if (!rpm_dist)
-    return fail(rpm_dist.error());
-  std::set<std::string> rpm_dists{*rpm_dist};
+  std::set<std::string> rpm_dists{config_.rpm_dist};
   for (const auto& r : *records)
     if (r.format == PackageFormat::rpm)
       rpm_dists.insert(r.dist);
@@ -1093,12 +1117,12 @@ Result<std::vector<std::string>> Repository::verify() {
 
 Result<Sources> Repository::sources(const std::string& url) const {
   auto records = state_.packages();
-  auto deb_dist = config_or("deb_dist", "debian/bookworm");
-  auto rpm_dist = config_or("rpm_dist", "el/9");
-  auto label = config_or("label", "pkgcloud");
-  auto component = config_or("component", "main");
-  if (!records || !deb_dist || !rpm_dist || !label || !component)
-    return fail(Error("database: cannot read the configuration"));
+  if (!records)
+    return fail(records.error());
+  const std::string* deb_dist = &config_.deb_dist;
+  const std::string* rpm_dist = &config_.rpm_dist;
+  const std::string* label = &config_.label;
+  const std::string* component = &config_.component;
   std::string base = url;
   while (!base.empty() && base.back() == '/')
     base.pop_back();

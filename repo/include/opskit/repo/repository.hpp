@@ -34,6 +34,16 @@ struct InitOptions {
   unsigned valid_for_days = 0; // Valid-Until in Release, this many days after Date; 0: none
 };
 
+// A repository's settings, made by init and kept in the database's config table.
+struct RepositoryConfig {
+  std::string origin = "pkgcloud", label = "pkgcloud";
+  std::string deb_dist = "debian/bookworm", rpm_dist = "el/9", component = "main";
+  std::vector<std::string> architectures{"amd64"}, rpm_architectures{"x86_64"};
+  std::string keyring; // GNUPGHOME relative to the repository root; empty: the user's
+  std::string key;     // fingerprint of the signing key; empty: unsigned
+  unsigned valid_for_days = 0;
+};
+
 enum class Replace { no, yes };
 
 struct PushOptions {
@@ -112,8 +122,8 @@ public:
   const std::string& root() const noexcept { return root_; }
 
 private:
-  Repository(std::string root, State state, Environment env)
-      : root_(std::move(root)), state_(std::move(state)), env_(std::move(env)) {}
+  Repository(std::string root, State state, RepositoryConfig config, Environment env)
+      : root_(std::move(root)), state_(std::move(state)), config_(std::move(config)), env_(std::move(env)) {}
   struct Signer;
   Result<std::optional<Signer>> signer(SignRequest request);
   Result<std::vector<std::string>> write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
@@ -123,10 +133,10 @@ private:
   Result<void> write_public_key(Signer& signer);
   Result<std::size_t> rescan_pool();
   Result<void> remove_records(const std::vector<PackageRecord>& doomed);
-  Result<std::string> config_or(const std::string& key, const std::string& fallback) const;
 
   std::string root_;
   State state_;
+  RepositoryConfig config_; // read once when opened: a command sees one configuration
   Environment env_;
 };
 
