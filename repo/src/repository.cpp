@@ -20,12 +20,9 @@
 #include "opskit/repo/repository.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <set>
-#include <thread>
 #include <tuple>
 
 #include <fcntl.h>
@@ -44,46 +41,21 @@
 #include "opskit/repo/rpm.hpp"
 #include "opskit/repo/version.hpp"
 #include "opskit/repo/yum_index.hpp"
+#include "repository_detail.hpp"
 
 namespace fs = std::filesystem;
 
 namespace opskit::repo {
 
-struct Repository::Signer {
-  Keyring keyring;
-  std::string fingerprint;
-};
+using detail::add_yum_fragments;
+using detail::join_path;
+using detail::k_state_dir;
+using detail::package_hashes;
+using detail::read_whole;
 
 namespace {
 
-constexpr const char* k_state_dir = ".pkgcloud";
 constexpr const char* k_repo_keyring = ".pkgcloud/gnupg";
-
-// Reads a whole regular file with its size known up front (packages can be large).
-Result<std::string> read_whole(const std::string& path) {
-  auto fd = open_file(path, O_RDONLY);
-  if (!fd)
-    return fail(fd.error());
-  struct stat st{};
-  if (::fstat(fd->get(), &st) != 0)
-    return fail(Error::from_errno("stat", path));
-  if (!S_ISREG(st.st_mode))
-    return fail(fmt::format("{}: not a regular file", path));
-  std::string data(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < data.size()) {
-    ssize_t n = ::read(fd->get(), data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return fail(Error::from_errno("read", path));
-    if (n == 0)
-      break;
-    got += static_cast<std::size_t>(n);
-  }
-  data.resize(got);
-  return data;
-}
 
 bool dist_part_ok(std::string_view part) {
   if (part.empty() || part == "." || part == "..")
@@ -92,24 +64,6 @@ bool dist_part_ok(std::string_view part) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-' ||
            c == '_';
   });
-}
-
-// What a package's index needs: apt's Packages MD5sum and SHA256 (SHA1 and SHA512 are optional
-// and cost most of the hashing time), dnf's primary only SHA-256.
-Hash package_hashes(PackageFormat format) {
-  return format == PackageFormat::deb ? Hash::md5 | Hash::sha256 : Hash::sha256;
-}
-
-// Writes an rpm record's index fragments from its metadata, size and SHA-256.
-Result<void> add_yum_fragments(PackageRecord& r, RpmInfo rpm) {
-  YumPackage package{std::move(rpm), "Packages/" + r.file.substr(r.file.rfind('/') + 1), r.size, r.sha256};
-  auto xml = yum_fragments(package);
-  if (!xml)
-    return fail(xml.error());
-  r.xml_primary = std::move(xml->primary);
-  r.xml_filelists = std::move(xml->filelists);
-  r.xml_other = std::move(xml->other);
-  return {};
 }
 
 enum class Detected { deb, rpm, unknown };
@@ -132,34 +86,6 @@ struct Candidate {
   std::string pool_path; // relative to the repository root
   std::optional<RpmInfo> rpm;
 };
-
-std::string join_path(const std::string& root, std::string_view rel) {
-  return fmt::format("{}/{}", root, rel);
-}
-
-// The lines of one hash list ("SHA256") of a Release file: path -> (size, hash).
-std::map<std::string, std::pair<std::uint64_t, std::string>> release_hashes(std::string_view release,
-                                                                            std::string_view list_name) {
-  std::map<std::string, std::pair<std::uint64_t, std::string>> out;
-  auto stanza = parse_stanza(release, "Release");
-  if (!stanza)
-    return out;
-  const std::string* list = stanza->find(list_name);
-  if (!list)
-    return out;
-  std::string_view rest = *list;
-  while (!rest.empty()) {
-    auto nl = rest.find('\n');
-    std::string_view line = rest.substr(0, nl);
-    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
-    char hash[129] = {}, path[4097] = {};
-    unsigned long long size = 0;
-    std::string text(line);
-    if (std::sscanf(text.c_str(), " %128s %llu %4096s", hash, &size, path) == 3)
-      out[path] = {size, hash};
-  }
-  return out;
-}
 
 } // namespace
 
@@ -346,223 +272,6 @@ Result<std::optional<Repository::Signer>> Repository::signer(SignRequest request
   return std::optional<Signer>(Signer{std::move(*keyring), fingerprint});
 }
 
-Result<void> Repository::write_public_key(Signer& signer) {
-  auto armored = signer.keyring.export_key(signer.fingerprint, Armor::yes);
-  if (!armored)
-    return fail(armored.error());
-  auto binary = signer.keyring.export_key(signer.fingerprint, Armor::no);
-  if (!binary)
-    return fail(binary.error());
-  StagedFiles files;
-  for (auto [name, data] : {std::pair{"gpg.key", &*armored}, std::pair{"gpg.gpg", &*binary}})
-    if (auto ok = files.stage(join_path(root_, name), *data); !ok)
-      return ok;
-  return files.commit();
-}
-
-Result<std::vector<std::string>> Repository::write_deb_suites(
-    const std::vector<std::pair<std::string, std::string>>& suites, std::optional<Signer>& signer) {
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
-
-  // Everything in memory and signed before the first file is touched.
-  struct Suite {
-    std::string dir; // relative to root: deb/<distro>/dists/<codename>
-    AptSuiteIndex index;
-    std::string in_release, release_gpg;
-    std::size_t packages = 0;
-  };
-  std::vector<Suite> built;
-  for (const auto& [distro, codename] : suites) {
-    AptSuiteInput input;
-    input.codename = codename;
-    input.origin = config_.origin;
-    input.label = config_.label;
-    input.architectures = config_.architectures;
-    input.components = {config_.component};
-    input.date = env_.now;
-    if (config_.valid_for_days > 0)
-      input.valid_until = env_.now + static_cast<std::time_t>(config_.valid_for_days) * 86400;
-    std::string dist = fmt::format("{}/{}", distro, codename);
-    for (const auto& r : *records)
-      if (r.format == PackageFormat::deb && r.dist == dist)
-        input.packages.push_back(r);
-    auto index = build_apt_suite(input);
-    if (!index)
-      return fail(index.error());
-    Suite suite{fmt::format("deb/{}/dists/{}", distro, codename), std::move(*index), "", "", input.packages.size()};
-    if (signer) {
-      auto clear = signer->keyring.clear_sign(signer->fingerprint, suite.index.release);
-      if (!clear)
-        return fail(clear.error().with_context(fmt::format("sign {}/InRelease", suite.dir)));
-      auto detached = signer->keyring.detach_sign(signer->fingerprint, suite.index.release);
-      if (!detached)
-        return fail(detached.error().with_context(fmt::format("sign {}/Release.gpg", suite.dir)));
-      suite.in_release = std::move(*clear);
-      suite.release_gpg = std::move(*detached);
-    }
-    built.push_back(std::move(suite));
-  }
-
-  std::vector<std::string> report;
-  for (const auto& suite : built) {
-    std::string dir = join_path(root_, suite.dir);
-    // The previous generation's hashes stay fetchable by-hash for clients holding the old Release.
-    std::set<std::string> keep;
-    if (auto old = read_file(join_path(dir, "Release")))
-      for (const char* list : {"SHA256", "SHA512"})
-        for (const auto& [path, entry] : release_hashes(*old, list))
-          keep.insert(entry.second);
-    StagedFiles files;
-    std::set<std::string> by_hash_dirs;
-    for (const auto& f : suite.index.files) {
-      std::string path = join_path(dir, f.path);
-      if (auto at = f.path.find("/by-hash/"); at != std::string::npos) {
-        auto slash = f.path.rfind('/');
-        keep.insert(f.path.substr(slash + 1));
-        by_hash_dirs.insert(join_path(dir, f.path.substr(0, slash)));
-        if (::access(path.c_str(), F_OK) == 0)
-          continue; // content-addressed: already there is already right
-      }
-      if (auto ok = files.stage(path, f.data); !ok)
-        return fail(ok.error());
-    }
-    if (auto ok = files.stage(join_path(dir, "Release"), suite.index.release); !ok)
-      return fail(ok.error());
-    if (signer) {
-      if (auto ok = files.stage(join_path(dir, "Release.gpg"), suite.release_gpg); !ok)
-        return fail(ok.error());
-      if (auto ok = files.stage(join_path(dir, "InRelease"), suite.in_release); !ok)
-        return fail(ok.error());
-    }
-    if (auto ok = files.commit(); !ok)
-      return fail(ok.error());
-    if (!signer) { // signatures of an older Release would now be wrong
-      ::unlink(join_path(dir, "InRelease").c_str());
-      ::unlink(join_path(dir, "Release.gpg").c_str());
-    }
-    std::error_code ec;
-    for (const auto& by_hash : by_hash_dirs)
-      for (const auto& entry : fs::directory_iterator(by_hash, ec))
-        if (!keep.contains(entry.path().filename().string()))
-          fs::remove(entry.path(), ec);
-    report.push_back(fmt::format("{}: {} packages", suite.dir, suite.packages));
-  }
-  return report;
-}
-
-Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std::string>& dists,
-                                                             std::optional<Signer>& signer) {
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
-
-  struct Built {
-    std::string dir; // rpm/<distro>/<version>/<arch>
-    YumIndex index;
-    std::string signature;
-    std::size_t packages = 0;
-    std::vector<std::pair<std::string, std::string>> links; // noarch file -> place in this repo
-  };
-  std::vector<Built> built;
-  for (const auto& dist : dists) {
-    // One repository per architecture; noarch packages belong to each, sources to SRPMS.
-    std::set<std::string> arches(config_.rpm_architectures.begin(), config_.rpm_architectures.end());
-    std::vector<const PackageRecord*> mine;
-    for (const auto& r : *records)
-      if (r.format == PackageFormat::rpm && r.dist == dist) {
-        mine.push_back(&r);
-        if (r.arch != "noarch")
-          arches.insert(r.arch == "src" ? "SRPMS" : r.arch);
-      }
-    for (const auto& arch : arches) {
-      Built b;
-      b.dir = fmt::format("rpm/{}/{}", dist, arch);
-      std::vector<YumEntry> packages;
-      for (const PackageRecord* r : mine) {
-        std::string dir = r->arch == "src" ? "SRPMS" : r->arch;
-        if (dir != arch && !(r->arch == "noarch" && arch != "SRPMS"))
-          continue;
-        std::string location = "Packages/" + r->file.substr(r->file.rfind('/') + 1);
-        if (dir != arch)
-          b.links.emplace_back(r->file, fmt::format("{}/{}", b.dir, location));
-        YumEntry entry{r->name, r->version.find(':') == std::string::npos ? "0:" + r->version : r->version,
-                       r->arch, {r->xml_primary, r->xml_filelists, r->xml_other}};
-        if (entry.xml.primary.empty()) { // recorded without fragments: write them now
-          PackageRecord copy = *r;
-          auto rpm = rpm_from_json(r->metadata);
-          if (auto ok = rpm ? add_yum_fragments(copy, std::move(*rpm)) : fail(rpm.error()); !ok)
-            return fail(ok.error().with_context(r->file));
-          entry.xml = {std::move(copy.xml_primary), std::move(copy.xml_filelists), std::move(copy.xml_other)};
-        }
-        packages.push_back(std::move(entry));
-      }
-      b.packages = packages.size();
-      auto index = build_yum_repo(std::move(packages), env_.now);
-      if (!index)
-        return fail(index.error());
-      b.index = std::move(*index);
-      if (signer) {
-        auto signature = signer->keyring.detach_sign(signer->fingerprint, b.index.repomd);
-        if (!signature)
-          return fail(signature.error().with_context(fmt::format("sign {}/repodata/repomd.xml", b.dir)));
-        b.signature = std::move(*signature);
-      }
-      built.push_back(std::move(b));
-    }
-  }
-
-  std::vector<std::string> report;
-  for (const auto& b : built) {
-    std::string dir = join_path(root_, b.dir);
-    for (const auto& [from, to] : b.links) {
-      std::string target = join_path(root_, to);
-      if (::access(target.c_str(), F_OK) == 0)
-        continue;
-      if (auto made = make_directories(fs::path(target).parent_path().string()); !made)
-        return fail(made.error());
-      if (::link(join_path(root_, from).c_str(), target.c_str()) != 0) {
-        auto bytes = read_whole(join_path(root_, from));
-        if (!bytes)
-          return fail(bytes.error());
-        if (auto ok = write_file_atomic(target, *bytes); !ok)
-          return fail(ok.error());
-      }
-    }
-    // Files the previous repomd.xml names stay for clients that hold it.
-    std::set<std::string> keep;
-    if (auto old = read_file(join_path(dir, "repodata/repomd.xml")))
-      if (auto entries = parse_repomd(*old))
-        for (const auto& e : *entries)
-          keep.insert(e.location);
-    StagedFiles files;
-    for (const auto& f : b.index.files) {
-      keep.insert(f.path);
-      if (auto ok = files.stage(join_path(dir, f.path), f.data); !ok)
-        return fail(ok.error());
-    }
-    if (signer) {
-      if (auto ok = files.stage(join_path(dir, "repodata/repomd.xml.asc"), b.signature); !ok)
-        return fail(ok.error());
-    }
-    if (auto ok = files.stage(join_path(dir, "repodata/repomd.xml"), b.index.repomd); !ok)
-      return fail(ok.error());
-    if (auto ok = files.commit(); !ok)
-      return fail(ok.error());
-    if (!signer)
-      ::unlink(join_path(dir, "repodata/repomd.xml.asc").c_str());
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(join_path(dir, "repodata"), ec)) {
-      std::string name = "repodata/" + entry.path().filename().string();
-      if (name.ends_with(".xml.gz") && !keep.contains(name))
-        fs::remove(entry.path(), ec);
-    }
-    report.push_back(fmt::format("{}: {} packages", b.dir, b.packages));
-  }
-  return report;
-}
-
 Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::string>& files,
                                                     const PushOptions& options) {
   const std::string* deb_dist = options.dist ? &*options.dist : &config_.deb_dist;
@@ -701,158 +410,6 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   if (auto ok = txn->commit(); !ok)
     return fail(ok.error());
   return pushed;
-}
-
-namespace {
-
-// A package file found in the pool and what reading it gave.
-struct Scanned {
-  fs::path path;
-  PackageFormat format = PackageFormat::deb;
-  Result<PackageRecord> record = PackageRecord{};
-};
-
-// Reads, parses and hashes every file, spread over the CPUs: hashing dominates a rescan.
-void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std::size_t)>& done) {
-  std::atomic<std::size_t> next{0}, finished{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < files.size();) {
-      Scanned& s = files[i];
-      auto bytes = read_whole(s.path.string());
-      if (!bytes) {
-        s.record = fail(bytes.error());
-        continue;
-      }
-      PackageRecord r;
-      r.format = s.format;
-      std::optional<RpmInfo> info;
-      if (s.format == PackageFormat::deb) {
-        auto deb = read_deb(*bytes, s.path.string());
-        if (!deb) {
-          s.record = fail(deb.error());
-          continue;
-        }
-        r.name = deb->name;
-        r.version = deb->version;
-        r.arch = deb->architecture;
-        r.metadata = deb->control.render();
-      } else {
-        auto rpm = read_rpm(*bytes, s.path.string());
-        if (!rpm) {
-          s.record = fail(rpm.error());
-          continue;
-        }
-        r.name = rpm->name;
-        r.version = rpm->evr();
-        r.arch = rpm->arch;
-        r.metadata = rpm_to_json(*rpm);
-        info = std::move(*rpm);
-      }
-      Digests d = digest_all(*bytes, package_hashes(s.format));
-      r.size = d.size;
-      r.md5 = std::move(d.md5);
-      r.sha1 = std::move(d.sha1);
-      r.sha256 = std::move(d.sha256);
-      r.sha512 = std::move(d.sha512);
-      if (info) {
-        r.file = s.path.filename().string(); // only the name matters to the fragments
-        if (auto ok = add_yum_fragments(r, std::move(*info)); !ok) {
-          s.record = fail(ok.error().with_context(s.path.string()));
-          continue;
-        }
-      }
-      s.record = std::move(r);
-      if (done)
-        done(++finished);
-    }
-  };
-  unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                     static_cast<unsigned>(files.size())));
-  std::vector<std::jthread> threads;
-  for (unsigned i = 1; i < workers; ++i)
-    threads.emplace_back(work);
-  work();
-}
-
-} // namespace
-
-Result<std::size_t> Repository::rescan_pool() {
-  auto default_dist = split_dist(config_.deb_dist);
-  if (!default_dist)
-    return fail(default_dist.error());
-  std::error_code ec;
-  // Where the current indexes put each deb: (distro, Filename) -> (codename, component).
-  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> placed;
-  std::vector<Scanned> files;
-  for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec)) {
-    std::string distro_name = distro.path().filename().string();
-    for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "dists", ec)) {
-      if (entry.path().filename() != "Packages")
-        continue;
-      std::string component = entry.path().parent_path().parent_path().filename().string();
-      std::string codename = entry.path().parent_path().parent_path().parent_path().filename().string();
-      auto text = read_file(entry.path().string());
-      if (!text)
-        continue;
-      auto stanzas = parse_stanzas(*text, entry.path().string());
-      if (!stanzas)
-        continue;
-      for (const auto& stanza : *stanzas)
-        if (const std::string* file = stanza.find("Filename"))
-          placed[{distro_name, *file}] = {codename, component};
-    }
-    for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "pool", ec))
-      if (entry.is_regular_file() && entry.path().extension() == ".deb")
-        files.push_back({entry.path(), PackageFormat::deb});
-  }
-  // rpm/<distro>/<version>/<dir>/Packages/*.rpm; noarch files are linked into each arch's
-  // directory, and only the copy under noarch/ counts.
-  for (const auto& entry : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
-    if (entry.is_regular_file() && entry.path().extension() == ".rpm" &&
-        entry.path().parent_path().filename() == "Packages") {
-      std::string dir = entry.path().parent_path().parent_path().filename().string();
-      bool noarch_file = entry.path().filename().string().ends_with(".noarch.rpm");
-      if (noarch_file == (dir == "noarch"))
-        files.push_back({entry.path(), PackageFormat::rpm});
-    }
-  std::sort(files.begin(), files.end(), [](const Scanned& a, const Scanned& b) { return a.path < b.path; });
-  std::mutex progress_lock;
-  read_in_parallel(files, env_.progress ? std::function<void(std::size_t)>([&](std::size_t n) {
-    std::lock_guard hold(progress_lock);
-    env_.progress(n, files.size());
-  }) : nullptr);
-
-  std::size_t count = 0;
-  for (auto& s : files) {
-    if (!s.record)
-      return fail(s.record.error());
-    PackageRecord& r = *s.record;
-    // Paths were found below root_ + "/", so the relative path is a suffix (no canonicalising).
-    std::string rel = s.path.string().substr(root_.size() + 1);
-    r.file = rel;
-    if (r.format == PackageFormat::deb) {
-      std::string distro = rel.substr(4, rel.find('/', 4) - 4); // deb/<distro>/pool/...
-      std::string filename = rel.substr(rel.find("/pool/") + 1);
-      auto where = placed.find({distro, filename});
-      std::string codename;
-      if (where != placed.end()) {
-        std::tie(codename, r.component) = where->second;
-      } else if (distro == default_dist->first) {
-        codename = default_dist->second;
-        r.component = filename.substr(5, filename.find('/', 5) - 5);
-      } else {
-        continue; // a distro without indexes or default: no suite to put it in
-      }
-      r.dist = fmt::format("{}/{}", distro, codename);
-    } else {
-      fs::path dist = fs::path(rel).parent_path().parent_path().parent_path(); // rpm/<distro>/<version>
-      r.dist = dist.string().substr(4);
-    }
-    if (auto ok = state_.put(r); !ok)
-      return fail(ok.error());
-    ++count;
-  }
-  return count;
 }
 
 Result<IndexReport> Repository::index(const IndexOptions& options) {
@@ -1005,114 +562,6 @@ Result<std::string> Repository::export_key(Armor armor) {
   if (!signer)
     return fail(signer.error());
   return (*signer)->keyring.export_key((*signer)->fingerprint, armor);
-}
-
-Result<std::vector<std::string>> Repository::verify() {
-  std::vector<std::string> problems;
-  auto signer = this->signer(SignRequest::if_key);
-  if (!signer)
-    return fail(signer.error());
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
-
-  // Pool files against their recorded size and SHA-256.
-  for (const auto& r : *records) {
-    auto bytes = read_whole(join_path(root_, r.file));
-    if (!bytes)
-      problems.push_back(bytes.error().message());
-    else if (bytes->size() != r.size || sha256_hex(*bytes) != r.sha256)
-      problems.push_back(fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file, r.name, r.version));
-  }
-
-  // Every apt suite on disk: signatures, then each listed index's size and SHA-256.
-  std::error_code ec;
-  std::vector<fs::path> suites;
-  for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec))
-    for (const auto& suite : fs::directory_iterator(distro.path() / "dists", ec))
-      suites.push_back(suite.path());
-  std::sort(suites.begin(), suites.end());
-  for (const auto& suite : suites) {
-    std::string dir = suite.string();
-    std::string shown = fs::relative(suite, root_, ec).string();
-    auto release = read_file(dir + "/Release");
-    if (!release) {
-      problems.push_back(release.error().message());
-      continue;
-    }
-    if (*signer) {
-      auto& keyring = (**signer).keyring;
-      auto in_release = read_file(dir + "/InRelease");
-      if (!in_release) {
-        problems.push_back(in_release.error().message());
-      } else if (auto check = keyring.verify_clear_signed(*in_release); !check) {
-        problems.push_back(check.error().message());
-      } else if (!check->good) {
-        problems.push_back(fmt::format("{}/InRelease: bad signature: {}", shown, check->problem));
-      } else if (check->signed_text != *release) {
-        problems.push_back(fmt::format("{}/InRelease: signs another text than Release", shown));
-      }
-      auto detached = read_file(dir + "/Release.gpg");
-      if (!detached) {
-        problems.push_back(detached.error().message());
-      } else if (auto check = keyring.verify_detached(*detached, *release); !check) {
-        problems.push_back(check.error().message());
-      } else if (!check->good) {
-        problems.push_back(fmt::format("{}/Release.gpg: bad signature: {}", shown, check->problem));
-      }
-    }
-    auto listed = release_hashes(*release, "SHA256");
-    if (listed.empty())
-      problems.push_back(fmt::format("{}/Release: no SHA256 list", shown));
-    for (const auto& [path, entry] : listed) {
-      auto bytes = read_file(dir + "/" + path);
-      if (!bytes)
-        problems.push_back(bytes.error().message());
-      else if (bytes->size() != entry.first)
-        problems.push_back(fmt::format("{}/{}: size {} but Release says {}", shown, path, bytes->size(), entry.first));
-      else if (sha256_hex(*bytes) != entry.second)
-        problems.push_back(fmt::format("{}/{}: SHA-256 differs from Release", shown, path));
-    }
-  }
-  // Every dnf repository on disk: repomd.xml's signature, then each file's size and SHA-256.
-  std::vector<fs::path> repomds;
-  for (const auto& e : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
-    if (e.path().filename() == "repomd.xml")
-      repomds.push_back(e.path());
-  std::sort(repomds.begin(), repomds.end());
-  for (const auto& path : repomds) {
-    fs::path dir = path.parent_path().parent_path();
-    std::string shown = fs::relative(path, root_, ec).string();
-    auto repomd = read_file(path.string());
-    if (!repomd) {
-      problems.push_back(repomd.error().message());
-      continue;
-    }
-    if (*signer) {
-      auto asc = read_file(path.string() + ".asc");
-      if (!asc)
-        problems.push_back(asc.error().message());
-      else if (auto check = (**signer).keyring.verify_detached(*asc, *repomd); !check)
-        problems.push_back(check.error().message());
-      else if (!check->good)
-        problems.push_back(fmt::format("{}.asc: bad signature: {}", shown, check->problem));
-    }
-    auto entries = parse_repomd(*repomd);
-    if (!entries) {
-      problems.push_back(fmt::format("{}: {}", shown, entries.error().message()));
-      continue;
-    }
-    for (const auto& e : *entries) {
-      auto bytes = read_file((dir / e.location).string());
-      if (!bytes)
-        problems.push_back(bytes.error().message());
-      else if (bytes->size() != e.size)
-        problems.push_back(fmt::format("{}: {} has size {} but repomd.xml says {}", shown, e.location, bytes->size(), e.size));
-      else if (sha256_hex(*bytes) != e.checksum)
-        problems.push_back(fmt::format("{}: {} has another SHA-256 than repomd.xml says", shown, e.location));
-    }
-  }
-  return problems;
 }
 
 Result<Sources> Repository::sources(const std::string& url) const {
