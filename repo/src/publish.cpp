@@ -7,9 +7,11 @@
 // indexes, then the top-level files that name them (Release, Release.gpg, InRelease;
 // repomd.xml.asc, repomd.xml). Everything is signed in memory before the first rename, so a
 // signing failure publishes nothing. The previous generation of content-addressed files is
-// kept, for clients that fetched the old top-level file a moment ago.
+// kept, for clients that fetched the old top-level file a moment ago; temporary files of a
+// killed run are swept away by the next one.
 #include <filesystem>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,24 @@
 namespace fs = std::filesystem;
 
 namespace opskit::repo {
+
+namespace {
+
+// Removes temporary files that a killed run left below `dir` (".<name>.tmp-<pid>", see
+// StagedFiles). Only called under the repository's lock, so no live writer owns any of them.
+void remove_stale_temporaries(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.starts_with(".") && name.find(".tmp-") != std::string::npos && e.is_regular_file(ec))
+      stale.push_back(e.path());
+  }
+  for (const auto& path : stale)
+    fs::remove(path, ec);
+}
+
+} // namespace
 
 using detail::add_yum_fragments;
 using detail::join_path;
@@ -88,6 +108,7 @@ Result<std::vector<std::string>> Repository::write_deb_suites(
   std::vector<std::string> report;
   for (const auto& suite : built) {
     std::string dir = join_path(root_, suite.dir);
+    remove_stale_temporaries(dir);
     // The previous generation's hashes stay fetchable by-hash for clients holding the old Release.
     std::set<std::string> keep;
     if (auto old = read_file(join_path(dir, "Release")))
@@ -196,6 +217,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
   std::vector<std::string> report;
   for (const auto& b : built) {
     std::string dir = join_path(root_, b.dir);
+    remove_stale_temporaries(join_path(dir, "repodata"));
     for (const auto& [from, to] : b.links) {
       std::string target = join_path(root_, to);
       if (::access(target.c_str(), F_OK) == 0)

@@ -301,3 +301,15 @@ TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one i
   CHECK(exported.out.starts_with("-----BEGIN PGP PUBLIC KEY BLOCK-----"));
   CHECK(*opskit::read_file(repo + "/gpg.key") == exported.out);
 }
+
+TEST_CASE("pkgcloud: temporary files a killed run left in the metadata are swept by the next", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  std::string stale = repo + "/deb/debian/dists/bookworm/main/binary-amd64/.Packages.tmp-999999";
+  std::string stale_rpm = repo + "/rpm/el/9/x86_64/repodata/.repomd.xml.tmp-999999";
+  std::ofstream(stale) << "half written";
+  std::ofstream(stale_rpm) << "half written";
+  REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);
+  CHECK_FALSE(fs::exists(stale));
+  CHECK_FALSE(fs::exists(stale_rpm));
+}
