@@ -22,6 +22,8 @@
 #include "opskit/repo/yum_index.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <future>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -249,7 +251,14 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date)
        &YumFragments::filelists},
       {"other", "<otherdata xmlns=\"http://linux.duke.edu/metadata/other\"", "</otherdata>\n",
        &YumFragments::other}};
-  for (const Kind& kind : k_kinds) {
+  // Each document is assembled, compressed and hashed on a thread of its own: gzip of a large
+  // primary.xml is most of a push's time.
+  struct Made {
+    Result<std::string> gz = std::string();
+    std::string open_sha, sha;
+    std::size_t open_size = 0;
+  };
+  auto make = [&entries](const Kind& kind) {
     // The fragments were written and escaped once, when each package was pushed; the document
     // is their concatenation inside the root element.
     std::size_t total = 256;
@@ -266,20 +275,32 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date)
         xml.push_back('\n');
     }
     xml += kind.close;
-    auto gz = gzip_compress(xml);
-    if (!gz)
-      return fail(gz.error());
-    std::string sha = sha256_hex(*gz);
-    std::string path = fmt::format("repodata/{}-{}.xml.gz", sha, kind.type);
+    Made made;
+    made.open_size = xml.size();
+    made.open_sha = sha256_hex(xml);
+    made.gz = gzip_compress(xml);
+    if (made.gz)
+      made.sha = sha256_hex(*made.gz);
+    return made;
+  };
+  std::vector<std::future<Made>> jobs;
+  for (const Kind& kind : k_kinds)
+    jobs.push_back(std::async(std::launch::async, make, std::cref(kind)));
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Kind& kind = k_kinds[i];
+    Made made = jobs[i].get();
+    if (!made.gz)
+      return fail(made.gz.error());
+    std::string path = fmt::format("repodata/{}-{}.xml.gz", made.sha, kind.type);
     repomd.open("data").attr("type", kind.type);
-    repomd.open("checksum").attr("type", "sha256").text(sha).close();
-    repomd.open("open-checksum").attr("type", "sha256").text(sha256_hex(xml)).close();
+    repomd.open("checksum").attr("type", "sha256").text(made.sha).close();
+    repomd.open("open-checksum").attr("type", "sha256").text(made.open_sha).close();
     repomd.open("location").attr("href", path).close();
     repomd.element("timestamp", std::to_string(date));
-    repomd.element("size", std::to_string(gz->size()));
-    repomd.element("open-size", std::to_string(xml.size()));
+    repomd.element("size", std::to_string(made.gz->size()));
+    repomd.element("open-size", std::to_string(made.open_size));
     repomd.close();
-    index.files.push_back({std::move(path), std::move(*gz)});
+    index.files.push_back({std::move(path), std::move(*made.gz)});
   }
   repomd.close();
   auto text = repomd.finish("repomd.xml");
