@@ -16,7 +16,10 @@
 // Order of work in every change: read and validate all input; take the lock and a transaction;
 // record; write pool files; build every affected index and sign it in memory; stage it all to
 // temporary files; rename indexes, then Release, Release.gpg and InRelease last; commit the
-// transaction. A failure before the renames leaves files and state as they were.
+// transaction. A failure before the renames leaves the published indexes and the state as they
+// were; a pool file written by then is new and unreferenced, except under --replace, where the
+// file under its published name already holds the new content (a replacement cannot be atomic
+// for a client holding the old index: its hash for that name is the old one).
 #include "opskit/repo/repository.hpp"
 
 #include <algorithm>
