@@ -10,6 +10,8 @@
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "opskit/repo/deb.hpp"
@@ -244,6 +246,14 @@ Result<std::vector<std::string>> Repository::verify() {
       else if (sha256_hex(*bytes) != entry.second)
         problems.push_back(fmt::format("{}/{}: SHA-256 differs from Release", shown, path));
     }
+    // With Acquire-By-Hash apt fetches by-hash/<strongest hash>/<hash> instead of the name.
+    if (release->find("\nAcquire-By-Hash: yes\n") != std::string::npos)
+      for (const char* list : {"SHA256", "SHA512"})
+        for (const auto& [path, entry] : release_hashes(*release, list)) {
+          std::string by_hash = fmt::format("{}/by-hash/{}/{}", fs::path(path).parent_path().string(), list, entry.second);
+          if (::access((dir + "/" + by_hash).c_str(), F_OK) != 0)
+            problems.push_back(fmt::format("{}/{}: missing, though Release says Acquire-By-Hash", shown, by_hash));
+        }
   }
   // Every dnf repository on disk: repomd.xml's signature, then each file's size and SHA-256.
   std::vector<fs::path> repomds;
