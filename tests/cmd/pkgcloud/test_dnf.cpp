@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <regex>
 
 #include "fixture.hpp"
@@ -168,4 +169,49 @@ TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcl
   REQUIRE(rebuilt.exit_status == 0);
   CHECK(rebuilt.out.starts_with("rescanned 2 packages from the pool\n"));
   CHECK(pkgcloud(f.repo, {"ls"}).out == listing.out);
+}
+
+TEST_CASE("dnf: eight concurrent rpm pushes lose nothing", "[pkgcloud][dnf]") {
+  if (!have_program("rpmbuild"))
+    FAIL("rpmbuild is needed (scripts/dev installs it)");
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init"}).exit_status == 0);
+  // One rpmbuild run, eight subpackages.
+  std::ofstream spec(dir / "many.spec");
+  spec << "Name: many\nVersion: 1.0\nRelease: 1\nSummary: s\nLicense: MIT\nBuildArch: noarch\n"
+          "%description\nd\n%install\nfor i in 0 1 2 3 4 5 6 7; do mkdir -p %{buildroot}/usr/share/c$i; "
+          "echo $i > %{buildroot}/usr/share/c$i/data; done\n%files\n";
+  for (int i = 0; i < 8; ++i)
+    spec << "%package -n c" << i << "\nSummary: c" << i << "\n%description -n c" << i << "\nd\n%files -n c" << i
+         << "\n/usr/share/c" << i << "/data\n";
+  spec.close();
+  auto built = run({"rpmbuild", "-bb", "--define", "_topdir " + (dir / "top"), "--define", "_build_id_links none",
+                    dir / "many.spec"});
+  REQUIRE(built.exit_status == 0);
+  std::vector<std::future<Outcome>> runs;
+  for (int i = 0; i < 8; ++i) {
+    std::string rpm = dir / ("top/RPMS/noarch/c" + std::to_string(i) + "-1.0-1.noarch.rpm");
+    runs.push_back(std::async(std::launch::async, [&repo, rpm] { return pkgcloud(repo, {"push", rpm}); }));
+  }
+  for (auto& r : runs) {
+    auto outcome = r.get();
+    INFO(outcome.err);
+    CHECK(outcome.exit_status == 0);
+  }
+  auto listing = pkgcloud(repo, {"ls"}).out;
+  for (int i = 0; i < 8; ++i)
+    CHECK(listing.find("c" + std::to_string(i) + " ") != std::string::npos);
+  std::string repomd = *opskit::read_file(repo + "/rpm/el/9/x86_64/repodata/repomd.xml");
+  auto verify = pkgcloud(repo, {"verify"});
+  INFO(verify.out);
+  CHECK(verify.exit_status == 0);
+  bool counted = false;
+  for (const auto& e : fs::directory_iterator(repo + "/rpm/el/9/x86_64/repodata"))
+    if (e.path().string().ends_with("-primary.xml.gz") && repomd.find(e.path().filename().string()) != std::string::npos) {
+      auto text = run({"zcat", e.path().string()});
+      CHECK(text.out.find("packages=\"8\"") != std::string::npos);
+      counted = true;
+    }
+  CHECK(counted);
 }
