@@ -1,14 +1,46 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 namespace opskit::cmd::pkgcloud {
 
+enum class Command { none, init, push, index, ls, rm, prune, verify, export_key, sources };
+
 // What the command line asked for.
-struct Options {};
+struct Options {
+  Command command = Command::none;
+  std::string repo;                    // --repo, else $PKGCLOUD_REPO, else "."
+  std::optional<std::string> passphrase_file;
+  // init
+  std::optional<std::string> generate_key, key, origin, label;
+  unsigned valid_for = 0;
+  // push, ls
+  std::optional<std::string> dist, component;
+  bool replace = false;
+  std::vector<std::string> files;
+  // index
+  bool sign = false, rebuild = false;
+  // ls
+  bool json = false;
+  // rm, prune
+  std::string spec; // NAME[=VERSION]
+  std::optional<std::string> arch;
+  std::size_t keep = 0;
+  // export-key
+  bool armor = false;
+  // sources
+  std::string url;
+};
 
 // Defines pkgcloud's command line on `app`, storing what it parses into `options`.
 void define_cli(CLI::App& app, Options& options);
+
+// Runs the parsed command, printing its results; returns the exit status.
+int run(const Options& options);
 
 } // namespace opskit::cmd::pkgcloud

@@ -6,8 +6,6 @@ int main(int argc, char** argv) {
   CLI::App app{"", "pkgcloud"};
   opskit::cmd::pkgcloud::Options options;
   opskit::cmd::pkgcloud::define_cli(app, options);
-  return opskit::cmd::run_main("pkgcloud", app, argc, argv, [&] {
-    std::fputs(app.help().c_str(), stderr);
-    return opskit::cmd::k_exit_usage;
-  });
+  return opskit::cmd::run_main("pkgcloud", app, argc, argv,
+                               [&] { return opskit::cmd::pkgcloud::run(options); });
 }

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// pkgcloud's commands: gather the environment, call the library, render what it returns.
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "cli_main.hpp"
+#include "opskit/file.hpp"
+#include "opskit/repo/repository.hpp"
+#include "opskit/table.hpp"
+
+namespace opskit::cmd::pkgcloud {
+
+namespace {
+
+using repo::Environment;
+using repo::Repository;
+
+int failed(const Error& error) {
+  print_error("pkgcloud", error.message());
+  return k_exit_failure;
+}
+
+// A one-line bar on stderr, redrawn in place; only when stderr is a terminal.
+void draw_progress(std::size_t done, std::size_t total) {
+  constexpr std::size_t k_width = 30;
+  std::size_t filled = total ? done * k_width / total : k_width;
+  fmt::print(stderr, "\r[{}{}] {}/{}", std::string(filled, '#'), std::string(k_width - filled, ' '),
+             done, total);
+  if (done == total)
+    fmt::print(stderr, "\r{}\r", std::string(k_width + 24, ' '));
+  std::fflush(stderr);
+}
+
+Result<Environment> environment(const Options& o) {
+  Environment env;
+  if (o.passphrase_file) {
+    auto text = read_file(*o.passphrase_file);
+    if (!text)
+      return fail(text.error());
+    std::string pass = *text;
+    if (auto nl = pass.find('\n'); nl != std::string::npos)
+      pass.resize(nl);
+    env.passphrase = std::move(pass);
+  } else if (const char* pass = std::getenv("PKGCLOUD_GPG_PASSPHRASE")) {
+    env.passphrase = pass;
+  }
+  env.now = std::time(nullptr);
+  if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch && *epoch) {
+    char* end = nullptr;
+    long long value = std::strtoll(epoch, &end, 10);
+    if (*end != '\0' || value < 0)
+      return fail(fmt::format("SOURCE_DATE_EPOCH '{}': not a number of seconds", epoch));
+    env.now = static_cast<std::time_t>(value);
+  }
+  if (::isatty(STDERR_FILENO))
+    env.progress = draw_progress;
+  return env;
+}
+
+std::string_view action_word(repo::PushAction action) {
+  switch (action) {
+  case repo::PushAction::added:
+    return "added";
+  case repo::PushAction::replaced:
+    return "replaced";
+  case repo::PushAction::unchanged:
+    return "unchanged";
+  }
+  return "";
+}
+
+int list(Repository& r, const Options& o) {
+  auto records = r.list(o.dist);
+  if (!records)
+    return failed(records.error());
+  if (o.json) {
+    auto array = nlohmann::json::array();
+    for (const auto& p : *records)
+      array.push_back({{"name", p.name},
+                       {"version", p.version},
+                       {"arch", p.arch},
+                       {"format", repo::format_name(p.format)},
+                       {"dist", p.dist},
+                       {"component", p.component},
+                       {"file", p.file},
+                       {"size", p.size},
+                       {"sha256", p.sha256}});
+    fmt::print("{}\n", array.dump(2));
+    return k_exit_ok;
+  }
+  Table table({{"NAME"}, {"VERSION"}, {"ARCH"}, {"FORMAT"}, {"DIST"}, {"COMPONENT"}, {"SIZE", Align::right}});
+  for (const auto& p : *records)
+    table.add_row({p.name, p.version, p.arch, std::string(repo::format_name(p.format)), p.dist,
+                   p.component, std::to_string(p.size)});
+  fmt::print("{}", table.render());
+  return k_exit_ok;
+}
+
+} // namespace
+
+int run(const Options& o) {
+  auto env = environment(o);
+  if (!env)
+    return failed(env.error());
+  std::string root = o.repo.empty() ? "." : o.repo;
+
+  if (o.command == Command::init) {
+    repo::InitOptions init;
+    init.generate_key = o.generate_key;
+    init.key = o.key;
+    if (o.origin)
+      init.origin = *o.origin;
+    if (o.label)
+      init.label = *o.label;
+    init.valid_for_days = o.valid_for;
+    auto made = Repository::init(root, init, std::move(*env));
+    if (!made)
+      return failed(made.error());
+    fmt::print("initialised {}\n", root);
+    if (o.generate_key)
+      fmt::print("signing key in {}/.pkgcloud/gnupg (back it up with the repository: "
+                 "gpg --homedir {}/.pkgcloud/gnupg --export-secret-keys)\n", root, root);
+    return k_exit_ok;
+  }
+
+  auto opened = Repository::open(root, std::move(*env));
+  if (!opened)
+    return failed(opened.error());
+  Repository& r = *opened;
+  switch (o.command) {
+  case Command::push: {
+    repo::PushOptions push{o.dist, o.component, o.replace ? repo::Replace::yes : repo::Replace::no};
+    auto pushed = r.push(o.files, push);
+    if (!pushed)
+      return failed(pushed.error());
+    for (const auto& p : *pushed)
+      fmt::print("{} {} {} {} -> {}{}{}\n", action_word(p.action), p.record.name, p.record.version,
+                 p.record.arch, p.record.dist, p.record.component.empty() ? "" : " ", p.record.component);
+    return k_exit_ok;
+  }
+  case Command::index: {
+    repo::IndexOptions index{o.sign ? repo::SignRequest::required : repo::SignRequest::if_key, o.rebuild};
+    auto report = r.index(index);
+    if (!report)
+      return failed(report.error());
+    if (o.rebuild)
+      fmt::print("rescanned {} packages from the pool\n", report->rescanned);
+    for (const auto& line : report->indexes)
+      fmt::print("{}{}\n", line, report->signed_ ? ", signed" : ", unsigned");
+    return k_exit_ok;
+  }
+  case Command::ls:
+    return list(r, o);
+  case Command::rm:
+  case Command::prune: {
+    Result<std::vector<repo::PackageRecord>> removed = std::vector<repo::PackageRecord>();
+    if (o.command == Command::rm) {
+      repo::RemoveFilter filter{o.spec, std::nullopt, o.dist, o.arch};
+      if (auto eq = o.spec.find('='); eq != std::string::npos) {
+        filter.name = o.spec.substr(0, eq);
+        filter.version = o.spec.substr(eq + 1);
+      }
+      removed = r.remove(filter);
+    } else {
+      removed = r.prune(o.keep, o.dist);
+    }
+    if (!removed)
+      return failed(removed.error());
+    for (const auto& p : *removed)
+      fmt::print("removed {} {} {} from {}\n", p.name, p.version, p.arch, p.dist);
+    return k_exit_ok;
+  }
+  case Command::verify: {
+    auto problems = r.verify();
+    if (!problems)
+      return failed(problems.error());
+    for (const auto& p : *problems)
+      fmt::print("{}\n", p);
+    if (!problems->empty()) {
+      print_error("pkgcloud", fmt::format("verify: {} problem{}", problems->size(), problems->size() == 1 ? "" : "s"));
+      return k_exit_failure;
+    }
+    fmt::print("ok\n");
+    return k_exit_ok;
+  }
+  case Command::export_key: {
+    auto key = r.export_key(o.armor ? repo::Armor::yes : repo::Armor::no);
+    if (!key)
+      return failed(key.error());
+    if (!o.armor && ::isatty(STDOUT_FILENO)) {
+      print_error("pkgcloud", "export-key: not writing a binary keyring to a terminal (redirect it, or use --armor)");
+      return k_exit_failure;
+    }
+    std::fwrite(key->data(), 1, key->size(), stdout);
+    return k_exit_ok;
+  }
+  case Command::sources: {
+    auto sources = r.sources(o.url);
+    if (!sources)
+      return failed(sources.error());
+    fmt::print("# /etc/apt/sources.list.d/{}.sources\n{}\n# /etc/apt/sources.list.d/{}.list\n{}\n"
+               "# /etc/yum.repos.d/{}.repo\n{}",
+               sources->name, sources->apt_deb822, sources->name, sources->apt_one_line,
+               sources->name, sources->dnf_repo);
+    return k_exit_ok;
+  }
+  default:
+    return k_exit_usage;
+  }
+}
+
+} // namespace opskit::cmd::pkgcloud

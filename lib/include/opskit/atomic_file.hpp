@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "opskit/error.hpp"
+#include "opskit/handle.hpp"
+
+namespace opskit {
+
+// Creates `path` and its missing parents with mode 0755; an existing directory is fine.
+Result<void> make_directories(const std::string& path);
+
+// Writes `data` to `path` so that a reader sees the old file or the new one, never a mix: a
+// temporary file in the same directory, fsync, rename, fsync of the directory. Parents are
+// created. Errors name the path.
+Result<void> write_file_atomic(const std::string& path, std::string_view data);
+
+// A set of files written now and made visible later, in the order they were staged. stage()
+// writes and fsyncs "<dir>/.<name>.tmp-<pid>"; commit() renames each temporary file over its
+// final name in staging order and fsyncs the directories, so the files staged last (a
+// repository's top-level index) appear last. Files not committed are removed when the object
+// dies, so a failure before commit() leaves the final names untouched.
+class StagedFiles {
+public:
+  StagedFiles() = default;
+  StagedFiles(StagedFiles&&) noexcept = default;
+  StagedFiles& operator=(StagedFiles&&) noexcept = default;
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+  ~StagedFiles();
+
+  Result<void> stage(const std::string& path, std::string_view data);
+  // Renames every staged file into place; stops at the first failure.
+  Result<void> commit();
+  std::size_t size() const noexcept { return files_.size(); }
+
+private:
+  struct Staged {
+    std::string temp, path;
+  };
+  std::vector<Staged> files_;
+};
+
+// An exclusive advisory lock (flock) on a lock file, held while the object lives. acquire()
+// creates the file and waits for other holders.
+class FileLock {
+public:
+  static Result<FileLock> acquire(const std::string& path);
+
+private:
+  explicit FileLock(UniqueFd fd) : fd_(std::move(fd)) {}
+  UniqueFd fd_;
+};
+
+} // namespace opskit

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+#include "opskit/atomic_file.hpp"
+
+#include <cerrno>
+#include <set>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace opskit {
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Result<void> write_all(int fd, std::string_view data, const std::string& name) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fail(Error::from_errno("write", name));
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
+Result<void> fsync_directory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(Error::from_errno("open", dir));
+  UniqueFd owner(fd);
+  if (::fsync(fd) != 0)
+    return fail(Error::from_errno("fsync", dir));
+  return {};
+}
+
+// Writes and fsyncs a temporary file beside `path`; returns its name.
+Result<std::string> write_temporary(const std::string& path, std::string_view data) {
+  std::string dir = parent_of(path);
+  if (auto made = make_directories(dir); !made)
+    return fail(made.error());
+  std::string base = path.substr(path.rfind('/') + 1);
+  std::string temp = fmt::format("{}/.{}.tmp-{}", dir, base, ::getpid());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return fail(Error::from_errno("create", temp));
+  UniqueFd owner(fd);
+  auto written = write_all(fd, data, temp);
+  if (written && ::fsync(fd) != 0)
+    written = fail(Error::from_errno("fsync", temp));
+  if (written && ::close(owner.release()) != 0)
+    written = fail(Error::from_errno("close", temp));
+  if (!written) {
+    ::unlink(temp.c_str());
+    return fail(written.error());
+  }
+  return temp;
+}
+
+} // namespace
+
+Result<void> make_directories(const std::string& path) {
+  if (path.empty())
+    return {};
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return {};
+    return fail(Error::from_errno("mkdir", path, ENOTDIR));
+  }
+  std::string parent = parent_of(path);
+  if (parent != path)
+    if (auto made = make_directories(parent); !made)
+      return made;
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    return fail(Error::from_errno("mkdir", path));
+  return {};
+}
+
+Result<void> write_file_atomic(const std::string& path, std::string_view data) {
+  StagedFiles files;
+  if (auto staged = files.stage(path, data); !staged)
+    return staged;
+  return files.commit();
+}
+
+StagedFiles::~StagedFiles() {
+  for (const auto& file : files_)
+    ::unlink(file.temp.c_str());
+}
+
+Result<void> StagedFiles::stage(const std::string& path, std::string_view data) {
+  auto temp = write_temporary(path, data);
+  if (!temp)
+    return fail(temp.error());
+  files_.push_back({std::move(*temp), path});
+  return {};
+}
+
+Result<void> StagedFiles::commit() {
+  std::set<std::string> dirs;
+  while (!files_.empty()) {
+    const Staged& file = files_.front();
+    if (::rename(file.temp.c_str(), file.path.c_str()) != 0)
+      return fail(Error::from_errno("rename", file.path));
+    dirs.insert(parent_of(file.path));
+    files_.erase(files_.begin());
+  }
+  for (const auto& dir : dirs)
+    if (auto synced = fsync_directory(dir); !synced)
+      return synced;
+  return {};
+}
+
+Result<FileLock> FileLock::acquire(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return fail(Error::from_errno("open", path));
+  UniqueFd owner(fd);
+  while (::flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR)
+      return fail(Error::from_errno("lock", path));
+  return FileLock(std::move(owner));
+}
+
+} // namespace opskit

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sqlite3.h>
+
+#include "opskit/error.hpp"
+#include "opskit/handle.hpp"
+
+namespace opskit::repo {
+
+enum class PackageFormat { deb, rpm };
+
+// One package as the repository knows it. `file` is relative to the repository root.
+// `metadata` is the deb control paragraph as written, or the rpm's parsed header as JSON.
+struct PackageRecord {
+  std::int64_t id = 0;
+  PackageFormat format = PackageFormat::deb;
+  std::string dist;      // "debian/bookworm", "el/9"
+  std::string component; // "main" for deb; empty for rpm
+  std::string name, version, arch;
+  std::string file;
+  std::uint64_t size = 0;
+  std::string md5, sha1, sha256, sha512;
+  std::string metadata;
+  // rpm only: the package's <package> elements of primary, filelists and other.xml, written
+  // once at push so that indexing pastes them (see yum_index.hpp); empty for deb.
+  std::string xml_primary, xml_filelists, xml_other;
+};
+
+std::string_view format_name(PackageFormat format) noexcept;
+
+// The repository's SQLite database (.pkgcloud/state.db): a config table of key/value settings
+// and a packages table keyed by (format, dist, name, version, arch). Writers hold a Transaction
+// (BEGIN IMMEDIATE: one writer at a time, readers keep their snapshot).
+class State {
+public:
+  // Opens (and with Create::yes creates) the database at `path`; errors name the path.
+  enum class Create { no, yes };
+  static Result<State> open(const std::string& path, Create create);
+
+  Result<std::optional<std::string>> config(const std::string& key) const;
+  Result<void> set_config(const std::string& key, const std::string& value);
+
+  // Every package, sorted by format, dist, name, version text and arch.
+  Result<std::vector<PackageRecord>> packages() const;
+  // The package with this identity, if recorded.
+  Result<std::optional<PackageRecord>> find(PackageFormat format, const std::string& dist,
+                                            const std::string& name, const std::string& version,
+                                            const std::string& arch) const;
+  // Inserts `record`, or replaces the one with the same identity; returns its id.
+  Result<std::int64_t> put(const PackageRecord& record);
+  Result<void> remove(std::int64_t id);
+  // How many records point at `file` (a pool file may serve several dists).
+  Result<int> references(const std::string& file) const;
+
+  // BEGIN IMMEDIATE ... COMMIT, rolled back when dropped uncommitted.
+  class Transaction {
+  public:
+    Transaction(Transaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+    Transaction& operator=(Transaction&&) = delete;
+    ~Transaction();
+    Result<void> commit();
+
+  private:
+    friend class State;
+    explicit Transaction(sqlite3* db) : db_(db) {}
+    sqlite3* db_;
+  };
+  Result<Transaction> begin();
+
+private:
+  using Db = CPtr<sqlite3, sqlite3_close_v2>;
+  using Statement = CPtr<sqlite3_stmt, sqlite3_finalize>;
+  friend class Query;
+  State(Db db, std::string path)
+      : db_(std::move(db)), path_(std::move(path)),
+        statements_(std::make_unique<std::map<std::string, Statement>>()) {}
+  Result<void> exec(const char* sql) const;
+  Db db_;
+  std::string path_;
+  // Prepared once per process and reused (a rescan inserts thousands of rows); declared after
+  // db_ so that they are finalized before it closes.
+  std::unique_ptr<std::map<std::string, Statement>> statements_;
+};
+
+} // namespace opskit::repo

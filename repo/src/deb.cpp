@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+// Reading .deb binary packages.
+//
+// A .deb (deb(5)) is an ar(1) archive of three members, in this order: "debian-binary" holding
+// the format version "2.0\n", "control.tar[.gz|.xz|.zst]" holding ./control and the maintainer
+// scripts, and "data.tar[.gz|.xz|.zst|.bz2|.lzma]" holding the files. dpkg accepts members whose
+// names start with '_' in between (ignored), and an uncompressed control.tar since dpkg 1.17.6;
+// zstd arrived with Ubuntu 21.10 and dpkg 1.21.18. The member names in an ar archive are padded
+// with spaces or end in '/' (GNU ar); libarchive removes both.
+//
+// What is subtle: the control member is decompressed in memory, so its size is bounded
+// (k_deb_control_tar_limit) against decompression bombs; the control file is kept as written
+// (field order, multi-line Description byte for byte) because it becomes the Packages stanza;
+// and the name, version and architecture end up in a path in the pool, so they are checked
+// against Debian policy before anything is written.
+#include "opskit/repo/deb.hpp"
+
+#include <optional>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <fmt/format.h>
+
+#include "opskit/handle.hpp"
+
+namespace opskit::repo {
+
+namespace {
+
+using ArchiveReadPtr = CPtr<archive, archive_read_free>;
+
+std::string archive_problem(archive* a) {
+  const char* message = archive_error_string(a);
+  return message ? message : "unreadable archive";
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) noexcept {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// Reads the current entry's data, failing past `limit` bytes.
+Result<std::string> read_entry(archive* a, std::size_t limit, std::string_view what) {
+  std::string out;
+  char buffer[65536];
+  for (;;) {
+    la_ssize_t n = archive_read_data(a, buffer, sizeof buffer);
+    if (n < 0)
+      return fail(fmt::format("{}: {}", what, archive_problem(a)));
+    if (n == 0)
+      return out;
+    out.append(buffer, static_cast<std::size_t>(n));
+    if (out.size() > limit)
+      return fail(fmt::format("{}: larger than the limit of {} bytes", what, limit));
+  }
+}
+
+// Finds ./control in a control.tar (compressed or not) held in memory.
+Result<std::string> control_file_of(std::string_view member, std::string_view what) {
+  ArchiveReadPtr a(archive_read_new());
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_tar(a.get());
+  if (archive_read_open_memory(a.get(), member.data(), member.size()) != ARCHIVE_OK)
+    return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
+  std::size_t total = 0;
+  archive_entry* entry = nullptr;
+  for (;;) {
+    int rc = archive_read_next_header(a.get(), &entry);
+    if (rc == ARCHIVE_EOF)
+      return fail(fmt::format("{}: no control file", what));
+    if (rc < ARCHIVE_WARN)
+      return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
+    std::string_view path = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+    if (path == "./control" || path == "control")
+      return read_entry(a.get(), k_deb_control_file_limit, fmt::format("{}: control", what));
+    auto size = archive_entry_size(entry);
+    total += size > 0 ? static_cast<std::size_t>(size) : 0;
+    if (total > k_deb_control_tar_limit)
+      return fail(fmt::format("{}: larger than the limit of {} bytes", what, k_deb_control_tar_limit));
+  }
+}
+
+bool is_lower_alnum(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool is_alnum(char c) noexcept {
+  return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+
+} // namespace
+
+Result<void> check_deb_name(std::string_view name) {
+  // Policy §5.6.1: [a-z0-9][a-z0-9+.-]+, at least two characters.
+  if (name.size() < 2 || !is_lower_alnum(name.front()))
+    return fail(fmt::format("bad package name '{}': must be 2+ characters starting with [a-z0-9]", name));
+  for (char c : name)
+    if (!is_lower_alnum(c) && c != '+' && c != '.' && c != '-')
+      return fail(fmt::format("bad package name '{}': only [a-z0-9+.-] are allowed", name));
+  if (name.find("..") != std::string_view::npos)
+    return fail(fmt::format("bad package name '{}': '..' is not allowed", name));
+  return {};
+}
+
+Result<void> check_deb_version(std::string_view version) {
+  // Policy §5.6.12: [epoch:]upstream[-revision], epoch digits, upstream starting with a digit.
+  std::string_view rest = version;
+  if (auto colon = rest.find(':'); colon != std::string_view::npos) {
+    std::string_view epoch = rest.substr(0, colon);
+    if (epoch.empty() || epoch.find_first_not_of("0123456789") != std::string_view::npos)
+      return fail(fmt::format("bad version '{}': the epoch must be a number", version));
+    rest.remove_prefix(colon + 1);
+  }
+  if (rest.empty() || !(rest.front() >= '0' && rest.front() <= '9'))
+    return fail(fmt::format("bad version '{}': must start with a digit", version));
+  for (char c : rest)
+    if (!is_alnum(c) && c != '.' && c != '+' && c != '~' && c != '-' && c != ':')
+      return fail(fmt::format("bad version '{}': only [A-Za-z0-9.+~:-] are allowed", version));
+  if (version.find("..") != std::string_view::npos)
+    return fail(fmt::format("bad version '{}': '..' is not allowed", version));
+  return {};
+}
+
+Result<void> check_deb_architecture(std::string_view arch) {
+  if (arch.empty())
+    return fail("empty architecture");
+  for (char c : arch)
+    if (!is_lower_alnum(c) && c != '-')
+      return fail(fmt::format("bad architecture '{}': only [a-z0-9-] are allowed", arch));
+  return {};
+}
+
+std::string_view strip_epoch(std::string_view version) noexcept {
+  auto colon = version.find(':');
+  return colon == std::string_view::npos ? version : version.substr(colon + 1);
+}
+
+std::string deb_pool_path(const DebInfo& deb, std::string_view component) {
+  std::string_view source = deb.source;
+  std::string_view prefix = starts_with(source, "lib") && source.size() > 3 ? source.substr(0, 4)
+                                                                             : source.substr(0, 1);
+  return fmt::format("pool/{}/{}/{}/{}_{}_{}.deb", component, prefix, source, deb.name,
+                     strip_epoch(deb.version), deb.architecture);
+}
+
+Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
+  if (!starts_with(bytes, "!<arch>\n"))
+    return fail(fmt::format("{}: not a .deb (no ar archive magic)", what));
+  ArchiveReadPtr a(archive_read_new());
+  archive_read_support_format_ar(a.get());
+  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK)
+    return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
+
+  std::optional<std::string> control_text;
+  bool have_version = false, have_data = false;
+  archive_entry* entry = nullptr;
+  for (int index = 0;; ++index) {
+    int rc = archive_read_next_header(a.get(), &entry);
+    if (rc == ARCHIVE_EOF)
+      break;
+    if (rc < ARCHIVE_WARN)
+      return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
+    std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+    if (index == 0) {
+      if (name != "debian-binary")
+        return fail(fmt::format("{}: first ar member is '{}', not debian-binary", what, name));
+      auto text = read_entry(a.get(), 64, fmt::format("{}: debian-binary", what));
+      if (!text)
+        return fail(text.error());
+      if (!starts_with(*text, "2."))
+        return fail(fmt::format("{}: unsupported deb format version '{}'", what,
+                                text->substr(0, text->find('\n'))));
+      have_version = true;
+    } else if (starts_with(name, "control.tar")) {
+      std::string member_what = fmt::format("{}: {}", what, name);
+      auto member = read_entry(a.get(), k_deb_control_tar_limit, member_what);
+      if (!member)
+        return fail(member.error());
+      auto text = control_file_of(*member, member_what);
+      if (!text)
+        return fail(text.error());
+      control_text = std::move(*text);
+    } else if (starts_with(name, "data.tar")) {
+      have_data = true;
+      // The payload's integrity is checked against its digests by apt; here only its presence.
+      if (archive_read_data_skip(a.get()) != ARCHIVE_OK)
+        return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
+    } else if (!starts_with(name, "_")) {
+      return fail(fmt::format("{}: unexpected ar member '{}'", what, name));
+    }
+  }
+  if (!have_version)
+    return fail(fmt::format("{}: empty ar archive", what));
+  if (!control_text)
+    return fail(fmt::format("{}: no control.tar member", what));
+  if (!have_data)
+    return fail(fmt::format("{}: no data.tar member", what));
+
+  auto control = parse_stanza(*control_text, fmt::format("{}: control", what));
+  if (!control)
+    return fail(control.error());
+  DebInfo deb;
+  for (auto [field, out] : {std::pair{"Package", &deb.name}, std::pair{"Version", &deb.version},
+                            std::pair{"Architecture", &deb.architecture}}) {
+    const std::string* value = control->find(field);
+    if (!value || value->empty())
+      return fail(fmt::format("{}: control file has no {} field", what, field));
+    if (value->find('\n') != std::string::npos)
+      return fail(fmt::format("{}: control field {} spans lines", what, field));
+    *out = *value;
+  }
+  for (auto check : {check_deb_name(deb.name), check_deb_version(deb.version),
+                     check_deb_architecture(deb.architecture)})
+    if (!check)
+      return fail(check.error().with_context(what));
+  deb.source = deb.name;
+  if (const std::string* source = control->find("Source")) {
+    std::string_view s = *source;
+    deb.source = std::string(s.substr(0, s.find_first_of(" (")));
+    if (auto ok = check_deb_name(deb.source); !ok)
+      return fail(ok.error().with_context(fmt::format("{}: Source", what)));
+  }
+  deb.control = std::move(*control);
+  return deb;
+}
+
+} // namespace opskit::repo

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "opskit/repo/digest.hpp"
+
+#include <array>
+#include <stdexcept>
+
+#include <openssl/evp.h>
+
+#include "opskit/handle.hpp"
+
+namespace opskit::repo {
+
+namespace {
+
+using MdCtx = CPtr<EVP_MD_CTX, EVP_MD_CTX_free>;
+
+std::string to_hex(const unsigned char* bytes, unsigned size) {
+  static constexpr char k_digits[] = "0123456789abcdef";
+  std::string out(2 * size, '\0');
+  for (unsigned i = 0; i < size; ++i) {
+    out[2 * i] = k_digits[bytes[i] >> 4];
+    out[2 * i + 1] = k_digits[bytes[i] & 0xf];
+  }
+  return out;
+}
+
+// Failures of EVP_* with built-in digests mean a broken OpenSSL: a bug, not an input error.
+MdCtx start(const EVP_MD* md) {
+  MdCtx ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), md, nullptr) != 1)
+    throw std::runtime_error("OpenSSL: cannot initialise a digest");
+  return ctx;
+}
+
+std::string finish(EVP_MD_CTX* ctx) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+  unsigned size = 0;
+  if (EVP_DigestFinal_ex(ctx, md.data(), &size) != 1)
+    throw std::runtime_error("OpenSSL: cannot finish a digest");
+  return to_hex(md.data(), size);
+}
+
+} // namespace
+
+Digests digest_all(std::string_view data, Hash which) {
+  const EVP_MD* kinds[4] = {EVP_md5(), EVP_sha1(), EVP_sha256(), EVP_sha512()};
+  std::array<MdCtx, 4> ctx;
+  for (unsigned i = 0; i < 4; ++i)
+    if (static_cast<unsigned>(which) & (1u << i))
+      ctx[i] = start(kinds[i]);
+  // Chunks that stay in cache while the digests pass over them.
+  constexpr std::size_t k_chunk = 64 * 1024;
+  for (std::size_t at = 0; at < data.size(); at += k_chunk) {
+    auto chunk = data.substr(at, k_chunk);
+    for (auto& c : ctx)
+      if (c)
+        EVP_DigestUpdate(c.get(), chunk.data(), chunk.size());
+  }
+  Digests d;
+  d.size = data.size();
+  std::string* out[4] = {&d.md5, &d.sha1, &d.sha256, &d.sha512};
+  for (unsigned i = 0; i < 4; ++i)
+    if (ctx[i])
+      *out[i] = finish(ctx[i].get());
+  return d;
+}
+
+std::string sha256_hex(std::string_view data) {
+  auto ctx = start(EVP_sha256());
+  EVP_DigestUpdate(ctx.get(), data.data(), data.size());
+  return finish(ctx.get());
+}
+
+} // namespace opskit::repo

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: MIT
+// The repository: push, index, verify and the rest, over state, pool and metadata files.
+//
+// Layout (also in pkgcloud(1)):
+//   .pkgcloud/state.db   every package's identity, checksums and metadata (SQLite)
+//   .pkgcloud/lock       flock'ed by every command that changes the repository
+//   .pkgcloud/gnupg/     the signing keyring made by `init --generate-key`
+//   deb/<distro>/pool/<component>/<prefix>/<source>/<name>_<version>_<arch>.deb
+//   deb/<distro>/dists/<codename>/{InRelease,Release,Release.gpg,<component>/binary-<arch>/...}
+//   rpm/<distro>/<version>/<arch>/{Packages/*.rpm,repodata/...}
+//   gpg.key, gpg.gpg     the public key, armored and binary (for apt's signed-by)
+// Each deb distro is an apt archive of its own (the URL a sources entry names), as Debian and
+// Ubuntu are, so equal codenames of two distros cannot collide and a lost database can be
+// rebuilt from the tree: the path names the distro and the Packages files name the suite.
+//
+// Order of work in every change: read and validate all input; take the lock and a transaction;
+// record; write pool files; build every affected index and sign it in memory; stage it all to
+// temporary files; rename indexes, then Release, Release.gpg and InRelease last; commit the
+// transaction. A failure before the renames leaves the published indexes and the state as they
+// were; a pool file written by then is new and unreferenced, except under --replace, where the
+// file under its published name already holds the new content (a replacement cannot be atomic
+// for a client holding the old index: its hash for that name is the old one).
+#include "opskit/repo/repository.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "opskit/atomic_file.hpp"
+#include "opskit/file.hpp"
+#include "opskit/repo/apt_index.hpp"
+#include "opskit/repo/control.hpp"
+#include "opskit/repo/deb.hpp"
+#include "opskit/repo/digest.hpp"
+#include "opskit/repo/rpm.hpp"
+#include "opskit/repo/version.hpp"
+#include "opskit/repo/yum_index.hpp"
+#include "repository_detail.hpp"
+
+namespace fs = std::filesystem;
+
+namespace opskit::repo {
+
+using detail::add_yum_fragments;
+using detail::join_path;
+using detail::k_state_dir;
+using detail::package_hashes;
+using detail::read_whole;
+
+namespace {
+
+constexpr const char* k_repo_keyring = ".pkgcloud/gnupg";
+
+bool dist_part_ok(std::string_view part) {
+  if (part.empty() || part == "." || part == "..")
+    return false;
+  return std::all_of(part.begin(), part.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-' ||
+           c == '_';
+  });
+}
+
+enum class Detected { deb, rpm, unknown };
+
+Detected detect(std::string_view bytes) {
+  if (bytes.substr(0, 8) == "!<arch>\n")
+    return Detected::deb;
+  if (bytes.size() >= 4 && static_cast<unsigned char>(bytes[0]) == 0xed &&
+      static_cast<unsigned char>(bytes[1]) == 0xab && static_cast<unsigned char>(bytes[2]) == 0xee &&
+      static_cast<unsigned char>(bytes[3]) == 0xdb)
+    return Detected::rpm;
+  return Detected::unknown;
+}
+
+// A parsed input, ready to be recorded.
+struct Candidate {
+  std::string input;
+  PackageRecord record;
+  std::string bytes;
+  std::string pool_path; // relative to the repository root
+  std::optional<RpmInfo> rpm;
+};
+
+} // namespace
+
+Result<std::pair<std::string, std::string>> split_dist(const std::string& dist) {
+  auto slash = dist.find('/');
+  if (slash == std::string::npos)
+    return fail(fmt::format("bad dist '{}': expected DISTRO/RELEASE such as debian/bookworm or el/9", dist));
+  std::string distro = dist.substr(0, slash), release = dist.substr(slash + 1);
+  if (!dist_part_ok(distro) || !dist_part_ok(release))
+    return fail(fmt::format("bad dist '{}': each part must be [a-z0-9.+_-]", dist));
+  return std::pair{distro, release};
+}
+
+namespace {
+
+std::vector<std::string> words(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    auto space = text.find(' ');
+    if (space != 0)
+      out.emplace_back(text.substr(0, space));
+    text.remove_prefix(space == std::string_view::npos ? text.size() : space + 1);
+  }
+  return out;
+}
+
+// The config table's keys, each with the field it fills.
+Result<RepositoryConfig> load_config(const State& state) {
+  RepositoryConfig c;
+  std::pair<const char*, std::string*> texts[] = {{"origin", &c.origin},     {"label", &c.label},
+                                                  {"deb_dist", &c.deb_dist}, {"rpm_dist", &c.rpm_dist},
+                                                  {"component", &c.component}, {"keyring", &c.keyring},
+                                                  {"key", &c.key}};
+  for (auto [key, field] : texts) {
+    auto value = state.config(key);
+    if (!value)
+      return fail(value.error());
+    if (*value)
+      *field = std::move(**value);
+  }
+  for (auto [key, field] : {std::pair{"architectures", &c.architectures},
+                            std::pair{"rpm_architectures", &c.rpm_architectures}}) {
+    auto value = state.config(key);
+    if (!value)
+      return fail(value.error());
+    if (*value)
+      *field = words(**value);
+  }
+  auto days = state.config("valid_for_days");
+  if (!days)
+    return fail(days.error());
+  if (*days)
+    c.valid_for_days = static_cast<unsigned>(std::strtoul((*days)->c_str(), nullptr, 10));
+  return c;
+}
+
+Result<void> save_config(State& state, const RepositoryConfig& c) {
+  std::vector<std::pair<std::string, std::string>> entries{
+      {"origin", c.origin},
+      {"label", c.label},
+      {"deb_dist", c.deb_dist},
+      {"rpm_dist", c.rpm_dist},
+      {"component", c.component},
+      {"architectures", fmt::format("{}", fmt::join(c.architectures, " "))},
+      {"rpm_architectures", fmt::format("{}", fmt::join(c.rpm_architectures, " "))},
+      {"keyring", c.keyring},
+      {"key", c.key},
+      {"valid_for_days", std::to_string(c.valid_for_days)}};
+  for (const auto& [key, value] : entries)
+    if (auto ok = state.set_config(key, value); !ok)
+      return ok;
+  return {};
+}
+
+} // namespace
+
+Result<Repository> Repository::init(const std::string& root, const InitOptions& options, Environment env) {
+  for (const auto& dist : {options.deb_dist, options.rpm_dist})
+    if (auto ok = split_dist(dist); !ok)
+      return fail(ok.error());
+  std::string state_dir = join_path(root, k_state_dir);
+  if (::access(join_path(state_dir, "state.db").c_str(), F_OK) == 0)
+    return fail(fmt::format("init {}: already a repository", root));
+  if (auto made = make_directories(state_dir); !made)
+    return fail(made.error());
+  auto lock = FileLock::acquire(join_path(state_dir, "lock"));
+  if (!lock)
+    return fail(lock.error());
+
+  // The key first: a failure here leaves no half-made repository behind but .pkgcloud/.
+  std::string keyring_home, fingerprint;
+  if (options.generate_key) {
+    keyring_home = k_repo_keyring;
+    std::string home = join_path(root, keyring_home);
+    if (auto made = make_directories(home); !made)
+      return fail(made.error());
+    ::chmod(home.c_str(), 0700);
+    // gpg picks the digest from these preferences: SHA-512 first, never SHA-1.
+    if (auto ok = write_file_atomic(join_path(home, "gpg.conf"),
+                                    "personal-digest-preferences SHA512 SHA384 SHA256\n"
+                                    "cert-digest-algo SHA512\n"
+                                    "default-preference-list SHA512 SHA384 SHA256 AES256 AES192 "
+                                    "AES ZLIB BZIP2 ZIP Uncompressed\n");
+        !ok)
+      return fail(ok.error());
+    auto keyring = Keyring::open(home, env.passphrase);
+    if (!keyring)
+      return fail(keyring.error());
+    auto made = keyring->generate_key(*options.generate_key);
+    if (!made)
+      return fail(made.error());
+    fingerprint = *made;
+  } else if (options.key) {
+    auto keyring = Keyring::open("", env.passphrase);
+    if (!keyring)
+      return fail(keyring.error());
+    auto found = keyring->find_secret_key(*options.key);
+    if (!found)
+      return fail(found.error());
+    fingerprint = *found;
+  }
+
+  auto state = State::open(join_path(state_dir, "state.db"), State::Create::yes);
+  if (!state)
+    return fail(state.error());
+  RepositoryConfig config;
+  config.origin = options.origin;
+  config.label = options.label;
+  config.deb_dist = options.deb_dist;
+  config.rpm_dist = options.rpm_dist;
+  config.component = options.component;
+  config.architectures = options.architectures;
+  config.keyring = keyring_home;
+  config.key = fingerprint;
+  config.valid_for_days = options.valid_for_days;
+  {
+    auto txn = state->begin();
+    if (!txn)
+      return fail(txn.error());
+    if (auto ok = save_config(*state, config); !ok)
+      return fail(ok.error());
+    if (auto ok = txn->commit(); !ok)
+      return fail(ok.error());
+  }
+  Repository repo(root, std::move(*state), std::move(config), std::move(env));
+  auto signer = repo.signer(SignRequest::if_key);
+  if (!signer)
+    return fail(signer.error());
+  if (*signer)
+    if (auto ok = repo.write_public_key(**signer); !ok)
+      return fail(ok.error());
+  auto [distro, codename] = *split_dist(options.deb_dist);
+  if (auto written = repo.write_deb_suites({{distro, codename}}, *signer); !written)
+    return fail(written.error());
+  if (auto written = repo.write_rpm_dists({options.rpm_dist}, *signer); !written)
+    return fail(written.error());
+  return repo;
+}
+
+Result<Repository> Repository::open(const std::string& root, Environment env) {
+  std::string db = join_path(root, fmt::format("{}/state.db", k_state_dir));
+  if (::access(db.c_str(), F_OK) != 0)
+    return fail(fmt::format("{}: not a pkgcloud repository (no {}; run 'pkgcloud init')", root, db));
+  auto state = State::open(db, State::Create::no);
+  if (!state)
+    return fail(state.error());
+  auto config = load_config(*state);
+  if (!config)
+    return fail(config.error());
+  return Repository(root, std::move(*state), std::move(*config), std::move(env));
+}
+
+Result<std::optional<Repository::Signer>> Repository::signer(SignRequest request) {
+  const std::string& fingerprint = config_.key;
+  const std::string& home = config_.keyring;
+  if (fingerprint.empty()) {
+    if (request == SignRequest::required)
+      return fail(fmt::format("{}: no signing key configured (init --generate-key or --key)", root_));
+    return std::optional<Signer>();
+  }
+  auto keyring = Keyring::open(home.empty() ? "" : join_path(root_, home), env_.passphrase);
+  if (!keyring)
+    return fail(keyring.error());
+  return std::optional<Signer>(Signer{std::move(*keyring), fingerprint});
+}
+
+Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::string>& files,
+                                                    const PushOptions& options) {
+  const std::string* deb_dist = options.dist ? &*options.dist : &config_.deb_dist;
+  const std::string* rpm_dist = options.dist ? &*options.dist : &config_.rpm_dist;
+  const std::string* component = options.component ? &*options.component : &config_.component;
+  auto dist_parts = split_dist(*deb_dist);
+  if (!dist_parts)
+    return fail(dist_parts.error());
+  if (auto ok = split_dist(*rpm_dist); !ok)
+    return fail(ok.error());
+  if (!dist_part_ok(*component))
+    return fail(fmt::format("bad component '{}': must be [a-z0-9.+_-]", *component));
+
+  // 1. Read and validate everything before touching the repository.
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& path = files[i];
+    auto bytes = read_whole(path);
+    if (!bytes)
+      return fail(bytes.error());
+    Candidate c;
+    c.input = path;
+    switch (detect(*bytes)) {
+    case Detected::deb: {
+      auto deb = read_deb(*bytes, path);
+      if (!deb)
+        return fail(deb.error());
+      c.record.format = PackageFormat::deb;
+      c.record.dist = *deb_dist;
+      c.record.component = *component;
+      c.record.name = deb->name;
+      c.record.version = deb->version;
+      c.record.arch = deb->architecture;
+      c.record.metadata = deb->control.render();
+      c.pool_path = fmt::format("deb/{}/{}", dist_parts->first, deb_pool_path(*deb, *component));
+      break;
+    }
+    case Detected::rpm: {
+      auto rpm = read_rpm(*bytes, path);
+      if (!rpm)
+        return fail(rpm.error());
+      c.record.format = PackageFormat::rpm;
+      c.record.dist = *rpm_dist;
+      c.record.name = rpm->name;
+      c.record.version = rpm->evr();
+      c.record.arch = rpm->arch;
+      c.record.metadata = rpm_to_json(*rpm);
+      std::string dir = rpm->arch == "src" ? "SRPMS" : rpm->arch;
+      c.pool_path = fmt::format("rpm/{}/{}/Packages/{}", *rpm_dist, dir, rpm_file_name(*rpm));
+      c.rpm = std::move(*rpm);
+      break;
+    }
+    case Detected::unknown:
+      return fail(fmt::format("{}: not a .deb or .rpm package (unknown magic)", path));
+    }
+    Digests d = digest_all(*bytes, package_hashes(c.record.format));
+    c.record.file = c.pool_path;
+    c.record.size = d.size;
+    c.record.md5 = std::move(d.md5);
+    c.record.sha1 = std::move(d.sha1);
+    c.record.sha256 = std::move(d.sha256);
+    c.record.sha512 = std::move(d.sha512);
+    if (c.rpm)
+      if (auto ok = add_yum_fragments(c.record, std::move(*c.rpm)); !ok)
+        return fail(ok.error().with_context(path));
+    c.bytes = std::move(*bytes);
+    candidates.push_back(std::move(c));
+    if (env_.progress)
+      env_.progress(i + 1, files.size() * 2);
+  }
+
+  // 2. Under the lock and one transaction: record, copy, re-index, commit.
+  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  if (!lock)
+    return fail(lock.error());
+  auto txn = state_.begin();
+  if (!txn)
+    return fail(txn.error());
+  std::vector<PushedPackage> pushed;
+  std::set<std::pair<std::string, std::string>> suites;
+  std::set<std::string> rpm_dists;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto& c = candidates[i];
+    const PackageRecord& r = c.record;
+    auto existing = state_.find(r.format, r.dist, r.name, r.version, r.arch);
+    if (!existing)
+      return fail(existing.error());
+    PushAction action = PushAction::added;
+    if (*existing) {
+      if ((*existing)->sha256 == r.sha256 && (*existing)->component == r.component) {
+        pushed.push_back({c.input, **existing, PushAction::unchanged});
+        continue;
+      }
+      if (options.replace == Replace::no)
+        return fail(fmt::format("{}: {} {} {} is already in {} with other content (use --replace)",
+                                c.input, r.name, r.version, r.arch, r.dist));
+      action = PushAction::replaced;
+    }
+    // A pool file shared with another dist must not change under it.
+    std::string pool_file = join_path(root_, c.pool_path);
+    if (auto on_disk = read_whole(pool_file); on_disk && sha256_hex(*on_disk) != r.sha256) {
+      auto refs = state_.references(c.pool_path);
+      if (!refs)
+        return fail(refs.error());
+      int own = *existing && (*existing)->file == c.pool_path ? 1 : 0;
+      if (*refs > own)
+        return fail(fmt::format("{}: {} is already in the pool with other content, used by another dist",
+                                c.input, c.pool_path));
+    }
+    if (auto ok = write_file_atomic(pool_file, c.bytes); !ok)
+      return fail(ok.error());
+    if (auto ok = state_.put(r); !ok)
+      return fail(ok.error());
+    if (*existing && (*existing)->file != c.pool_path)
+      if (auto refs = state_.references((*existing)->file); refs && *refs == 0)
+        ::unlink(join_path(root_, (*existing)->file).c_str());
+    if (r.format == PackageFormat::deb)
+      suites.insert(*split_dist(r.dist));
+    else
+      rpm_dists.insert(r.dist);
+    pushed.push_back({c.input, r, action});
+    if (env_.progress)
+      env_.progress(candidates.size() + i + 1, candidates.size() * 2);
+  }
+  if (!suites.empty() || !rpm_dists.empty()) {
+    auto signer = this->signer(SignRequest::if_key);
+    if (!signer)
+      return fail(signer.error());
+    if (!suites.empty())
+      if (auto written = write_deb_suites({suites.begin(), suites.end()}, *signer); !written)
+        return fail(written.error());
+    if (!rpm_dists.empty())
+      if (auto written = write_rpm_dists(rpm_dists, *signer); !written)
+        return fail(written.error());
+  }
+  if (auto ok = txn->commit(); !ok)
+    return fail(ok.error());
+  return pushed;
+}
+
+Result<IndexReport> Repository::index(const IndexOptions& options) {
+  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  if (!lock)
+    return fail(lock.error());
+  auto signer = this->signer(options.sign);
+  if (!signer)
+    return fail(signer.error());
+  IndexReport report;
+  auto txn = state_.begin();
+  if (!txn)
+    return fail(txn.error());
+  if (options.rebuild) {
+    auto rescanned = rescan_pool();
+    if (!rescanned)
+      return fail(rescanned.error());
+    report.rescanned = *rescanned;
+  }
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+  std::set<std::pair<std::string, std::string>> suites{*split_dist(config_.deb_dist)};
+  for (const auto& r : *records)
+    if (r.format == PackageFormat::deb)
+      suites.insert(*split_dist(r.dist));
+  if (*signer)
+    if (auto ok = write_public_key(**signer); !ok)
+      return fail(ok.error());
+  auto written = write_deb_suites({suites.begin(), suites.end()}, *signer);
+  if (!written)
+    return fail(written.error());
+  std::set<std::string> rpm_dists{config_.rpm_dist};
+  for (const auto& r : *records)
+    if (r.format == PackageFormat::rpm)
+      rpm_dists.insert(r.dist);
+  auto rpm_written = write_rpm_dists(rpm_dists, *signer);
+  if (!rpm_written)
+    return fail(rpm_written.error());
+  if (auto ok = txn->commit(); !ok)
+    return fail(ok.error());
+  report.indexes = std::move(*written);
+  report.indexes.insert(report.indexes.end(), rpm_written->begin(), rpm_written->end());
+  report.signed_ = signer->has_value();
+  return report;
+}
+
+Result<void> Repository::remove_records(const std::vector<PackageRecord>& doomed) {
+  auto txn = state_.begin();
+  if (!txn)
+    return fail(txn.error());
+  std::set<std::pair<std::string, std::string>> suites;
+  std::set<std::string> rpm_dists;
+  for (const auto& r : doomed) {
+    if (auto ok = state_.remove(r.id); !ok)
+      return fail(ok.error());
+    if (r.format == PackageFormat::deb)
+      suites.insert(*split_dist(r.dist));
+    else
+      rpm_dists.insert(r.dist);
+  }
+  auto signer = this->signer(SignRequest::if_key);
+  if (!signer)
+    return fail(signer.error());
+  if (!suites.empty())
+    if (auto written = write_deb_suites({suites.begin(), suites.end()}, *signer); !written)
+      return fail(written.error());
+  if (!rpm_dists.empty())
+    if (auto written = write_rpm_dists(rpm_dists, *signer); !written)
+      return fail(written.error());
+  if (auto ok = txn->commit(); !ok)
+    return fail(ok.error());
+  // Pool files go only after the indexes that named them are replaced (and committed).
+  std::error_code ec;
+  for (const auto& r : doomed) {
+    auto refs = state_.references(r.file);
+    if (!refs || *refs > 0)
+      continue;
+    ::unlink(join_path(root_, r.file).c_str());
+    if (r.format == PackageFormat::rpm && r.arch == "noarch") // and its links in each arch
+      for (const auto& arch : fs::directory_iterator(join_path(root_, "rpm/" + r.dist), ec))
+        fs::remove(arch.path() / "Packages" / fs::path(r.file).filename(), ec);
+  }
+  return {};
+}
+
+Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter) {
+  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  if (!lock)
+    return fail(lock.error());
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+  std::vector<PackageRecord> doomed;
+  for (auto& r : *records) {
+    if (r.name != filter.name || (filter.dist && r.dist != *filter.dist) || (filter.arch && r.arch != *filter.arch))
+      continue;
+    if (filter.version && r.version != *filter.version &&
+        !(r.format == PackageFormat::rpm && strip_epoch(r.version) == *filter.version))
+      continue;
+    doomed.push_back(std::move(r));
+  }
+  if (doomed.empty())
+    return fail(fmt::format("rm: no package {}{}{}{}{}{}", filter.name, filter.version ? "=" : "",
+                            filter.version.value_or(""), filter.dist ? " in " : "", filter.dist.value_or(""),
+                            filter.arch ? " for " + *filter.arch : ""));
+  if (auto ok = remove_records(doomed); !ok)
+    return fail(ok.error());
+  return doomed;
+}
+
+Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep, const std::optional<std::string>& dist) {
+  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  if (!lock)
+    return fail(lock.error());
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+  std::map<std::tuple<PackageFormat, std::string, std::string, std::string>, std::vector<PackageRecord>> groups;
+  for (auto& r : *records)
+    if (!dist || r.dist == *dist)
+      groups[{r.format, r.dist, r.name, r.arch}].push_back(std::move(r));
+  std::vector<PackageRecord> doomed;
+  for (auto& [key, versions] : groups) {
+    std::sort(versions.begin(), versions.end(), [](const PackageRecord& a, const PackageRecord& b) {
+      int c = a.format == PackageFormat::deb ? compare_deb_versions(a.version, b.version)
+                                             : compare_rpm_versions(a.version, b.version);
+      return c > 0; // newest first
+    });
+    for (std::size_t i = keep; i < versions.size(); ++i)
+      doomed.push_back(std::move(versions[i]));
+  }
+  if (!doomed.empty())
+    if (auto ok = remove_records(doomed); !ok)
+      return fail(ok.error());
+  return doomed;
+}
+
+Result<std::vector<PackageRecord>> Repository::list(const std::optional<std::string>& dist) const {
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+  if (dist)
+    std::erase_if(*records, [&](const PackageRecord& r) { return r.dist != *dist; });
+  return records;
+}
+
+Result<std::string> Repository::export_key(Armor armor) {
+  auto signer = this->signer(SignRequest::required);
+  if (!signer)
+    return fail(signer.error());
+  return (*signer)->keyring.export_key((*signer)->fingerprint, armor);
+}
+
+Result<Sources> Repository::sources(const std::string& url) const {
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+  const std::string* deb_dist = &config_.deb_dist;
+  const std::string* rpm_dist = &config_.rpm_dist;
+  const std::string* label = &config_.label;
+  const std::string* component = &config_.component;
+  std::string base = url;
+  while (!base.empty() && base.back() == '/')
+    base.pop_back();
+  Sources out;
+  for (char c : *label)
+    out.name.push_back((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ? c
+                       : (c >= 'A' && c <= 'Z')                                  ? static_cast<char>(c - 'A' + 'a')
+                                                                                 : '-');
+  std::string keyring = fmt::format("/etc/apt/keyrings/{}.gpg", out.name);
+  // dist -> components (deb), and rpm dists.
+  std::map<std::string, std::set<std::string>> deb;
+  std::set<std::string> rpm{*rpm_dist};
+  deb[*deb_dist].insert(*component);
+  for (const auto& r : *records) {
+    if (r.format == PackageFormat::deb)
+      deb[r.dist].insert(r.component);
+    else
+      rpm.insert(r.dist);
+  }
+  out.apt_deb822 = fmt::format("# curl -fsSL {}/gpg.gpg -o {}\n", base, keyring);
+  out.apt_one_line = out.apt_deb822;
+  bool first = true;
+  for (const auto& [dist, components] : deb) {
+    auto [distro, codename] = *split_dist(dist);
+    std::string uri = fmt::format("{}/deb/{}", base, distro);
+    std::string comps = fmt::format("{}", fmt::join(components, " "));
+    if (!first)
+      out.apt_deb822 += "\n";
+    first = false;
+    fmt::format_to(std::back_inserter(out.apt_deb822),
+                   "Types: deb\nURIs: {}\nSuites: {}\nComponents: {}\nSigned-By: {}\n", uri,
+                   codename, comps, keyring);
+    fmt::format_to(std::back_inserter(out.apt_one_line), "deb [signed-by={}] {} {} {}\n", keyring,
+                   uri, codename, comps);
+  }
+  first = true;
+  for (const auto& dist : rpm) {
+    auto [distro, version] = *split_dist(dist);
+    if (!first)
+      out.dnf_repo += "\n";
+    first = false;
+    fmt::format_to(std::back_inserter(out.dnf_repo),
+                   "[{}-{}-{}]\nname={} {} {}\nbaseurl={}/rpm/{}/{}/$basearch\nenabled=1\n"
+                   "repo_gpgcheck=1\ngpgcheck=0\ngpgkey={}/gpg.key\n",
+                   out.name, distro, version, *label, distro, version, base, distro, version, base);
+  }
+  return out;
+}
+
+} // namespace opskit::repo

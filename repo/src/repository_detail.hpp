@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What the parts of Repository (repository.cpp, publish.cpp, scan.cpp) share: the signing key
+// in hand and small helpers over the repository's files. Not installed.
+
+#include <cerrno>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "opskit/file.hpp"
+#include "opskit/repo/control.hpp"
+#include "opskit/repo/digest.hpp"
+#include "opskit/repo/repository.hpp"
+#include "opskit/repo/yum_index.hpp"
+
+namespace opskit::repo {
+
+struct Repository::Signer {
+  Keyring keyring;
+  std::string fingerprint;
+};
+
+namespace detail {
+
+inline constexpr const char* k_state_dir = ".pkgcloud";
+
+// Reads a whole regular file with its size known up front (packages can be large).
+inline Result<std::string> read_whole(const std::string& path) {
+  auto fd = open_file(path, O_RDONLY);
+  if (!fd)
+    return fail(fd.error());
+  struct stat st{};
+  if (::fstat(fd->get(), &st) != 0)
+    return fail(Error::from_errno("stat", path));
+  if (!S_ISREG(st.st_mode))
+    return fail(fmt::format("{}: not a regular file", path));
+  std::string data(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    ssize_t n = ::read(fd->get(), data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return fail(Error::from_errno("read", path));
+    if (n == 0)
+      break;
+    got += static_cast<std::size_t>(n);
+  }
+  data.resize(got);
+  return data;
+}
+
+// What a package's index needs: apt's Packages MD5sum and SHA256 (SHA1 and SHA512 are optional
+// and cost most of the hashing time), dnf's primary only SHA-256.
+inline Hash package_hashes(PackageFormat format) {
+  return format == PackageFormat::deb ? Hash::md5 | Hash::sha256 : Hash::sha256;
+}
+
+// Writes an rpm record's index fragments from its metadata, size and SHA-256.
+inline Result<void> add_yum_fragments(PackageRecord& r, RpmInfo rpm) {
+  YumPackage package{std::move(rpm), "Packages/" + r.file.substr(r.file.rfind('/') + 1), r.size, r.sha256};
+  auto xml = yum_fragments(package);
+  if (!xml)
+    return fail(xml.error());
+  r.xml_primary = std::move(xml->primary);
+  r.xml_filelists = std::move(xml->filelists);
+  r.xml_other = std::move(xml->other);
+  return {};
+}
+
+inline std::string join_path(const std::string& root, std::string_view rel) {
+  return fmt::format("{}/{}", root, rel);
+}
+
+// The lines of one hash list ("SHA256") of a Release file: path -> (size, hash).
+inline std::map<std::string, std::pair<std::uint64_t, std::string>> release_hashes(std::string_view release,
+                                                                            std::string_view list_name) {
+  std::map<std::string, std::pair<std::uint64_t, std::string>> out;
+  auto stanza = parse_stanza(release, "Release");
+  if (!stanza)
+    return out;
+  const std::string* list = stanza->find(list_name);
+  if (!list)
+    return out;
+  std::string_view rest = *list;
+  while (!rest.empty()) {
+    auto nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    char hash[129] = {}, path[4097] = {};
+    unsigned long long size = 0;
+    std::string text(line);
+    if (std::sscanf(text.c_str(), " %128s %llu %4096s", hash, &size, path) == 3)
+      out[path] = {size, hash};
+  }
+  return out;
+}
+
+} // namespace detail
+} // namespace opskit::repo

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+// Reading a repository's tree back: rescanning the pool (index --rebuild) and checking what is
+// published against the database and the signatures (verify), as apt and dnf would.
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "opskit/repo/deb.hpp"
+#include "opskit/repo/rpm.hpp"
+#include "repository_detail.hpp"
+
+namespace fs = std::filesystem;
+
+namespace opskit::repo {
+
+using detail::add_yum_fragments;
+using detail::join_path;
+using detail::package_hashes;
+using detail::read_whole;
+using detail::release_hashes;
+
+namespace {
+
+// A package file found in the pool and what reading it gave.
+struct Scanned {
+  fs::path path;
+  PackageFormat format = PackageFormat::deb;
+  Result<PackageRecord> record = PackageRecord{};
+};
+
+// Reads, parses and hashes every file, spread over the CPUs: hashing dominates a rescan.
+void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std::size_t)>& done) {
+  std::atomic<std::size_t> next{0}, finished{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < files.size();) {
+      Scanned& s = files[i];
+      auto bytes = read_whole(s.path.string());
+      if (!bytes) {
+        s.record = fail(bytes.error());
+        continue;
+      }
+      PackageRecord r;
+      r.format = s.format;
+      std::optional<RpmInfo> info;
+      if (s.format == PackageFormat::deb) {
+        auto deb = read_deb(*bytes, s.path.string());
+        if (!deb) {
+          s.record = fail(deb.error());
+          continue;
+        }
+        r.name = deb->name;
+        r.version = deb->version;
+        r.arch = deb->architecture;
+        r.metadata = deb->control.render();
+      } else {
+        auto rpm = read_rpm(*bytes, s.path.string());
+        if (!rpm) {
+          s.record = fail(rpm.error());
+          continue;
+        }
+        r.name = rpm->name;
+        r.version = rpm->evr();
+        r.arch = rpm->arch;
+        r.metadata = rpm_to_json(*rpm);
+        info = std::move(*rpm);
+      }
+      Digests d = digest_all(*bytes, package_hashes(s.format));
+      r.size = d.size;
+      r.md5 = std::move(d.md5);
+      r.sha1 = std::move(d.sha1);
+      r.sha256 = std::move(d.sha256);
+      r.sha512 = std::move(d.sha512);
+      if (info) {
+        r.file = s.path.filename().string(); // only the name matters to the fragments
+        if (auto ok = add_yum_fragments(r, std::move(*info)); !ok) {
+          s.record = fail(ok.error().with_context(s.path.string()));
+          continue;
+        }
+      }
+      s.record = std::move(r);
+      if (done)
+        done(++finished);
+    }
+  };
+  unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                     static_cast<unsigned>(files.size())));
+  std::vector<std::jthread> threads;
+  for (unsigned i = 1; i < workers; ++i)
+    threads.emplace_back(work);
+  work();
+}
+
+} // namespace
+
+Result<std::size_t> Repository::rescan_pool() {
+  auto default_dist = split_dist(config_.deb_dist);
+  if (!default_dist)
+    return fail(default_dist.error());
+  std::error_code ec;
+  // Where the current indexes put each deb: (distro, Filename) -> (codename, component).
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> placed;
+  std::vector<Scanned> files;
+  for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec)) {
+    std::string distro_name = distro.path().filename().string();
+    for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "dists", ec)) {
+      if (entry.path().filename() != "Packages")
+        continue;
+      std::string component = entry.path().parent_path().parent_path().filename().string();
+      std::string codename = entry.path().parent_path().parent_path().parent_path().filename().string();
+      auto text = read_file(entry.path().string());
+      if (!text)
+        continue;
+      auto stanzas = parse_stanzas(*text, entry.path().string());
+      if (!stanzas)
+        continue;
+      for (const auto& stanza : *stanzas)
+        if (const std::string* file = stanza.find("Filename"))
+          placed[{distro_name, *file}] = {codename, component};
+    }
+    for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "pool", ec))
+      if (entry.is_regular_file() && entry.path().extension() == ".deb")
+        files.push_back({entry.path(), PackageFormat::deb});
+  }
+  // rpm/<distro>/<version>/<dir>/Packages/*.rpm; noarch files are linked into each arch's
+  // directory, and only the copy under noarch/ counts.
+  for (const auto& entry : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".rpm" &&
+        entry.path().parent_path().filename() == "Packages") {
+      std::string dir = entry.path().parent_path().parent_path().filename().string();
+      bool noarch_file = entry.path().filename().string().ends_with(".noarch.rpm");
+      if (noarch_file == (dir == "noarch"))
+        files.push_back({entry.path(), PackageFormat::rpm});
+    }
+  std::sort(files.begin(), files.end(), [](const Scanned& a, const Scanned& b) { return a.path < b.path; });
+  std::mutex progress_lock;
+  read_in_parallel(files, env_.progress ? std::function<void(std::size_t)>([&](std::size_t n) {
+    std::lock_guard hold(progress_lock);
+    env_.progress(n, files.size());
+  }) : nullptr);
+
+  std::size_t count = 0;
+  for (auto& s : files) {
+    if (!s.record)
+      return fail(s.record.error());
+    PackageRecord& r = *s.record;
+    // Paths were found below root_ + "/", so the relative path is a suffix (no canonicalising).
+    std::string rel = s.path.string().substr(root_.size() + 1);
+    r.file = rel;
+    if (r.format == PackageFormat::deb) {
+      std::string distro = rel.substr(4, rel.find('/', 4) - 4); // deb/<distro>/pool/...
+      std::string filename = rel.substr(rel.find("/pool/") + 1);
+      auto where = placed.find({distro, filename});
+      std::string codename;
+      if (where != placed.end()) {
+        std::tie(codename, r.component) = where->second;
+      } else if (distro == default_dist->first) {
+        codename = default_dist->second;
+        r.component = filename.substr(5, filename.find('/', 5) - 5);
+      } else {
+        continue; // a distro without indexes or default: no suite to put it in
+      }
+      r.dist = fmt::format("{}/{}", distro, codename);
+    } else {
+      fs::path dist = fs::path(rel).parent_path().parent_path().parent_path(); // rpm/<distro>/<version>
+      r.dist = dist.string().substr(4);
+    }
+    if (auto ok = state_.put(r); !ok)
+      return fail(ok.error());
+    ++count;
+  }
+  return count;
+}
+
+Result<std::vector<std::string>> Repository::verify() {
+  std::vector<std::string> problems;
+  auto signer = this->signer(SignRequest::if_key);
+  if (!signer)
+    return fail(signer.error());
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
+
+  // Pool files against their recorded size and SHA-256.
+  for (const auto& r : *records) {
+    auto bytes = read_whole(join_path(root_, r.file));
+    if (!bytes)
+      problems.push_back(bytes.error().message());
+    else if (bytes->size() != r.size || sha256_hex(*bytes) != r.sha256)
+      problems.push_back(fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file, r.name, r.version));
+  }
+
+  // Every apt suite on disk: signatures, then each listed index's size and SHA-256.
+  std::error_code ec;
+  std::vector<fs::path> suites;
+  for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec))
+    for (const auto& suite : fs::directory_iterator(distro.path() / "dists", ec))
+      suites.push_back(suite.path());
+  std::sort(suites.begin(), suites.end());
+  for (const auto& suite : suites) {
+    std::string dir = suite.string();
+    std::string shown = fs::relative(suite, root_, ec).string();
+    auto release = read_file(dir + "/Release");
+    if (!release) {
+      problems.push_back(release.error().message());
+      continue;
+    }
+    if (*signer) {
+      auto& keyring = (**signer).keyring;
+      auto in_release = read_file(dir + "/InRelease");
+      if (!in_release) {
+        problems.push_back(in_release.error().message());
+      } else if (auto check = keyring.verify_clear_signed(*in_release); !check) {
+        problems.push_back(check.error().message());
+      } else if (!check->good) {
+        problems.push_back(fmt::format("{}/InRelease: bad signature: {}", shown, check->problem));
+      } else if (check->signed_text != *release) {
+        problems.push_back(fmt::format("{}/InRelease: signs another text than Release", shown));
+      }
+      auto detached = read_file(dir + "/Release.gpg");
+      if (!detached) {
+        problems.push_back(detached.error().message());
+      } else if (auto check = keyring.verify_detached(*detached, *release); !check) {
+        problems.push_back(check.error().message());
+      } else if (!check->good) {
+        problems.push_back(fmt::format("{}/Release.gpg: bad signature: {}", shown, check->problem));
+      }
+    }
+    auto listed = release_hashes(*release, "SHA256");
+    if (listed.empty())
+      problems.push_back(fmt::format("{}/Release: no SHA256 list", shown));
+    for (const auto& [path, entry] : listed) {
+      auto bytes = read_file(dir + "/" + path);
+      if (!bytes)
+        problems.push_back(bytes.error().message());
+      else if (bytes->size() != entry.first)
+        problems.push_back(fmt::format("{}/{}: size {} but Release says {}", shown, path, bytes->size(), entry.first));
+      else if (sha256_hex(*bytes) != entry.second)
+        problems.push_back(fmt::format("{}/{}: SHA-256 differs from Release", shown, path));
+    }
+    // With Acquire-By-Hash apt fetches by-hash/<strongest hash>/<hash> instead of the name.
+    if (release->find("\nAcquire-By-Hash: yes\n") != std::string::npos)
+      for (const char* list : {"SHA256", "SHA512"})
+        for (const auto& [path, entry] : release_hashes(*release, list)) {
+          std::string by_hash = fmt::format("{}/by-hash/{}/{}", fs::path(path).parent_path().string(), list, entry.second);
+          if (::access((dir + "/" + by_hash).c_str(), F_OK) != 0)
+            problems.push_back(fmt::format("{}/{}: missing, though Release says Acquire-By-Hash", shown, by_hash));
+        }
+  }
+  // Every dnf repository on disk: repomd.xml's signature, then each file's size and SHA-256.
+  std::vector<fs::path> repomds;
+  for (const auto& e : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
+    if (e.path().filename() == "repomd.xml")
+      repomds.push_back(e.path());
+  std::sort(repomds.begin(), repomds.end());
+  for (const auto& path : repomds) {
+    fs::path dir = path.parent_path().parent_path();
+    std::string shown = fs::relative(path, root_, ec).string();
+    auto repomd = read_file(path.string());
+    if (!repomd) {
+      problems.push_back(repomd.error().message());
+      continue;
+    }
+    if (*signer) {
+      auto asc = read_file(path.string() + ".asc");
+      if (!asc)
+        problems.push_back(asc.error().message());
+      else if (auto check = (**signer).keyring.verify_detached(*asc, *repomd); !check)
+        problems.push_back(check.error().message());
+      else if (!check->good)
+        problems.push_back(fmt::format("{}.asc: bad signature: {}", shown, check->problem));
+    }
+    auto entries = parse_repomd(*repomd);
+    if (!entries) {
+      problems.push_back(fmt::format("{}: {}", shown, entries.error().message()));
+      continue;
+    }
+    for (const auto& e : *entries) {
+      auto bytes = read_file((dir / e.location).string());
+      if (!bytes)
+        problems.push_back(bytes.error().message());
+      else if (bytes->size() != e.size)
+        problems.push_back(fmt::format("{}: {} has size {} but repomd.xml says {}", shown, e.location, bytes->size(), e.size));
+      else if (sha256_hex(*bytes) != e.checksum)
+        problems.push_back(fmt::format("{}: {} has another SHA-256 than repomd.xml says", shown, e.location));
+    }
+  }
+  return problems;
+}
+
+} // namespace opskit::repo

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+#include "opskit/repo/state.hpp"
+
+#include <fmt/format.h>
+
+namespace opskit::repo {
+
+namespace {
+
+constexpr const char* k_schema = R"sql(
+CREATE TABLE IF NOT EXISTS config (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS packages (
+  id INTEGER PRIMARY KEY,
+  format TEXT NOT NULL, dist TEXT NOT NULL, component TEXT NOT NULL,
+  name TEXT NOT NULL, version TEXT NOT NULL, arch TEXT NOT NULL,
+  file TEXT NOT NULL, size INTEGER NOT NULL,
+  md5 TEXT NOT NULL, sha1 TEXT NOT NULL, sha256 TEXT NOT NULL, sha512 TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  xml_primary TEXT NOT NULL DEFAULT '', xml_filelists TEXT NOT NULL DEFAULT '',
+  xml_other TEXT NOT NULL DEFAULT '',
+  UNIQUE (format, dist, name, version, arch));
+)sql";
+
+constexpr const char* k_columns = "id, format, dist, component, name, version, arch, file, size, "
+                                  "md5, sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other";
+
+std::string column_text(sqlite3_stmt* s, int i) {
+  const unsigned char* text = sqlite3_column_text(s, i);
+  return text ? std::string(reinterpret_cast<const char*>(text),
+                            static_cast<std::size_t>(sqlite3_column_bytes(s, i)))
+              : std::string();
+}
+
+PackageRecord read_record(sqlite3_stmt* s) {
+  PackageRecord r;
+  r.id = sqlite3_column_int64(s, 0);
+  r.format = column_text(s, 1) == "rpm" ? PackageFormat::rpm : PackageFormat::deb;
+  r.dist = column_text(s, 2);
+  r.component = column_text(s, 3);
+  r.name = column_text(s, 4);
+  r.version = column_text(s, 5);
+  r.arch = column_text(s, 6);
+  r.file = column_text(s, 7);
+  r.size = static_cast<std::uint64_t>(sqlite3_column_int64(s, 8));
+  r.md5 = column_text(s, 9);
+  r.sha1 = column_text(s, 10);
+  r.sha256 = column_text(s, 11);
+  r.sha512 = column_text(s, 12);
+  r.metadata = column_text(s, 13);
+  r.xml_primary = column_text(s, 14);
+  r.xml_filelists = column_text(s, 15);
+  r.xml_other = column_text(s, 16);
+  return r;
+}
+
+} // namespace
+
+std::string_view format_name(PackageFormat format) noexcept {
+  return format == PackageFormat::rpm ? "rpm" : "deb";
+}
+
+// A statement of the State's cache with its parameters bound by position; errors carry the
+// database path. The statement is reset for its next use when the Query dies.
+class Query {
+public:
+  Query(const State& state, const std::string& sql) : db_(state.db_.get()), path_(state.path_) {
+    auto& slot = (*state.statements_)[sql];
+    if (!slot) {
+      sqlite3_stmt* s = nullptr;
+      rc_ = sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+      slot.reset(s);
+    }
+    stmt_ = slot.get();
+  }
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+  ~Query() {
+    if (stmt_) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
+  }
+  Query& bind(std::string_view text) {
+    if (rc_ == SQLITE_OK)
+      rc_ = sqlite3_bind_text(stmt_, ++index_, text.data(), static_cast<int>(text.size()),
+                              SQLITE_TRANSIENT);
+    return *this;
+  }
+  Query& bind(std::int64_t value) {
+    if (rc_ == SQLITE_OK)
+      rc_ = sqlite3_bind_int64(stmt_, ++index_, value);
+    return *this;
+  }
+  // Steps once: true with a row, false when done.
+  Result<bool> step() {
+    if (rc_ != SQLITE_OK)
+      return fail(problem());
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW)
+      return true;
+    if (rc == SQLITE_DONE)
+      return false;
+    rc_ = rc;
+    return fail(problem());
+  }
+  sqlite3_stmt* get() const noexcept { return stmt_; }
+
+private:
+  Error problem() const { return Error(fmt::format("database {}: {}", path_, sqlite3_errmsg(db_))); }
+  sqlite3* db_;
+  const std::string& path_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_ = SQLITE_OK;
+  int index_ = 0;
+};
+
+Result<State> State::open(const std::string& path, Create create) {
+  sqlite3* raw = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | (create == Create::yes ? SQLITE_OPEN_CREATE : 0);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Db db(raw);
+  if (rc != SQLITE_OK)
+    return fail(fmt::format("database {}: {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  // Concurrent writers wait for each other instead of failing with SQLITE_BUSY.
+  sqlite3_busy_timeout(db.get(), 60'000);
+  State state(std::move(db), path);
+  if (auto ok = state.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"); !ok)
+    return fail(ok.error());
+  if (auto ok = state.exec(k_schema); !ok)
+    return fail(ok.error());
+  // Databases made before the index fragments were kept lack their columns: add them empty
+  // (indexing then writes the fragments from the metadata).
+  if (!state.exec("SELECT xml_primary FROM packages LIMIT 0"))
+    if (auto ok = state.exec("ALTER TABLE packages ADD COLUMN xml_primary TEXT NOT NULL DEFAULT '';"
+                             "ALTER TABLE packages ADD COLUMN xml_filelists TEXT NOT NULL DEFAULT '';"
+                             "ALTER TABLE packages ADD COLUMN xml_other TEXT NOT NULL DEFAULT '';");
+        !ok)
+      return fail(ok.error());
+  return state;
+}
+
+Result<void> State::exec(const char* sql) const {
+  char* message = nullptr;
+  if (sqlite3_exec(db_.get(), sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message ? message : sqlite3_errmsg(db_.get());
+    sqlite3_free(message);
+    return fail(fmt::format("database {}: {}", path_, text));
+  }
+  return {};
+}
+
+Result<std::optional<std::string>> State::config(const std::string& key) const {
+  Query q(*this, "SELECT value FROM config WHERE key = ?");
+  q.bind(key);
+  auto row = q.step();
+  if (!row)
+    return fail(row.error());
+  if (!*row)
+    return std::nullopt;
+  return column_text(q.get(), 0);
+}
+
+Result<void> State::set_config(const std::string& key, const std::string& value) {
+  Query q(*this, "INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)");
+  q.bind(key).bind(value);
+  if (auto done = q.step(); !done)
+    return fail(done.error());
+  return {};
+}
+
+Result<std::vector<PackageRecord>> State::packages() const {
+  std::string sql = fmt::format("SELECT {} FROM packages ORDER BY format, dist, name, version, arch",
+                                k_columns);
+  Query q(*this, sql.c_str());
+  std::vector<PackageRecord> out;
+  for (;;) {
+    auto row = q.step();
+    if (!row)
+      return fail(row.error());
+    if (!*row)
+      return out;
+    out.push_back(read_record(q.get()));
+  }
+}
+
+Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std::string& dist,
+                                                 const std::string& name, const std::string& version,
+                                                 const std::string& arch) const {
+  std::string sql = fmt::format("SELECT {} FROM packages WHERE format = ? AND dist = ? AND name = ? "
+                                "AND version = ? AND arch = ?",
+                                k_columns);
+  Query q(*this, sql.c_str());
+  q.bind(format_name(format)).bind(dist).bind(name).bind(version).bind(arch);
+  auto row = q.step();
+  if (!row)
+    return fail(row.error());
+  if (!*row)
+    return std::nullopt;
+  return read_record(q.get());
+}
+
+Result<std::int64_t> State::put(const PackageRecord& r) {
+  Query q(*this,
+          "INSERT INTO packages (format, dist, component, name, version, arch, file, size, md5, "
+          "sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+          "ON CONFLICT (format, dist, name, version, arch) DO UPDATE SET "
+          "component = excluded.component, file = excluded.file, size = excluded.size, "
+          "md5 = excluded.md5, sha1 = excluded.sha1, sha256 = excluded.sha256, "
+          "sha512 = excluded.sha512, metadata = excluded.metadata, "
+          "xml_primary = excluded.xml_primary, xml_filelists = excluded.xml_filelists, "
+          "xml_other = excluded.xml_other");
+  q.bind(format_name(r.format)).bind(r.dist).bind(r.component).bind(r.name).bind(r.version);
+  q.bind(r.arch).bind(r.file).bind(static_cast<std::int64_t>(r.size)).bind(r.md5).bind(r.sha1);
+  q.bind(r.sha256).bind(r.sha512).bind(r.metadata).bind(r.xml_primary).bind(r.xml_filelists);
+  q.bind(r.xml_other);
+  if (auto done = q.step(); !done)
+    return fail(done.error());
+  return sqlite3_last_insert_rowid(db_.get());
+}
+
+Result<void> State::remove(std::int64_t id) {
+  Query q(*this, "DELETE FROM packages WHERE id = ?");
+  q.bind(id);
+  if (auto done = q.step(); !done)
+    return fail(done.error());
+  return {};
+}
+
+Result<int> State::references(const std::string& file) const {
+  Query q(*this, "SELECT count(*) FROM packages WHERE file = ?");
+  q.bind(file);
+  auto row = q.step();
+  if (!row)
+    return fail(row.error());
+  return sqlite3_column_int(q.get(), 0);
+}
+
+Result<State::Transaction> State::begin() {
+  if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
+    return fail(ok.error());
+  return Transaction(db_.get());
+}
+
+State::Transaction::~Transaction() {
+  if (db_)
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+Result<void> State::Transaction::commit() {
+  sqlite3* db = std::exchange(db_, nullptr);
+  if (sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    std::string message = sqlite3_errmsg(db);
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    return fail(fmt::format("database commit: {}", message));
+  }
+  return {};
+}
+
+} // namespace opskit::repo

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+// dnf/yum repository metadata: repodata/repomd.xml and the primary, filelists and other XML.
+//
+// The format is createrepo's, documented by example in createrepo_c and read by libsolv and
+// librepo: repomd.xml lists each metadata file with <checksum> (of the compressed file),
+// <open-checksum> (of the uncompressed one), <location href>, <timestamp>, <size> and
+// <open-size>; primary.xml holds one <package> per rpm with its EVR (epoch="0" when the rpm has
+// none), checksum (the pkgid), sizes, location, header range and dependency lists; filelists.xml
+// every file; other.xml the changelogs. File names carry their SHA-256 ("<sha256>-primary.xml.gz")
+// so that a client holding an old repomd.xml never reads a new file under an old name.
+//
+// Each package's three <package> elements are written once, when it is pushed, and kept in the
+// database, so that re-indexing a dist of thousands for one new package pastes text together
+// instead of re-parsing and re-writing every package.
+//
+// What is subtle: XML escaping of summaries, descriptions and changelogs (libxml2's writer does
+// it, including characters that are illegal in XML 1.0 which it would otherwise emit as-is, so
+// those are dropped here); requirements carry pre="1" when needed before install; primary
+// lists only the "primary" files (under /etc/, any bin/ directory, /usr/lib/sendmail) as
+// createrepo does, filelists all of them; and repomd.xml.asc, its signature, must be made
+// from the final repomd.xml bytes.
+#include "opskit/repo/yum_index.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <future>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlwriter.h>
+
+#include <fmt/format.h>
+
+#include "opskit/handle.hpp"
+#include "opskit/repo/compress.hpp"
+#include "opskit/repo/digest.hpp"
+#include "opskit/repo/version.hpp"
+
+namespace opskit::repo {
+
+namespace {
+
+using Buffer = CPtr<xmlBuffer, xmlBufferFree>;
+using Writer = CPtr<xmlTextWriter, xmlFreeTextWriter>;
+
+// Characters XML 1.0 forbids (controls but tab, newline, carriage return) removed.
+std::string xml_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text)
+    if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r')
+      out.push_back(c);
+  return out;
+}
+
+// xmlFree is a function pointer variable, not a function, so CDeleter cannot name it.
+struct XmlFree {
+  void operator()(xmlChar* p) const noexcept { xmlFree(p); }
+};
+using XmlText = std::unique_ptr<xmlChar, XmlFree>;
+
+const xmlChar* x(const char* s) { return reinterpret_cast<const xmlChar*>(s); }
+
+// A thin writer over xmlTextWriter that remembers the first failure.
+class Xml {
+public:
+  // A whole document, or (Part::fragment) elements to be pasted into one.
+  enum class Part { document, fragment };
+  explicit Xml(Part part = Part::document)
+      : buffer_(xmlBufferCreate()), writer_(xmlNewTextWriterMemory(buffer_.get(), 0)), part_(part) {
+    ok_ = buffer_ && writer_ &&
+          (part == Part::fragment || xmlTextWriterStartDocument(writer_.get(), nullptr, "UTF-8", nullptr) >= 0);
+    if (ok_)
+      xmlTextWriterSetIndent(writer_.get(), 1), xmlTextWriterSetIndentString(writer_.get(), x("  "));
+  }
+  Xml& open(const char* name) {
+    ok_ = ok_ && xmlTextWriterStartElement(writer_.get(), x(name)) >= 0;
+    return *this;
+  }
+  Xml& attr(const char* name, std::string_view value) {
+    std::string v = xml_safe(value);
+    ok_ = ok_ && xmlTextWriterWriteAttribute(writer_.get(), x(name), x(v.c_str())) >= 0;
+    return *this;
+  }
+  Xml& text(std::string_view value) {
+    std::string v = xml_safe(value);
+    ok_ = ok_ && xmlTextWriterWriteString(writer_.get(), x(v.c_str())) >= 0;
+    return *this;
+  }
+  Xml& close() {
+    ok_ = ok_ && xmlTextWriterEndElement(writer_.get()) >= 0;
+    return *this;
+  }
+  // <name attrs...>text</name>
+  Xml& element(const char* name, std::string_view value) { return open(name).text(value).close(); }
+  Result<std::string> finish(std::string_view what) {
+    ok_ = ok_ && (part_ == Part::fragment || xmlTextWriterEndDocument(writer_.get()) >= 0);
+    if (ok_ && part_ == Part::fragment)
+      ok_ = xmlTextWriterFlush(writer_.get()) >= 0;
+    writer_.reset(); // flushes into the buffer
+    if (!ok_)
+      return fail(fmt::format("{}: cannot write XML", what));
+    return std::string(reinterpret_cast<const char*>(xmlBufferContent(buffer_.get())),
+                       static_cast<std::size_t>(xmlBufferLength(buffer_.get())));
+  }
+
+private:
+  Buffer buffer_;
+  Writer writer_;
+  Part part_;
+  bool ok_ = false;
+};
+
+void version_element(Xml& xml, const RpmInfo& r) {
+  xml.open("version").attr("epoch", r.epoch.empty() ? "0" : r.epoch).attr("ver", r.version)
+      .attr("rel", r.release).close();
+}
+
+void dependency_list(Xml& xml, const char* name, const std::vector<RpmDependency>& deps, bool with_pre) {
+  if (deps.empty())
+    return;
+  xml.open(name);
+  for (const auto& d : deps) {
+    xml.open("rpm:entry").attr("name", d.name);
+    if (!d.flags.empty()) {
+      xml.attr("flags", d.flags).attr("epoch", d.epoch.empty() ? "0" : d.epoch).attr("ver", d.version);
+      if (!d.release.empty())
+        xml.attr("rel", d.release);
+    }
+    if (with_pre && d.pre)
+      xml.attr("pre", "1");
+    xml.close();
+  }
+  xml.close();
+}
+
+bool primary_file(std::string_view path) {
+  return path.starts_with("/etc/") || path.find("bin/") != std::string_view::npos ||
+         path == "/usr/lib/sendmail";
+}
+
+void file_elements(Xml& xml, const RpmInfo& r, bool primary_only) {
+  for (const auto& f : r.files) {
+    if (primary_only && !primary_file(f.path))
+      continue;
+    xml.open("file");
+    if (f.type == RpmFileType::dir)
+      xml.attr("type", "dir");
+    else if (f.type == RpmFileType::ghost)
+      xml.attr("type", "ghost");
+    xml.text(f.path).close();
+  }
+}
+
+Result<std::string> primary_fragment(const YumPackage& p) {
+  const RpmInfo& r = p.rpm;
+  Xml xml(Xml::Part::fragment);
+  xml.open("package").attr("type", "rpm");
+  xml.element("name", r.name).element("arch", r.arch);
+  version_element(xml, r);
+  xml.open("checksum").attr("type", "sha256").attr("pkgid", "YES").text(p.sha256).close();
+  xml.element("summary", r.summary).element("description", r.description).element("packager", r.packager);
+  xml.element("url", r.url);
+  xml.open("time").attr("file", std::to_string(r.build_time)).attr("build", std::to_string(r.build_time)).close();
+  xml.open("size").attr("package", std::to_string(p.size)).attr("installed", std::to_string(r.installed_size))
+      .attr("archive", std::to_string(r.archive_size)).close();
+  xml.open("location").attr("href", p.location).close();
+  xml.open("format");
+  xml.element("rpm:license", r.license).element("rpm:vendor", r.vendor).element("rpm:group", r.group);
+  xml.element("rpm:buildhost", r.buildhost).element("rpm:sourcerpm", r.sourcerpm);
+  xml.open("rpm:header-range").attr("start", std::to_string(r.header_start))
+      .attr("end", std::to_string(r.header_end)).close();
+  dependency_list(xml, "rpm:provides", r.provides, false);
+  dependency_list(xml, "rpm:requires", r.requires_, true);
+  dependency_list(xml, "rpm:conflicts", r.conflicts, false);
+  dependency_list(xml, "rpm:obsoletes", r.obsoletes, false);
+  dependency_list(xml, "rpm:suggests", r.suggests, false);
+  dependency_list(xml, "rpm:enhances", r.enhances, false);
+  dependency_list(xml, "rpm:recommends", r.recommends, false);
+  dependency_list(xml, "rpm:supplements", r.supplements, false);
+  file_elements(xml, r, true);
+  xml.close().close();
+  return xml.finish("primary.xml");
+}
+
+Result<std::string> filelists_fragment(const YumPackage& p) {
+  Xml xml(Xml::Part::fragment);
+  xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
+  version_element(xml, p.rpm);
+  file_elements(xml, p.rpm, false);
+  xml.close();
+  return xml.finish("filelists.xml");
+}
+
+Result<std::string> other_fragment(const YumPackage& p) {
+  Xml xml(Xml::Part::fragment);
+  xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
+  version_element(xml, p.rpm);
+  for (const auto& c : p.rpm.changelogs)
+    xml.open("changelog").attr("author", c.author).attr("date", std::to_string(c.date)).text(c.text).close();
+  xml.close();
+  return xml.finish("other.xml");
+}
+
+} // namespace
+
+Result<YumFragments> yum_fragments(const YumPackage& package) {
+  auto primary = primary_fragment(package);
+  auto filelists = filelists_fragment(package);
+  auto other = other_fragment(package);
+  if (!primary || !filelists || !other)
+    return fail(!primary ? primary.error() : !filelists ? filelists.error() : other.error());
+  return YumFragments{std::move(*primary), std::move(*filelists), std::move(*other)};
+}
+
+Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date) {
+  std::vector<YumEntry> entries;
+  for (const auto& p : packages) {
+    auto xml = yum_fragments(p);
+    if (!xml)
+      return fail(xml.error());
+    entries.push_back({p.rpm.name, p.rpm.epoch + ":" + p.rpm.version + "-" + p.rpm.release, p.rpm.arch,
+                       std::move(*xml)});
+  }
+  return build_yum_repo(std::move(entries), date);
+}
+
+Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date) {
+  std::sort(entries.begin(), entries.end(), [](const YumEntry& a, const YumEntry& b) {
+    if (a.name != b.name)
+      return a.name < b.name;
+    if (int c = compare_rpm_versions(a.evr, b.evr); c != 0)
+      return c < 0;
+    return a.arch < b.arch;
+  });
+  YumIndex index;
+  Xml repomd;
+  repomd.open("repomd").attr("xmlns", "http://linux.duke.edu/metadata/repo")
+      .attr("xmlns:rpm", "http://linux.duke.edu/metadata/rpm");
+  repomd.element("revision", std::to_string(date));
+  struct Kind {
+    const char* type;
+    const char* open; // the root element's start tag, without its packages attribute and '>'
+    const char* close;
+    std::string YumFragments::*part;
+  };
+  static const Kind k_kinds[] = {
+      {"primary", "<metadata xmlns=\"http://linux.duke.edu/metadata/common\" xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\"",
+       "</metadata>\n", &YumFragments::primary},
+      {"filelists", "<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\"", "</filelists>\n",
+       &YumFragments::filelists},
+      {"other", "<otherdata xmlns=\"http://linux.duke.edu/metadata/other\"", "</otherdata>\n",
+       &YumFragments::other}};
+  // Each document is assembled, compressed and hashed on a thread of its own: gzip of a large
+  // primary.xml is most of a push's time.
+  struct Made {
+    Result<std::string> gz = std::string();
+    std::string open_sha, sha;
+    std::size_t open_size = 0;
+  };
+  auto make = [&entries](const Kind& kind) {
+    // The fragments were written and escaped once, when each package was pushed; the document
+    // is their concatenation inside the root element.
+    std::size_t total = 256;
+    for (const auto& e : entries)
+      total += (e.xml.*kind.part).size() + 1;
+    std::string xml;
+    xml.reserve(total);
+    xml += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    xml += kind.open;
+    xml += fmt::format(" packages=\"{}\">\n", entries.size());
+    for (const auto& e : entries) {
+      xml += e.xml.*kind.part;
+      if (!xml.ends_with('\n'))
+        xml.push_back('\n');
+    }
+    xml += kind.close;
+    Made made;
+    made.open_size = xml.size();
+    made.open_sha = sha256_hex(xml);
+    made.gz = gzip_compress(xml);
+    if (made.gz)
+      made.sha = sha256_hex(*made.gz);
+    return made;
+  };
+  std::vector<std::future<Made>> jobs;
+  for (const Kind& kind : k_kinds)
+    jobs.push_back(std::async(std::launch::async, make, std::cref(kind)));
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Kind& kind = k_kinds[i];
+    Made made = jobs[i].get();
+    if (!made.gz)
+      return fail(made.gz.error());
+    std::string path = fmt::format("repodata/{}-{}.xml.gz", made.sha, kind.type);
+    repomd.open("data").attr("type", kind.type);
+    repomd.open("checksum").attr("type", "sha256").text(made.sha).close();
+    repomd.open("open-checksum").attr("type", "sha256").text(made.open_sha).close();
+    repomd.open("location").attr("href", path).close();
+    repomd.element("timestamp", std::to_string(date));
+    repomd.element("size", std::to_string(made.gz->size()));
+    repomd.element("open-size", std::to_string(made.open_size));
+    repomd.close();
+    index.files.push_back({std::move(path), std::move(*made.gz)});
+  }
+  repomd.close();
+  auto text = repomd.finish("repomd.xml");
+  if (!text)
+    return fail(text.error());
+  index.repomd = std::move(*text);
+  return index;
+}
+
+Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text) {
+  using Doc = CPtr<xmlDoc, xmlFreeDoc>;
+  Doc doc(xmlReadMemory(text.data(), static_cast<int>(text.size()), "repomd.xml", nullptr,
+                        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
+  if (!doc || !xmlDocGetRootElement(doc.get()))
+    return fail("repomd.xml: not well-formed XML");
+  auto name_is = [](xmlNode* n, const char* name) {
+    return n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, x(name)) == 0;
+  };
+  auto content = [](xmlNode* n) {
+    XmlText value(xmlNodeGetContent(n));
+    return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
+  };
+  auto property = [](xmlNode* n, const char* name) {
+    XmlText value(xmlGetProp(n, x(name)));
+    return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
+  };
+  std::vector<RepomdEntry> out;
+  for (xmlNode* data = xmlDocGetRootElement(doc.get())->children; data; data = data->next) {
+    if (!name_is(data, "data"))
+      continue;
+    RepomdEntry e;
+    e.type = property(data, "type");
+    for (xmlNode* c = data->children; c; c = c->next) {
+      if (name_is(c, "location"))
+        e.location = property(c, "href");
+      else if (name_is(c, "checksum"))
+        e.checksum = content(c);
+      else if (name_is(c, "size"))
+        e.size = std::strtoull(content(c).c_str(), nullptr, 10);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+} // namespace opskit::repo

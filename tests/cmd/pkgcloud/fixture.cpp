@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+#include "fixture.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "opskit/handle.hpp"
+
+extern char** environ;
+
+namespace opskit::test {
+
+namespace {
+
+sockaddr_in loopback(int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return addr;
+}
+
+// A port the kernel just handed out and took back: free unless someone races us for it.
+int free_port() {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr = loopback(0);
+  socklen_t size = sizeof addr;
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &size) != 0)
+    throw std::runtime_error("cannot find a free port");
+  return ntohs(addr.sin_port);
+}
+
+bool accepts(int port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr = loopback(port);
+  return ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+}
+
+} // namespace
+
+HttpServer::HttpServer(const std::string& dir) : port_(free_port()) {
+  std::string port = std::to_string(port_);
+  std::vector<std::string> argv{"python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", dir, port};
+  std::vector<char*> args;
+  for (auto& a : argv)
+    args.push_back(a.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, "python3", &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    throw std::runtime_error("cannot start python3 -m http.server");
+  pid_ = pid;
+  for (int i = 0; i < 200 && !accepts(port_); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+}
+
+HttpServer::~HttpServer() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+}
+
+} // namespace opskit::test

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What pkgcloud's integration tests share: a repository in a temporary directory driven through
+// the built binary with a fixed SOURCE_DATE_EPOCH, and a static HTTP server on 127.0.0.1.
+
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+#include "temp_dir.hpp"
+
+namespace opskit::test {
+
+// Runs the built pkgcloud with --repo <repo> and SOURCE_DATE_EPOCH set to `epoch`.
+inline Outcome pkgcloud(const std::string& repo, std::vector<std::string> args,
+                        const std::string& epoch = "") {
+  std::vector<std::string> argv{"env"};
+  if (!epoch.empty())
+    argv.push_back("SOURCE_DATE_EPOCH=" + epoch);
+  argv.push_back(tool("pkgcloud"));
+  argv.push_back("--repo");
+  argv.push_back(repo);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
+}
+
+// A control paragraph for a small test package.
+inline std::string control(const std::string& name, const std::string& version,
+                           const std::string& arch) {
+  return "Package: " + name + "\nVersion: " + version + "\nArchitecture: " + arch +
+         "\nMaintainer: Test <test@example.com>\nDescription: test package " + name +
+         "\n Built by the tests.\n .\n  Kept byte for byte.\n";
+}
+
+// `python3 -m http.server` serving `dir` on 127.0.0.1 at a free port, stopped when dropped.
+class HttpServer {
+public:
+  explicit HttpServer(const std::string& dir);
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+  ~HttpServer();
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+private:
+  int pid_ = -1;
+  int port_ = 0;
+};
+
+} // namespace opskit::test

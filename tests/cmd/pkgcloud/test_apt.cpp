@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// The truth test for deb: the real apt-get, isolated from the system's apt state, with date and
+// expiry checks forced on, updating from and downloading out of a pkgcloud repository served
+// over HTTP on 127.0.0.1, with the repository's exported key as the only trusted one.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <chrono>
+#include <thread>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../repo/deb_builder.hpp"
+#include "fixture.hpp"
+#include "opskit/file.hpp"
+
+extern char** environ;
+
+using namespace opskit::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// An apt-get whose sources, lists, cache and preferences all live in `dir`.
+class IsolatedApt {
+public:
+  IsolatedApt(const std::string& dir, const std::string& source_line) : dir_(dir) {
+    fs::create_directories(dir + "/lists/partial");
+    fs::create_directories(dir + "/cache/archives/partial");
+    fs::create_directories(dir + "/prefs");
+    std::ofstream(dir + "/sources.list") << source_line << "\n";
+  }
+  Outcome operator()(std::vector<std::string> args) const {
+    std::vector<std::string> argv{"apt-get",
+                                  "-o", "Dir::Etc::sourcelist=" + dir_ + "/sources.list",
+                                  "-o", "Dir::Etc::sourceparts=/nonexistent",
+                                  "-o", "Dir::State::Lists=" + dir_ + "/lists",
+                                  "-o", "Dir::Cache=" + dir_ + "/cache",
+                                  "-o", "Dir::Etc::preferencesparts=" + dir_ + "/prefs",
+                                  "-o", "Debug::NoLocking=1",
+                                  "-o", "Acquire::Languages=none",
+                                  // the temporary directory is private to the test's user
+                                  "-o", "APT::Sandbox::User=" + std::string(::getuid() == 0 ? "root" : ""),
+                                  "-o", "Acquire::Check-Valid-Until=true",
+                                  "-o", "Acquire::Check-Date=true"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv);
+  }
+
+private:
+  std::string dir_;
+};
+
+struct Served {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  std::string key = dir / "key.gpg";
+};
+
+// A signed repository holding an amd64 package (xz), an "all" package with an epoch (gzip) and
+// a zstd-compressed package, its key exported as apt's signed-by keyring.
+void make_repository(Served& s) {
+  auto init = pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"});
+  REQUIRE(init.exit_status == 0);
+  auto a = dpkg_deb_build(s.dir.path(), "hello", control("hello", "1.0-1", "amd64"), "xz");
+  auto b = dpkg_deb_build(s.dir.path(), "common", control("common", "1:2.0-3", "all"), "gzip");
+  auto c = dpkg_deb_build(s.dir.path(), "zesty", control("zesty", "0.1", "amd64"), "zstd");
+  auto push = pkgcloud(s.repo, {"push", a, b, c});
+  INFO(push.err);
+  REQUIRE(push.exit_status == 0);
+  auto key = pkgcloud(s.repo, {"export-key"});
+  REQUIRE(key.exit_status == 0);
+  std::ofstream(s.key, std::ios::binary) << key.out;
+}
+
+} // namespace
+
+TEST_CASE("apt: apt-get update and install --download-only from a signed repository", "[pkgcloud][apt][server]") {
+  if (!have_program("apt-get") || !have_program("python3"))
+    FAIL("apt-get and python3 are needed (scripts/dev installs them)");
+  Served s;
+  make_repository(s);
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_status == 0);
+  CHECK(update.err.find("W:") == std::string::npos); // no warnings either
+  auto install = apt({"install", "-y", "--download-only", "hello", "common", "zesty"});
+  INFO(install.out << install.err);
+  REQUIRE(install.exit_status == 0);
+  std::string archives = s.dir / "apt/cache/archives";
+  CHECK(fs::exists(archives + "/hello_1.0-1_amd64.deb"));
+  CHECK(fs::exists(archives + "/common_1%3a2.0-3_all.deb"));
+  CHECK(fs::exists(archives + "/zesty_0.1_amd64.deb"));
+  auto policy = apt({"install", "-s", "common"});
+  CHECK(policy.out.find("common (1:2.0-3") != std::string::npos);
+}
+
+TEST_CASE("apt: a tampered Packages file is rejected by apt-get update", "[pkgcloud][apt][server]") {
+  Served s;
+  make_repository(s);
+  std::string dir = s.repo + "/deb/debian/dists/bookworm/main/binary-amd64";
+  // Tamper with every copy apt could fetch: the plain, compressed and by-hash files.
+  std::string evil = *opskit::read_file(dir + "/Packages") + "\nPackage: evil\nVersion: 6.6.6\n"
+                                                            "Architecture: amd64\nFilename: x\nSize: 1\n";
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file())
+      std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << evil;
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  CHECK(update.exit_status != 0);
+  CHECK(apt({"install", "-s", "evil"}).exit_status != 0);
+}
+
+TEST_CASE("apt: a repository signed by another key is rejected with NO_PUBKEY", "[pkgcloud][apt][server]") {
+  Served s;
+  make_repository(s);
+  Served other;
+  REQUIRE(pkgcloud(other.repo, {"init", "--generate-key", "Other <other@example.com>"}).exit_status == 0);
+  auto key = pkgcloud(other.repo, {"export-key"});
+  std::ofstream(other.key, std::ios::binary) << key.out;
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + other.key + "] " + server.url() + "/deb/debian bookworm main");
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  CHECK(update.exit_status != 0);
+  CHECK(update.err.find("NO_PUBKEY") != std::string::npos);
+}
+
+TEST_CASE("apt: a Release dated in the future is refused when date checks are on", "[pkgcloud][apt][server]") {
+  Served s;
+  REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"}).exit_status == 0);
+  auto key = pkgcloud(s.repo, {"export-key"});
+  std::ofstream(s.key, std::ios::binary) << key.out;
+  // Two days ahead of now: apt must call it "not valid yet" (this proves the isolation forces
+  // Check-Date on, which this machine's own apt configuration turns off).
+  auto later = std::to_string(std::time(nullptr) + 2 * 86400);
+  REQUIRE(pkgcloud(s.repo, {"index"}, later).exit_status == 0);
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  CHECK(update.err.find("not valid yet") != std::string::npos);
+}
+
+namespace {
+
+// Starts argv, lets it run for `ms` milliseconds, then kills it with SIGKILL and reaps it.
+void kill_after(const std::vector<std::string>& argv, int ms) {
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
+} // namespace
+
+TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the repository", "[pkgcloud][apt][server]") {
+  Served s;
+  make_repository(s);
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  std::vector<std::string> debs;
+  for (int i = 0; i < 8; ++i)
+    debs.push_back(dpkg_deb_build(s.dir.path(), "late" + std::to_string(i), control("late" + std::to_string(i), "1.0", "amd64")));
+  for (int i = 0; i < 8; ++i) {
+    // Spread the kills over a push's life: parsing, pool copy, indexing, signing, renaming.
+    kill_after({tool("pkgcloud"), "--repo", s.repo, "push", debs[i]}, 4 + 13 * i);
+    auto update = apt({"update"});
+    INFO("killed after " << 4 + 13 * i << " ms\n" << update.out << update.err);
+    REQUIRE(update.exit_status == 0);
+    CHECK(update.err.find("E:") == std::string::npos);
+    CHECK(apt({"install", "-s", "hello"}).exit_status == 0);
+  }
+  // and the repository takes the same pushes afterwards, whole
+  std::vector<std::string> args{"push"};
+  args.insert(args.end(), debs.begin(), debs.end());
+  auto push = pkgcloud(s.repo, args);
+  INFO(push.err);
+  REQUIRE(push.exit_status == 0);
+  // Fresh lists: the HTTP server's Last-Modified has one-second resolution, so within the same
+  // second as the last update apt would be told "304 Not Modified" and keep what it has.
+  fs::remove_all(s.dir / "apt/lists");
+  fs::create_directories(s.dir / "apt/lists/partial");
+  CHECK(apt({"update"}).exit_status == 0);
+  CHECK(apt({"install", "-s", "late7"}).exit_status == 0);
+}
+
+TEST_CASE("apt: a Release past its Valid-Until is refused as expired", "[pkgcloud][apt][server]") {
+  Served s;
+  auto three_days_ago = std::to_string(std::time(nullptr) - 3 * 86400);
+  REQUIRE(pkgcloud(s.repo, {"init", "--valid-for", "1", "--generate-key", "Apt Test <apt@example.com>"},
+                   three_days_ago).exit_status == 0);
+  std::ofstream(s.key, std::ios::binary) << pkgcloud(s.repo, {"export-key"}).out;
+  CHECK(opskit::read_file(s.repo + "/deb/debian/dists/bookworm/Release")->find("\nValid-Until: ") != std::string::npos);
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  auto expired = apt({"update"});
+  INFO(expired.out << expired.err);
+  CHECK(expired.err.find("is expired") != std::string::npos);
+  REQUIRE(pkgcloud(s.repo, {"index"}).exit_status == 0); // re-signed now: valid again
+  auto fresh = apt({"update"});
+  INFO(fresh.out << fresh.err);
+  CHECK(fresh.exit_status == 0);
+  CHECK(fresh.err.find("expired") == std::string::npos);
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// pkgcloud's commands through the built binary, on packages made by dpkg-deb.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "../../repo/deb_builder.hpp"
+#include "fixture.hpp"
+#include "opskit/file.hpp"
+
+using namespace opskit::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* k_epoch = "1764000000";
+
+// Every file below `dir` (but .pkgcloud) with its content, to compare before and after.
+std::map<std::string, std::string> snapshot(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    std::string rel = fs::relative(e.path(), dir).string();
+    if (e.is_regular_file() && !rel.starts_with(".pkgcloud"))
+      files[rel] = *opskit::read_file(e.path().string());
+  }
+  return files;
+}
+
+std::string init_repo(const TempDir& dir) {
+  std::string repo = dir / "repo";
+  auto init = pkgcloud(repo, {"init", "--generate-key", "Test Repo <repo@example.com>"}, k_epoch);
+  REQUIRE(init.exit_status == 0);
+  return repo;
+}
+
+} // namespace
+
+TEST_CASE("pkgcloud: push records packages, ls lists them, verify finds nothing wrong", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0-1", "amd64"), "xz");
+  auto b = dpkg_deb_build(dir.path(), "tool", control("tool", "2:3.0", "all"), "zstd");
+  auto push = pkgcloud(repo, {"push", a, b}, k_epoch);
+  INFO(push.err);
+  REQUIRE(push.exit_status == 0);
+  CHECK(push.out == "added hello 1.0-1 amd64 -> debian/bookworm main\n"
+                    "added tool 2:3.0 all -> debian/bookworm main\n");
+  CHECK(fs::exists(repo + "/deb/debian/pool/main/t/tool/tool_3.0_all.deb"));
+
+  auto ls = pkgcloud(repo, {"ls", "--json"});
+  REQUIRE(ls.exit_status == 0);
+  CHECK(ls.out.find("\"name\": \"tool\"") != std::string::npos);
+  CHECK(ls.out.find("\"version\": \"2:3.0\"") != std::string::npos);
+  auto verify = pkgcloud(repo, {"verify"});
+  INFO(verify.out << verify.err);
+  CHECK(verify.exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: the same package again is a no-op, other content needs --replace", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
+  auto again = pkgcloud(repo, {"push", a}, k_epoch);
+  CHECK(again.out == "unchanged hello 1.0 amd64 -> debian/bookworm main\n");
+
+  fs::create_directories(dir / "other");
+  auto changed = dpkg_deb_build(dir / "other", "hello", control("hello", "1.0", "amd64") + "Homepage: x\n");
+  auto before = snapshot(repo);
+  auto refused = pkgcloud(repo, {"push", changed}, k_epoch);
+  CHECK(refused.exit_status == 1);
+  CHECK(refused.err == "pkgcloud: error: " + changed +
+                           ": hello 1.0 amd64 is already in debian/bookworm with other content (use --replace)\n");
+  CHECK(snapshot(repo) == before);
+  auto replaced = pkgcloud(repo, {"push", "--replace", changed}, k_epoch);
+  CHECK(replaced.out == "replaced hello 1.0 amd64 -> debian/bookworm main\n");
+  CHECK(opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages")->find("Homepage: x") !=
+        std::string::npos);
+}
+
+TEST_CASE("pkgcloud: bad input gets one line naming the file, exit 1, repository untouched", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto good = dpkg_deb_build(dir.path(), "good", control("good", "1.0", "amd64"));
+  std::ofstream(dir / "junk.deb") << "this is not a package\n";
+  std::string whole = *opskit::read_file(good);
+  std::ofstream(dir / "cut.deb") << whole.substr(0, whole.size() - 100);
+  std::ofstream(dir / "nameless.deb") << make_deb("Version: 1.0\nArchitecture: all\n");
+  auto before = snapshot(repo);
+  for (std::string bad : {"junk.deb", "cut.deb", "nameless.deb"}) {
+    auto push = pkgcloud(repo, {"push", good, dir / bad}, k_epoch);
+    INFO(bad << ": " << push.err);
+    CHECK(push.exit_status == 1);
+    CHECK(push.err.starts_with("pkgcloud: error: " + (dir / bad) + ": "));
+    CHECK(std::count(push.err.begin(), push.err.end(), '\n') == 1);
+    CHECK(snapshot(repo) == before);
+  }
+}
+
+TEST_CASE("pkgcloud: eight concurrent pushes lose nothing", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  std::vector<std::string> debs;
+  for (int i = 0; i < 8; ++i)
+    debs.push_back(dpkg_deb_build(dir.path(), "pkg" + std::to_string(i), control("pkg" + std::to_string(i), "1.0", "amd64"), "gzip"));
+  std::vector<std::future<Outcome>> runs;
+  for (const auto& deb : debs)
+    runs.push_back(std::async(std::launch::async, [&repo, deb] { return pkgcloud(repo, {"push", deb}, k_epoch); }));
+  for (auto& r : runs) {
+    auto outcome = r.get();
+    INFO(outcome.err);
+    CHECK(outcome.exit_status == 0);
+  }
+  std::string packages = *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  for (int i = 0; i < 8; ++i)
+    CHECK(packages.find("Package: pkg" + std::to_string(i) + "\n") != std::string::npos);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: verify reports a tampered index and a damaged pool file", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
+  std::ofstream(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages", std::ios::app) << "X: y\n";
+  std::ofstream(repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb", std::ios::app) << "junk";
+  std::string by_hash = repo + "/deb/debian/dists/bookworm/main/binary-amd64/by-hash/SHA512";
+  fs::remove_all(by_hash);
+  auto verify = pkgcloud(repo, {"verify"});
+  CHECK(verify.exit_status == 1);
+  CHECK(verify.out.find("deb/debian/dists/bookworm/main/binary-amd64/Packages: size") != std::string::npos);
+  CHECK(verify.out.find("deb/debian/pool/main/h/hello/hello_1.0_amd64.deb: size or SHA-256 differs") !=
+        std::string::npos);
+  CHECK(verify.out.find("missing, though Release says Acquire-By-Hash") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: index output is byte-identical for equal state and SOURCE_DATE_EPOCH", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
+  std::string release = repo + "/deb/debian/dists/bookworm/Release";
+  std::string first = *opskit::read_file(release);
+  REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);
+  CHECK(*opskit::read_file(release) == first);
+  CHECK(first.find("Date: Mon, 24 Nov 2025 16:00:00 UTC\n") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: index --rebuild recovers a repository whose database was lost", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", "--component", "contrib", a}, k_epoch).exit_status == 0);
+  std::string packages = repo + "/deb/debian/dists/bookworm/contrib/binary-amd64/Packages";
+  std::string before = *opskit::read_file(packages);
+  fs::remove(repo + "/.pkgcloud/state.db");
+  REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
+  auto rebuilt = pkgcloud(repo, {"index", "--rebuild"}, k_epoch);
+  INFO(rebuilt.err);
+  REQUIRE(rebuilt.exit_status == 0);
+  CHECK(rebuilt.out.starts_with("rescanned 1 packages from the pool\n"));
+  CHECK(*opskit::read_file(packages) == before);
+}
+
+TEST_CASE("pkgcloud: a command on a directory without a repository says how to make one", "[pkgcloud]") {
+  TempDir dir;
+  auto ls = pkgcloud(dir.path(), {"ls"});
+  CHECK(ls.exit_status == 1);
+  CHECK(ls.err.find("not a pkgcloud repository") != std::string::npos);
+  CHECK(ls.err.find("pkgcloud init") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: a passphrase-protected key signs with the passphrase and fails without it", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  std::ofstream(dir / "pass") << "correct horse\n";
+  auto init = pkgcloud(repo, {"--passphrase-file", dir / "pass", "init", "--generate-key", "P <p@example.com>"}, k_epoch);
+  INFO(init.err);
+  REQUIRE(init.exit_status == 0);
+  // The agent caches passphrases; forget them so the next run must supply one.
+  run({"gpgconf", "--homedir", repo + "/.pkgcloud/gnupg", "--kill", "gpg-agent"});
+  std::string in_release = repo + "/deb/debian/dists/bookworm/InRelease";
+  std::string before = *opskit::read_file(in_release);
+  auto unsigned_run = pkgcloud(repo, {"index"}, "1764000100");
+  CHECK(unsigned_run.exit_status == 1);
+  CHECK(unsigned_run.err.find("sign deb/debian/dists/bookworm/InRelease") != std::string::npos);
+  CHECK(*opskit::read_file(in_release) == before); // nothing unsigned was published
+  auto signed_run = pkgcloud(repo, {"--passphrase-file", dir / "pass", "index"}, "1764000100");
+  INFO(signed_run.err);
+  CHECK(signed_run.exit_status == 0);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epochs included", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  std::vector<std::string> args{"push"};
+  for (std::string version : {"1.9", "1.10", "1:0.1", "1.10~rc1"}) {
+    std::string sub = dir / ("v" + std::to_string(args.size()));
+    fs::create_directories(sub);
+    args.push_back(dpkg_deb_build(sub, "tool", control("tool", version, "amd64")));
+  }
+  REQUIRE(pkgcloud(repo, args, k_epoch).exit_status == 0);
+  auto prune = pkgcloud(repo, {"prune", "--keep", "2"}, k_epoch);
+  INFO(prune.err);
+  REQUIRE(prune.exit_status == 0);
+  CHECK(prune.out == "removed tool 1.10~rc1 amd64 from debian/bookworm\n"
+                     "removed tool 1.9 amd64 from debian/bookworm\n");
+  std::string packages = *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  CHECK(packages.find("Version: 1:0.1\n") != std::string::npos);
+  CHECK(packages.find("Version: 1.10\n") != std::string::npos);
+  CHECK(packages.find("Version: 1.9\n") == std::string::npos);
+  CHECK_FALSE(fs::exists(repo + "/deb/debian/pool/main/t/tool/tool_1.9_amd64.deb"));
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when nothing matches", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  auto b = dpkg_deb_build(dir.path(), "other", control("other", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a, b}, k_epoch).exit_status == 0);
+  auto rm = pkgcloud(repo, {"rm", "hello=1.0"}, k_epoch);
+  CHECK(rm.out == "removed hello 1.0 amd64 from debian/bookworm\n");
+  std::string packages = *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  CHECK(packages.find("Package: hello") == std::string::npos);
+  CHECK(packages.find("Package: other") != std::string::npos);
+  CHECK_FALSE(fs::exists(repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb"));
+  auto again = pkgcloud(repo, {"rm", "hello"}, k_epoch);
+  CHECK(again.exit_status == 1);
+  CHECK(again.err == "pkgcloud: error: rm: no package hello\n");
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: a progress bar is drawn on a terminal and never into a pipe", "[pkgcloud]") {
+  if (!have_program("script"))
+    FAIL("script(1) from bsdutils is needed");
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  auto b = dpkg_deb_build(dir.path(), "other", control("other", "1.0", "amd64"));
+  auto piped = pkgcloud(repo, {"push", a}, k_epoch);
+  CHECK(piped.err.empty());
+  std::string command = tool("pkgcloud") + " --repo " + repo + " push " + b;
+  auto on_tty = run({"script", "-qec", command, "/dev/null"});
+  INFO(on_tty.out);
+  CHECK(on_tty.exit_status == 0);
+  CHECK(on_tty.out.find("] 2/2") != std::string::npos);
+  CHECK(on_tty.out.find("added other 1.0 amd64") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: ls --dist shows one dist's packages", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", "--dist", "ubuntu/noble", a}, k_epoch).exit_status == 0);
+  REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
+  CHECK(fs::exists(repo + "/deb/ubuntu/dists/noble/InRelease"));
+  auto ls = pkgcloud(repo, {"ls", "--dist", "ubuntu/noble"});
+  CHECK(ls.out == "NAME   VERSION  ARCH   FORMAT  DIST          COMPONENT  SIZE\n"
+                  "hello  1.0      amd64  deb     ubuntu/noble  main       " +
+                      fmt::format("{:>4}", fs::file_size(a)) + "\n");
+  CHECK(pkgcloud(repo, {"ls"}).out.find("debian/bookworm") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one it lacks", "[pkgcloud]") {
+  TempDir dir;
+  std::string home = dir / "gnupg";
+  fs::create_directories(home);
+  fs::permissions(home, fs::perms::owner_all);
+  auto made = run({"gpg", "--homedir", home, "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
+                   "--quick-gen-key", "User Key <user@example.com>", "ed25519", "sign", "never"});
+  REQUIRE(made.exit_status == 0);
+  auto listing = run({"gpg", "--homedir", home, "--with-colons", "--list-secret-keys"});
+  // "fpr:::::::::<fingerprint>:" follows the "sec:" line
+  std::smatch match;
+  REQUIRE(std::regex_search(listing.out, match, std::regex("\nfpr:+([0-9A-F]{40}):")));
+  std::string fpr = match[1];
+
+  std::string repo = dir / "repo";
+  auto missing = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "init", "--key",
+                      std::string(40, 'A')});
+  CHECK(missing.exit_status == 1);
+  CHECK(missing.err == "pkgcloud: error: secret key " + std::string(40, 'A') + ": not in the keyring\n");
+
+  auto init = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "init", "--key", fpr});
+  INFO(init.err);
+  REQUIRE(init.exit_status == 0);
+  CHECK_FALSE(fs::exists(repo + "/.pkgcloud/gnupg"));
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "push", a}).exit_status == 0);
+  auto verify = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "verify"});
+  INFO(verify.out << verify.err);
+  CHECK(verify.exit_status == 0);
+  auto exported = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "export-key", "--armor"});
+  CHECK(exported.out.starts_with("-----BEGIN PGP PUBLIC KEY BLOCK-----"));
+  CHECK(*opskit::read_file(repo + "/gpg.key") == exported.out);
+}
+
+TEST_CASE("pkgcloud: temporary files a killed run left in the metadata are swept by the next", "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  std::string stale = repo + "/deb/debian/dists/bookworm/main/binary-amd64/.Packages.tmp-999999";
+  std::string stale_rpm = repo + "/rpm/el/9/x86_64/repodata/.repomd.xml.tmp-999999";
+  std::ofstream(stale) << "half written";
+  std::ofstream(stale_rpm) << "half written";
+  REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);
+  CHECK_FALSE(fs::exists(stale));
+  CHECK_FALSE(fs::exists(stale_rpm));
+}

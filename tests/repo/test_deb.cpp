@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+
+#include "deb_builder.hpp"
+#include "opskit/repo/deb.hpp"
+
+using opskit::repo::read_deb;
+using opskit::test::make_ar;
+using opskit::test::make_deb;
+using opskit::test::make_tar;
+
+namespace {
+const std::string k_control = "Package: hello\n"
+                              "Source: hello-src (1.0)\n"
+                              "Version: 1:2.0-1\n"
+                              "Architecture: amd64\n"
+                              "Maintainer: A <a@example.com>\n"
+                              "Description: greets\n"
+                              " Long text.\n"
+                              " .\n"
+                              " More.\n";
+} // namespace
+
+TEST_CASE("deb: control.tar in every compression dpkg writes is read", "[repo][deb]") {
+  for (std::string compression : {"", "gz", "xz", "zst"}) {
+    INFO("control.tar." << compression);
+    auto deb = read_deb(make_deb(k_control, compression), "hello.deb");
+    REQUIRE(deb);
+    CHECK(deb->name == "hello");
+    CHECK(deb->version == "1:2.0-1");
+    CHECK(deb->architecture == "amd64");
+    CHECK(deb->source == "hello-src");
+    CHECK(deb->control.render() == k_control);
+  }
+}
+
+TEST_CASE("deb: the pool path drops the epoch and uses the source's prefix", "[repo][deb]") {
+  auto deb = read_deb(make_deb(k_control), "hello.deb");
+  REQUIRE(deb);
+  CHECK(opskit::repo::deb_pool_path(*deb, "main") == "pool/main/h/hello-src/hello_2.0-1_amd64.deb");
+  deb->source = "libfoo";
+  CHECK(opskit::repo::deb_pool_path(*deb, "contrib") == "pool/contrib/libf/libfoo/hello_2.0-1_amd64.deb");
+}
+
+TEST_CASE("deb: not an ar archive is refused naming the file", "[repo][deb]") {
+  auto deb = read_deb("\x7f" "ELF....", "x.deb");
+  REQUIRE_FALSE(deb);
+  CHECK(deb.error().message() == "x.deb: not a .deb (no ar archive magic)");
+}
+
+TEST_CASE("deb: a truncated package is refused", "[repo][deb]") {
+  std::string bytes = make_deb(k_control, "xz");
+  auto deb = read_deb(bytes.substr(0, bytes.size() / 2), "cut.deb");
+  REQUIRE_FALSE(deb);
+  CHECK(deb.error().message().starts_with("cut.deb: "));
+}
+
+TEST_CASE("deb: corrupt compression of control.tar is refused", "[repo][deb]") {
+  std::string tar = make_tar("./control", k_control, "gz");
+  for (std::size_t i = 20; i < tar.size() - 8; ++i)
+    tar[i] = static_cast<char>(tar[i] ^ 0x5a);
+  auto deb = read_deb(make_ar({{"debian-binary", "2.0\n"}, {"control.tar.gz", tar},
+                               {"data.tar.gz", make_tar("./x", "x", "gz")}}),
+                      "bad.deb");
+  REQUIRE_FALSE(deb);
+  CHECK(deb.error().message().starts_with("bad.deb: control.tar.gz: "));
+}
+
+TEST_CASE("deb: a control file without Package is refused", "[repo][deb]") {
+  auto deb = read_deb(make_deb("Version: 1.0\nArchitecture: all\n"), "nameless.deb");
+  REQUIRE_FALSE(deb);
+  CHECK(deb.error().message() == "nameless.deb: control file has no Package field");
+}
+
+TEST_CASE("deb: names, versions and arches that could escape the pool are refused", "[repo][deb]") {
+  auto bad = [](const std::string& field, const std::string& value) {
+    std::string control = "Package: ok\nVersion: 1.0\nArchitecture: all\n";
+    auto at = control.find(field + ": ");
+    auto end = control.find('\n', at);
+    control.replace(at, end - at, field + ": " + value);
+    return read_deb(make_deb(control), "evil.deb");
+  };
+  CHECK(bad("Package", "../../etc").error().message().starts_with("evil.deb: bad package name '../../etc'"));
+  CHECK(bad("Version", "1.0/../../x").error().message().starts_with("evil.deb: bad version"));
+  CHECK(bad("Architecture", "amd64/..").error().message().starts_with("evil.deb: bad architecture"));
+  CHECK(bad("Package", "a\x01" "b").error().message().starts_with("evil.deb: bad package name"));
+}
+
+TEST_CASE("deb: a first member other than debian-binary is refused", "[repo][deb]") {
+  auto deb = read_deb(make_ar({{"control.tar.gz", make_tar("./control", k_control, "gz")}}), "odd.deb");
+  REQUIRE_FALSE(deb);
+  CHECK(deb.error().message() == "odd.deb: first ar member is 'control.tar.gz', not debian-binary");
+}
+
+TEST_CASE("deb: a control.tar that decompresses past the limit is refused", "[repo][deb]") {
+  std::string big(opskit::repo::k_deb_control_file_limit + 10, 'x');
+  auto deb = read_deb(make_deb("Package: a\nVersion: 1\nArchitecture: all\nDescription: " + big + "\n", "xz"),
+                      "bomb.deb");
+  REQUIRE_FALSE(deb);
+  CHECK(deb.error().message().find("larger than the limit") != std::string::npos);
+}

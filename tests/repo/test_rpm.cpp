@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <map>
+
+#include "opskit/repo/rpm.hpp"
+
+using namespace opskit::repo;
+
+namespace {
+
+// A header entry to write: tag, type and its values (strings or numbers).
+struct Tag {
+  std::uint32_t tag, type;
+  std::vector<std::string> strings;
+  std::vector<std::uint32_t> numbers;
+};
+
+void put32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+std::string header(const std::vector<Tag>& tags) {
+  std::string index, store;
+  for (const auto& t : tags) {
+    if (t.type == 4)
+      while (store.size() % 4)
+        store.push_back('\0');
+    put32(index, t.tag);
+    put32(index, t.type);
+    put32(index, static_cast<std::uint32_t>(store.size()));
+    put32(index, static_cast<std::uint32_t>(t.type == 4 ? t.numbers.size() : t.strings.size()));
+    for (const auto& s : t.strings)
+      store += s + '\0';
+    for (auto n : t.numbers)
+      put32(store, n);
+  }
+  std::string out("\x8e\xad\xe8\x01\0\0\0\0", 8);
+  put32(out, static_cast<std::uint32_t>(tags.size()));
+  put32(out, static_cast<std::uint32_t>(store.size()));
+  return out + index + store;
+}
+
+// A lead, an empty signature header, padding, and a main header of `tags`.
+std::string rpm(const std::vector<Tag>& tags) {
+  std::string out("\xed\xab\xee\xdb", 4);
+  out.resize(96, '\0');
+  out += header({});
+  while (out.size() % 8)
+    out.push_back('\0');
+  return out + header(tags);
+}
+
+std::vector<Tag> basic() {
+  return {{1000, 6, {"hello"}, {}},       {1001, 6, {"1.0"}, {}},  {1002, 6, {"1.el9"}, {}},
+          {1004, 9, {"Greets & <waves>"}, {}}, {1022, 6, {"x86_64"}, {}},
+          {1047, 8, {"hello", "hello(x86-64)"}, {}}, {1112, 4, {}, {8, 8}},
+          {1113, 8, {"1.0-1.el9", "1.0-1.el9"}, {}},
+          {1048, 4, {}, {0, 16777226, 1 << 9}},
+          {1049, 8, {"libc.so.6()(64bit)", "rpmlib(CompressedFileNames)", "/bin/sh"}, {}},
+          {1050, 8, {"", "3.0.4-1", ""}, {}},
+          {1030, 4, {}, {040755, 0100644}}, {1037, 4, {}, {0, 64}},
+          {1116, 4, {}, {0, 1}}, {1117, 8, {"hello", "hello.log"}, {}},
+          {1118, 8, {"/usr/share/", "/var/log/"}, {}}};
+}
+
+} // namespace
+
+TEST_CASE("rpm: name, EVR, provides and requires come from the main header", "[repo][rpm]") {
+  auto r = read_rpm(rpm(basic()), "hello.rpm");
+  REQUIRE(r);
+  CHECK(r->name == "hello");
+  CHECK(r->evr() == "1.0-1.el9");
+  CHECK(r->epoch.empty());
+  CHECK(r->arch == "x86_64");
+  CHECK(r->summary == "Greets & <waves>");
+  REQUIRE(r->provides.size() == 2);
+  CHECK(r->provides[1].name == "hello(x86-64)");
+  CHECK(r->provides[1].flags == "EQ");
+  CHECK(r->provides[1].epoch == "0");
+  CHECK(r->provides[1].version == "1.0");
+  CHECK(r->provides[1].release == "1.el9");
+  // rpmlib() requirements are rpm's own and stay out; SCRIPT_PRE makes pre="1"
+  REQUIRE(r->requires_.size() == 2);
+  CHECK(r->requires_[0].name == "libc.so.6()(64bit)");
+  CHECK_FALSE(r->requires_[0].pre);
+  CHECK(r->requires_[1].name == "/bin/sh");
+  CHECK(r->requires_[1].pre);
+}
+
+TEST_CASE("rpm: files join dirnames and basenames; directories and ghosts are told apart", "[repo][rpm]") {
+  auto r = read_rpm(rpm(basic()), "hello.rpm");
+  REQUIRE(r);
+  REQUIRE(r->files.size() == 2);
+  CHECK(r->files[0].path == "/usr/share/hello");
+  CHECK(r->files[0].type == RpmFileType::dir);
+  CHECK(r->files[1].path == "/var/log/hello.log");
+  CHECK(r->files[1].type == RpmFileType::ghost);
+}
+
+TEST_CASE("rpm: the header range covers the main header after the padded signature", "[repo][rpm]") {
+  std::string bytes = rpm(basic());
+  auto r = read_rpm(bytes, "hello.rpm");
+  REQUIRE(r);
+  CHECK(r->header_start == 96 + 16 + 0);
+  CHECK(r->header_end == bytes.size());
+}
+
+TEST_CASE("rpm: a wrong magic, a truncated header and a path in the name are refused", "[repo][rpm]") {
+  CHECK(read_rpm("!<arch>\n", "x.rpm").error().message() == "x.rpm: not an rpm (no lead magic)");
+  std::string bytes = rpm(basic());
+  CHECK(read_rpm(bytes.substr(0, bytes.size() - 10), "cut.rpm").error().message() ==
+        "cut.rpm: truncated rpm header at byte 112");
+  auto tags = basic();
+  tags[0].strings = {"../../etc/passwd"};
+  CHECK(read_rpm(rpm(tags), "evil.rpm").error().message().starts_with("evil.rpm: bad name '../../etc/passwd'"));
+  tags = basic();
+  tags.erase(tags.begin() + 1);
+  CHECK(read_rpm(rpm(tags), "nover.rpm").error().message() == "nover.rpm: rpm header has no version");
+}
+
+TEST_CASE("rpm: the metadata survives the database's JSON round trip", "[repo][rpm]") {
+  auto r = read_rpm(rpm(basic()), "hello.rpm");
+  REQUIRE(r);
+  auto back = rpm_from_json(rpm_to_json(*r));
+  REQUIRE(back);
+  CHECK(rpm_to_json(*back) == rpm_to_json(*r));
+  CHECK(back->requires_ == r->requires_);
+}
+
+TEST_CASE("rpm: a source package is told by its SOURCEPACKAGE tag and gets arch src", "[repo][rpm]") {
+  auto tags = basic();
+  tags.push_back({1106, 4, {}, {1}});
+  auto r = read_rpm(rpm(tags), "hello.src.rpm");
+  REQUIRE(r);
+  CHECK(r->arch == "src");
+  CHECK(rpm_file_name(*r) == "hello-1.0-1.el9.src.rpm");
+}
