@@ -22,7 +22,8 @@ inline void print_error(std::string_view tool, std::string_view message) {
 }
 
 // Parses argv into `app` and, when that succeeds, returns run(). Help and version exit 0.
-template <class Run> int run_main(std::string_view tool, CLI::App& app, int argc, char** argv, Run run) {
+template <class Run>
+int run_main(std::string_view tool, CLI::App& app, int argc, char** argv, Run run) {
   try {
     try {
       app.parse(argc, argv);

@@ -9,15 +9,17 @@ namespace {
 
 // --json / --prometheus (and -n where given) as one choice of output format.
 void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometheus) {
-  auto* json = sub.add_flag_callback("--json", [&options] { options.format = Format::json; },
-                                     "Print JSON");
+  auto* json = sub.add_flag_callback(
+      "--json", [&options] { options.format = Format::json; }, "Print JSON");
   if (values)
-    sub.add_flag_callback("-n,--values", [&options] { options.format = Format::values; },
-                          "Print values only, one per line")
+    sub.add_flag_callback(
+           "-n,--values", [&options] { options.format = Format::values; },
+           "Print values only, one per line")
         ->excludes(json);
   if (prometheus)
-    sub.add_flag_callback("--prometheus", [&options] { options.format = Format::prometheus; },
-                          "Print the Prometheus text exposition format (numbers only)")
+    sub.add_flag_callback(
+           "--prometheus", [&options] { options.format = Format::prometheus; },
+           "Print the Prometheus text exposition format (numbers only)")
         ->excludes(json);
 }
 

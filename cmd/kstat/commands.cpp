@@ -3,8 +3,8 @@
 #include "commands.hpp"
 
 #include <cerrno>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_main.hpp"
-#include "opskit/prometheus.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/watch.hpp"
+#include "opskit/prometheus.hpp"
 #include "opskit/table.hpp"
 
 namespace opskit::cmd::kstat {
@@ -28,13 +28,17 @@ namespace {
 using counters::Kind;
 using counters::Value;
 
-void error(std::string_view message) { print_error("kstat", message); }
+void error(std::string_view message) {
+  print_error("kstat", message);
+}
 
 nlohmann::ordered_json to_json(const Value& value) {
   return std::visit([](const auto& v) { return nlohmann::ordered_json(v); }, value);
 }
 
-void write_out(std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+void write_out(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
 
 // The exit status for a run in which `failed` of `total` entries could not be read.
 int status_for(std::size_t failed, std::size_t total) {
@@ -110,13 +114,13 @@ int run_read(const counters::Namespace& ns, const Options& options) {
     case Format::prometheus:
       if (info.kind == Kind::text)
         break;
-      append_prometheus_metric(
-          out, prometheus_name("kstat", info.name),
-          info.unit.empty() ? info.description
-                            : fmt::format("{}{}({})", info.description,
-                                          info.description.empty() ? "" : " ", info.unit),
-          info.kind == Kind::counter ? MetricType::counter : MetricType::gauge,
-          counters::format_value(value));
+      append_prometheus_metric(out, prometheus_name("kstat", info.name),
+                               info.unit.empty()
+                                   ? info.description
+                                   : fmt::format("{}{}({})", info.description,
+                                                 info.description.empty() ? "" : " ", info.unit),
+                               info.kind == Kind::counter ? MetricType::counter : MetricType::gauge,
+                               counters::format_value(value));
       break;
     }
   }
@@ -153,8 +157,8 @@ int run_list(const counters::Namespace& ns, const Options& options) {
     Table table({{"NAME"}, {"KIND"}, {"UNIT"}, {"DESCRIPTION"}});
     for (std::size_t i = 0; i < snapshot->size(); ++i) {
       const auto& info = snapshot->info(i);
-      table.add_row({info.name, std::string(counters::to_string(info.kind)), info.unit,
-                     info.description});
+      table.add_row(
+          {info.name, std::string(counters::to_string(info.kind)), info.unit, info.description});
     }
     out = table.render();
   } else {
@@ -220,7 +224,7 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
   row("by name: resolve, read, close", r->by_name_ns);
   row("resolved handle: pread + parse", r->handle_ns);
   row(fmt::format("snapshot of its source file ({} name{})", r->snapshot_names,
-                 r->snapshot_names == 1 ? "" : "s"),
+                  r->snapshot_names == 1 ? "" : "s"),
       r->snapshot_ns);
   fmt::print("{}, {} reads per method\n{}", name, r->iterations, table.render());
   return k_exit_ok;
@@ -229,7 +233,9 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
 // --- watch ---
 
 volatile std::sig_atomic_t g_stop = 0;
-void on_stop(int) { g_stop = 1; }
+void on_stop(int) {
+  g_stop = 1;
+}
 
 std::size_t terminal_width() {
   winsize ws{};
@@ -299,7 +305,9 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
           values[snap.info(i).name] = r.value ? to_json(*r.value) : nullptr;
       }
       nlohmann::ordered_json line = {
-          {"time", std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()},
+          {"time",
+           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+               .count()},
           {"interval_s", seconds},
           {"values", values}};
       out = line.dump() + "\n";

@@ -13,8 +13,9 @@ void define_cli(CLI::App& app, Options& o) {
   app.option_defaults()->always_capture_default();
   app.add_option("--repo", o.repo, "The repository directory (default: $PKGCLOUD_REPO, else .)")
       ->envname("PKGCLOUD_REPO");
-  app.add_option("--passphrase-file", o.passphrase_file,
-                 "Read the signing key's passphrase from this file (else $PKGCLOUD_GPG_PASSPHRASE)");
+  app.add_option(
+      "--passphrase-file", o.passphrase_file,
+      "Read the signing key's passphrase from this file (else $PKGCLOUD_GPG_PASSPHRASE)");
 
   auto* init = app.add_subcommand("init", "Create a repository here (or in --repo)");
   init->callback([&o] { o.command = Command::init; });
@@ -27,7 +28,8 @@ void define_cli(CLI::App& app, Options& o) {
   init->add_option("--valid-for", o.valid_for,
                    "Release files expire this many days after they are written (default: never)");
 
-  auto* push = app.add_subcommand("push", "Add .deb and .rpm packages and re-index what they touch");
+  auto* push =
+      app.add_subcommand("push", "Add .deb and .rpm packages and re-index what they touch");
   push->callback([&o] { o.command = Command::push; });
   push->add_option("--dist", o.dist, "DISTRO/RELEASE to add to, e.g. debian/bookworm or el/9");
   push->add_option("--component", o.component, "The apt component (default: main)");
@@ -57,7 +59,8 @@ void define_cli(CLI::App& app, Options& o) {
       ->check(CLI::PositiveNumber);
   prune->add_option("--dist", o.dist, "Only in this DISTRO/RELEASE");
 
-  auto* verify = app.add_subcommand("verify", "Check indexes, signatures and pool files as clients would");
+  auto* verify =
+      app.add_subcommand("verify", "Check indexes, signatures and pool files as clients would");
   verify->callback([&o] { o.command = Command::verify; });
 
   auto* exp = app.add_subcommand("export-key", "Print the public signing key");

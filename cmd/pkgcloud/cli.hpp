@@ -14,7 +14,7 @@ enum class Command { none, init, push, index, ls, rm, prune, verify, export_key,
 // What the command line asked for.
 struct Options {
   Command command = Command::none;
-  std::string repo;                    // --repo, else $PKGCLOUD_REPO, else "."
+  std::string repo; // --repo, else $PKGCLOUD_REPO, else "."
   std::optional<std::string> passphrase_file;
   // init
   std::optional<std::string> generate_key, key, origin, label;

@@ -95,7 +95,13 @@ int list(Repository& r, const Options& o) {
     fmt::print("{}\n", array.dump(2));
     return k_exit_ok;
   }
-  Table table({{"NAME"}, {"VERSION"}, {"ARCH"}, {"FORMAT"}, {"DIST"}, {"COMPONENT"}, {"SIZE", Align::right}});
+  Table table({{"NAME"},
+               {"VERSION"},
+               {"ARCH"},
+               {"FORMAT"},
+               {"DIST"},
+               {"COMPONENT"},
+               {"SIZE", Align::right}});
   for (const auto& p : *records)
     table.add_row({p.name, p.version, p.arch, std::string(repo::format_name(p.format)), p.dist,
                    p.component, std::to_string(p.size)});
@@ -126,7 +132,8 @@ int run(const Options& o) {
     fmt::print("initialised {}\n", root);
     if (o.generate_key)
       fmt::print("signing key in {}/.pkgcloud/gnupg (back it up with the repository: "
-                 "gpg --homedir {}/.pkgcloud/gnupg --export-secret-keys)\n", root, root);
+                 "gpg --homedir {}/.pkgcloud/gnupg --export-secret-keys)\n",
+                 root, root);
     return k_exit_ok;
   }
 
@@ -142,11 +149,13 @@ int run(const Options& o) {
       return failed(pushed.error());
     for (const auto& p : *pushed)
       fmt::print("{} {} {} {} -> {}{}{}\n", action_word(p.action), p.record.name, p.record.version,
-                 p.record.arch, p.record.dist, p.record.component.empty() ? "" : " ", p.record.component);
+                 p.record.arch, p.record.dist, p.record.component.empty() ? "" : " ",
+                 p.record.component);
     return k_exit_ok;
   }
   case Command::index: {
-    repo::IndexOptions index{o.sign ? repo::SignRequest::required : repo::SignRequest::if_key, o.rebuild};
+    repo::IndexOptions index{o.sign ? repo::SignRequest::required : repo::SignRequest::if_key,
+                             o.rebuild};
     auto report = r.index(index);
     if (!report)
       return failed(report.error());
@@ -184,7 +193,8 @@ int run(const Options& o) {
     for (const auto& p : *problems)
       fmt::print("{}\n", p);
     if (!problems->empty()) {
-      print_error("pkgcloud", fmt::format("verify: {} problem{}", problems->size(), problems->size() == 1 ? "" : "s"));
+      print_error("pkgcloud", fmt::format("verify: {} problem{}", problems->size(),
+                                          problems->size() == 1 ? "" : "s"));
       return k_exit_failure;
     }
     fmt::print("ok\n");
@@ -195,7 +205,9 @@ int run(const Options& o) {
     if (!key)
       return failed(key.error());
     if (!o.armor && ::isatty(STDOUT_FILENO)) {
-      print_error("pkgcloud", "export-key: not writing a binary keyring to a terminal (redirect it, or use --armor)");
+      print_error(
+          "pkgcloud",
+          "export-key: not writing a binary keyring to a terminal (redirect it, or use --armor)");
       return k_exit_failure;
     }
     std::fwrite(key->data(), 1, key->size(), stdout);

@@ -73,7 +73,7 @@ Result<std::string> write_temporary(const std::string& path, std::string_view da
 Result<void> make_directories(const std::string& path) {
   if (path.empty())
     return {};
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode))
       return {};

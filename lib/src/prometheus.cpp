@@ -9,8 +9,8 @@ std::string prometheus_name(std::string_view prefix, std::string_view name) {
   out.append(prefix);
   out.push_back('_');
   for (char c : name) {
-    bool legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '_';
+    bool legal =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     out.push_back(legal ? c : '_');
   }
   return out;
@@ -30,7 +30,8 @@ void append_prometheus_metric(std::string& out, std::string_view metric, std::st
     }
     out.push_back('\n');
   }
-  out.append("# TYPE ").append(metric).append(type == MetricType::counter ? " counter\n" : " gauge\n");
+  out.append("# TYPE ").append(metric).append(type == MetricType::counter ? " counter\n"
+                                                                          : " gauge\n");
   out.append(metric).push_back(' ');
   out.append(value).push_back('\n');
 }

@@ -10,8 +10,8 @@ namespace opskit {
 namespace {
 
 std::size_t width_of(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // Keeps the last `width` code points of `s`, marking the cut with "...".
@@ -49,7 +49,8 @@ std::string Table::render(std::size_t max_width) const {
   std::size_t squeeze = columns_.size(); // column to shorten, if any
   if (max_width > 0 && total > max_width) {
     for (std::size_t c = 0; c < columns_.size(); ++c)
-      if (columns_[c].align == Align::left && (squeeze == columns_.size() || widths[c] > widths[squeeze]))
+      if (columns_[c].align == Align::left &&
+          (squeeze == columns_.size() || widths[c] > widths[squeeze]))
         squeeze = c;
     if (squeeze < columns_.size()) {
       std::size_t excess = total - max_width;

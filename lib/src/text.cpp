@@ -8,7 +8,9 @@
 namespace opskit {
 
 namespace {
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+bool is_digit(char c) noexcept {
+  return c >= '0' && c <= '9';
+}
 } // namespace
 
 bool natural_less(std::string_view a, std::string_view b) noexcept {

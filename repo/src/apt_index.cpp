@@ -53,7 +53,8 @@ std::string packages_stanza(const PackageRecord& r) {
   std::string_view file = r.file;
   if (auto pool = file.find("/pool/"); pool != std::string_view::npos)
     file.remove_prefix(pool + 1);
-  fmt::format_to(std::back_inserter(out), "Filename: {}\nSize: {}\nMD5sum: {}\n", file, r.size, r.md5);
+  fmt::format_to(std::back_inserter(out), "Filename: {}\nSize: {}\nMD5sum: {}\n", file, r.size,
+                 r.md5);
   if (!r.sha1.empty())
     fmt::format_to(std::back_inserter(out), "SHA1: {}\n", r.sha1);
   fmt::format_to(std::back_inserter(out), "SHA256: {}\n", r.sha256);
@@ -123,17 +124,21 @@ Result<AptSuiteIndex> build_apt_suite(const AptSuiteInput& input) {
     by_hash.push_back(std::move(f));
   index.files = std::move(by_hash);
 
-  auto join = [](const std::set<std::string>& words) { return fmt::format("{}", fmt::join(words, " ")); };
+  auto join = [](const std::set<std::string>& words) {
+    return fmt::format("{}", fmt::join(words, " "));
+  };
   std::string& rel = index.release;
-  fmt::format_to(std::back_inserter(rel), "Origin: {}\nLabel: {}\nSuite: {}\nCodename: {}\nDate: {}\n",
-                 input.origin, input.label, input.codename, input.codename, rfc2822_utc(input.date));
+  fmt::format_to(std::back_inserter(rel),
+                 "Origin: {}\nLabel: {}\nSuite: {}\nCodename: {}\nDate: {}\n", input.origin,
+                 input.label, input.codename, input.codename, rfc2822_utc(input.date));
   if (input.valid_until)
     fmt::format_to(std::back_inserter(rel), "Valid-Until: {}\n", rfc2822_utc(*input.valid_until));
-  fmt::format_to(std::back_inserter(rel), "Acquire-By-Hash: yes\nArchitectures: {}\nComponents: {}\n",
-                 join(architectures), join(components));
-  for (auto [title, member] : {std::pair{"MD5Sum", &Digests::md5}, std::pair{"SHA1", &Digests::sha1},
-                               std::pair{"SHA256", &Digests::sha256},
-                               std::pair{"SHA512", &Digests::sha512}}) {
+  fmt::format_to(std::back_inserter(rel),
+                 "Acquire-By-Hash: yes\nArchitectures: {}\nComponents: {}\n", join(architectures),
+                 join(components));
+  for (auto [title, member] :
+       {std::pair{"MD5Sum", &Digests::md5}, std::pair{"SHA1", &Digests::sha1},
+        std::pair{"SHA256", &Digests::sha256}, std::pair{"SHA512", &Digests::sha512}}) {
     rel += title;
     rel += ":\n";
     for (const auto& [path, d] : listed)

@@ -72,9 +72,9 @@ Result<std::string> xz_compress(std::string_view data) {
   lzma_filter filters[] = {{LZMA_FILTER_LZMA2, &options}, {LZMA_VLI_UNKNOWN, nullptr}};
   std::string out(lzma_stream_buffer_bound(data.size()), '\0');
   std::size_t used = 0;
-  lzma_ret rc = lzma_stream_buffer_encode(filters, LZMA_CHECK_CRC64, nullptr,
-                                          reinterpret_cast<const uint8_t*>(data.data()), data.size(),
-                                          reinterpret_cast<uint8_t*>(out.data()), &used, out.size());
+  lzma_ret rc = lzma_stream_buffer_encode(
+      filters, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const uint8_t*>(data.data()),
+      data.size(), reinterpret_cast<uint8_t*>(out.data()), &used, out.size());
   if (rc != LZMA_OK)
     return fail(fmt::format("xz: compression failed ({})", static_cast<int>(rc)));
   out.resize(used);

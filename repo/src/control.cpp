@@ -52,7 +52,8 @@ Result<Stanza> parse_lines(const std::vector<std::string_view>& lines, std::size
     std::string_view line = lines[i];
     if (line.front() == ' ' || line.front() == '\t') {
       if (fields.empty())
-        return fail(fmt::format("{}: line {}: continuation line before the first field", what, i + 1));
+        return fail(
+            fmt::format("{}: line {}: continuation line before the first field", what, i + 1));
       fields.back().value.push_back('\n');
       fields.back().value.append(line);
       continue;

@@ -76,11 +76,14 @@ Result<std::string> control_file_of(std::string_view member, std::string_view wh
     auto size = archive_entry_size(entry);
     total += size > 0 ? static_cast<std::size_t>(size) : 0;
     if (total > k_deb_control_tar_limit)
-      return fail(fmt::format("{}: larger than the limit of {} bytes", what, k_deb_control_tar_limit));
+      return fail(
+          fmt::format("{}: larger than the limit of {} bytes", what, k_deb_control_tar_limit));
   }
 }
 
-bool is_lower_alnum(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool is_lower_alnum(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
 bool is_alnum(char c) noexcept {
   return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
@@ -90,7 +93,8 @@ bool is_alnum(char c) noexcept {
 Result<void> check_deb_name(std::string_view name) {
   // Policy §5.6.1: [a-z0-9][a-z0-9+.-]+, at least two characters.
   if (name.size() < 2 || !is_lower_alnum(name.front()))
-    return fail(fmt::format("bad package name '{}': must be 2+ characters starting with [a-z0-9]", name));
+    return fail(
+        fmt::format("bad package name '{}': must be 2+ characters starting with [a-z0-9]", name));
   for (char c : name)
     if (!is_lower_alnum(c) && c != '+' && c != '.' && c != '-')
       return fail(fmt::format("bad package name '{}': only [a-z0-9+.-] are allowed", name));
@@ -134,8 +138,8 @@ std::string_view strip_epoch(std::string_view version) noexcept {
 
 std::string deb_pool_path(const DebInfo& deb, std::string_view component) {
   std::string_view source = deb.source;
-  std::string_view prefix = starts_with(source, "lib") && source.size() > 3 ? source.substr(0, 4)
-                                                                             : source.substr(0, 1);
+  std::string_view prefix =
+      starts_with(source, "lib") && source.size() > 3 ? source.substr(0, 4) : source.substr(0, 1);
   return fmt::format("pool/{}/{}/{}/{}_{}_{}.deb", component, prefix, source, deb.name,
                      strip_epoch(deb.version), deb.architecture);
 }

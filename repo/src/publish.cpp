@@ -60,8 +60,9 @@ Result<void> Repository::write_public_key(Signer& signer) {
   return files.commit();
 }
 
-Result<std::vector<std::string>> Repository::write_deb_suites(
-    const std::vector<std::pair<std::string, std::string>>& suites, std::optional<Signer>& signer) {
+Result<std::vector<std::string>>
+Repository::write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
+                             std::optional<Signer>& signer) {
   auto records = state_.packages();
   if (!records)
     return fail(records.error());
@@ -91,7 +92,8 @@ Result<std::vector<std::string>> Repository::write_deb_suites(
     auto index = build_apt_suite(input);
     if (!index)
       return fail(index.error());
-    Suite suite{fmt::format("deb/{}/dists/{}", distro, codename), std::move(*index), "", "", input.packages.size()};
+    Suite suite{fmt::format("deb/{}/dists/{}", distro, codename), std::move(*index), "", "",
+                input.packages.size()};
     if (signer) {
       auto clear = signer->keyring.clear_sign(signer->fingerprint, suite.index.release);
       if (!clear)
@@ -169,7 +171,8 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
   std::vector<Built> built;
   for (const auto& dist : dists) {
     // One repository per architecture; noarch packages belong to each, sources to SRPMS.
-    std::set<std::string> arches(config_.rpm_architectures.begin(), config_.rpm_architectures.end());
+    std::set<std::string> arches(config_.rpm_architectures.begin(),
+                                 config_.rpm_architectures.end());
     std::vector<const PackageRecord*> mine;
     for (const auto& r : *records)
       if (r.format == PackageFormat::rpm && r.dist == dist) {
@@ -188,14 +191,17 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
         std::string location = "Packages/" + r->file.substr(r->file.rfind('/') + 1);
         if (dir != arch)
           b.links.emplace_back(r->file, fmt::format("{}/{}", b.dir, location));
-        YumEntry entry{r->name, r->version.find(':') == std::string::npos ? "0:" + r->version : r->version,
-                       r->arch, {r->xml_primary, r->xml_filelists, r->xml_other}};
+        YumEntry entry{r->name,
+                       r->version.find(':') == std::string::npos ? "0:" + r->version : r->version,
+                       r->arch,
+                       {r->xml_primary, r->xml_filelists, r->xml_other}};
         if (entry.xml.primary.empty()) { // recorded without fragments: write them now
           PackageRecord copy = *r;
           auto rpm = rpm_from_json(r->metadata);
           if (auto ok = rpm ? add_yum_fragments(copy, std::move(*rpm)) : fail(rpm.error()); !ok)
             return fail(ok.error().with_context(r->file));
-          entry.xml = {std::move(copy.xml_primary), std::move(copy.xml_filelists), std::move(copy.xml_other)};
+          entry.xml = {std::move(copy.xml_primary), std::move(copy.xml_filelists),
+                       std::move(copy.xml_other)};
         }
         packages.push_back(std::move(entry));
       }
@@ -207,7 +213,8 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       if (signer) {
         auto signature = signer->keyring.detach_sign(signer->fingerprint, b.index.repomd);
         if (!signature)
-          return fail(signature.error().with_context(fmt::format("sign {}/repodata/repomd.xml", b.dir)));
+          return fail(
+              signature.error().with_context(fmt::format("sign {}/repodata/repomd.xml", b.dir)));
         b.signature = std::move(*signature);
       }
       built.push_back(std::move(b));

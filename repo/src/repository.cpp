@@ -75,8 +75,8 @@ Detected detect(std::string_view bytes) {
   if (bytes.substr(0, 8) == "!<arch>\n")
     return Detected::deb;
   if (bytes.size() >= 4 && static_cast<unsigned char>(bytes[0]) == 0xed &&
-      static_cast<unsigned char>(bytes[1]) == 0xab && static_cast<unsigned char>(bytes[2]) == 0xee &&
-      static_cast<unsigned char>(bytes[3]) == 0xdb)
+      static_cast<unsigned char>(bytes[1]) == 0xab &&
+      static_cast<unsigned char>(bytes[2]) == 0xee && static_cast<unsigned char>(bytes[3]) == 0xdb)
     return Detected::rpm;
   return Detected::unknown;
 }
@@ -95,7 +95,8 @@ struct Candidate {
 Result<std::pair<std::string, std::string>> split_dist(const std::string& dist) {
   auto slash = dist.find('/');
   if (slash == std::string::npos)
-    return fail(fmt::format("bad dist '{}': expected DISTRO/RELEASE such as debian/bookworm or el/9", dist));
+    return fail(fmt::format(
+        "bad dist '{}': expected DISTRO/RELEASE such as debian/bookworm or el/9", dist));
   std::string distro = dist.substr(0, slash), release = dist.substr(slash + 1);
   if (!dist_part_ok(distro) || !dist_part_ok(release))
     return fail(fmt::format("bad dist '{}': each part must be [a-z0-9.+_-]", dist));
@@ -118,9 +119,12 @@ std::vector<std::string> words(std::string_view text) {
 // The config table's keys, each with the field it fills.
 Result<RepositoryConfig> load_config(const State& state) {
   RepositoryConfig c;
-  std::pair<const char*, std::string*> texts[] = {{"origin", &c.origin},     {"label", &c.label},
-                                                  {"deb_dist", &c.deb_dist}, {"rpm_dist", &c.rpm_dist},
-                                                  {"component", &c.component}, {"keyring", &c.keyring},
+  std::pair<const char*, std::string*> texts[] = {{"origin", &c.origin},
+                                                  {"label", &c.label},
+                                                  {"deb_dist", &c.deb_dist},
+                                                  {"rpm_dist", &c.rpm_dist},
+                                                  {"component", &c.component},
+                                                  {"keyring", &c.keyring},
                                                   {"key", &c.key}};
   for (auto [key, field] : texts) {
     auto value = state.config(key);
@@ -165,7 +169,8 @@ Result<void> save_config(State& state, const RepositoryConfig& c) {
 
 } // namespace
 
-Result<Repository> Repository::init(const std::string& root, const InitOptions& options, Environment env) {
+Result<Repository> Repository::init(const std::string& root, const InitOptions& options,
+                                    Environment env) {
   for (const auto& dist : {options.deb_dist, options.rpm_dist})
     if (auto ok = split_dist(dist); !ok)
       return fail(ok.error());
@@ -251,7 +256,8 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
 Result<Repository> Repository::open(const std::string& root, Environment env) {
   std::string db = join_path(root, fmt::format("{}/state.db", k_state_dir));
   if (::access(db.c_str(), F_OK) != 0)
-    return fail(fmt::format("{}: not a pkgcloud repository (no {}; run 'pkgcloud init')", root, db));
+    return fail(
+        fmt::format("{}: not a pkgcloud repository (no {}; run 'pkgcloud init')", root, db));
   auto state = State::open(db, State::Create::no);
   if (!state)
     return fail(state.error());
@@ -266,7 +272,8 @@ Result<std::optional<Repository::Signer>> Repository::signer(SignRequest request
   const std::string& home = config_.keyring;
   if (fingerprint.empty()) {
     if (request == SignRequest::required)
-      return fail(fmt::format("{}: no signing key configured (init --generate-key or --key)", root_));
+      return fail(
+          fmt::format("{}: no signing key configured (init --generate-key or --key)", root_));
     return std::optional<Signer>();
   }
   auto keyring = Keyring::open(home.empty() ? "" : join_path(root_, home), env_.passphrase);
@@ -381,8 +388,9 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
         return fail(refs.error());
       int own = *existing && (*existing)->file == c.pool_path ? 1 : 0;
       if (*refs > own)
-        return fail(fmt::format("{}: {} is already in the pool with other content, used by another dist",
-                                c.input, c.pool_path));
+        return fail(
+            fmt::format("{}: {} is already in the pool with other content, used by another dist",
+                        c.input, c.pool_path));
     }
     if (auto ok = write_file_atomic(pool_file, c.bytes); !ok)
       return fail(ok.error());
@@ -508,7 +516,8 @@ Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter
     return fail(records.error());
   std::vector<PackageRecord> doomed;
   for (auto& r : *records) {
-    if (r.name != filter.name || (filter.dist && r.dist != *filter.dist) || (filter.arch && r.arch != *filter.arch))
+    if (r.name != filter.name || (filter.dist && r.dist != *filter.dist) ||
+        (filter.arch && r.arch != *filter.arch))
       continue;
     if (filter.version && r.version != *filter.version &&
         !(r.format == PackageFormat::rpm && strip_epoch(r.version) == *filter.version))
@@ -517,21 +526,24 @@ Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter
   }
   if (doomed.empty())
     return fail(fmt::format("rm: no package {}{}{}{}{}{}", filter.name, filter.version ? "=" : "",
-                            filter.version.value_or(""), filter.dist ? " in " : "", filter.dist.value_or(""),
-                            filter.arch ? " for " + *filter.arch : ""));
+                            filter.version.value_or(""), filter.dist ? " in " : "",
+                            filter.dist.value_or(""), filter.arch ? " for " + *filter.arch : ""));
   if (auto ok = remove_records(doomed); !ok)
     return fail(ok.error());
   return doomed;
 }
 
-Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep, const std::optional<std::string>& dist) {
+Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep,
+                                                     const std::optional<std::string>& dist) {
   auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
   if (!lock)
     return fail(lock.error());
   auto records = state_.packages();
   if (!records)
     return fail(records.error());
-  std::map<std::tuple<PackageFormat, std::string, std::string, std::string>, std::vector<PackageRecord>> groups;
+  std::map<std::tuple<PackageFormat, std::string, std::string, std::string>,
+           std::vector<PackageRecord>>
+      groups;
   for (auto& r : *records)
     if (!dist || r.dist == *dist)
       groups[{r.format, r.dist, r.name, r.arch}].push_back(std::move(r));
@@ -581,8 +593,8 @@ Result<Sources> Repository::sources(const std::string& url) const {
   Sources out;
   for (char c : *label)
     out.name.push_back((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ? c
-                       : (c >= 'A' && c <= 'Z')                                  ? static_cast<char>(c - 'A' + 'a')
-                                                                                 : '-');
+                       : (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a')
+                                                : '-');
   std::string keyring = fmt::format("/etc/apt/keyrings/{}.gpg", out.name);
   // dist -> components (deb), and rpm dists.
   std::map<std::string, std::set<std::string>> deb;

@@ -37,7 +37,7 @@ inline Result<std::string> read_whole(const std::string& path) {
   auto fd = open_file(path, O_RDONLY);
   if (!fd)
     return fail(fd.error());
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd->get(), &st) != 0)
     return fail(Error::from_errno("stat", path));
   if (!S_ISREG(st.st_mode))
@@ -66,7 +66,8 @@ inline Hash package_hashes(PackageFormat format) {
 
 // Writes an rpm record's index fragments from its metadata, size and SHA-256.
 inline Result<void> add_yum_fragments(PackageRecord& r, RpmInfo rpm) {
-  YumPackage package{std::move(rpm), "Packages/" + r.file.substr(r.file.rfind('/') + 1), r.size, r.sha256};
+  YumPackage package{std::move(rpm), "Packages/" + r.file.substr(r.file.rfind('/') + 1), r.size,
+                     r.sha256};
   auto xml = yum_fragments(package);
   if (!xml)
     return fail(xml.error());
@@ -81,8 +82,8 @@ inline std::string join_path(const std::string& root, std::string_view rel) {
 }
 
 // The lines of one hash list ("SHA256") of a Release file: path -> (size, hash).
-inline std::map<std::string, std::pair<std::uint64_t, std::string>> release_hashes(std::string_view release,
-                                                                            std::string_view list_name) {
+inline std::map<std::string, std::pair<std::uint64_t, std::string>>
+release_hashes(std::string_view release, std::string_view list_name) {
   std::map<std::string, std::pair<std::uint64_t, std::string>> out;
   auto stanza = parse_stanza(release, "Release");
   if (!stanza)

@@ -36,7 +36,9 @@ constexpr std::uint32_t k_type_int16 = 3, k_type_int32 = 4, k_type_int64 = 5, k_
                         k_type_string_array = 8, k_type_i18n = 9;
 
 std::uint32_t be32(std::string_view b, std::size_t at) {
-  auto u = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + i])); };
+  auto u = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + i]));
+  };
   return u(0) << 24 | u(1) << 16 | u(2) << 8 | u(3);
 }
 
@@ -65,7 +67,8 @@ public:
         return fail(fmt::format("{}: rpm header entry {} points outside the header", what, tag));
       h.entries_.emplace_back(tag, entry);
     }
-    std::sort(h.entries_.begin(), h.entries_.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    std::sort(h.entries_.begin(), h.entries_.end(),
+              [](auto& a, auto& b) { return a.first < b.first; });
     return h;
   }
   std::size_t size() const noexcept { return size_; }
@@ -74,7 +77,8 @@ public:
   std::vector<std::string> strings(std::uint32_t tag) const {
     std::vector<std::string> out;
     const Entry* e = find(tag);
-    if (!e || (e->type != k_type_string && e->type != k_type_string_array && e->type != k_type_i18n))
+    if (!e ||
+        (e->type != k_type_string && e->type != k_type_string_array && e->type != k_type_i18n))
       return out;
     std::size_t at = e->offset;
     std::uint32_t n = e->type == k_type_string ? 1 : e->count;
@@ -97,7 +101,10 @@ public:
     const Entry* e = find(tag);
     if (!e)
       return out;
-    std::size_t width = e->type == k_type_int16 ? 2 : e->type == k_type_int32 ? 4 : e->type == k_type_int64 ? 8 : 0;
+    std::size_t width = e->type == k_type_int16   ? 2
+                        : e->type == k_type_int32 ? 4
+                        : e->type == k_type_int64 ? 8
+                                                  : 0;
     if (width == 0 || e->offset + std::uint64_t(width) * e->count > store_.size())
       return out;
     for (std::uint32_t i = 0; i < e->count; ++i) {
@@ -127,20 +134,58 @@ private:
 
 // Tags (rpm's include/rpm/rpmtag.h).
 enum : std::uint32_t {
-  k_name = 1000, k_version = 1001, k_release = 1002, k_epoch = 1003, k_summary = 1004,
-  k_description = 1005, k_buildtime = 1006, k_buildhost = 1007, k_size = 1009, k_vendor = 1011,
-  k_license = 1014, k_packager = 1015, k_group = 1016, k_url = 1020, k_arch = 1022,
-  k_filemodes = 1030, k_fileflags = 1037, k_sourcerpm = 1044, k_archivesize = 1046,
-  k_providename = 1047, k_requireflags = 1048, k_requirename = 1049, k_requireversion = 1050,
-  k_conflictflags = 1053, k_conflictname = 1054, k_conflictversion = 1055,
-  k_changelogtime = 1080, k_changelogname = 1081, k_changelogtext = 1082,
-  k_obsoletename = 1090, k_sourcepackage = 1106, k_provideflags = 1112, k_provideversion = 1113,
-  k_obsoleteflags = 1114, k_obsoleteversion = 1115, k_dirindexes = 1116, k_basenames = 1117,
-  k_dirnames = 1118, k_longarchivesize = 271, k_longsize = 5009,
-  k_recommendname = 5046, k_recommendversion = 5047, k_recommendflags = 5048,
-  k_suggestname = 5049, k_suggestversion = 5050, k_suggestflags = 5051,
-  k_supplementname = 5052, k_supplementversion = 5053, k_supplementflags = 5054,
-  k_enhancename = 5055, k_enhanceversion = 5056, k_enhanceflags = 5057,
+  k_name = 1000,
+  k_version = 1001,
+  k_release = 1002,
+  k_epoch = 1003,
+  k_summary = 1004,
+  k_description = 1005,
+  k_buildtime = 1006,
+  k_buildhost = 1007,
+  k_size = 1009,
+  k_vendor = 1011,
+  k_license = 1014,
+  k_packager = 1015,
+  k_group = 1016,
+  k_url = 1020,
+  k_arch = 1022,
+  k_filemodes = 1030,
+  k_fileflags = 1037,
+  k_sourcerpm = 1044,
+  k_archivesize = 1046,
+  k_providename = 1047,
+  k_requireflags = 1048,
+  k_requirename = 1049,
+  k_requireversion = 1050,
+  k_conflictflags = 1053,
+  k_conflictname = 1054,
+  k_conflictversion = 1055,
+  k_changelogtime = 1080,
+  k_changelogname = 1081,
+  k_changelogtext = 1082,
+  k_obsoletename = 1090,
+  k_sourcepackage = 1106,
+  k_provideflags = 1112,
+  k_provideversion = 1113,
+  k_obsoleteflags = 1114,
+  k_obsoleteversion = 1115,
+  k_dirindexes = 1116,
+  k_basenames = 1117,
+  k_dirnames = 1118,
+  k_longarchivesize = 271,
+  k_longsize = 5009,
+  k_recommendname = 5046,
+  k_recommendversion = 5047,
+  k_recommendflags = 5048,
+  k_suggestname = 5049,
+  k_suggestversion = 5050,
+  k_suggestflags = 5051,
+  k_supplementname = 5052,
+  k_supplementversion = 5053,
+  k_supplementflags = 5054,
+  k_enhancename = 5055,
+  k_enhanceversion = 5056,
+  k_enhanceflags = 5057,
   k_sig_payloadsize = 1007,
 };
 
@@ -150,12 +195,18 @@ constexpr std::uint64_t k_sense_less = 1 << 1, k_sense_greater = 1 << 2, k_sense
 
 std::string flags_word(std::uint64_t f) {
   switch (f & (k_sense_less | k_sense_greater | k_sense_equal)) {
-  case k_sense_equal: return "EQ";
-  case k_sense_less: return "LT";
-  case k_sense_greater: return "GT";
-  case k_sense_less | k_sense_equal: return "LE";
-  case k_sense_greater | k_sense_equal: return "GE";
-  default: return "";
+  case k_sense_equal:
+    return "EQ";
+  case k_sense_less:
+    return "LT";
+  case k_sense_greater:
+    return "GT";
+  case k_sense_less | k_sense_equal:
+    return "LE";
+  case k_sense_greater | k_sense_equal:
+    return "GE";
+  default:
+    return "";
   }
 }
 
@@ -174,8 +225,9 @@ void split_evr(std::string_view evr, RpmDependency& d) {
   }
 }
 
-std::vector<RpmDependency> dependencies(const Header& h, std::uint32_t names_tag, std::uint32_t flags_tag,
-                                        std::uint32_t versions_tag, bool requires_list) {
+std::vector<RpmDependency> dependencies(const Header& h, std::uint32_t names_tag,
+                                        std::uint32_t flags_tag, std::uint32_t versions_tag,
+                                        bool requires_list) {
   auto names = h.strings(names_tag);
   auto flags = h.numbers(flags_tag);
   auto versions = h.strings(versions_tag);
@@ -199,10 +251,14 @@ std::vector<RpmDependency> dependencies(const Header& h, std::uint32_t names_tag
 Result<void> check_name(std::string_view what, std::string_view field, std::string_view value) {
   if (value.empty())
     return fail(fmt::format("{}: rpm header has no {}", what, field));
-  bool bad = value.find('/') != std::string_view::npos || value.find("..") != std::string_view::npos ||
-             std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x21 || c == 0x7f; });
+  bool bad = value.find('/') != std::string_view::npos ||
+             value.find("..") != std::string_view::npos ||
+             std::any_of(value.begin(), value.end(),
+                         [](char c) { return static_cast<unsigned char>(c) < 0x21 || c == 0x7f; });
   if (bad)
-    return fail(fmt::format("{}: bad {} '{}': '/', '..', spaces and control characters are not allowed", what, field, value));
+    return fail(
+        fmt::format("{}: bad {} '{}': '/', '..', spaces and control characters are not allowed",
+                    what, field, value));
   return {};
 }
 
@@ -251,8 +307,9 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   r.sourcerpm = h->string(k_sourcerpm);
   r.build_time = h->number(k_buildtime).value_or(0);
   r.installed_size = h->number(k_longsize).value_or(h->number(k_size).value_or(0));
-  r.archive_size = h->number(k_longarchivesize)
-                       .value_or(h->number(k_archivesize).value_or(sig->number(k_sig_payloadsize).value_or(0)));
+  r.archive_size =
+      h->number(k_longarchivesize)
+          .value_or(h->number(k_archivesize).value_or(sig->number(k_sig_payloadsize).value_or(0)));
   r.header_start = main_at;
   r.header_end = main_at + h->size();
 
@@ -262,8 +319,8 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   // leaves it out, and dnf shows the metadata as written.
   std::erase_if(r.requires_, [&](const RpmDependency& d) {
     return std::any_of(r.provides.begin(), r.provides.end(), [&](const RpmDependency& p) {
-      return p.name == d.name && p.flags == d.flags && p.epoch == d.epoch && p.version == d.version &&
-             p.release == d.release;
+      return p.name == d.name && p.flags == d.flags && p.epoch == d.epoch &&
+             p.version == d.version && p.release == d.release;
     });
   });
   r.conflicts = dependencies(*h, k_conflictname, k_conflictflags, k_conflictversion, false);
@@ -290,7 +347,8 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
       f.type = RpmFileType::dir;
     r.files.push_back(std::move(f));
   }
-  std::sort(r.files.begin(), r.files.end(), [](const RpmFile& a, const RpmFile& b) { return a.path < b.path; });
+  std::sort(r.files.begin(), r.files.end(),
+            [](const RpmFile& a, const RpmFile& b) { return a.path < b.path; });
 
   auto times = h->numbers(k_changelogtime);
   auto authors = h->strings(k_changelogname);
@@ -394,7 +452,8 @@ Result<RpmInfo> rpm_from_json(std::string_view text) {
     for (const auto& f : j.at("files"))
       r.files.push_back({f[0].get<std::string>(), static_cast<RpmFileType>(f[1].get<int>())});
     for (const auto& c : j.at("changelogs"))
-      r.changelogs.push_back({c[0].get<std::string>(), c[1].get<std::uint64_t>(), c[2].get<std::string>()});
+      r.changelogs.push_back(
+          {c[0].get<std::string>(), c[1].get<std::uint64_t>(), c[2].get<std::string>()});
     return r;
   } catch (const nlohmann::json::exception& e) {
     return fail(fmt::format("rpm metadata in the database: {}", e.what()));

@@ -115,7 +115,8 @@ Result<std::size_t> Repository::rescan_pool() {
       if (entry.path().filename() != "Packages")
         continue;
       std::string component = entry.path().parent_path().parent_path().filename().string();
-      std::string codename = entry.path().parent_path().parent_path().parent_path().filename().string();
+      std::string codename =
+          entry.path().parent_path().parent_path().parent_path().filename().string();
       auto text = read_file(entry.path().string());
       if (!text)
         continue;
@@ -140,12 +141,14 @@ Result<std::size_t> Repository::rescan_pool() {
       if (noarch_file == (dir == "noarch"))
         files.push_back({entry.path(), PackageFormat::rpm});
     }
-  std::sort(files.begin(), files.end(), [](const Scanned& a, const Scanned& b) { return a.path < b.path; });
+  std::sort(files.begin(), files.end(),
+            [](const Scanned& a, const Scanned& b) { return a.path < b.path; });
   std::mutex progress_lock;
   read_in_parallel(files, env_.progress ? std::function<void(std::size_t)>([&](std::size_t n) {
-    std::lock_guard hold(progress_lock);
-    env_.progress(n, files.size());
-  }) : nullptr);
+                     std::lock_guard hold(progress_lock);
+                     env_.progress(n, files.size());
+                   })
+                                        : nullptr);
 
   std::size_t count = 0;
   for (auto& s : files) {
@@ -170,7 +173,8 @@ Result<std::size_t> Repository::rescan_pool() {
       }
       r.dist = fmt::format("{}/{}", distro, codename);
     } else {
-      fs::path dist = fs::path(rel).parent_path().parent_path().parent_path(); // rpm/<distro>/<version>
+      fs::path dist =
+          fs::path(rel).parent_path().parent_path().parent_path(); // rpm/<distro>/<version>
       r.dist = dist.string().substr(4);
     }
     if (auto ok = state_.put(r); !ok)
@@ -195,7 +199,8 @@ Result<std::vector<std::string>> Repository::verify() {
     if (!bytes)
       problems.push_back(bytes.error().message());
     else if (bytes->size() != r.size || sha256_hex(*bytes) != r.sha256)
-      problems.push_back(fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file, r.name, r.version));
+      problems.push_back(fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
+                                     r.name, r.version));
   }
 
   // Every apt suite on disk: signatures, then each listed index's size and SHA-256.
@@ -242,7 +247,8 @@ Result<std::vector<std::string>> Repository::verify() {
       if (!bytes)
         problems.push_back(bytes.error().message());
       else if (bytes->size() != entry.first)
-        problems.push_back(fmt::format("{}/{}: size {} but Release says {}", shown, path, bytes->size(), entry.first));
+        problems.push_back(fmt::format("{}/{}: size {} but Release says {}", shown, path,
+                                       bytes->size(), entry.first));
       else if (sha256_hex(*bytes) != entry.second)
         problems.push_back(fmt::format("{}/{}: SHA-256 differs from Release", shown, path));
     }
@@ -250,9 +256,11 @@ Result<std::vector<std::string>> Repository::verify() {
     if (release->find("\nAcquire-By-Hash: yes\n") != std::string::npos)
       for (const char* list : {"SHA256", "SHA512"})
         for (const auto& [path, entry] : release_hashes(*release, list)) {
-          std::string by_hash = fmt::format("{}/by-hash/{}/{}", fs::path(path).parent_path().string(), list, entry.second);
+          std::string by_hash = fmt::format(
+              "{}/by-hash/{}/{}", fs::path(path).parent_path().string(), list, entry.second);
           if (::access((dir + "/" + by_hash).c_str(), F_OK) != 0)
-            problems.push_back(fmt::format("{}/{}: missing, though Release says Acquire-By-Hash", shown, by_hash));
+            problems.push_back(
+                fmt::format("{}/{}: missing, though Release says Acquire-By-Hash", shown, by_hash));
         }
   }
   // Every dnf repository on disk: repomd.xml's signature, then each file's size and SHA-256.
@@ -288,9 +296,11 @@ Result<std::vector<std::string>> Repository::verify() {
       if (!bytes)
         problems.push_back(bytes.error().message());
       else if (bytes->size() != e.size)
-        problems.push_back(fmt::format("{}: {} has size {} but repomd.xml says {}", shown, e.location, bytes->size(), e.size));
+        problems.push_back(fmt::format("{}: {} has size {} but repomd.xml says {}", shown,
+                                       e.location, bytes->size(), e.size));
       else if (sha256_hex(*bytes) != e.checksum)
-        problems.push_back(fmt::format("{}: {} has another SHA-256 than repomd.xml says", shown, e.location));
+        problems.push_back(
+            fmt::format("{}: {} has another SHA-256 than repomd.xml says", shown, e.location));
     }
   }
   return problems;

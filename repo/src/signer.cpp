@@ -25,7 +25,9 @@ namespace {
 using Data = CPtr<gpgme_data, gpgme_data_release>;
 using Key = CPtr<_gpgme_key, gpgme_key_unref>;
 
-std::string gpg_problem(gpgme_error_t err) { return gpgme_strerror(err); }
+std::string gpg_problem(gpgme_error_t err) {
+  return gpgme_strerror(err);
+}
 
 Result<Data> data_from(std::string_view bytes) {
   gpgme_data_t d = nullptr;
@@ -128,8 +130,9 @@ Result<std::string> Keyring::generate_key(const std::string& user_id) {
 Result<std::string> Keyring::find_secret_key(const std::string& spec) {
   gpgme_key_t raw = nullptr;
   if (auto err = gpgme_get_key(ctx_.get(), spec.c_str(), &raw, 1))
-    return fail(fmt::format("secret key {}: {}", spec,
-                            gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
+    return fail(
+        fmt::format("secret key {}: {}", spec,
+                    gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
   Key key(raw);
   if (!key->can_sign)
     return fail(fmt::format("secret key {}: cannot sign", spec));
@@ -141,8 +144,8 @@ Result<std::string> Keyring::export_key(const std::string& fingerprint, Armor ar
   if (!out)
     return fail(out.error());
   gpgme_set_armor(ctx_.get(), armor == Armor::yes);
-  if (auto err = gpgme_op_export(ctx_.get(), fingerprint.c_str(), GPGME_EXPORT_MODE_MINIMAL,
-                                 out->get()))
+  if (auto err =
+          gpgme_op_export(ctx_.get(), fingerprint.c_str(), GPGME_EXPORT_MODE_MINIMAL, out->get()))
     return fail(fmt::format("export key {}: {}", fingerprint, gpg_problem(err)));
   std::string key = take(*out);
   if (key.empty())
@@ -154,8 +157,9 @@ Result<std::string> Keyring::sign(const std::string& fingerprint, std::string_vi
                                   gpgme_sig_mode_t mode) {
   gpgme_key_t raw = nullptr;
   if (auto err = gpgme_get_key(ctx_.get(), fingerprint.c_str(), &raw, 1))
-    return fail(fmt::format("signing key {}: {}", fingerprint,
-                            gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
+    return fail(
+        fmt::format("signing key {}: {}", fingerprint,
+                    gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
   Key key(raw);
   gpgme_signers_clear(ctx_.get());
   if (auto err = gpgme_signers_add(ctx_.get(), key.get()))

@@ -21,8 +21,9 @@ CREATE TABLE IF NOT EXISTS packages (
   UNIQUE (format, dist, name, version, arch));
 )sql";
 
-constexpr const char* k_columns = "id, format, dist, component, name, version, arch, file, size, "
-                                  "md5, sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other";
+constexpr const char* k_columns =
+    "id, format, dist, component, name, version, arch, file, size, "
+    "md5, sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other";
 
 std::string column_text(sqlite3_stmt* s, int i) {
   const unsigned char* text = sqlite3_column_text(s, i);
@@ -106,7 +107,9 @@ public:
   sqlite3_stmt* get() const noexcept { return stmt_; }
 
 private:
-  Error problem() const { return Error(fmt::format("database {}: {}", path_, sqlite3_errmsg(db_))); }
+  Error problem() const {
+    return Error(fmt::format("database {}: {}", path_, sqlite3_errmsg(db_)));
+  }
   sqlite3* db_;
   const std::string& path_;
   sqlite3_stmt* stmt_ = nullptr;
@@ -120,7 +123,8 @@ Result<State> State::open(const std::string& path, Create create) {
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK)
-    return fail(fmt::format("database {}: {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    return fail(
+        fmt::format("database {}: {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   // Concurrent writers wait for each other instead of failing with SQLITE_BUSY.
   sqlite3_busy_timeout(db.get(), 60'000);
   State state(std::move(db), path);
@@ -131,9 +135,10 @@ Result<State> State::open(const std::string& path, Create create) {
   // Databases made before the index fragments were kept lack their columns: add them empty
   // (indexing then writes the fragments from the metadata).
   if (!state.exec("SELECT xml_primary FROM packages LIMIT 0"))
-    if (auto ok = state.exec("ALTER TABLE packages ADD COLUMN xml_primary TEXT NOT NULL DEFAULT '';"
-                             "ALTER TABLE packages ADD COLUMN xml_filelists TEXT NOT NULL DEFAULT '';"
-                             "ALTER TABLE packages ADD COLUMN xml_other TEXT NOT NULL DEFAULT '';");
+    if (auto ok =
+            state.exec("ALTER TABLE packages ADD COLUMN xml_primary TEXT NOT NULL DEFAULT '';"
+                       "ALTER TABLE packages ADD COLUMN xml_filelists TEXT NOT NULL DEFAULT '';"
+                       "ALTER TABLE packages ADD COLUMN xml_other TEXT NOT NULL DEFAULT '';");
         !ok)
       return fail(ok.error());
   return state;
@@ -169,8 +174,8 @@ Result<void> State::set_config(const std::string& key, const std::string& value)
 }
 
 Result<std::vector<PackageRecord>> State::packages() const {
-  std::string sql = fmt::format("SELECT {} FROM packages ORDER BY format, dist, name, version, arch",
-                                k_columns);
+  std::string sql =
+      fmt::format("SELECT {} FROM packages ORDER BY format, dist, name, version, arch", k_columns);
   Query q(*this, sql.c_str());
   std::vector<PackageRecord> out;
   for (;;) {
@@ -184,11 +189,13 @@ Result<std::vector<PackageRecord>> State::packages() const {
 }
 
 Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std::string& dist,
-                                                 const std::string& name, const std::string& version,
+                                                 const std::string& name,
+                                                 const std::string& version,
                                                  const std::string& arch) const {
-  std::string sql = fmt::format("SELECT {} FROM packages WHERE format = ? AND dist = ? AND name = ? "
-                                "AND version = ? AND arch = ?",
-                                k_columns);
+  std::string sql =
+      fmt::format("SELECT {} FROM packages WHERE format = ? AND dist = ? AND name = ? "
+                  "AND version = ? AND arch = ?",
+                  k_columns);
   Query q(*this, sql.c_str());
   q.bind(format_name(format)).bind(dist).bind(name).bind(version).bind(arch);
   auto row = q.step();

@@ -17,8 +17,12 @@ namespace opskit::repo {
 
 namespace {
 
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) noexcept {
+  return c >= '0' && c <= '9';
+}
+bool is_alpha(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 int dpkg_order(char c) noexcept {
   if (is_digit(c))

@@ -59,7 +59,9 @@ struct XmlFree {
 };
 using XmlText = std::unique_ptr<xmlChar, XmlFree>;
 
-const xmlChar* x(const char* s) { return reinterpret_cast<const xmlChar*>(s); }
+const xmlChar* x(const char* s) {
+  return reinterpret_cast<const xmlChar*>(s);
+}
 
 // A thin writer over xmlTextWriter that remembers the first failure.
 class Xml {
@@ -69,9 +71,11 @@ public:
   explicit Xml(Part part = Part::document)
       : buffer_(xmlBufferCreate()), writer_(xmlNewTextWriterMemory(buffer_.get(), 0)), part_(part) {
     ok_ = buffer_ && writer_ &&
-          (part == Part::fragment || xmlTextWriterStartDocument(writer_.get(), nullptr, "UTF-8", nullptr) >= 0);
+          (part == Part::fragment ||
+           xmlTextWriterStartDocument(writer_.get(), nullptr, "UTF-8", nullptr) >= 0);
     if (ok_)
-      xmlTextWriterSetIndent(writer_.get(), 1), xmlTextWriterSetIndentString(writer_.get(), x("  "));
+      xmlTextWriterSetIndent(writer_.get(), 1),
+          xmlTextWriterSetIndentString(writer_.get(), x("  "));
   }
   Xml& open(const char* name) {
     ok_ = ok_ && xmlTextWriterStartElement(writer_.get(), x(name)) >= 0;
@@ -112,18 +116,24 @@ private:
 };
 
 void version_element(Xml& xml, const RpmInfo& r) {
-  xml.open("version").attr("epoch", r.epoch.empty() ? "0" : r.epoch).attr("ver", r.version)
-      .attr("rel", r.release).close();
+  xml.open("version")
+      .attr("epoch", r.epoch.empty() ? "0" : r.epoch)
+      .attr("ver", r.version)
+      .attr("rel", r.release)
+      .close();
 }
 
-void dependency_list(Xml& xml, const char* name, const std::vector<RpmDependency>& deps, bool with_pre) {
+void dependency_list(Xml& xml, const char* name, const std::vector<RpmDependency>& deps,
+                     bool with_pre) {
   if (deps.empty())
     return;
   xml.open(name);
   for (const auto& d : deps) {
     xml.open("rpm:entry").attr("name", d.name);
     if (!d.flags.empty()) {
-      xml.attr("flags", d.flags).attr("epoch", d.epoch.empty() ? "0" : d.epoch).attr("ver", d.version);
+      xml.attr("flags", d.flags)
+          .attr("epoch", d.epoch.empty() ? "0" : d.epoch)
+          .attr("ver", d.version);
       if (!d.release.empty())
         xml.attr("rel", d.release);
     }
@@ -159,17 +169,29 @@ Result<std::string> primary_fragment(const YumPackage& p) {
   xml.element("name", r.name).element("arch", r.arch);
   version_element(xml, r);
   xml.open("checksum").attr("type", "sha256").attr("pkgid", "YES").text(p.sha256).close();
-  xml.element("summary", r.summary).element("description", r.description).element("packager", r.packager);
+  xml.element("summary", r.summary)
+      .element("description", r.description)
+      .element("packager", r.packager);
   xml.element("url", r.url);
-  xml.open("time").attr("file", std::to_string(r.build_time)).attr("build", std::to_string(r.build_time)).close();
-  xml.open("size").attr("package", std::to_string(p.size)).attr("installed", std::to_string(r.installed_size))
-      .attr("archive", std::to_string(r.archive_size)).close();
+  xml.open("time")
+      .attr("file", std::to_string(r.build_time))
+      .attr("build", std::to_string(r.build_time))
+      .close();
+  xml.open("size")
+      .attr("package", std::to_string(p.size))
+      .attr("installed", std::to_string(r.installed_size))
+      .attr("archive", std::to_string(r.archive_size))
+      .close();
   xml.open("location").attr("href", p.location).close();
   xml.open("format");
-  xml.element("rpm:license", r.license).element("rpm:vendor", r.vendor).element("rpm:group", r.group);
+  xml.element("rpm:license", r.license)
+      .element("rpm:vendor", r.vendor)
+      .element("rpm:group", r.group);
   xml.element("rpm:buildhost", r.buildhost).element("rpm:sourcerpm", r.sourcerpm);
-  xml.open("rpm:header-range").attr("start", std::to_string(r.header_start))
-      .attr("end", std::to_string(r.header_end)).close();
+  xml.open("rpm:header-range")
+      .attr("start", std::to_string(r.header_start))
+      .attr("end", std::to_string(r.header_end))
+      .close();
   dependency_list(xml, "rpm:provides", r.provides, false);
   dependency_list(xml, "rpm:requires", r.requires_, true);
   dependency_list(xml, "rpm:conflicts", r.conflicts, false);
@@ -197,7 +219,11 @@ Result<std::string> other_fragment(const YumPackage& p) {
   xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
   version_element(xml, p.rpm);
   for (const auto& c : p.rpm.changelogs)
-    xml.open("changelog").attr("author", c.author).attr("date", std::to_string(c.date)).text(c.text).close();
+    xml.open("changelog")
+        .attr("author", c.author)
+        .attr("date", std::to_string(c.date))
+        .text(c.text)
+        .close();
   xml.close();
   return xml.finish("other.xml");
 }
@@ -219,8 +245,8 @@ Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t da
     auto xml = yum_fragments(p);
     if (!xml)
       return fail(xml.error());
-    entries.push_back({p.rpm.name, p.rpm.epoch + ":" + p.rpm.version + "-" + p.rpm.release, p.rpm.arch,
-                       std::move(*xml)});
+    entries.push_back({p.rpm.name, p.rpm.epoch + ":" + p.rpm.version + "-" + p.rpm.release,
+                       p.rpm.arch, std::move(*xml)});
   }
   return build_yum_repo(std::move(entries), date);
 }
@@ -235,7 +261,8 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date)
   });
   YumIndex index;
   Xml repomd;
-  repomd.open("repomd").attr("xmlns", "http://linux.duke.edu/metadata/repo")
+  repomd.open("repomd")
+      .attr("xmlns", "http://linux.duke.edu/metadata/repo")
       .attr("xmlns:rpm", "http://linux.duke.edu/metadata/rpm");
   repomd.element("revision", std::to_string(date));
   struct Kind {
@@ -245,10 +272,12 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date)
     std::string YumFragments::*part;
   };
   static const Kind k_kinds[] = {
-      {"primary", "<metadata xmlns=\"http://linux.duke.edu/metadata/common\" xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\"",
+      {"primary",
+       "<metadata xmlns=\"http://linux.duke.edu/metadata/common\" "
+       "xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\"",
        "</metadata>\n", &YumFragments::primary},
-      {"filelists", "<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\"", "</filelists>\n",
-       &YumFragments::filelists},
+      {"filelists", "<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\"",
+       "</filelists>\n", &YumFragments::filelists},
       {"other", "<otherdata xmlns=\"http://linux.duke.edu/metadata/other\"", "</otherdata>\n",
        &YumFragments::other}};
   // Each document is assembled, compressed and hashed on a thread of its own: gzip of a large

@@ -22,14 +22,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 volatile unsigned long long g_sink;
 
-template <class F> double ns_per_op(int n, F&& f) {
+template <class F>
+double ns_per_op(int n, F&& f) {
   auto start = Clock::now();
   for (int i = 0; i < n; ++i)
     f();
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / n;
 }
 
-template <class A, class B> std::pair<double, double> median_pair(int rounds, int n, A&& a, B&& b) {
+template <class A, class B>
+std::pair<double, double> median_pair(int rounds, int n, A&& a, B&& b) {
   std::vector<double> xs, ys;
   for (int r = 0; r < rounds; ++r) {
     xs.push_back(ns_per_op(n, a));
@@ -85,14 +87,19 @@ int main(int argc, char** argv) {
   Raw raw_sysctl{open("/proc/sys/vm/swappiness", O_RDONLY | O_CLOEXEC), "", {}};
   Raw raw_vmstat{open("/proc/vmstat", O_RDONLY | O_CLOEXEC), "\npgmajfault ", {}};
 
-  auto [h1, r1] = median_pair(rounds, n, [&] { g_sink = std::get<std::uint64_t>(*swappiness->read()); },
-                              [&] { g_sink = raw_sysctl.read(); });
+  auto [h1, r1] = median_pair(
+      rounds, n, [&] { g_sink = std::get<std::uint64_t>(*swappiness->read()); },
+      [&] { g_sink = raw_sysctl.read(); });
   row("handle read of vm.swappiness", h1, r1, 1.15);
-  auto [h2, r2] = median_pair(rounds, n / 4, [&] { g_sink = std::get<std::uint64_t>(*pgmajfault->read()); },
-                              [&] { g_sink = raw_vmstat.read(); });
+  auto [h2, r2] = median_pair(
+      rounds, n / 4, [&] { g_sink = std::get<std::uint64_t>(*pgmajfault->read()); },
+      [&] { g_sink = raw_vmstat.read(); });
   row("handle read of vm.stats.pgmajfault", h2, r2, 1.15);
-  auto [s3, r3] = median_pair(rounds, n / 4, [&] { g_sink = all_stats->read(); },
-                              [&] { g_sink = static_cast<unsigned long long>(pread(raw_vmstat.fd, raw_vmstat.buf, 4096, 0)); });
+  auto [s3, r3] = median_pair(
+      rounds, n / 4, [&] { g_sink = all_stats->read(); },
+      [&] {
+        g_sink = static_cast<unsigned long long>(pread(raw_vmstat.fd, raw_vmstat.buf, 4096, 0));
+      });
   char what[64];
   std::snprintf(what, sizeof what, "snapshot of vm.stats (%zu names) vs pread", all_stats->size());
   row(what, s3, r3, 1.30);

@@ -77,7 +77,8 @@ TEST_CASE("kstat read: a prefix prints its subtree in name order", "[kstat][cli]
     names.push_back(line.substr(0, line.find(':')));
   CHECK(std::is_sorted(names.begin(), names.end(),
                        [](const auto& a, const auto& b) { return opskit::natural_less(a, b); }));
-  CHECK(std::all_of(out.begin(), out.end(), [](const auto& l) { return l.starts_with("vm.stats."); }));
+  CHECK(std::all_of(out.begin(), out.end(),
+                    [](const auto& l) { return l.starts_with("vm.stats."); }));
 }
 
 TEST_CASE("kstat read: an unknown name is one line with a suggestion, exit 1", "[kstat][cli]") {
@@ -98,18 +99,22 @@ TEST_CASE("kstat read --json: one object, numbers as numbers", "[kstat][cli]") {
 }
 
 TEST_CASE("kstat read --prometheus: legal names, HELP and TYPE, no text", "[kstat][cli]") {
-  auto r = run({k_kstat, "read", "--prometheus", "vm.stats.pgfault", "vm.meminfo.MemFree", "kernel.ostype"});
+  auto r = run(
+      {k_kstat, "read", "--prometheus", "vm.stats.pgfault", "vm.meminfo.MemFree", "kernel.ostype"});
   REQUIRE(r.exit_status == 0);
   CHECK(r.out.find("# HELP kstat_vm_stats_pgfault Page faults, minor and major (faults)\n"
                    "# TYPE kstat_vm_stats_pgfault counter\nkstat_vm_stats_pgfault ") == 0);
-  CHECK(r.out.find("# TYPE kstat_vm_meminfo_MemFree gauge\nkstat_vm_meminfo_MemFree ") != std::string::npos);
+  CHECK(r.out.find("# TYPE kstat_vm_meminfo_MemFree gauge\nkstat_vm_meminfo_MemFree ") !=
+        std::string::npos);
   CHECK(r.out.find("ostype") == std::string::npos);
 }
 
 TEST_CASE("kstat --proc-root reads a copied /proc", "[kstat][cli]") {
-  auto r = run({k_kstat, "--proc-root", k_data, "read", "kern.loadavg.1", "disk.vda.reads", "kern.cp_time"});
+  auto r = run(
+      {k_kstat, "--proc-root", k_data, "read", "kern.loadavg.1", "disk.vda.reads", "kern.cp_time"});
   CHECK(r.exit_status == 0);
-  CHECK(r.out == "kern.loadavg.1: 0.81\ndisk.vda.reads: 7051\nkern.cp_time: 31619 0 4383 55 108305\n");
+  CHECK(r.out ==
+        "kern.loadavg.1: 0.81\ndisk.vda.reads: 7051\nkern.cp_time: 31619 0 4383 55 108305\n");
 }
 
 TEST_CASE("kstat list -d and --json describe each name", "[kstat][cli]") {
@@ -127,11 +132,13 @@ TEST_CASE("kstat list -d and --json describe each name", "[kstat][cli]") {
                                    "description":"Page faults, minor and major"}])"));
 }
 
-TEST_CASE("kstat read: entries denied to the user are reported, the rest printed", "[kstat][cli][root]") {
+TEST_CASE("kstat read: entries denied to the user are reported, the rest printed",
+          "[kstat][cli][root]") {
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root to drop to another user");
   auto drop = [](std::vector<std::string> args) {
-    std::vector<std::string> argv{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", k_kstat};
+    std::vector<std::string> argv{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                  k_kstat};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(argv);
   };
@@ -146,7 +153,8 @@ TEST_CASE("kstat read: entries denied to the user are reported, the rest printed
 }
 
 TEST_CASE("kstat watch: counts, rates and JSON lines", "[kstat][cli]") {
-  auto r = run({k_kstat, "watch", "--json", "-i", "0.05", "-c", "3", "kern.forks", "vm.meminfo.MemTotal"});
+  auto r = run(
+      {k_kstat, "watch", "--json", "-i", "0.05", "-c", "3", "kern.forks", "vm.meminfo.MemTotal"});
   REQUIRE(r.exit_status == 0);
   auto out = lines(r.out);
   REQUIRE(out.size() == 3);
@@ -173,7 +181,8 @@ TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0", "[kstat][cli]") {
   CHECK(r.out.find("\\n") != std::string::npos); // the last line is complete
 }
 
-TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects", "[kstat][cli][root]") {
+TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects",
+          "[kstat][cli][root]") {
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root to write /proc/sys");
   std::string current = sysctl_value("vm.swappiness");
@@ -197,7 +206,8 @@ TEST_CASE("kstat bench: three methods, figures per read", "[kstat][cli]") {
   CHECK(json["iterations"] == 200);
   CHECK(json["handle_ns"].get<double>() > 0);
   CHECK(json["by_name_ns"].get<double>() > 0);
-  CHECK(json["snapshot_names"].get<int>() == static_cast<int>(lines(run({"cat", "/proc/vmstat"}).out).size()));
+  CHECK(json["snapshot_names"].get<int>() ==
+        static_cast<int>(lines(run({"cat", "/proc/vmstat"}).out).size()));
 }
 
 TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {

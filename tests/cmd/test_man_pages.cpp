@@ -21,13 +21,15 @@ std::string man_page(const std::string& tool) {
 }
 
 bool mentions(const std::string& page, const std::string& word) {
-  std::regex re("(^|[^A-Za-z0-9_-])" + std::regex_replace(word, std::regex(R"([.^$|()\[\]*+?{}\\])"), R"(\$&)") +
+  std::regex re("(^|[^A-Za-z0-9_-])" +
+                std::regex_replace(word, std::regex(R"([.^$|()\[\]*+?{}\\])"), R"(\$&)") +
                 "($|[^A-Za-z0-9_-])");
   return std::regex_search(page, re);
 }
 
 // Every "NAME" of subcommands and "--long"/"-s" of options under `app`, with where it sits.
-void collect(const CLI::App& app, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
+void collect(const CLI::App& app, const std::string& path,
+             std::vector<std::pair<std::string, std::string>>& out) {
   for (const CLI::Option* option : app.get_options()) {
     for (const auto& name : option->get_lnames())
       out.emplace_back("--" + name, path);
@@ -40,7 +42,8 @@ void collect(const CLI::App& app, const std::string& path, std::vector<std::pair
   }
 }
 
-template <class Options, class Define> void check_page(const std::string& tool, Define define) {
+template <class Options, class Define>
+void check_page(const std::string& tool, Define define) {
   CLI::App app{"", tool};
   Options options;
   define(app, options);

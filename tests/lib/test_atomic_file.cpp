@@ -7,7 +7,8 @@
 #include "opskit/file.hpp"
 #include "temp_dir.hpp"
 
-TEST_CASE("atomic file: staged files appear only at commit, and parents are created", "[lib][file]") {
+TEST_CASE("atomic file: staged files appear only at commit, and parents are created",
+          "[lib][file]") {
   opskit::test::TempDir dir;
   std::string path = dir / "a/b/Release";
   {
@@ -20,7 +21,8 @@ TEST_CASE("atomic file: staged files appear only at commit, and parents are crea
   CHECK(std::distance(std::filesystem::directory_iterator(dir / "a/b"), {}) == 1);
 }
 
-TEST_CASE("atomic file: an uncommitted stage leaves the old file and no temporary behind", "[lib][file]") {
+TEST_CASE("atomic file: an uncommitted stage leaves the old file and no temporary behind",
+          "[lib][file]") {
   opskit::test::TempDir dir;
   std::string path = dir / "Packages";
   REQUIRE(opskit::write_file_atomic(path, "old\n"));

@@ -20,6 +20,7 @@ TEST_CASE("table: a long path column is cut at the front to fit the width", "[li
   std::string out = t.render(30);
   CHECK(out.find("...") != std::string::npos);
   CHECK(out.find("path.pm") != std::string::npos);
-  for (std::size_t start = 0, end; (end = out.find('\n', start)) != std::string::npos; start = end + 1)
+  for (std::size_t start = 0, end; (end = out.find('\n', start)) != std::string::npos;
+       start = end + 1)
     CHECK(end - start <= 30);
 }

@@ -11,7 +11,8 @@ TEST_CASE("natural_less: numbers inside names sort by value", "[lib][text]") {
   std::vector<std::string> names{"cpu.10.user", "cpu.2.user", "cpu.all.user", "cpu.1.user"};
   std::sort(names.begin(), names.end(),
             [](const auto& a, const auto& b) { return opskit::natural_less(a, b); });
-  CHECK(names == std::vector<std::string>{"cpu.1.user", "cpu.2.user", "cpu.10.user", "cpu.all.user"});
+  CHECK(names ==
+        std::vector<std::string>{"cpu.1.user", "cpu.2.user", "cpu.10.user", "cpu.all.user"});
   CHECK(opskit::natural_less("vm.stats", "vm.stats.pgfault"));
   CHECK_FALSE(opskit::natural_less("a", "a"));
   CHECK(opskit::natural_less("x1", "x01")); // equal value: fewer zeros first, still a strict order

@@ -9,7 +9,9 @@
 using opskit::UniqueFd;
 
 namespace {
-bool is_open(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
+bool is_open(int fd) {
+  return ::fcntl(fd, F_GETFD) != -1;
+}
 } // namespace
 
 TEST_CASE("UniqueFd: closes its descriptor when it goes out of scope", "[lib][fd]") {

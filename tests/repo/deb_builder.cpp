@@ -26,7 +26,8 @@ void check(int rc, archive* a) {
 std::string write_archive(bool ar, const std::string& compression,
                           const std::vector<std::pair<std::string, std::string>>& members) {
   ArchiveWrite a(archive_write_new());
-  check(ar ? archive_write_set_format_ar_svr4(a.get()) : archive_write_set_format_ustar(a.get()), a.get());
+  check(ar ? archive_write_set_format_ar_svr4(a.get()) : archive_write_set_format_ustar(a.get()),
+        a.get());
   if (compression == "gz")
     check(archive_write_add_filter_gzip(a.get()), a.get());
   else if (compression == "xz")
@@ -54,7 +55,8 @@ std::string write_archive(bool ar, const std::string& compression,
 
 } // namespace
 
-std::string make_tar(const std::string& name, const std::string& content, const std::string& compression) {
+std::string make_tar(const std::string& name, const std::string& content,
+                     const std::string& compression) {
   return write_archive(false, compression, {{name, content}});
 }
 
@@ -69,8 +71,8 @@ std::string make_deb(const std::string& control, const std::string& compression)
                   {"data.tar.gz", make_tar("./usr/share/doc/x/README", "hello\n", "gz")}});
 }
 
-std::string dpkg_deb_build(const std::string& dir, const std::string& name, const std::string& control,
-                           const std::string& compression) {
+std::string dpkg_deb_build(const std::string& dir, const std::string& name,
+                           const std::string& control, const std::string& compression) {
   std::string root = dir + "/src-" + name;
   std::filesystem::create_directories(root + "/DEBIAN");
   std::filesystem::create_directories(root + "/usr/share/" + name);

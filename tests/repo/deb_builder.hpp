@@ -13,14 +13,15 @@ namespace opskit::test {
 std::string make_deb(const std::string& control, const std::string& compression = "gz");
 
 // A tar (ustar) of one file, compressed as asked ("", "gz", "xz", "zst").
-std::string make_tar(const std::string& name, const std::string& content, const std::string& compression);
+std::string make_tar(const std::string& name, const std::string& content,
+                     const std::string& compression);
 
 // An ar archive of the given members, in order.
 std::string make_ar(const std::vector<std::pair<std::string, std::string>>& members);
 
 // Writes `control` into <dir>/src/DEBIAN/control with one data file and runs dpkg-deb --build
 // with -Z<compression>; returns the .deb's path (<dir>/<name>.deb).
-std::string dpkg_deb_build(const std::string& dir, const std::string& name, const std::string& control,
-                           const std::string& compression = "xz");
+std::string dpkg_deb_build(const std::string& dir, const std::string& name,
+                           const std::string& control, const std::string& compression = "xz");
 
 } // namespace opskit::test

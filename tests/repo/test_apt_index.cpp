@@ -16,7 +16,8 @@ PackageRecord record(const std::string& name, const std::string& version, const 
   r.name = name;
   r.version = version;
   r.arch = arch;
-  r.file = "deb/debian/pool/main/" + name.substr(0, 1) + "/" + name + "/" + name + "_x_" + arch + ".deb";
+  r.file =
+      "deb/debian/pool/main/" + name.substr(0, 1) + "/" + name + "/" + name + "_x_" + arch + ".deb";
   r.size = 1234;
   r.md5 = "m";
   r.sha1 = "s1";
@@ -49,7 +50,8 @@ const IndexFile* find(const AptSuiteIndex& index, const std::string& path) {
 
 } // namespace
 
-TEST_CASE("apt index: Packages stanza is the control text plus Filename, Size and hashes", "[repo][apt]") {
+TEST_CASE("apt index: Packages stanza is the control text plus Filename, Size and hashes",
+          "[repo][apt]") {
   CHECK(packages_stanza(record("app", "1.0", "amd64")) ==
         "Package: app\nVersion: 1.0\nArchitecture: amd64\nDescription: d\n .\n x\n"
         "Filename: pool/main/a/app/app_x_amd64.deb\nSize: 1234\nMD5sum: m\nSHA1: s1\n"
@@ -71,13 +73,15 @@ TEST_CASE("apt index: packages are sorted by name and dpkg version order", "[rep
   auto index = build_apt_suite(input());
   REQUIRE(index);
   const std::string& text = find(*index, "main/binary-amd64/Packages")->data;
-  auto v19 = text.find("Version: 1.9\n"), v110 = text.find("Version: 1.10\n"), tool = text.find("Package: tool");
+  auto v19 = text.find("Version: 1.9\n"), v110 = text.find("Version: 1.10\n"),
+       tool = text.find("Package: tool");
   CHECK(v19 < v110);
   CHECK(v110 < tool);
   CHECK(text.find("Package: zed") == std::string::npos);
 }
 
-TEST_CASE("apt index: Release lists uncompressed and compressed indexes with four hashes", "[repo][apt]") {
+TEST_CASE("apt index: Release lists uncompressed and compressed indexes with four hashes",
+          "[repo][apt]") {
   auto index = build_apt_suite(input());
   REQUIRE(index);
   const std::string& release = index->release;
@@ -87,7 +91,8 @@ TEST_CASE("apt index: Release lists uncompressed and compressed indexes with fou
   const IndexFile* packages = find(*index, "main/binary-amd64/Packages");
   Digests d = digest_all(packages->data);
   CHECK(release.find(" " + d.sha256 + " " + std::string(16 - std::to_string(d.size).size(), ' ') +
-                     std::to_string(d.size) + " main/binary-amd64/Packages\n") != std::string::npos);
+                     std::to_string(d.size) + " main/binary-amd64/Packages\n") !=
+        std::string::npos);
   for (std::string list : {"\nMD5Sum:\n", "\nSHA1:\n", "\nSHA256:\n", "\nSHA512:\n"})
     CHECK(release.find(list) != std::string::npos);
   CHECK(release.find("main/binary-arm64/Packages.xz\n") != std::string::npos);
@@ -97,7 +102,8 @@ TEST_CASE("apt index: Release lists uncompressed and compressed indexes with fou
   CHECK(index->files.front().path.find("/by-hash/") != std::string::npos);
 }
 
-TEST_CASE("apt index: equal input gives byte-equal output, compressed files included", "[repo][apt]") {
+TEST_CASE("apt index: equal input gives byte-equal output, compressed files included",
+          "[repo][apt]") {
   auto a = build_apt_suite(input()), b = build_apt_suite(input());
   REQUIRE(a);
   REQUIRE(b);
@@ -121,6 +127,7 @@ TEST_CASE("apt index: Valid-Until follows Date when asked for", "[repo][apt]") {
   in.valid_until = in.date + 7 * 86400;
   auto index = build_apt_suite(in);
   REQUIRE(index);
-  CHECK(index->release.find("Date: Mon, 24 Nov 2025 16:00:00 UTC\nValid-Until: Mon, 01 Dec 2025 16:00:00 UTC\n") !=
+  CHECK(index->release.find(
+            "Date: Mon, 24 Nov 2025 16:00:00 UTC\nValid-Until: Mon, 01 Dec 2025 16:00:00 UTC\n") !=
         std::string::npos);
 }

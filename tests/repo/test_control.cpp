@@ -6,7 +6,8 @@
 using opskit::repo::parse_stanza;
 using opskit::repo::parse_stanzas;
 
-TEST_CASE("deb control: fields keep their order and multi-line values byte for byte", "[repo][deb]") {
+TEST_CASE("deb control: fields keep their order and multi-line values byte for byte",
+          "[repo][deb]") {
   const std::string text = "Package: hello\n"
                            "Version: 1.0-1\n"
                            "Architecture: amd64\n"
@@ -27,15 +28,18 @@ TEST_CASE("deb control: fields keep their order and multi-line values byte for b
 TEST_CASE("deb control: continuation before first field is an error", "[repo][deb]") {
   auto stanza = parse_stanza(" oops\nPackage: x\n", "x.deb: control");
   REQUIRE_FALSE(stanza);
-  CHECK(stanza.error().message() == "x.deb: control: line 1: continuation line before the first field");
+  CHECK(stanza.error().message() ==
+        "x.deb: control: line 1: continuation line before the first field");
 }
 
-TEST_CASE("deb control: duplicate fields, lines without colon and second paragraphs are errors", "[repo][deb]") {
+TEST_CASE("deb control: duplicate fields, lines without colon and second paragraphs are errors",
+          "[repo][deb]") {
   CHECK(parse_stanza("Package: a\npackage: b\n", "c").error().message() ==
         "c: line 2: duplicate field 'package'");
   CHECK(parse_stanza("Package: a\nnonsense\n", "c").error().message() ==
         "c: line 2: no ':' in a field line");
-  CHECK(parse_stanza("Package: a\n\nPackage: b\n", "c").error().message() == "c: more than one paragraph");
+  CHECK(parse_stanza("Package: a\n\nPackage: b\n", "c").error().message() ==
+        "c: more than one paragraph");
   CHECK(parse_stanza("\n\n", "c").error().message() == "c: empty");
 }
 

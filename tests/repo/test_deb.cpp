@@ -39,11 +39,14 @@ TEST_CASE("deb: the pool path drops the epoch and uses the source's prefix", "[r
   REQUIRE(deb);
   CHECK(opskit::repo::deb_pool_path(*deb, "main") == "pool/main/h/hello-src/hello_2.0-1_amd64.deb");
   deb->source = "libfoo";
-  CHECK(opskit::repo::deb_pool_path(*deb, "contrib") == "pool/contrib/libf/libfoo/hello_2.0-1_amd64.deb");
+  CHECK(opskit::repo::deb_pool_path(*deb, "contrib") ==
+        "pool/contrib/libf/libfoo/hello_2.0-1_amd64.deb");
 }
 
 TEST_CASE("deb: not an ar archive is refused naming the file", "[repo][deb]") {
-  auto deb = read_deb("\x7f" "ELF....", "x.deb");
+  auto deb = read_deb("\x7f"
+                      "ELF....",
+                      "x.deb");
   REQUIRE_FALSE(deb);
   CHECK(deb.error().message() == "x.deb: not a .deb (no ar archive magic)");
 }
@@ -59,7 +62,8 @@ TEST_CASE("deb: corrupt compression of control.tar is refused", "[repo][deb]") {
   std::string tar = make_tar("./control", k_control, "gz");
   for (std::size_t i = 20; i < tar.size() - 8; ++i)
     tar[i] = static_cast<char>(tar[i] ^ 0x5a);
-  auto deb = read_deb(make_ar({{"debian-binary", "2.0\n"}, {"control.tar.gz", tar},
+  auto deb = read_deb(make_ar({{"debian-binary", "2.0\n"},
+                               {"control.tar.gz", tar},
                                {"data.tar.gz", make_tar("./x", "x", "gz")}}),
                       "bad.deb");
   REQUIRE_FALSE(deb);
@@ -80,22 +84,32 @@ TEST_CASE("deb: names, versions and arches that could escape the pool are refuse
     control.replace(at, end - at, field + ": " + value);
     return read_deb(make_deb(control), "evil.deb");
   };
-  CHECK(bad("Package", "../../etc").error().message().starts_with("evil.deb: bad package name '../../etc'"));
+  CHECK(bad("Package", "../../etc")
+            .error()
+            .message()
+            .starts_with("evil.deb: bad package name '../../etc'"));
   CHECK(bad("Version", "1.0/../../x").error().message().starts_with("evil.deb: bad version"));
-  CHECK(bad("Architecture", "amd64/..").error().message().starts_with("evil.deb: bad architecture"));
-  CHECK(bad("Package", "a\x01" "b").error().message().starts_with("evil.deb: bad package name"));
+  CHECK(
+      bad("Architecture", "amd64/..").error().message().starts_with("evil.deb: bad architecture"));
+  CHECK(bad("Package", "a\x01"
+                       "b")
+            .error()
+            .message()
+            .starts_with("evil.deb: bad package name"));
 }
 
 TEST_CASE("deb: a first member other than debian-binary is refused", "[repo][deb]") {
-  auto deb = read_deb(make_ar({{"control.tar.gz", make_tar("./control", k_control, "gz")}}), "odd.deb");
+  auto deb =
+      read_deb(make_ar({{"control.tar.gz", make_tar("./control", k_control, "gz")}}), "odd.deb");
   REQUIRE_FALSE(deb);
   CHECK(deb.error().message() == "odd.deb: first ar member is 'control.tar.gz', not debian-binary");
 }
 
 TEST_CASE("deb: a control.tar that decompresses past the limit is refused", "[repo][deb]") {
   std::string big(opskit::repo::k_deb_control_file_limit + 10, 'x');
-  auto deb = read_deb(make_deb("Package: a\nVersion: 1\nArchitecture: all\nDescription: " + big + "\n", "xz"),
-                      "bomb.deb");
+  auto deb = read_deb(
+      make_deb("Package: a\nVersion: 1\nArchitecture: all\nDescription: " + big + "\n", "xz"),
+      "bomb.deb");
   REQUIRE_FALSE(deb);
   CHECK(deb.error().message().find("larger than the limit") != std::string::npos);
 }

@@ -54,15 +54,21 @@ std::string rpm(const std::vector<Tag>& tags) {
 }
 
 std::vector<Tag> basic() {
-  return {{1000, 6, {"hello"}, {}},       {1001, 6, {"1.0"}, {}},  {1002, 6, {"1.el9"}, {}},
-          {1004, 9, {"Greets & <waves>"}, {}}, {1022, 6, {"x86_64"}, {}},
-          {1047, 8, {"hello", "hello(x86-64)"}, {}}, {1112, 4, {}, {8, 8}},
+  return {{1000, 6, {"hello"}, {}},
+          {1001, 6, {"1.0"}, {}},
+          {1002, 6, {"1.el9"}, {}},
+          {1004, 9, {"Greets & <waves>"}, {}},
+          {1022, 6, {"x86_64"}, {}},
+          {1047, 8, {"hello", "hello(x86-64)"}, {}},
+          {1112, 4, {}, {8, 8}},
           {1113, 8, {"1.0-1.el9", "1.0-1.el9"}, {}},
           {1048, 4, {}, {0, 16777226, 1 << 9}},
           {1049, 8, {"libc.so.6()(64bit)", "rpmlib(CompressedFileNames)", "/bin/sh"}, {}},
           {1050, 8, {"", "3.0.4-1", ""}, {}},
-          {1030, 4, {}, {040755, 0100644}}, {1037, 4, {}, {0, 64}},
-          {1116, 4, {}, {0, 1}}, {1117, 8, {"hello", "hello.log"}, {}},
+          {1030, 4, {}, {040755, 0100644}},
+          {1037, 4, {}, {0, 64}},
+          {1116, 4, {}, {0, 1}},
+          {1117, 8, {"hello", "hello.log"}, {}},
           {1118, 8, {"/usr/share/", "/var/log/"}, {}}};
 }
 
@@ -90,7 +96,8 @@ TEST_CASE("rpm: name, EVR, provides and requires come from the main header", "[r
   CHECK(r->requires_[1].pre);
 }
 
-TEST_CASE("rpm: files join dirnames and basenames; directories and ghosts are told apart", "[repo][rpm]") {
+TEST_CASE("rpm: files join dirnames and basenames; directories and ghosts are told apart",
+          "[repo][rpm]") {
   auto r = read_rpm(rpm(basic()), "hello.rpm");
   REQUIRE(r);
   REQUIRE(r->files.size() == 2);
@@ -100,7 +107,8 @@ TEST_CASE("rpm: files join dirnames and basenames; directories and ghosts are to
   CHECK(r->files[1].type == RpmFileType::ghost);
 }
 
-TEST_CASE("rpm: the header range covers the main header after the padded signature", "[repo][rpm]") {
+TEST_CASE("rpm: the header range covers the main header after the padded signature",
+          "[repo][rpm]") {
   std::string bytes = rpm(basic());
   auto r = read_rpm(bytes, "hello.rpm");
   REQUIRE(r);
@@ -108,17 +116,22 @@ TEST_CASE("rpm: the header range covers the main header after the padded signatu
   CHECK(r->header_end == bytes.size());
 }
 
-TEST_CASE("rpm: a wrong magic, a truncated header and a path in the name are refused", "[repo][rpm]") {
+TEST_CASE("rpm: a wrong magic, a truncated header and a path in the name are refused",
+          "[repo][rpm]") {
   CHECK(read_rpm("!<arch>\n", "x.rpm").error().message() == "x.rpm: not an rpm (no lead magic)");
   std::string bytes = rpm(basic());
   CHECK(read_rpm(bytes.substr(0, bytes.size() - 10), "cut.rpm").error().message() ==
         "cut.rpm: truncated rpm header at byte 112");
   auto tags = basic();
   tags[0].strings = {"../../etc/passwd"};
-  CHECK(read_rpm(rpm(tags), "evil.rpm").error().message().starts_with("evil.rpm: bad name '../../etc/passwd'"));
+  CHECK(read_rpm(rpm(tags), "evil.rpm")
+            .error()
+            .message()
+            .starts_with("evil.rpm: bad name '../../etc/passwd'"));
   tags = basic();
   tags.erase(tags.begin() + 1);
-  CHECK(read_rpm(rpm(tags), "nover.rpm").error().message() == "nover.rpm: rpm header has no version");
+  CHECK(read_rpm(rpm(tags), "nover.rpm").error().message() ==
+        "nover.rpm: rpm header has no version");
 }
 
 TEST_CASE("rpm: the metadata survives the database's JSON round trip", "[repo][rpm]") {
@@ -130,7 +143,8 @@ TEST_CASE("rpm: the metadata survives the database's JSON round trip", "[repo][r
   CHECK(back->requires_ == r->requires_);
 }
 
-TEST_CASE("rpm: a source package is told by its SOURCEPACKAGE tag and gets arch src", "[repo][rpm]") {
+TEST_CASE("rpm: a source package is told by its SOURCEPACKAGE tag and gets arch src",
+          "[repo][rpm]") {
   auto tags = basic();
   tags.push_back({1106, 4, {}, {1}});
   auto r = read_rpm(rpm(tags), "hello.src.rpm");

@@ -34,7 +34,8 @@ std::string uncompressed(const YumIndex& index, const std::string& type) {
 
 } // namespace
 
-TEST_CASE("yum index: primary carries the package count, epoch=\"0\" and escaped text", "[repo][rpm]") {
+TEST_CASE("yum index: primary carries the package count, epoch=\"0\" and escaped text",
+          "[repo][rpm]") {
   auto index = build_yum_repo({package("b", "", "1.0"), package("a", "2", "1.0")}, 1764000000);
   REQUIRE(index);
   std::string primary = uncompressed(*index, "primary");
@@ -46,10 +47,12 @@ TEST_CASE("yum index: primary carries the package count, epoch=\"0\" and escaped
   CHECK(primary.find("<name>a</name>") < primary.find("<name>b</name>"));
   // primary lists /etc files only; filelists lists every file with its type
   CHECK(primary.find("/usr/share/x") == std::string::npos);
-  CHECK(uncompressed(*index, "filelists").find("<file type=\"dir\">/usr/share/x</file>") != std::string::npos);
+  CHECK(uncompressed(*index, "filelists").find("<file type=\"dir\">/usr/share/x</file>") !=
+        std::string::npos);
 }
 
-TEST_CASE("yum index: repomd names each file by its SHA-256 with both checksums and sizes", "[repo][rpm]") {
+TEST_CASE("yum index: repomd names each file by its SHA-256 with both checksums and sizes",
+          "[repo][rpm]") {
   auto index = build_yum_repo({package("a", "", "1.0")}, 1764000000);
   REQUIRE(index);
   auto entries = parse_repomd(index->repomd);
@@ -65,14 +68,15 @@ TEST_CASE("yum index: repomd names each file by its SHA-256 with both checksums 
     CHECK(e.checksum == sha256_hex(file->data));
     CHECK(e.size == file->data.size());
     std::string open = *gzip_decompress(file->data, 1 << 20);
-    CHECK(index->repomd.find("<open-checksum type=\"sha256\">" + sha256_hex(open) + "</open-checksum>") !=
-          std::string::npos);
+    CHECK(index->repomd.find("<open-checksum type=\"sha256\">" + sha256_hex(open) +
+                             "</open-checksum>") != std::string::npos);
   }
   CHECK(index->repomd.find("<timestamp>1764000000</timestamp>") != std::string::npos);
 }
 
 TEST_CASE("yum index: equal input gives byte-equal metadata", "[repo][rpm]") {
-  auto a = build_yum_repo({package("a", "", "1.0")}, 5), b = build_yum_repo({package("a", "", "1.0")}, 5);
+  auto a = build_yum_repo({package("a", "", "1.0")}, 5),
+       b = build_yum_repo({package("a", "", "1.0")}, 5);
   REQUIRE(a);
   REQUIRE(b);
   CHECK(a->repomd == b->repomd);

@@ -58,7 +58,8 @@ Outcome run(const std::vector<std::string>& argv, const std::string& input) {
   std::size_t written = 0;
   if (input.empty())
     in.write.reset();
-  pollfd fds[3] = {{out.read.get(), POLLIN, 0}, {err.read.get(), POLLIN, 0},
+  pollfd fds[3] = {{out.read.get(), POLLIN, 0},
+                   {err.read.get(), POLLIN, 0},
                    {in.write ? in.write.get() : -1, POLLOUT, 0}};
   std::string* sinks[2] = {&outcome.out, &outcome.err};
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {

@@ -30,12 +30,15 @@ private:
   int errno_;
 };
 
-template <class T> using Result = std::expected<T, Error>;
+template <class T>
+using Result = std::expected<T, Error>;
 
 // Shorthand for the error side of a Result: `return fail("bad value");`.
 inline std::unexpected<Error> fail(std::string message, int errno_value = 0) {
   return std::unexpected(Error(std::move(message), errno_value));
 }
-inline std::unexpected<Error> fail(Error error) { return std::unexpected(std::move(error)); }
+inline std::unexpected<Error> fail(Error error) {
+  return std::unexpected(std::move(error));
+}
 
 } // namespace opskit

@@ -9,10 +9,15 @@
 namespace opskit {
 
 // Stateless deleter for C handles: std::unique_ptr<archive, CDeleter<archive_read_free>>.
-template <auto F> struct CDeleter {
-  template <class T> void operator()(T* p) const noexcept { F(p); }
+template <auto F>
+struct CDeleter {
+  template <class T>
+  void operator()(T* p) const noexcept {
+    F(p);
+  }
 };
-template <class T, auto F> using CPtr = std::unique_ptr<T, CDeleter<F>>;
+template <class T, auto F>
+using CPtr = std::unique_ptr<T, CDeleter<F>>;
 
 // A move-only owner of a file descriptor. Moving from it leaves -1 behind; self-move is a no-op.
 class UniqueFd {

@@ -40,7 +40,8 @@ constexpr Known k_known[] = {
     {"vm.stats.nr_dirtied", C, "pages", "Pages dirtied since boot"},
     {"vm.stats.nr_written", C, "pages", "Pages written back since boot"},
     {"vm.stats.nr_dirty_threshold", G, "pages", "Dirty pages at which writers are throttled"},
-    {"vm.stats.nr_dirty_background_threshold", G, "pages", "Dirty pages at which background writeback starts"},
+    {"vm.stats.nr_dirty_background_threshold", G, "pages",
+     "Dirty pages at which background writeback starts"},
     {"vm.stats.pgpgin", C, "KiB", "Data read in from block devices"},
     {"vm.stats.pgpgout", C, "KiB", "Data written out to block devices"},
     {"vm.stats.pswpin", C, "pages", "Pages swapped in"},
@@ -59,17 +60,21 @@ constexpr Known k_known[] = {
     {"vm.stats.pgscan_direct", C, "pages", "Pages scanned in direct reclaim"},
     {"vm.stats.pgrotated", C, "pages", "Pages rotated to the tail of the inactive list"},
     {"vm.stats.oom_kill", C, "processes", "Processes killed by the OOM killer"},
-    {"vm.stats.allocstall_normal", C, "events", "Allocations that stalled in direct reclaim (Normal zone)"},
+    {"vm.stats.allocstall_normal", C, "events",
+     "Allocations that stalled in direct reclaim (Normal zone)"},
     {"vm.stats.compact_stall", C, "events", "Allocations that stalled for memory compaction"},
-    {"vm.stats.workingset_refault_file", C, "pages", "Evicted file pages faulted back in soon after"},
-    {"vm.stats.workingset_refault_anon", C, "pages", "Evicted anonymous pages faulted back in soon after"},
+    {"vm.stats.workingset_refault_file", C, "pages",
+     "Evicted file pages faulted back in soon after"},
+    {"vm.stats.workingset_refault_anon", C, "pages",
+     "Evicted anonymous pages faulted back in soon after"},
     {"vm.stats.thp_fault_alloc", C, "events", "Transparent huge pages allocated at fault time"},
     {"vm.stats.numa_hit", C, "pages", "Allocations satisfied from the intended node"},
     {"vm.stats.numa_miss", C, "pages", "Allocations satisfied from another node"},
     // /proc/meminfo (values in bytes; the file says kB)
     {"vm.meminfo.MemTotal", G, "bytes", "Usable RAM"},
     {"vm.meminfo.MemFree", G, "bytes", "RAM not used at all"},
-    {"vm.meminfo.MemAvailable", G, "bytes", "RAM available for new work without swapping (estimate)"},
+    {"vm.meminfo.MemAvailable", G, "bytes",
+     "RAM available for new work without swapping (estimate)"},
     {"vm.meminfo.Buffers", G, "bytes", "Block device buffers"},
     {"vm.meminfo.Cached", G, "bytes", "Page cache, excluding swap cache"},
     {"vm.meminfo.SwapCached", G, "bytes", "Swapped-out memory that is also in RAM"},
@@ -95,14 +100,16 @@ constexpr Known k_known[] = {
     {"vm.meminfo.KernelStack", G, "bytes", "Kernel stacks"},
     {"vm.meminfo.PageTables", G, "bytes", "Page tables"},
     {"vm.meminfo.CommitLimit", G, "bytes", "Memory that can be committed under strict overcommit"},
-    {"vm.meminfo.Committed_AS", G, "bytes", "Memory committed to processes (allocated, maybe unused)"},
+    {"vm.meminfo.Committed_AS", G, "bytes",
+     "Memory committed to processes (allocated, maybe unused)"},
     {"vm.meminfo.VmallocTotal", G, "bytes", "Size of the vmalloc area"},
     {"vm.meminfo.VmallocUsed", G, "bytes", "vmalloc area in use"},
     {"vm.meminfo.HugePages_Total", G, "pages", "Huge pages in the pool"},
     {"vm.meminfo.HugePages_Free", G, "pages", "Huge pages not yet allocated"},
     {"vm.meminfo.Hugepagesize", G, "bytes", "Size of one huge page"},
     // /proc/stat
-    {"kern.cp_time", T, "ticks", "CPU time in user, nice, sys, intr, idle, summed over CPUs (FreeBSD's order)"},
+    {"kern.cp_time", T, "ticks",
+     "CPU time in user, nice, sys, intr, idle, summed over CPUs (FreeBSD's order)"},
     {"cpu.*.user", C, "seconds", "Time running user code (guest time included)"},
     {"cpu.*.nice", C, "seconds", "Time running user code at a positive nice value"},
     {"cpu.*.system", C, "seconds", "Time running kernel code"},
@@ -121,7 +128,8 @@ constexpr Known k_known[] = {
     {"kern.procs_blocked", G, "tasks", "Tasks blocked waiting for I/O"},
     {"kern.boottime", G, "seconds", "Boot time, in seconds since the epoch"},
     // /proc/loadavg
-    {"kern.loadavg.1", G, "", "Run-queue length (running plus uninterruptible) averaged over 1 minute"},
+    {"kern.loadavg.1", G, "",
+     "Run-queue length (running plus uninterruptible) averaged over 1 minute"},
     {"kern.loadavg.5", G, "", "Run-queue length averaged over 5 minutes"},
     {"kern.loadavg.15", G, "", "Run-queue length averaged over 15 minutes"},
     {"kern.loadavg.runnable", G, "tasks", "Tasks runnable now"},
@@ -146,7 +154,8 @@ constexpr Known k_known[] = {
     {"disk.*.flushes", C, "requests", "Flushes completed"},
     {"disk.*.flush_ms", C, "milliseconds", "Time spent flushing"},
     // /proc/<pid>/stat
-    {"proc.*.stat.state", T, "", "Process state (R running, S sleeping, D disk wait, Z zombie, ...)"},
+    {"proc.*.stat.state", T, "",
+     "Process state (R running, S sleeping, D disk wait, Z zombie, ...)"},
     {"proc.*.stat.ppid", G, "", "Parent process ID"},
     {"proc.*.stat.minflt", C, "faults", "Minor page faults"},
     {"proc.*.stat.majflt", C, "faults", "Major page faults"},
@@ -167,7 +176,8 @@ constexpr Known k_known[] = {
     {"proc.*.io.syscw", C, "calls", "Write-like system calls"},
     {"proc.*.io.read_bytes", C, "bytes", "Bytes fetched from storage"},
     {"proc.*.io.write_bytes", C, "bytes", "Bytes sent to storage"},
-    {"proc.*.io.cancelled_write_bytes", C, "bytes", "Bytes whose write-back was cancelled (truncation)"},
+    {"proc.*.io.cancelled_write_bytes", C, "bytes",
+     "Bytes whose write-back was cancelled (truncation)"},
     // /proc/<pid>/status
     {"proc.*.status.VmPeak", G, "bytes", "Peak virtual memory size"},
     {"proc.*.status.VmSize", G, "bytes", "Virtual memory size"},
@@ -175,8 +185,10 @@ constexpr Known k_known[] = {
     {"proc.*.status.VmRSS", G, "bytes", "Resident set size"},
     {"proc.*.status.VmSwap", G, "bytes", "Swapped-out anonymous memory"},
     {"proc.*.status.Threads", G, "threads", "Threads in the process"},
-    {"proc.*.status.voluntary_ctxt_switches", C, "switches", "Context switches the task asked for (it blocked)"},
-    {"proc.*.status.nonvoluntary_ctxt_switches", C, "switches", "Context switches forced on the task (preempted)"},
+    {"proc.*.status.voluntary_ctxt_switches", C, "switches",
+     "Context switches the task asked for (it blocked)"},
+    {"proc.*.status.nonvoluntary_ctxt_switches", C, "switches",
+     "Context switches forced on the task (preempted)"},
     // /proc/net/snmp and /proc/net/netstat
     {"net.snmp.Ip.Forwarding", G, "", "1 when forwarding IPv4, 2 when not"},
     {"net.snmp.Ip.DefaultTTL", G, "", "Default IPv4 time to live"},
@@ -193,15 +205,19 @@ constexpr Known k_known[] = {
     {"net.snmp.Udp.InDatagrams", C, "datagrams", "UDP datagrams delivered"},
     {"net.snmp.Udp.OutDatagrams", C, "datagrams", "UDP datagrams sent"},
     {"net.snmp.Udp.NoPorts", C, "datagrams", "UDP datagrams to a port nobody listens on"},
-    {"net.snmp.Udp.RcvbufErrors", C, "datagrams", "UDP datagrams dropped for a full receive buffer"},
-    {"net.netstat.TcpExt.ListenOverflows", C, "connections", "Connections dropped for a full accept queue"},
-    {"net.netstat.TcpExt.ListenDrops", C, "connections", "Connections dropped at listen, for any reason"},
+    {"net.snmp.Udp.RcvbufErrors", C, "datagrams",
+     "UDP datagrams dropped for a full receive buffer"},
+    {"net.netstat.TcpExt.ListenOverflows", C, "connections",
+     "Connections dropped for a full accept queue"},
+    {"net.netstat.TcpExt.ListenDrops", C, "connections",
+     "Connections dropped at listen, for any reason"},
     {"net.netstat.TcpExt.TCPTimeouts", C, "events", "TCP retransmission timeouts"},
     // /proc/sys: the kind follows the value
     {"vm.swappiness", G, "", "How eagerly the kernel swaps anonymous memory (0-200)"},
     {"vm.overcommit_memory", G, "", "Overcommit policy: 0 heuristic, 1 always, 2 never"},
     {"vm.dirty_ratio", G, "percent", "Dirty memory at which writers are throttled"},
-    {"vm.dirty_background_ratio", G, "percent", "Dirty memory at which background writeback starts"},
+    {"vm.dirty_background_ratio", G, "percent",
+     "Dirty memory at which background writeback starts"},
     {"kernel.pid_max", G, "", "Largest process ID plus one"},
     {"kernel.threads-max", G, "threads", "Limit on threads system-wide"},
     {"kernel.hostname", T, "", "Host name"},
@@ -214,15 +230,17 @@ constexpr Known k_known[] = {
 // Sorted by name at compile time, so a look-up is a binary search with nothing built at run time.
 constexpr auto k_sorted = [] {
   auto table = std::to_array(k_known);
-  std::sort(table.begin(), table.end(), [](const Known& a, const Known& b) { return a.name < b.name; });
+  std::sort(table.begin(), table.end(),
+            [](const Known& a, const Known& b) { return a.name < b.name; });
   return table;
 }();
 
 } // namespace
 
 const Known* known(std::string_view pattern) noexcept {
-  const auto* it = std::lower_bound(k_sorted.begin(), k_sorted.end(), pattern,
-                                    [](const Known& k, std::string_view name) { return k.name < name; });
+  const auto* it =
+      std::lower_bound(k_sorted.begin(), k_sorted.end(), pattern,
+                       [](const Known& k, std::string_view name) { return k.name < name; });
   return it != k_sorted.end() && it->name == pattern ? &*it : nullptr;
 }
 

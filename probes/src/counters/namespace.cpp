@@ -20,13 +20,16 @@ namespace opskit::counters {
 
 namespace {
 
-bool by_name(const Field& a, const Field& b) { return natural_less(a.info.name, b.info.name); }
+bool by_name(const Field& a, const Field& b) {
+  return natural_less(a.info.name, b.info.name);
+}
 
 void sort_unique(std::vector<Field>& fields) {
   std::stable_sort(fields.begin(), fields.end(), by_name);
-  fields.erase(std::unique(fields.begin(), fields.end(),
-                           [](const Field& a, const Field& b) { return a.info.name == b.info.name; }),
-               fields.end());
+  fields.erase(
+      std::unique(fields.begin(), fields.end(),
+                  [](const Field& a, const Field& b) { return a.info.name == b.info.name; }),
+      fields.end());
 }
 
 // The component of `name` right after `parent` ("vm.stats.pgfault", "vm" -> "stats").
@@ -52,7 +55,8 @@ Error Namespace::unknown(std::string_view name) const {
     struct stat st {};
     if (::stat(path->c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
       if ((st.st_mode & 0444) == 0)
-        return Error(fmt::format("{}: write-only entry, not read (kstat write sets it)", name), EACCES);
+        return Error(fmt::format("{}: write-only entry, not read (kstat write sets it)", name),
+                     EACCES);
       if (auto why = never_read(name))
         return Error(fmt::format("{}: not read: {}", name, *why), EACCES);
     }
@@ -157,7 +161,8 @@ Result<std::optional<Value>> Namespace::write(std::string_view name, std::string
   if (n < 0)
     return fail(Error::from_errno("write", fmt::format("{} = {}", name, value)));
   if (static_cast<std::size_t>(n) != line.size())
-    return fail(fmt::format("write {} = {}: the kernel took {} of {} bytes", name, value, n, line.size()));
+    return fail(
+        fmt::format("write {} = {}: the kernel took {} of {} bytes", name, value, n, line.size()));
   return before;
 }
 

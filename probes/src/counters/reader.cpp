@@ -44,7 +44,9 @@ namespace opskit::counters {
 
 namespace {
 
-bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
+bool is_blank(char c) noexcept {
+  return c == ' ' || c == '\t';
+}
 
 // Walks the tokens of one line (no newline inside) without allocating.
 class Tokens {
@@ -140,7 +142,8 @@ std::optional<std::string_view> at_hint(std::string_view text, const Layout& lay
   if (pos >= text.size() || !is_blank(text[pos]))
     return std::nullopt; // a longer key that starts the same
   auto separator = [&](char c) {
-    return is_blank(c) || (!layout.separators.empty() && layout.separators.find(c) != std::string_view::npos);
+    return is_blank(c) ||
+           (!layout.separators.empty() && layout.separators.find(c) != std::string_view::npos);
   };
   for (int column = 0;; ++column) {
     while (pos < text.size() && separator(text[pos]))
@@ -196,7 +199,8 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
     if (layout.key_token == 0 && !layout.after_paren && locator.column >= 0) {
       if (auto field = at_hint(text, layout, locator))
         return field;
-    } else if (locator.hint < text.size() && (locator.hint == 0 || text[locator.hint - 1] == '\n')) {
+    } else if (locator.hint < text.size() &&
+               (locator.hint == 0 || text[locator.hint - 1] == '\n')) {
       if (auto field = field_in_line(text, locator.hint, layout, locator))
         return field;
     }
@@ -242,7 +246,8 @@ bool convert_into(std::string_view token, const Convert& how, Value& out) {
   if (!how.text && !how.cp_time && how.divide == 1 && how.multiply == 1) {
     std::uint64_t u = 0;
     auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), u);
-    if (ec == std::errc() && end == token.data() + token.size() && !token.empty() && token[0] != '-') {
+    if (ec == std::errc() && end == token.data() + token.size() && !token.empty() &&
+        token[0] != '-') {
       out = u;
       return true;
     }

@@ -45,9 +45,9 @@ struct Locator {
 
 // How the token becomes a value.
 struct Convert {
-  bool text = false;           // keep the token as text
-  std::uint64_t multiply = 1;  // integers: scale ("kB" -> bytes: 1024)
-  double divide = 1;           // reals: ticks -> seconds
+  bool text = false;            // keep the token as text
+  std::uint64_t multiply = 1;   // integers: scale ("kB" -> bytes: 1024)
+  double divide = 1;            // reals: ticks -> seconds
   bool kind_from_value = false; // /proc/sys: gauge when a number, text otherwise
   // The rest of /proc/stat's "cpu" line folded into FreeBSD's kern.cp_time order: user nice
   // sys intr idle, where intr = irq + softirq and idle = idle + iowait.

@@ -76,6 +76,8 @@ Result<Value> Handle::read() {
   return snapshot_.value(0);
 }
 
-const Info& Handle::info() const noexcept { return snapshot_.info(0); }
+const Info& Handle::info() const noexcept {
+  return snapshot_.info(0);
+}
 
 } // namespace opskit::counters

@@ -97,8 +97,8 @@ void enumerate_meminfo(const Record& r, std::string_view, Emitter& e) {
          {.multiply = kib ? 1024u : 1u});
 }
 
-constexpr std::string_view k_cpu_states[] = {"user", "nice", "system", "idle", "iowait",
-                                             "irq", "softirq", "steal", "guest", "guest_nice"};
+constexpr std::string_view k_cpu_states[] = {"user", "nice",    "system", "idle",  "iowait",
+                                             "irq",  "softirq", "steal",  "guest", "guest_nice"};
 
 void enumerate_stat(const Record& r, std::string_view, Emitter& e) {
   Locator at{std::string(r.key), 0, r.offset};
@@ -116,9 +116,12 @@ void enumerate_stat(const Record& r, std::string_view, Emitter& e) {
     return;
   }
   static constexpr std::pair<std::string_view, std::string_view> k_names[] = {
-      {"ctxt", "kern.ctxt"},     {"btime", "kern.boottime"},
-      {"processes", "kern.forks"}, {"procs_running", "kern.procs_running"},
-      {"procs_blocked", "kern.procs_blocked"}, {"intr", "kern.intr"},
+      {"ctxt", "kern.ctxt"},
+      {"btime", "kern.boottime"},
+      {"processes", "kern.forks"},
+      {"procs_running", "kern.procs_running"},
+      {"procs_blocked", "kern.procs_blocked"},
+      {"intr", "kern.intr"},
       {"softirq", "kern.softirq"}};
   for (auto [key, name] : k_names)
     if (r.key == key)
@@ -146,9 +149,10 @@ void enumerate_keyed_counters(const Record& r, std::string_view base, Emitter& e
 }
 
 constexpr std::string_view k_disk_fields[] = {
-    "reads",    "reads_merged",    "read_sectors",    "read_ms",    "writes", "writes_merged",
-    "write_sectors", "write_ms",   "in_flight",       "io_ms",      "weighted_io_ms",
-    "discards", "discards_merged", "discard_sectors", "discard_ms", "flushes", "flush_ms"};
+    "reads",          "reads_merged",  "read_sectors",    "read_ms",         "writes",
+    "writes_merged",  "write_sectors", "write_ms",        "in_flight",       "io_ms",
+    "weighted_io_ms", "discards",      "discards_merged", "discard_sectors", "discard_ms",
+    "flushes",        "flush_ms"};
 
 void enumerate_diskstats(const Record& r, std::string_view, Emitter& e) {
   for (std::size_t i = 0; i < std::size(k_disk_fields) && i < r.tokens.size(); ++i)
@@ -159,13 +163,16 @@ void enumerate_diskstats(const Record& r, std::string_view, Emitter& e) {
 
 // proc(5): the fields of /proc/<pid>/stat after "pid (comm)".
 constexpr std::string_view k_pid_stat_fields[] = {
-    "state", "ppid", "pgrp", "session", "tty_nr", "tpgid", "flags", "minflt", "cminflt",
-    "majflt", "cmajflt", "utime", "stime", "cutime", "cstime", "priority", "nice",
-    "num_threads", "itrealvalue", "starttime", "vsize", "rss", "rsslim", "startcode", "endcode",
-    "startstack", "kstkesp", "kstkeip", "signal", "blocked", "sigignore", "sigcatch", "wchan",
-    "nswap", "cnswap", "exit_signal", "processor", "rt_priority", "policy",
-    "delayacct_blkio_ticks", "guest_time", "cguest_time", "start_data", "end_data", "start_brk",
-    "arg_start", "arg_end", "env_start", "env_end", "exit_code"};
+    "state",       "ppid",        "pgrp",        "session",     "tty_nr",
+    "tpgid",       "flags",       "minflt",      "cminflt",     "majflt",
+    "cmajflt",     "utime",       "stime",       "cutime",      "cstime",
+    "priority",    "nice",        "num_threads", "itrealvalue", "starttime",
+    "vsize",       "rss",         "rsslim",      "startcode",   "endcode",
+    "startstack",  "kstkesp",     "kstkeip",     "signal",      "blocked",
+    "sigignore",   "sigcatch",    "wchan",       "nswap",       "cnswap",
+    "exit_signal", "processor",   "rt_priority", "policy",      "delayacct_blkio_ticks",
+    "guest_time",  "cguest_time", "start_data",  "end_data",    "start_brk",
+    "arg_start",   "arg_end",     "env_start",   "env_end",     "exit_code"};
 
 void enumerate_pid_stat(const Record& r, std::string_view base, Emitter& e) {
   for (std::size_t i = 0; i < std::size(k_pid_stat_fields) && i < r.tokens.size(); ++i) {
@@ -193,11 +200,12 @@ void enumerate_pid_status(const Record& r, std::string_view base, Emitter& e) {
 
 void enumerate_pid_io(const Record& r, std::string_view base, Emitter& e) {
   std::string name = fmt::format("{}.{}", base, r.key);
-  e.emit(name, fmt::format("proc.*.io.{}", r.key), Kind::counter, "", {std::string(r.key), 0, r.offset});
+  e.emit(name, fmt::format("proc.*.io.{}", r.key), Kind::counter, "",
+         {std::string(r.key), 0, r.offset});
 }
 
-constexpr std::string_view k_io_keys[] = {"rchar", "wchar", "syscr", "syscw", "read_bytes",
-                                          "write_bytes", "cancelled_write_bytes"};
+constexpr std::string_view k_io_keys[] = {
+    "rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes", "cancelled_write_bytes"};
 
 const SourceSpec k_global_sources[] = {
     {{"vm.stats"}, "vmstat", k_lines, enumerate_vmstat},
@@ -230,8 +238,7 @@ void read_source(const SourceSpec& spec, const std::string& path, std::string_vi
       spec.enumerate(Record{key, {}, {}, {}, 0}, base, emitter);
     return;
   }
-  for_each_record(*text, spec.layout,
-                  [&](const Record& r) { spec.enumerate(r, base, emitter); });
+  for_each_record(*text, spec.layout, [&](const Record& r) { spec.enumerate(r, base, emitter); });
 }
 
 // /proc/sys: every readable file, as procps sysctl names them.
@@ -249,7 +256,8 @@ void walk_sysctl(int dir_fd, dev_t device, const std::string& path, const std::s
     if (leaf == "." || leaf == "..")
       continue;
     struct stat st {};
-    if (::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != device)
+    if (::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        st.st_dev != device)
       continue; // gone, or another file system mounted here (binfmt_misc)
     std::string child_name = name.empty() ? "" : name + ".";
     for (char c : leaf)
@@ -265,7 +273,10 @@ void walk_sysctl(int dir_fd, dev_t device, const std::string& path, const std::s
         info.unit = k->unit;
         info.description = k->description;
       }
-      out.push_back(Field{std::move(info), child_path, {.shape = Layout::Shape::whole}, {},
+      out.push_back(Field{std::move(info),
+                          child_path,
+                          {.shape = Layout::Shape::whole},
+                          {},
                           {.kind_from_value = true}});
     }
   }
@@ -293,8 +304,8 @@ void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vec
       info.unit = k->unit;
       info.description = k->description;
     }
-    out.push_back(Field{std::move(info), *path, {.shape = Layout::Shape::whole}, {},
-                        {.kind_from_value = true}});
+    out.push_back(Field{
+        std::move(info), *path, {.shape = Layout::Shape::whole}, {}, {.kind_from_value = true}});
   }
 }
 
@@ -354,7 +365,8 @@ std::optional<std::string> sysctl_path(const std::string& proc_root, std::string
   std::string path = proc_root + "/sys";
   for (std::size_t start = 0;;) {
     std::size_t end = name.find('.', start);
-    std::string_view component = name.substr(start, end == std::string_view::npos ? end : end - start);
+    std::string_view component =
+        name.substr(start, end == std::string_view::npos ? end : end - start);
     std::string file(component);
     std::replace(file.begin(), file.end(), '/', '.');
     if (file.empty() || file == "." || file == "..")

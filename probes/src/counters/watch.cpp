@@ -46,7 +46,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-template <class F> double ns_per_call(std::size_t iterations, F&& f) {
+template <class F>
+double ns_per_call(std::size_t iterations, F&& f) {
   auto start = Clock::now();
   for (std::size_t i = 0; i < iterations; ++i)
     f();
@@ -77,7 +78,8 @@ Result<BenchResult> bench(const Namespace& ns, std::string_view name, std::size_
   result.handle_ns = ns_per_call(iterations, [&] { failed |= !handle->read(); });
   result.snapshot_ns = ns_per_call(iterations, [&] { failed |= whole->read() != 0; });
   if (failed)
-    return fail(name.empty() ? "bench: a read failed" : std::string(name) + ": a read failed during the benchmark");
+    return fail(name.empty() ? "bench: a read failed"
+                             : std::string(name) + ": a read failed during the benchmark");
   return result;
 }
 

@@ -51,7 +51,8 @@ bool accepts(int port) {
 
 HttpServer::HttpServer(const std::string& dir) : port_(free_port()) {
   std::string port = std::to_string(port_);
-  std::vector<std::string> argv{"python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", dir, port};
+  std::vector<std::string> argv{"python3",   "-m",          "http.server", "--bind",
+                                "127.0.0.1", "--directory", dir,           port};
   std::vector<char*> args;
   for (auto& a : argv)
     args.push_back(a.data());

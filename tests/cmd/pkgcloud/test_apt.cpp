@@ -37,18 +37,14 @@ public:
     std::ofstream(dir + "/sources.list") << source_line << "\n";
   }
   Outcome operator()(std::vector<std::string> args) const {
-    std::vector<std::string> argv{"apt-get",
-                                  "-o", "Dir::Etc::sourcelist=" + dir_ + "/sources.list",
-                                  "-o", "Dir::Etc::sourceparts=/nonexistent",
-                                  "-o", "Dir::State::Lists=" + dir_ + "/lists",
-                                  "-o", "Dir::Cache=" + dir_ + "/cache",
-                                  "-o", "Dir::Etc::preferencesparts=" + dir_ + "/prefs",
-                                  "-o", "Debug::NoLocking=1",
-                                  "-o", "Acquire::Languages=none",
-                                  // the temporary directory is private to the test's user
-                                  "-o", "APT::Sandbox::User=" + std::string(::getuid() == 0 ? "root" : ""),
-                                  "-o", "Acquire::Check-Valid-Until=true",
-                                  "-o", "Acquire::Check-Date=true"};
+    std::vector<std::string> argv{
+        "apt-get", "-o", "Dir::Etc::sourcelist=" + dir_ + "/sources.list", "-o",
+        "Dir::Etc::sourceparts=/nonexistent", "-o", "Dir::State::Lists=" + dir_ + "/lists", "-o",
+        "Dir::Cache=" + dir_ + "/cache", "-o", "Dir::Etc::preferencesparts=" + dir_ + "/prefs",
+        "-o", "Debug::NoLocking=1", "-o", "Acquire::Languages=none",
+        // the temporary directory is private to the test's user
+        "-o", "APT::Sandbox::User=" + std::string(::getuid() == 0 ? "root" : ""), "-o",
+        "Acquire::Check-Valid-Until=true", "-o", "Acquire::Check-Date=true"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(argv);
   }
@@ -81,13 +77,15 @@ void make_repository(Served& s) {
 
 } // namespace
 
-TEST_CASE("apt: apt-get update and install --download-only from a signed repository", "[pkgcloud][apt][server]") {
+TEST_CASE("apt: apt-get update and install --download-only from a signed repository",
+          "[pkgcloud][apt][server]") {
   if (!have_program("apt-get") || !have_program("python3"))
     FAIL("apt-get and python3 are needed (scripts/dev installs them)");
   Served s;
   make_repository(s);
   HttpServer server(s.repo);
-  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  IsolatedApt apt(s.dir / "apt",
+                  "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto update = apt({"update"});
   INFO(update.out << update.err);
   REQUIRE(update.exit_status == 0);
@@ -103,42 +101,51 @@ TEST_CASE("apt: apt-get update and install --download-only from a signed reposit
   CHECK(policy.out.find("common (1:2.0-3") != std::string::npos);
 }
 
-TEST_CASE("apt: a tampered Packages file is rejected by apt-get update", "[pkgcloud][apt][server]") {
+TEST_CASE("apt: a tampered Packages file is rejected by apt-get update",
+          "[pkgcloud][apt][server]") {
   Served s;
   make_repository(s);
   std::string dir = s.repo + "/deb/debian/dists/bookworm/main/binary-amd64";
   // Tamper with every copy apt could fetch: the plain, compressed and by-hash files.
-  std::string evil = *opskit::read_file(dir + "/Packages") + "\nPackage: evil\nVersion: 6.6.6\n"
-                                                            "Architecture: amd64\nFilename: x\nSize: 1\n";
+  std::string evil = *opskit::read_file(dir + "/Packages") +
+                     "\nPackage: evil\nVersion: 6.6.6\n"
+                     "Architecture: amd64\nFilename: x\nSize: 1\n";
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file())
       std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << evil;
   HttpServer server(s.repo);
-  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  IsolatedApt apt(s.dir / "apt",
+                  "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto update = apt({"update"});
   INFO(update.out << update.err);
   CHECK(update.exit_status != 0);
   CHECK(apt({"install", "-s", "evil"}).exit_status != 0);
 }
 
-TEST_CASE("apt: a repository signed by another key is rejected with NO_PUBKEY", "[pkgcloud][apt][server]") {
+TEST_CASE("apt: a repository signed by another key is rejected with NO_PUBKEY",
+          "[pkgcloud][apt][server]") {
   Served s;
   make_repository(s);
   Served other;
-  REQUIRE(pkgcloud(other.repo, {"init", "--generate-key", "Other <other@example.com>"}).exit_status == 0);
+  REQUIRE(
+      pkgcloud(other.repo, {"init", "--generate-key", "Other <other@example.com>"}).exit_status ==
+      0);
   auto key = pkgcloud(other.repo, {"export-key"});
   std::ofstream(other.key, std::ios::binary) << key.out;
   HttpServer server(s.repo);
-  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + other.key + "] " + server.url() + "/deb/debian bookworm main");
+  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + other.key + "] " + server.url() +
+                                     "/deb/debian bookworm main");
   auto update = apt({"update"});
   INFO(update.out << update.err);
   CHECK(update.exit_status != 0);
   CHECK(update.err.find("NO_PUBKEY") != std::string::npos);
 }
 
-TEST_CASE("apt: a Release dated in the future is refused when date checks are on", "[pkgcloud][apt][server]") {
+TEST_CASE("apt: a Release dated in the future is refused when date checks are on",
+          "[pkgcloud][apt][server]") {
   Served s;
-  REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"}).exit_status == 0);
+  REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"}).exit_status ==
+          0);
   auto key = pkgcloud(s.repo, {"export-key"});
   std::ofstream(s.key, std::ios::binary) << key.out;
   // Two days ahead of now: apt must call it "not valid yet" (this proves the isolation forces
@@ -146,7 +153,8 @@ TEST_CASE("apt: a Release dated in the future is refused when date checks are on
   auto later = std::to_string(std::time(nullptr) + 2 * 86400);
   REQUIRE(pkgcloud(s.repo, {"index"}, later).exit_status == 0);
   HttpServer server(s.repo);
-  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  IsolatedApt apt(s.dir / "apt",
+                  "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto update = apt({"update"});
   INFO(update.out << update.err);
   CHECK(update.err.find("not valid yet") != std::string::npos);
@@ -174,14 +182,17 @@ void kill_after(const std::vector<std::string>& argv, int ms) {
 
 } // namespace
 
-TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the repository", "[pkgcloud][apt][server]") {
+TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the repository",
+          "[pkgcloud][apt][server]") {
   Served s;
   make_repository(s);
   HttpServer server(s.repo);
-  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  IsolatedApt apt(s.dir / "apt",
+                  "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   std::vector<std::string> debs;
   for (int i = 0; i < 8; ++i)
-    debs.push_back(dpkg_deb_build(s.dir.path(), "late" + std::to_string(i), control("late" + std::to_string(i), "1.0", "amd64")));
+    debs.push_back(dpkg_deb_build(s.dir.path(), "late" + std::to_string(i),
+                                  control("late" + std::to_string(i), "1.0", "amd64")));
   for (int i = 0; i < 8; ++i) {
     // Spread the kills over a push's life: parsing, pool copy, indexing, signing, renaming.
     kill_after({tool("pkgcloud"), "--repo", s.repo, "push", debs[i]}, 4 + 13 * i);
@@ -208,12 +219,16 @@ TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the
 TEST_CASE("apt: a Release past its Valid-Until is refused as expired", "[pkgcloud][apt][server]") {
   Served s;
   auto three_days_ago = std::to_string(std::time(nullptr) - 3 * 86400);
-  REQUIRE(pkgcloud(s.repo, {"init", "--valid-for", "1", "--generate-key", "Apt Test <apt@example.com>"},
-                   three_days_ago).exit_status == 0);
+  REQUIRE(pkgcloud(s.repo,
+                   {"init", "--valid-for", "1", "--generate-key", "Apt Test <apt@example.com>"},
+                   three_days_ago)
+              .exit_status == 0);
   std::ofstream(s.key, std::ios::binary) << pkgcloud(s.repo, {"export-key"}).out;
-  CHECK(opskit::read_file(s.repo + "/deb/debian/dists/bookworm/Release")->find("\nValid-Until: ") != std::string::npos);
+  CHECK(opskit::read_file(s.repo + "/deb/debian/dists/bookworm/Release")->find("\nValid-Until: ") !=
+        std::string::npos);
   HttpServer server(s.repo);
-  IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  IsolatedApt apt(s.dir / "apt",
+                  "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto expired = apt({"update"});
   INFO(expired.out << expired.err);
   CHECK(expired.err.find("is expired") != std::string::npos);

@@ -20,20 +20,23 @@ namespace {
 
 // Builds name-version-release.arch.rpm with rpmbuild; returns its path.
 std::string rpmbuild(const std::string& dir, const std::string& name, const std::string& version,
-                     const std::string& arch, const std::string& epoch, const std::string& requires_line) {
+                     const std::string& arch, const std::string& epoch,
+                     const std::string& requires_line) {
   std::string spec = dir + "/" + name + ".spec";
   std::ofstream(spec) << "Name: " << name << "\nVersion: " << version << "\nRelease: 1\n"
-                      << (epoch.empty() ? "" : "Epoch: " + epoch + "\n")
-                      << "Summary: Test package " << name << " <&>\nLicense: MIT\nBuildArch: " << arch
-                      << "\nProvides: " << name << "-virtual = " << version << "\n"
+                      << (epoch.empty() ? "" : "Epoch: " + epoch + "\n") << "Summary: Test package "
+                      << name << " <&>\nLicense: MIT\nBuildArch: " << arch << "\nProvides: " << name
+                      << "-virtual = " << version << "\n"
                       << requires_line << "\n%description\nTest package " << name
-                      << ".\n%install\nmkdir -p %{buildroot}/usr/share/" << name << " %{buildroot}/etc/" << name
-                      << "\necho data > %{buildroot}/usr/share/" << name << "/data\necho conf > %{buildroot}/etc/"
-                      << name << "/" << name << ".conf\n%files\n%dir /etc/" << name << "\n%config /etc/" << name
-                      << "/" << name << ".conf\n/usr/share/" << name << "/data\n%ghost /var/log/" << name
+                      << ".\n%install\nmkdir -p %{buildroot}/usr/share/" << name
+                      << " %{buildroot}/etc/" << name << "\necho data > %{buildroot}/usr/share/"
+                      << name << "/data\necho conf > %{buildroot}/etc/" << name << "/" << name
+                      << ".conf\n%files\n%dir /etc/" << name << "\n%config /etc/" << name << "/"
+                      << name << ".conf\n/usr/share/" << name << "/data\n%ghost /var/log/" << name
                       << ".log\n%changelog\n* Mon Nov 24 2025 Test <test@example.com> - " << version
                       << "-1\n- First <entry> & more\n";
-  auto built = run({"rpmbuild", "-bb", "--define", "_topdir " + dir + "/top", "--define", "_build_id_links none", spec});
+  auto built = run({"rpmbuild", "-bb", "--define", "_topdir " + dir + "/top", "--define",
+                    "_build_id_links none", spec});
   if (built.exit_status != 0)
     FAIL("rpmbuild: " << built.err);
   std::string rpm = dir + "/top/RPMS/" + arch + "/" + name + "-" + version + "-1." + arch + ".rpm";
@@ -49,16 +52,22 @@ public:
     fs::create_directories(dir_ + "/repos");
     fs::create_directories(dir_ + "/cache");
   }
-  void add_repo(const std::string& id, const std::string& baseurl, const std::string& key, bool signed_repo) {
+  void add_repo(const std::string& id, const std::string& baseurl, const std::string& key,
+                bool signed_repo) {
     std::ofstream(dir_ + "/repos/" + id + ".repo")
         << "[" << id << "]\nname=" << id << "\nbaseurl=" << baseurl << "\nenabled=1\ngpgcheck=0\n"
-        << "repo_gpgcheck=" << (signed_repo ? 1 : 0) << "\n" << (key.empty() ? "" : "gpgkey=file://" + key + "\n")
-        << "metadata_expire=0\n";
+        << "repo_gpgcheck=" << (signed_repo ? 1 : 0) << "\n"
+        << (key.empty() ? "" : "gpgkey=file://" + key + "\n") << "metadata_expire=0\n";
   }
   Outcome operator()(std::vector<std::string> args) const {
-    std::vector<std::string> argv{"dnf", "-y", "-q", "--installroot=" + dir_ + "/root",
-                                  "--setopt=reposdir=" + dir_ + "/repos", "--setopt=cachedir=" + dir_ + "/cache",
-                                  "--releasever=9", "--setopt=skip_if_unavailable=False"};
+    std::vector<std::string> argv{"dnf",
+                                  "-y",
+                                  "-q",
+                                  "--installroot=" + dir_ + "/root",
+                                  "--setopt=reposdir=" + dir_ + "/repos",
+                                  "--setopt=cachedir=" + dir_ + "/cache",
+                                  "--releasever=9",
+                                  "--setopt=skip_if_unavailable=False"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(argv);
   }
@@ -74,9 +83,12 @@ struct Fixture {
   Fixture() {
     if (!have_program("dnf") || !have_program("rpmbuild") || !have_program("createrepo_c"))
       FAIL("dnf, rpmbuild and createrepo_c are needed (scripts/dev installs them)");
-    REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Dnf Test <dnf@example.com>"}).exit_status == 0);
-    rpms.push_back(rpmbuild(dir.path(), "rhello", "1.0", "x86_64", "", "Requires: rcommon >= 1:2.0\nRecommends: rextra"));
-    rpms.push_back(rpmbuild(dir.path(), "rcommon", "2.0", "noarch", "1", "Conflicts: rold < 1.0\nObsoletes: rcommon-legacy"));
+    REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Dnf Test <dnf@example.com>"}).exit_status ==
+            0);
+    rpms.push_back(rpmbuild(dir.path(), "rhello", "1.0", "x86_64", "",
+                            "Requires: rcommon >= 1:2.0\nRecommends: rextra"));
+    rpms.push_back(rpmbuild(dir.path(), "rcommon", "2.0", "noarch", "1",
+                            "Conflicts: rold < 1.0\nObsoletes: rcommon-legacy"));
     std::vector<std::string> args{"push"};
     args.insert(args.end(), rpms.begin(), rpms.end());
     auto push = pkgcloud(repo, args);
@@ -87,7 +99,8 @@ struct Fixture {
 
 } // namespace
 
-TEST_CASE("dnf: makecache and install into an installroot from a signed repository", "[pkgcloud][dnf][server]") {
+TEST_CASE("dnf: makecache and install into an installroot from a signed repository",
+          "[pkgcloud][dnf][server]") {
   Fixture f;
   HttpServer server(f.repo);
   IsolatedDnf dnf(f.dir / "dnf");
@@ -103,7 +116,8 @@ TEST_CASE("dnf: makecache and install into an installroot from a signed reposito
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
-TEST_CASE("dnf: repoquery shows what it shows for createrepo_c's index of the same rpms", "[pkgcloud][dnf][server]") {
+TEST_CASE("dnf: repoquery shows what it shows for createrepo_c's index of the same rpms",
+          "[pkgcloud][dnf][server]") {
   Fixture f;
   fs::create_directories(f.dir / "reference");
   for (const auto& rpm : f.rpms)
@@ -113,16 +127,20 @@ TEST_CASE("dnf: repoquery shows what it shows for createrepo_c's index of the sa
   IsolatedDnf ours(f.dir / "ours"), theirs(f.dir / "theirs");
   ours.add_repo("ours", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
   theirs.add_repo("theirs", "file://" + (f.dir / "reference"), "", false);
-  for (std::string what : {"--provides", "--requires", "--conflicts", "--obsoletes", "--recommends", "-l", "--info"}) {
+  for (std::string what :
+       {"--provides", "--requires", "--conflicts", "--obsoletes", "--recommends", "-l", "--info"}) {
     for (std::string package : {"rhello", "rcommon"}) {
       auto a = ours({"repoquery", what, package});
       auto b = theirs({"repoquery", what, package});
-      INFO(what << " " << package << "\nours:\n" << a.out << a.err << "\ncreaterepo_c:\n" << b.out << b.err);
+      INFO(what << " " << package << "\nours:\n"
+                << a.out << a.err << "\ncreaterepo_c:\n"
+                << b.out << b.err);
       REQUIRE(a.exit_status == 0);
       std::string expected = b.out;
       // --info names the repository; everything else must be equal byte for byte
       if (what == "--info")
-        expected = std::regex_replace(expected, std::regex("Repository +: theirs"), "Repository   : ours");
+        expected =
+            std::regex_replace(expected, std::regex("Repository +: theirs"), "Repository   : ours");
       CHECK(a.out == expected);
     }
   }
@@ -131,7 +149,8 @@ TEST_CASE("dnf: repoquery shows what it shows for createrepo_c's index of the sa
   CHECK(ours({"repoquery", "--recommends", "rhello"}).out == "rextra\n");
   CHECK(ours({"repoquery", "--conflicts", "rcommon"}).out == "rold < 1.0\n");
   CHECK(ours({"repoquery", "--obsoletes", "rcommon"}).out == "rcommon-legacy\n");
-  CHECK(ours({"repoquery", "-l", "rcommon"}).out.find("/var/log/rcommon.log\n") != std::string::npos);
+  CHECK(ours({"repoquery", "-l", "rcommon"}).out.find("/var/log/rcommon.log\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("dnf: an edited primary.xml.gz and another key are rejected", "[pkgcloud][dnf][server]") {
@@ -180,19 +199,22 @@ TEST_CASE("dnf: eight concurrent rpm pushes lose nothing", "[pkgcloud][dnf]") {
   // One rpmbuild run, eight subpackages.
   std::ofstream spec(dir / "many.spec");
   spec << "Name: many\nVersion: 1.0\nRelease: 1\nSummary: s\nLicense: MIT\nBuildArch: noarch\n"
-          "%description\nd\n%install\nfor i in 0 1 2 3 4 5 6 7; do mkdir -p %{buildroot}/usr/share/c$i; "
+          "%description\nd\n%install\nfor i in 0 1 2 3 4 5 6 7; do mkdir -p "
+          "%{buildroot}/usr/share/c$i; "
           "echo $i > %{buildroot}/usr/share/c$i/data; done\n%files\n";
   for (int i = 0; i < 8; ++i)
-    spec << "%package -n c" << i << "\nSummary: c" << i << "\n%description -n c" << i << "\nd\n%files -n c" << i
-         << "\n/usr/share/c" << i << "/data\n";
+    spec << "%package -n c" << i << "\nSummary: c" << i << "\n%description -n c" << i
+         << "\nd\n%files -n c" << i << "\n/usr/share/c" << i << "/data\n";
   spec.close();
-  auto built = run({"rpmbuild", "-bb", "--define", "_topdir " + (dir / "top"), "--define", "_build_id_links none",
-                    dir / "many.spec"});
+  auto built = run({"rpmbuild", "-bb", "--define", "_topdir " + (dir / "top"), "--define",
+                    "_build_id_links none", dir / "many.spec"});
   REQUIRE(built.exit_status == 0);
   std::vector<std::future<Outcome>> runs;
   for (int i = 0; i < 8; ++i) {
     std::string rpm = dir / ("top/RPMS/noarch/c" + std::to_string(i) + "-1.0-1.noarch.rpm");
-    runs.push_back(std::async(std::launch::async, [&repo, rpm] { return pkgcloud(repo, {"push", rpm}); }));
+    runs.push_back(std::async(std::launch::async, [&repo, rpm] {
+      return pkgcloud(repo, {"push", rpm});
+    }));
   }
   for (auto& r : runs) {
     auto outcome = r.get();
@@ -208,7 +230,8 @@ TEST_CASE("dnf: eight concurrent rpm pushes lose nothing", "[pkgcloud][dnf]") {
   CHECK(verify.exit_status == 0);
   bool counted = false;
   for (const auto& e : fs::directory_iterator(repo + "/rpm/el/9/x86_64/repodata"))
-    if (e.path().string().ends_with("-primary.xml.gz") && repomd.find(e.path().filename().string()) != std::string::npos) {
+    if (e.path().string().ends_with("-primary.xml.gz") &&
+        repomd.find(e.path().filename().string()) != std::string::npos) {
       auto text = run({"zcat", e.path().string()});
       CHECK(text.out.find("packages=\"8\"") != std::string::npos);
       counted = true;

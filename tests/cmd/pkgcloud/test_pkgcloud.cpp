@@ -41,7 +41,8 @@ std::string init_repo(const TempDir& dir) {
 
 } // namespace
 
-TEST_CASE("pkgcloud: push records packages, ls lists them, verify finds nothing wrong", "[pkgcloud]") {
+TEST_CASE("pkgcloud: push records packages, ls lists them, verify finds nothing wrong",
+          "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0-1", "amd64"), "xz");
@@ -62,7 +63,8 @@ TEST_CASE("pkgcloud: push records packages, ls lists them, verify finds nothing 
   CHECK(verify.exit_status == 0);
 }
 
-TEST_CASE("pkgcloud: the same package again is a no-op, other content needs --replace", "[pkgcloud]") {
+TEST_CASE("pkgcloud: the same package again is a no-op, other content needs --replace",
+          "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
@@ -71,20 +73,23 @@ TEST_CASE("pkgcloud: the same package again is a no-op, other content needs --re
   CHECK(again.out == "unchanged hello 1.0 amd64 -> debian/bookworm main\n");
 
   fs::create_directories(dir / "other");
-  auto changed = dpkg_deb_build(dir / "other", "hello", control("hello", "1.0", "amd64") + "Homepage: x\n");
+  auto changed =
+      dpkg_deb_build(dir / "other", "hello", control("hello", "1.0", "amd64") + "Homepage: x\n");
   auto before = snapshot(repo);
   auto refused = pkgcloud(repo, {"push", changed}, k_epoch);
   CHECK(refused.exit_status == 1);
-  CHECK(refused.err == "pkgcloud: error: " + changed +
-                           ": hello 1.0 amd64 is already in debian/bookworm with other content (use --replace)\n");
+  CHECK(refused.err ==
+        "pkgcloud: error: " + changed +
+            ": hello 1.0 amd64 is already in debian/bookworm with other content (use --replace)\n");
   CHECK(snapshot(repo) == before);
   auto replaced = pkgcloud(repo, {"push", "--replace", changed}, k_epoch);
   CHECK(replaced.out == "replaced hello 1.0 amd64 -> debian/bookworm main\n");
-  CHECK(opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages")->find("Homepage: x") !=
-        std::string::npos);
+  CHECK(opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages")
+            ->find("Homepage: x") != std::string::npos);
 }
 
-TEST_CASE("pkgcloud: bad input gets one line naming the file, exit 1, repository untouched", "[pkgcloud]") {
+TEST_CASE("pkgcloud: bad input gets one line naming the file, exit 1, repository untouched",
+          "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
   auto good = dpkg_deb_build(dir.path(), "good", control("good", "1.0", "amd64"));
@@ -108,16 +113,20 @@ TEST_CASE("pkgcloud: eight concurrent pushes lose nothing", "[pkgcloud]") {
   std::string repo = init_repo(dir);
   std::vector<std::string> debs;
   for (int i = 0; i < 8; ++i)
-    debs.push_back(dpkg_deb_build(dir.path(), "pkg" + std::to_string(i), control("pkg" + std::to_string(i), "1.0", "amd64"), "gzip"));
+    debs.push_back(dpkg_deb_build(dir.path(), "pkg" + std::to_string(i),
+                                  control("pkg" + std::to_string(i), "1.0", "amd64"), "gzip"));
   std::vector<std::future<Outcome>> runs;
   for (const auto& deb : debs)
-    runs.push_back(std::async(std::launch::async, [&repo, deb] { return pkgcloud(repo, {"push", deb}, k_epoch); }));
+    runs.push_back(std::async(std::launch::async, [&repo, deb] {
+      return pkgcloud(repo, {"push", deb}, k_epoch);
+    }));
   for (auto& r : runs) {
     auto outcome = r.get();
     INFO(outcome.err);
     CHECK(outcome.exit_status == 0);
   }
-  std::string packages = *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  std::string packages =
+      *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
   for (int i = 0; i < 8; ++i)
     CHECK(packages.find("Package: pkg" + std::to_string(i) + "\n") != std::string::npos);
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
@@ -128,19 +137,24 @@ TEST_CASE("pkgcloud: verify reports a tampered index and a damaged pool file", "
   std::string repo = init_repo(dir);
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
   REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
-  std::ofstream(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages", std::ios::app) << "X: y\n";
-  std::ofstream(repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb", std::ios::app) << "junk";
+  std::ofstream(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages", std::ios::app)
+      << "X: y\n";
+  std::ofstream(repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb", std::ios::app)
+      << "junk";
   std::string by_hash = repo + "/deb/debian/dists/bookworm/main/binary-amd64/by-hash/SHA512";
   fs::remove_all(by_hash);
   auto verify = pkgcloud(repo, {"verify"});
   CHECK(verify.exit_status == 1);
-  CHECK(verify.out.find("deb/debian/dists/bookworm/main/binary-amd64/Packages: size") != std::string::npos);
-  CHECK(verify.out.find("deb/debian/pool/main/h/hello/hello_1.0_amd64.deb: size or SHA-256 differs") !=
+  CHECK(verify.out.find("deb/debian/dists/bookworm/main/binary-amd64/Packages: size") !=
+        std::string::npos);
+  CHECK(verify.out.find(
+            "deb/debian/pool/main/h/hello/hello_1.0_amd64.deb: size or SHA-256 differs") !=
         std::string::npos);
   CHECK(verify.out.find("missing, though Release says Acquire-By-Hash") != std::string::npos);
 }
 
-TEST_CASE("pkgcloud: index output is byte-identical for equal state and SOURCE_DATE_EPOCH", "[pkgcloud]") {
+TEST_CASE("pkgcloud: index output is byte-identical for equal state and SOURCE_DATE_EPOCH",
+          "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
@@ -169,7 +183,8 @@ TEST_CASE("pkgcloud: index --rebuild recovers a repository whose database was lo
   CHECK(*opskit::read_file(packages) == before);
 }
 
-TEST_CASE("pkgcloud: a command on a directory without a repository says how to make one", "[pkgcloud]") {
+TEST_CASE("pkgcloud: a command on a directory without a repository says how to make one",
+          "[pkgcloud]") {
   TempDir dir;
   auto ls = pkgcloud(dir.path(), {"ls"});
   CHECK(ls.exit_status == 1);
@@ -177,11 +192,14 @@ TEST_CASE("pkgcloud: a command on a directory without a repository says how to m
   CHECK(ls.err.find("pkgcloud init") != std::string::npos);
 }
 
-TEST_CASE("pkgcloud: a passphrase-protected key signs with the passphrase and fails without it", "[pkgcloud]") {
+TEST_CASE("pkgcloud: a passphrase-protected key signs with the passphrase and fails without it",
+          "[pkgcloud]") {
   TempDir dir;
   std::string repo = dir / "repo";
   std::ofstream(dir / "pass") << "correct horse\n";
-  auto init = pkgcloud(repo, {"--passphrase-file", dir / "pass", "init", "--generate-key", "P <p@example.com>"}, k_epoch);
+  auto init = pkgcloud(
+      repo, {"--passphrase-file", dir / "pass", "init", "--generate-key", "P <p@example.com>"},
+      k_epoch);
   INFO(init.err);
   REQUIRE(init.exit_status == 0);
   // The agent caches passphrases; forget them so the next run must supply one.
@@ -198,7 +216,8 @@ TEST_CASE("pkgcloud: a passphrase-protected key signs with the passphrase and fa
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
-TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epochs included", "[pkgcloud]") {
+TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epochs included",
+          "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
   std::vector<std::string> args{"push"};
@@ -213,7 +232,8 @@ TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epoch
   REQUIRE(prune.exit_status == 0);
   CHECK(prune.out == "removed tool 1.10~rc1 amd64 from debian/bookworm\n"
                      "removed tool 1.9 amd64 from debian/bookworm\n");
-  std::string packages = *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  std::string packages =
+      *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
   CHECK(packages.find("Version: 1:0.1\n") != std::string::npos);
   CHECK(packages.find("Version: 1.10\n") != std::string::npos);
   CHECK(packages.find("Version: 1.9\n") == std::string::npos);
@@ -221,7 +241,8 @@ TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epoch
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
-TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when nothing matches", "[pkgcloud]") {
+TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when nothing matches",
+          "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
@@ -229,7 +250,8 @@ TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when not
   REQUIRE(pkgcloud(repo, {"push", a, b}, k_epoch).exit_status == 0);
   auto rm = pkgcloud(repo, {"rm", "hello=1.0"}, k_epoch);
   CHECK(rm.out == "removed hello 1.0 amd64 from debian/bookworm\n");
-  std::string packages = *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  std::string packages =
+      *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
   CHECK(packages.find("Package: hello") == std::string::npos);
   CHECK(packages.find("Package: other") != std::string::npos);
   CHECK_FALSE(fs::exists(repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb"));
@@ -270,13 +292,15 @@ TEST_CASE("pkgcloud: ls --dist shows one dist's packages", "[pkgcloud]") {
   CHECK(pkgcloud(repo, {"ls"}).out.find("debian/bookworm") != std::string::npos);
 }
 
-TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one it lacks", "[pkgcloud]") {
+TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one it lacks",
+          "[pkgcloud]") {
   TempDir dir;
   std::string home = dir / "gnupg";
   fs::create_directories(home);
   fs::permissions(home, fs::perms::owner_all);
-  auto made = run({"gpg", "--homedir", home, "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
-                   "--quick-gen-key", "User Key <user@example.com>", "ed25519", "sign", "never"});
+  auto made =
+      run({"gpg", "--homedir", home, "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
+           "--quick-gen-key", "User Key <user@example.com>", "ed25519", "sign", "never"});
   REQUIRE(made.exit_status == 0);
   auto listing = run({"gpg", "--homedir", home, "--with-colons", "--list-secret-keys"});
   // "fpr:::::::::<fingerprint>:" follows the "sec:" line
@@ -288,23 +312,29 @@ TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one i
   auto missing = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "init", "--key",
                       std::string(40, 'A')});
   CHECK(missing.exit_status == 1);
-  CHECK(missing.err == "pkgcloud: error: secret key " + std::string(40, 'A') + ": not in the keyring\n");
+  CHECK(missing.err ==
+        "pkgcloud: error: secret key " + std::string(40, 'A') + ": not in the keyring\n");
 
-  auto init = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "init", "--key", fpr});
+  auto init =
+      run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "init", "--key", fpr});
   INFO(init.err);
   REQUIRE(init.exit_status == 0);
   CHECK_FALSE(fs::exists(repo + "/.pkgcloud/gnupg"));
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
-  REQUIRE(run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "push", a}).exit_status == 0);
+  REQUIRE(
+      run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "push", a}).exit_status ==
+      0);
   auto verify = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "verify"});
   INFO(verify.out << verify.err);
   CHECK(verify.exit_status == 0);
-  auto exported = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "export-key", "--armor"});
+  auto exported =
+      run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "export-key", "--armor"});
   CHECK(exported.out.starts_with("-----BEGIN PGP PUBLIC KEY BLOCK-----"));
   CHECK(*opskit::read_file(repo + "/gpg.key") == exported.out);
 }
 
-TEST_CASE("pkgcloud: temporary files a killed run left in the metadata are swept by the next", "[pkgcloud]") {
+TEST_CASE("pkgcloud: temporary files a killed run left in the metadata are swept by the next",
+          "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
   std::string stale = repo + "/deb/debian/dists/bookworm/main/binary-amd64/.Packages.tmp-999999";

@@ -60,10 +60,12 @@ TEST_CASE("live: the whole namespace reads, without write-only entries", "[count
   std::set<std::string> names;
   for (std::size_t i = 0; i < all->size(); ++i)
     names.insert(all->info(i).name);
-  for (const char* never : {"vm.drop_caches", "vm.compact_memory", "net.ipv4.route.flush", "vm.stat_refresh"})
+  for (const char* never :
+       {"vm.drop_caches", "vm.compact_memory", "net.ipv4.route.flush", "vm.stat_refresh"})
     CHECK(names.count(never) == 0);
-  for (const char* expected : {"kernel.ostype", "vm.stats.pgfault", "vm.meminfo.MemTotal", "cpu.all.user",
-                               "cpu.0.idle", "kern.loadavg.1", "net.snmp.Tcp.ActiveOpens", "proc.self.io.rchar"})
+  for (const char* expected :
+       {"kernel.ostype", "vm.stats.pgfault", "vm.meminfo.MemTotal", "cpu.all.user", "cpu.0.idle",
+        "kern.loadavg.1", "net.snmp.Tcp.ActiveOpens", "proc.self.io.rchar"})
     CHECK(names.count(expected) == 1);
 }
 

@@ -55,21 +55,44 @@ TEST_CASE("namespace: every source feeds its names", "[counters][namespace]") {
   auto all = ns.list("");
   REQUIRE(all);
   auto names = names_of(*all);
-  for (const char* expected :
-       {"vm.stats.pgfault", "vm.stats.nr_free_pages", "vm.meminfo.MemTotal", "vm.meminfo.Active_anon",
-        "vm.meminfo.HugePages_Total", "cpu.all.idle", "cpu.0.user", "cpu.1.steal", "kern.cp_time",
-        "kern.ctxt", "kern.intr", "kern.forks", "kern.boottime", "kern.procs_running",
-        "kern.softirq", "kern.loadavg.1", "kern.loadavg.15", "kern.loadavg.tasks",
-        "net.snmp.Tcp.CurrEstab", "net.snmp.Ip.Forwarding", "net.netstat.TcpExt.ListenOverflows",
-        "net.snmp6.Ip6InReceives", "disk.vda.read_sectors", "disk.loop0.flush_ms",
-        "vm.swappiness", "kernel.printk", "net.ipv4.conf.eth0/100.rp_filter",
-        "proc.42.stat.utime", "proc.42.stat.state", "proc.42.status.VmRSS", "proc.42.io.rchar"}) {
+  for (const char* expected : {"vm.stats.pgfault",
+                               "vm.stats.nr_free_pages",
+                               "vm.meminfo.MemTotal",
+                               "vm.meminfo.Active_anon",
+                               "vm.meminfo.HugePages_Total",
+                               "cpu.all.idle",
+                               "cpu.0.user",
+                               "cpu.1.steal",
+                               "kern.cp_time",
+                               "kern.ctxt",
+                               "kern.intr",
+                               "kern.forks",
+                               "kern.boottime",
+                               "kern.procs_running",
+                               "kern.softirq",
+                               "kern.loadavg.1",
+                               "kern.loadavg.15",
+                               "kern.loadavg.tasks",
+                               "net.snmp.Tcp.CurrEstab",
+                               "net.snmp.Ip.Forwarding",
+                               "net.netstat.TcpExt.ListenOverflows",
+                               "net.snmp6.Ip6InReceives",
+                               "disk.vda.read_sectors",
+                               "disk.loop0.flush_ms",
+                               "vm.swappiness",
+                               "kernel.printk",
+                               "net.ipv4.conf.eth0/100.rp_filter",
+                               "proc.42.stat.utime",
+                               "proc.42.stat.state",
+                               "proc.42.status.VmRSS",
+                               "proc.42.io.rchar"}) {
     INFO(expected);
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }
   CHECK(std::is_sorted(names.begin(), names.end(),
                        [](const auto& a, const auto& b) { return opskit::natural_less(a, b); }));
-  CHECK(std::none_of(names.begin(), names.end(), [](const auto& n) { return n.starts_with("proc.self"); }));
+  CHECK(std::none_of(names.begin(), names.end(),
+                     [](const auto& n) { return n.starts_with("proc.self"); }));
 }
 
 TEST_CASE("namespace: values come in documented units", "[counters][namespace]") {
@@ -103,8 +126,8 @@ TEST_CASE("namespace: values come in documented units", "[counters][namespace]")
 TEST_CASE("namespace: every name knows its kind and unit", "[counters][namespace]") {
   Namespace ns(k_root);
   auto snap = ns.snapshot(std::vector<std::string>{"vm.stats", "vm.meminfo.MemTotal", "cpu.0.user",
-                                                   "kern.loadavg.1", "vm.swappiness", "kernel.printk",
-                                                   "proc.42.status.VmRSS"});
+                                                   "kern.loadavg.1", "vm.swappiness",
+                                                   "kernel.printk", "proc.42.status.VmRSS"});
   REQUIRE(snap);
   REQUIRE(snap->read() == 0);
   auto info = [&](std::string_view name) {
@@ -130,9 +153,11 @@ TEST_CASE("namespace: every name knows its kind and unit", "[counters][namespace
   CHECK(info("proc.42.status.VmRSS").unit == "bytes");
 }
 
-TEST_CASE("namespace: a snapshot keeps the order asked for, without repeats", "[counters][namespace]") {
+TEST_CASE("namespace: a snapshot keeps the order asked for, without repeats",
+          "[counters][namespace]") {
   Namespace ns(k_root);
-  auto snap = ns.snapshot(std::vector<std::string>{"vm.swappiness", "kern.loadavg", "vm.swappiness"});
+  auto snap =
+      ns.snapshot(std::vector<std::string>{"vm.swappiness", "kern.loadavg", "vm.swappiness"});
   REQUIRE(snap);
   std::vector<std::string> names;
   for (std::size_t i = 0; i < snap->size(); ++i)
@@ -165,7 +190,8 @@ TEST_CASE("namespace: a prefix is not a leaf", "[counters][namespace]") {
   CHECK(r.error().message() == "kern.loadavg: a prefix of 6 names, not one name");
 }
 
-TEST_CASE("namespace: write-only and act-when-read entries are never read", "[counters][namespace]") {
+TEST_CASE("namespace: write-only and act-when-read entries are never read",
+          "[counters][namespace]") {
   TempRoot root;
   root.write("sys/vm/drop_caches", "");
   fs::permissions(root.path / "sys/vm/drop_caches", fs::perms::owner_write);
@@ -183,7 +209,8 @@ TEST_CASE("namespace: write-only and act-when-read entries are never read", "[co
         "vm.stat_refresh: not read: reading it acts");
 }
 
-TEST_CASE("namespace: a handle rereads its file and follows a moved field", "[counters][namespace]") {
+TEST_CASE("namespace: a handle rereads its file and follows a moved field",
+          "[counters][namespace]") {
   TempRoot root;
   Namespace ns(root.path);
   auto handle = ns.resolve("vm.stats.pgfault");
@@ -197,7 +224,8 @@ TEST_CASE("namespace: a handle rereads its file and follows a moved field", "[co
   CHECK(gone.error().message().find("vm.stats.pgfault: no longer in") == 0);
 }
 
-TEST_CASE("namespace: an unreadable source fails its entries and no others", "[counters][namespace]") {
+TEST_CASE("namespace: an unreadable source fails its entries and no others",
+          "[counters][namespace]") {
   TempRoot root;
   Namespace ns(root.path);
   auto snap = ns.snapshot(std::vector<std::string>{"proc.42", "vm.swappiness"});
@@ -210,7 +238,8 @@ TEST_CASE("namespace: an unreadable source fails its entries and no others", "[c
   }
 }
 
-TEST_CASE("namespace: a source snapshot holds every name of the same file", "[counters][namespace]") {
+TEST_CASE("namespace: a source snapshot holds every name of the same file",
+          "[counters][namespace]") {
   Namespace ns(k_root);
   auto vmstat = ns.source_snapshot("vm.stats.pgfault");
   REQUIRE(vmstat);
@@ -224,7 +253,8 @@ TEST_CASE("namespace: a source snapshot holds every name of the same file", "[co
   CHECK(sysctl->size() == 1);
 }
 
-TEST_CASE("namespace: write sets a /proc/sys entry and returns the old value", "[counters][namespace]") {
+TEST_CASE("namespace: write sets a /proc/sys entry and returns the old value",
+          "[counters][namespace]") {
   TempRoot root;
   Namespace ns(root.path);
   auto before = ns.write("vm.swappiness", "10");

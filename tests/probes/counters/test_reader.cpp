@@ -45,16 +45,19 @@ TEST_CASE("reader: meminfo's kB becomes bytes and parenthesized keys match", "[c
 }
 
 TEST_CASE("reader: columns of a keyed row, ticks as seconds", "[counters][reader]") {
-  constexpr std::string_view stat = "cpu  31619 0 4383 108051 254 0 55 38 0 0\ncpu0 150 0 20 540 1 0 3 2 0 0\n";
+  constexpr std::string_view stat =
+      "cpu  31619 0 4383 108051 254 0 55 38 0 0\ncpu0 150 0 20 540 1 0 3 2 0 0\n";
   CHECK(read_field(stat, {}, {"cpu0", 2}, {.divide = 100}) == Value(0.2));
   CHECK(read_field(stat, {}, {"cpu", 0}) == Value(std::uint64_t{31619}));
   CHECK_FALSE(read_field(stat, {}, {"cpu0", 10}));
 }
 
-TEST_CASE("reader: kern.cp_time folds the cpu line into FreeBSD's five states", "[counters][reader]") {
+TEST_CASE("reader: kern.cp_time folds the cpu line into FreeBSD's five states",
+          "[counters][reader]") {
   constexpr std::string_view stat = "cpu  31619 7 4383 108051 254 3 55 38 0 0\n";
   // user nice sys intr(irq+softirq) idle(idle+iowait)
-  CHECK(read_field(stat, {}, {"cpu", -1}, {.cp_time = true}) == Value(std::string("31619 7 4383 58 108305")));
+  CHECK(read_field(stat, {}, {"cpu", -1}, {.cp_time = true}) ==
+        Value(std::string("31619 7 4383 58 108305")));
 }
 
 TEST_CASE("reader: diskstats rows are keyed by their third token", "[counters][reader]") {
@@ -81,7 +84,8 @@ TEST_CASE("reader: <pid>/stat tokens start after the last ')' of comm", "[counte
 
 TEST_CASE("reader: snmp tables pair a header line with a value line", "[counters][reader]") {
   Layout layout{.shape = Layout::Shape::table};
-  constexpr std::string_view snmp = "Ip: Forwarding DefaultTTL\nIp: 2 64\nTcp: RtoMin MaxConn CurrEstab\nTcp: 200 -1 2\n";
+  constexpr std::string_view snmp =
+      "Ip: Forwarding DefaultTTL\nIp: 2 64\nTcp: RtoMin MaxConn CurrEstab\nTcp: 200 -1 2\n";
   Locator estab{"Tcp", 2};
   CHECK(read_field(snmp, layout, estab) == Value(std::uint64_t{2}));
   CHECK(read_field(snmp, layout, {"Tcp", 1}) == Value(std::int64_t{-1}));
@@ -101,7 +105,8 @@ TEST_CASE("reader: /proc/sys values are whole files, numbers or text", "[counter
 
 TEST_CASE("reader: a status line's rest is one text value", "[counters][reader]") {
   constexpr std::string_view status = "Name:\tmy (odd) prog\nState:\tS (sleeping)\n";
-  CHECK(read_field(status, {}, {"State", -1}, {.text = true}) == Value(std::string("S (sleeping)")));
+  CHECK(read_field(status, {}, {"State", -1}, {.text = true}) ==
+        Value(std::string("S (sleeping)")));
 }
 
 TEST_CASE("reader: records are enumerated in file order with their offsets", "[counters][reader]") {
@@ -109,7 +114,8 @@ TEST_CASE("reader: records are enumerated in file order with their offsets", "[c
   std::vector<std::string> seen;
   for_each_record(text, {.shape = Layout::Shape::table}, [&](const Record& r) {
     for (std::size_t i = 0; i < r.names.size(); ++i)
-      seen.push_back(std::string(r.key) + "." + std::string(r.names[i]) + "=" + std::string(r.tokens[i]));
+      seen.push_back(std::string(r.key) + "." + std::string(r.names[i]) + "=" +
+                     std::string(r.tokens[i]));
   });
   CHECK(seen == std::vector<std::string>{"Tcp.A=1", "Tcp.B=2", "Udp.C=3"});
 }

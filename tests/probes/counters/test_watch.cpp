@@ -10,7 +10,8 @@ TEST_CASE("watch: a counter's rate is its growth per second", "[counters][watch]
   CHECK(counter_rate(Value(1.5), Value(2.0), 0.5) == 1.0);
 }
 
-TEST_CASE("watch: a counter that goes backwards never gives a negative or huge rate", "[counters][watch]") {
+TEST_CASE("watch: a counter that goes backwards never gives a negative or huge rate",
+          "[counters][watch]") {
   // A reset (or a 32-bit wrap): counted from zero since.
   auto after_reset = counter_rate(Value(std::uint64_t{4294967000}), Value(std::uint64_t{200}), 2.0);
   REQUIRE(after_reset);

@@ -20,7 +20,7 @@ std::optional<double> counter_rate(const Value& before, const Value& now, double
 // One entry of a watch interval: a counter's rate per second, or a gauge's or text's value.
 struct Reading {
   bool is_rate = false;
-  std::optional<double> rate; // for counters; empty when the entry failed this interval
+  std::optional<double> rate;   // for counters; empty when the entry failed this interval
   const Value* value = nullptr; // for gauges and text; null when the entry failed
 };
 

@@ -28,8 +28,8 @@ struct AptSuiteInput {
   std::optional<std::time_t> valid_until;
 };
 
-// The suite's indexes and its Release file. `files` hold the by-hash/SHA{256,512}/<hash> copies, then
-// every Packages, Packages.gz and Packages.xz: the order to publish them in. `release` is the
+// The suite's indexes and its Release file. `files` hold the by-hash/SHA{256,512}/<hash> copies,
+// then every Packages, Packages.gz and Packages.xz: the order to publish them in. `release` is the
 // Release text.
 struct AptSuiteIndex {
   std::vector<IndexFile> files;

@@ -28,7 +28,9 @@ public:
   const std::string* find(std::string_view name) const noexcept;
   const std::vector<Field>& fields() const noexcept { return fields_; }
   // Appends a field; the caller keeps names unique.
-  void add(std::string name, std::string value) { fields_.push_back({std::move(name), std::move(value)}); }
+  void add(std::string name, std::string value) {
+    fields_.push_back({std::move(name), std::move(value)});
+  }
   // "Name: value\n" for each field, in order.
   std::string render() const;
 

@@ -83,9 +83,9 @@ struct IndexReport {
 
 // The ways to use a repository served at a URL.
 struct Sources {
-  std::string apt_deb822;  // for /etc/apt/sources.list.d/<name>.sources
+  std::string apt_deb822;   // for /etc/apt/sources.list.d/<name>.sources
   std::string apt_one_line; // for /etc/apt/sources.list.d/<name>.list
-  std::string dnf_repo;    // for /etc/yum.repos.d/<name>.repo
+  std::string dnf_repo;     // for /etc/yum.repos.d/<name>.repo
   std::string name;
 };
 
@@ -98,20 +98,23 @@ class Repository {
 public:
   // Creates the repository in `root` (which may exist, but must not hold a repository yet),
   // generates or checks the signing key, and writes empty signed indexes for the default dists.
-  static Result<Repository> init(const std::string& root, const InitOptions& options, Environment env);
+  static Result<Repository> init(const std::string& root, const InitOptions& options,
+                                 Environment env);
   // Opens an existing repository; the error says when `root` holds none.
   static Result<Repository> open(const std::string& root, Environment env);
 
   // Reads and validates every file first (nothing is changed if one is bad), then records them,
   // copies them into the pool and re-indexes the suites they touch.
-  Result<std::vector<PushedPackage>> push(const std::vector<std::string>& files, const PushOptions& options);
+  Result<std::vector<PushedPackage>> push(const std::vector<std::string>& files,
+                                          const PushOptions& options);
   Result<IndexReport> index(const IndexOptions& options);
   // Removes the packages named `name` (of `version`, `dist`, `arch` when given), deletes pool
   // files nothing else refers to and re-indexes what they were in. Nothing matching is an error.
   Result<std::vector<PackageRecord>> remove(const RemoveFilter& filter);
   // Keeps the newest `keep` versions of each name, dist and arch (dpkg or rpm version order,
   // epochs included) and removes the rest as remove() does; `dist` limits it to one dist.
-  Result<std::vector<PackageRecord>> prune(std::size_t keep, const std::optional<std::string>& dist);
+  Result<std::vector<PackageRecord>> prune(std::size_t keep,
+                                           const std::optional<std::string>& dist);
   // Every package (of one dist when given), sorted.
   Result<std::vector<PackageRecord>> list(const std::optional<std::string>& dist) const;
   // Every problem a client would trip over, one line each; empty when the repository is sound.
@@ -123,11 +126,13 @@ public:
 
 private:
   Repository(std::string root, State state, RepositoryConfig config, Environment env)
-      : root_(std::move(root)), state_(std::move(state)), config_(std::move(config)), env_(std::move(env)) {}
+      : root_(std::move(root)), state_(std::move(state)), config_(std::move(config)),
+        env_(std::move(env)) {}
   struct Signer;
   Result<std::optional<Signer>> signer(SignRequest request);
-  Result<std::vector<std::string>> write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
-                                                    std::optional<Signer>& signer);
+  Result<std::vector<std::string>>
+  write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
+                   std::optional<Signer>& signer);
   Result<std::vector<std::string>> write_rpm_dists(const std::set<std::string>& dists,
                                                    std::optional<Signer>& signer);
   Result<void> write_public_key(Signer& signer);

@@ -52,7 +52,8 @@ public:
 private:
   using Context = CPtr<gpgme_context, gpgme_release>;
   Keyring(Context ctx, std::string home, std::optional<std::string> passphrase);
-  Result<std::string> sign(const std::string& fingerprint, std::string_view text, gpgme_sig_mode_t mode);
+  Result<std::string> sign(const std::string& fingerprint, std::string_view text,
+                           gpgme_sig_mode_t mode);
   static gpgme_error_t passphrase_callback(void* hook, const char* uid_hint, const char* info,
                                            int previous_bad, int fd);
   Context ctx_;

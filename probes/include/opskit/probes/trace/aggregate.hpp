@@ -76,7 +76,7 @@ struct TraceSummary {
 };
 
 struct AggregatorLimits {
-  std::size_t max_paths = 100'000; // distinct paths kept exactly; directories: as many, >= 1024
+  std::size_t max_paths = 100'000;     // distinct paths kept exactly; directories: as many, >= 1024
   std::size_t max_processes = 100'000; // later processes are counted under pid 0, "(others)"
 };
 
