@@ -361,8 +361,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   if (!txn)
     return fail(txn.error());
   std::vector<PushedPackage> pushed;
-  std::set<std::pair<std::string, std::string>> suites;
-  std::set<std::string> rpm_dists;
+  Touched touched;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto& c = candidates[i];
     const PackageRecord& r = c.record;
@@ -399,25 +398,13 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     if (*existing && (*existing)->file != c.pool_path)
       if (auto refs = state_.references((*existing)->file); refs && *refs == 0)
         ::unlink(join_path(root_, (*existing)->file).c_str());
-    if (r.format == PackageFormat::deb)
-      suites.insert(*split_dist(r.dist));
-    else
-      rpm_dists.insert(r.dist);
+    touched.add(r);
     pushed.push_back({c.input, r, action});
     if (env_.progress)
       env_.progress(candidates.size() + i + 1, candidates.size() * 2);
   }
-  if (!suites.empty() || !rpm_dists.empty()) {
-    auto signer = this->signer(SignRequest::if_key);
-    if (!signer)
-      return fail(signer.error());
-    if (!suites.empty())
-      if (auto written = write_deb_suites({suites.begin(), suites.end()}, *signer); !written)
-        return fail(written.error());
-    if (!rpm_dists.empty())
-      if (auto written = write_rpm_dists(rpm_dists, *signer); !written)
-        return fail(written.error());
-  }
+  if (auto ok = rewrite(touched); !ok)
+    return fail(ok.error());
   if (auto ok = txn->commit(); !ok)
     return fail(ok.error());
   return pushed;
@@ -468,29 +455,41 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   return report;
 }
 
+void Repository::Touched::add(const PackageRecord& record) {
+  if (record.format == PackageFormat::deb)
+    suites.insert(*split_dist(record.dist));
+  else
+    rpm_dists.insert(record.dist);
+}
+
+Result<void> Repository::rewrite(const Touched& touched) {
+  if (touched.suites.empty() && touched.rpm_dists.empty())
+    return {};
+  auto signer = this->signer(SignRequest::if_key);
+  if (!signer)
+    return fail(signer.error());
+  if (!touched.suites.empty())
+    if (auto written = write_deb_suites({touched.suites.begin(), touched.suites.end()}, *signer);
+        !written)
+      return fail(written.error());
+  if (!touched.rpm_dists.empty())
+    if (auto written = write_rpm_dists(touched.rpm_dists, *signer); !written)
+      return fail(written.error());
+  return {};
+}
+
 Result<void> Repository::remove_records(const std::vector<PackageRecord>& doomed) {
   auto txn = state_.begin();
   if (!txn)
     return fail(txn.error());
-  std::set<std::pair<std::string, std::string>> suites;
-  std::set<std::string> rpm_dists;
+  Touched touched;
   for (const auto& r : doomed) {
     if (auto ok = state_.remove(r.id); !ok)
       return fail(ok.error());
-    if (r.format == PackageFormat::deb)
-      suites.insert(*split_dist(r.dist));
-    else
-      rpm_dists.insert(r.dist);
+    touched.add(r);
   }
-  auto signer = this->signer(SignRequest::if_key);
-  if (!signer)
-    return fail(signer.error());
-  if (!suites.empty())
-    if (auto written = write_deb_suites({suites.begin(), suites.end()}, *signer); !written)
-      return fail(written.error());
-  if (!rpm_dists.empty())
-    if (auto written = write_rpm_dists(rpm_dists, *signer); !written)
-      return fail(written.error());
+  if (auto ok = rewrite(touched); !ok)
+    return fail(ok.error());
   if (auto ok = txn->commit(); !ok)
     return fail(ok.error());
   // Pool files go only after the indexes that named them are replaced (and committed).

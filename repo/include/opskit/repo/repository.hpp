@@ -136,6 +136,14 @@ private:
   Result<std::vector<std::string>> write_rpm_dists(const std::set<std::string>& dists,
                                                    std::optional<Signer>& signer);
   Result<void> write_public_key(Signer& signer);
+  // The deb suites and rpm dists that a change to some packages touches.
+  struct Touched {
+    std::set<std::pair<std::string, std::string>> suites;
+    std::set<std::string> rpm_dists;
+    void add(const PackageRecord& record);
+  };
+  // Rewrites the indexes `touched` names, signed when the repository has a key.
+  Result<void> rewrite(const Touched& touched);
   Result<std::size_t> rescan_pool();
   Result<void> remove_records(const std::vector<PackageRecord>& doomed);
 
