@@ -354,7 +354,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   }
 
   // 2. Under the lock and one transaction: record, copy, re-index, commit.
-  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  auto lock = lock_state();
   if (!lock)
     return fail(lock.error());
   auto txn = state_.begin();
@@ -411,7 +411,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
 }
 
 Result<IndexReport> Repository::index(const IndexOptions& options) {
-  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  auto lock = lock_state();
   if (!lock)
     return fail(lock.error());
   auto signer = this->signer(options.sign);
@@ -453,6 +453,10 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   report.indexes.insert(report.indexes.end(), rpm_written->begin(), rpm_written->end());
   report.signed_ = signer->has_value();
   return report;
+}
+
+Result<FileLock> Repository::lock_state() {
+  return FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
 }
 
 void Repository::Touched::add(const PackageRecord& record) {
@@ -507,7 +511,7 @@ Result<void> Repository::remove_records(const std::vector<PackageRecord>& doomed
 }
 
 Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter) {
-  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  auto lock = lock_state();
   if (!lock)
     return fail(lock.error());
   auto records = state_.packages();
@@ -534,7 +538,7 @@ Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter
 
 Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep,
                                                      const std::optional<std::string>& dist) {
-  auto lock = FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  auto lock = lock_state();
   if (!lock)
     return fail(lock.error());
   auto records = state_.packages();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "opskit/atomic_file.hpp"
 #include "opskit/error.hpp"
 #include "opskit/repo/signer.hpp"
 #include "opskit/repo/state.hpp"
@@ -144,6 +145,8 @@ private:
   };
   // Rewrites the indexes `touched` names, signed when the repository has a key.
   Result<void> rewrite(const Touched& touched);
+  // The lock every change to the repository holds, beside its state database.
+  Result<FileLock> lock_state();
   Result<std::size_t> rescan_pool();
   Result<void> remove_records(const std::vector<PackageRecord>& doomed);
 
