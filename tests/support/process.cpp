@@ -95,6 +95,23 @@ Outcome run(const std::vector<std::string>& argv, const std::string& input) {
   return outcome;
 }
 
+int spawn_quiet(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    throw std::runtime_error("spawn " + argv[0] + ": " + std::strerror(rc));
+  return pid;
+}
+
 std::string tool(const std::string& name) {
   return std::string(OPSKIT_BIN_DIR) + "/../" + name + "/" + name;
 }

@@ -16,6 +16,11 @@ struct Outcome {
 // returns its exit status and everything it wrote. Throws when it cannot be started.
 Outcome run(const std::vector<std::string>& argv, const std::string& input = {});
 
+// Starts argv[0] (looked up in PATH when it has no '/') in the background, its stdout and
+// stderr to /dev/null, and returns its pid; the caller kills and reaps it. Throws when it
+// cannot be started.
+int spawn_quiet(const std::vector<std::string>& argv);
+
 // The path of one of the built tools ("kstat" -> "<build>/cmd/kstat/kstat").
 std::string tool(const std::string& name);
 

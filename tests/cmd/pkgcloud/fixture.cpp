@@ -9,14 +9,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "opskit/handle.hpp"
-
-extern char** environ;
 
 namespace opskit::test {
 
@@ -53,20 +50,7 @@ HttpServer::HttpServer(const std::string& dir) : port_(free_port()) {
   std::string port = std::to_string(port_);
   std::vector<std::string> argv{"python3",   "-m",          "http.server", "--bind",
                                 "127.0.0.1", "--directory", dir,           port};
-  std::vector<char*> args;
-  for (auto& a : argv)
-    args.push_back(a.data());
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, "python3", &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    throw std::runtime_error("cannot start python3 -m http.server");
-  pid_ = pid;
+  pid_ = opskit::test::spawn_quiet(argv);
   for (int i = 0; i < 200 && !accepts(port_); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
 }

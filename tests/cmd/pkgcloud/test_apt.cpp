@@ -12,15 +12,12 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../repo/deb_builder.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
-
-extern char** environ;
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
@@ -164,17 +161,7 @@ namespace {
 
 // Starts argv, lets it run for `ms` milliseconds, then kills it with SIGKILL and reaps it.
 void kill_after(const std::vector<std::string>& argv, int ms) {
-  std::vector<char*> args;
-  for (const auto& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  REQUIRE(::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
+  pid_t pid = opskit::test::spawn_quiet(argv);
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
