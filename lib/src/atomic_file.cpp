@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/atomic_file.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <set>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -45,27 +48,25 @@ Result<void> fsync_directory(const std::string& dir) {
   return {};
 }
 
-// Writes and fsyncs a temporary file beside `path`; returns its name.
-Result<std::string> write_temporary(const std::string& path, std::string_view data) {
+// Writes a temporary file beside `path` and starts writing it back to disk, without waiting;
+// returns its name and open descriptor.
+Result<std::pair<std::string, UniqueFd>> write_temporary(const std::string& path,
+                                                         std::string_view data) {
   std::string dir = parent_of(path);
   if (auto made = make_directories(dir); !made)
     return fail(made.error());
   std::string base = path.substr(path.rfind('/') + 1);
   std::string temp = fmt::format("{}/.{}.tmp-{}", dir, base, ::getpid());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd)
     return fail(Error::from_errno("create", temp));
-  UniqueFd owner(fd);
-  auto written = write_all(fd, data, temp);
-  if (written && ::fsync(fd) != 0)
-    written = fail(Error::from_errno("fsync", temp));
-  if (written && ::close(owner.release()) != 0)
-    written = fail(Error::from_errno("close", temp));
-  if (!written) {
+  if (auto written = write_all(fd.get(), data, temp); !written) {
     ::unlink(temp.c_str());
     return fail(written.error());
   }
-  return temp;
+  // A hint: the fsync in commit() finds the pages already on their way.
+  ::sync_file_range(fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+  return std::pair{std::move(temp), std::move(fd)};
 }
 
 } // namespace
@@ -104,11 +105,31 @@ Result<void> StagedFiles::stage(const std::string& path, std::string_view data) 
   auto temp = write_temporary(path, data);
   if (!temp)
     return fail(temp.error());
-  files_.push_back({std::move(*temp), path});
+  files_.push_back({std::move(temp->first), path, std::move(temp->second)});
   return {};
 }
 
 Result<void> StagedFiles::commit() {
+  // Every file on disk before the first rename. Each fsync waits for its own writes and a
+  // cache flush of the device; run side by side they wait once rather than once per file.
+  constexpr std::size_t k_max_syncs = 8;
+  std::vector<int> errors(files_.size(), 0);
+  {
+    std::atomic<std::size_t> next{0};
+    auto sync = [this, &errors, &next] {
+      for (std::size_t i; (i = next++) < files_.size();)
+        errors[i] = ::fsync(files_[i].fd.get()) == 0 ? 0 : errno;
+    };
+    std::vector<std::jthread> workers;
+    for (std::size_t i = 1; i < std::min(files_.size(), k_max_syncs); ++i)
+      workers.emplace_back(sync);
+    sync();
+  }
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    int err = errors[i] != 0 ? errors[i] : ::close(files_[i].fd.release()) == 0 ? 0 : errno;
+    if (err != 0)
+      return fail(Error::from_errno(errors[i] != 0 ? "fsync" : "close", files_[i].temp, err));
+  }
   std::set<std::string> dirs;
   while (!files_.empty()) {
     const Staged& file = files_.front();

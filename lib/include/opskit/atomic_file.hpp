@@ -19,10 +19,11 @@ Result<void> make_directories(const std::string& path);
 Result<void> write_file_atomic(const std::string& path, std::string_view data);
 
 // A set of files written now and made visible later, in the order they were staged. stage()
-// writes and fsyncs "<dir>/.<name>.tmp-<pid>"; commit() renames each temporary file over its
-// final name in staging order and fsyncs the directories, so the files staged last (a
-// repository's top-level index) appear last. Files not committed are removed when the object
-// dies, so a failure before commit() leaves the final names untouched.
+// writes "<dir>/.<name>.tmp-<pid>" and starts its write-back; commit() fsyncs them all (side
+// by side), then renames each over its final name in staging order and fsyncs the
+// directories, so the files staged last (a repository's top-level index) appear last. Files not
+// committed are removed when the object dies, so a failure before commit() leaves the final names
+// untouched.
 class StagedFiles {
 public:
   StagedFiles() = default;
@@ -40,6 +41,7 @@ public:
 private:
   struct Staged {
     std::string temp, path;
+    UniqueFd fd; // open until commit() has fsynced it
   };
   std::vector<Staged> files_;
 };
