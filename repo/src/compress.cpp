@@ -7,6 +7,8 @@
 // own gzip header (deflateInit2 with windowBits 15+16) carries mtime 0 and no name.
 #include "opskit/repo/compress.hpp"
 
+#include <algorithm>
+
 #include <lzma.h>
 #include <zlib.h>
 
@@ -14,11 +16,19 @@
 
 namespace opskit::repo {
 
-Result<std::string> gzip_compress(std::string_view data) {
+namespace {
+
+// A gzip member of `data` at `level`, with zlib's own header (mtime 0, no name) or `header`.
+Result<std::string> deflate_member(std::string_view data, int level, gz_header* header,
+                                   std::size_t header_size) {
   z_stream z{};
-  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     return fail("gzip: cannot initialise zlib");
-  std::string out(deflateBound(&z, data.size()) + 32, '\0');
+  if (header && deflateSetHeader(&z, header) != Z_OK) {
+    deflateEnd(&z);
+    return fail("gzip: cannot set a member header");
+  }
+  std::string out(deflateBound(&z, data.size()) + header_size + 32, '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   z.avail_in = static_cast<uInt>(data.size());
   z.next_out = reinterpret_cast<Bytef*>(out.data());
@@ -29,6 +39,12 @@ Result<std::string> gzip_compress(std::string_view data) {
   if (rc != Z_STREAM_END)
     return fail(fmt::format("gzip: compression failed ({})", rc));
   return out;
+}
+
+} // namespace
+
+Result<std::string> gzip_compress(std::string_view data) {
+  return deflate_member(data, 6, nullptr, 0);
 }
 
 Result<std::string> gzip_decompress(std::string_view data, std::size_t limit) {
@@ -49,6 +65,8 @@ Result<std::string> gzip_decompress(std::string_view data, std::size_t limit) {
       inflateEnd(&z);
       return fail(fmt::format("gzip: decompresses past the limit of {} bytes", limit));
     }
+    if (rc == Z_STREAM_END && z.avail_in > 0 && inflateReset(&z) == Z_OK)
+      rc = Z_OK; // the next member
     if (rc == Z_BUF_ERROR && z.avail_in == 0)
       break;
   }
@@ -56,6 +74,60 @@ Result<std::string> gzip_decompress(std::string_view data, std::size_t limit) {
   if (rc != Z_STREAM_END)
     return fail("gzip: corrupt or truncated stream");
   return out;
+}
+
+namespace {
+
+// A keyed member's header: the 10 fixed bytes, XLEN, then one subfield "PC" holding the
+// member's length (4 bytes, little-endian) and the key.
+constexpr std::size_t k_extra_payload = 4 + k_member_key_size;
+constexpr std::size_t k_extra_size = 4 + k_extra_payload;     // SI1 SI2 LEN payload
+constexpr std::size_t k_length_at = 10 + 2 + 4;               // where the length sits
+constexpr std::size_t k_keyed_header = 10 + 2 + k_extra_size; // up to the deflate data
+constexpr unsigned char k_fextra = 0x04;
+
+std::uint32_t le32(std::string_view bytes, std::size_t at) {
+  auto b = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + i]));
+  };
+  return b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24;
+}
+
+} // namespace
+
+Result<std::string> gzip_keyed_member(std::string_view data, std::string_view key, int level) {
+  if (key.size() != k_member_key_size)
+    return fail("gzip: a member key must have 32 bytes");
+  unsigned char extra[k_extra_size] = {'P', 'C', k_extra_payload & 0xff, k_extra_payload >> 8};
+  std::copy(key.begin(), key.end(), extra + 8); // the length (bytes 4..7) is set at the end
+  gz_header header{};
+  header.extra = extra;
+  header.extra_len = sizeof extra;
+  header.os = 3; // Unix, as zlib writes without a header of ours
+  auto out = deflate_member(data, level, &header, k_keyed_header);
+  if (!out)
+    return out;
+  for (std::size_t i = 0; i < 4; ++i)
+    (*out)[k_length_at + i] = static_cast<char>((out->size() >> (8 * i)) & 0xff);
+  return out;
+}
+
+std::vector<GzipMember> keyed_gzip_members(std::string_view gz) {
+  std::vector<GzipMember> members;
+  while (gz.size() >= k_keyed_header + 8) {
+    auto byte = [&](std::size_t i) { return static_cast<unsigned char>(gz[i]); };
+    if (byte(0) != 0x1f || byte(1) != 0x8b || byte(2) != 8 || (byte(3) & k_fextra) == 0 ||
+        byte(10) != k_extra_size || byte(11) != 0 || gz[12] != 'P' || gz[13] != 'C' ||
+        byte(14) != k_extra_payload || byte(15) != 0)
+      break;
+    std::size_t length = le32(gz, k_length_at);
+    if (length < k_keyed_header + 8 || length > gz.size())
+      break;
+    members.push_back({gz.substr(k_length_at + 4, k_member_key_size), gz.substr(0, length),
+                       le32(gz, length - 8), le32(gz, length - 4)});
+    gz.remove_prefix(length);
+  }
+  return members;
 }
 
 Result<std::string> xz_compress(std::string_view data) {

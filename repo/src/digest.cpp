@@ -32,12 +32,18 @@ MdCtx start(const EVP_MD* md) {
   return ctx;
 }
 
-std::string finish(EVP_MD_CTX* ctx) {
+std::string finish_raw(EVP_MD_CTX* ctx) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
   unsigned size = 0;
   if (EVP_DigestFinal_ex(ctx, md.data(), &size) != 1)
     throw std::runtime_error("OpenSSL: cannot finish a digest");
-  return to_hex(md.data(), size);
+  return std::string(reinterpret_cast<const char*>(md.data()), size);
+}
+
+std::string finish(EVP_MD_CTX* ctx) {
+  std::string raw = finish_raw(ctx);
+  return to_hex(reinterpret_cast<const unsigned char*>(raw.data()),
+                static_cast<unsigned>(raw.size()));
 }
 
 } // namespace
@@ -69,6 +75,29 @@ std::string sha256_hex(std::string_view data) {
   auto ctx = start(EVP_sha256());
   EVP_DigestUpdate(ctx.get(), data.data(), data.size());
   return finish(ctx.get());
+}
+
+std::string sha256_raw(std::string_view data) {
+  auto ctx = start(EVP_sha256());
+  EVP_DigestUpdate(ctx.get(), data.data(), data.size());
+  return finish_raw(ctx.get());
+}
+
+struct Sha256Stream::Context {
+  MdCtx md = start(EVP_sha256());
+};
+
+Sha256Stream::Sha256Stream() : ctx_(std::make_unique<Context>()) {}
+Sha256Stream::Sha256Stream(Sha256Stream&&) noexcept = default;
+Sha256Stream& Sha256Stream::operator=(Sha256Stream&&) noexcept = default;
+Sha256Stream::~Sha256Stream() = default;
+
+void Sha256Stream::update(std::string_view data) {
+  EVP_DigestUpdate(ctx_->md.get(), data.data(), data.size());
+}
+
+std::string Sha256Stream::hex() {
+  return finish(ctx_->md.get());
 }
 
 } // namespace opskit::repo

@@ -9,6 +9,7 @@
 // signing failure publishes nothing. The previous generation of content-addressed files is
 // kept, for clients that fetched the old top-level file a moment ago; temporary files of a
 // killed run are swept away by the next one.
+#include <deque>
 #include <filesystem>
 #include <set>
 #include <vector>
@@ -156,10 +157,8 @@ Repository::write_deb_suites(const std::vector<std::pair<std::string, std::strin
 }
 
 Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std::string>& dists,
-                                                             std::optional<Signer>& signer) {
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
+                                                             std::optional<Signer>& signer,
+                                                             Reuse reuse) {
 
   struct Built {
     std::string dir; // rpm/<distro>/<version>/<arch>
@@ -167,19 +166,23 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     std::string signature;
     std::size_t packages = 0;
     std::vector<std::pair<std::string, std::string>> links; // noarch file -> place in this repo
+    std::vector<RepomdEntry> previous;                      // what the current repomd.xml lists
   };
   std::vector<Built> built;
   for (const auto& dist : dists) {
     // One repository per architecture; noarch packages belong to each, sources to SRPMS.
     std::set<std::string> arches(config_.rpm_architectures.begin(),
                                  config_.rpm_architectures.end());
+    auto records = state_.yum_records(dist);
+    if (!records)
+      return fail(records.error());
     std::vector<const PackageRecord*> mine;
-    for (const auto& r : *records)
-      if (r.format == PackageFormat::rpm && r.dist == dist) {
-        mine.push_back(&r);
-        if (r.arch != "noarch")
-          arches.insert(r.arch == "src" ? "SRPMS" : r.arch);
-      }
+    std::deque<PackageRecord> written; // records given fragments here; stable addresses
+    for (const auto& r : *records) {
+      mine.push_back(&r);
+      if (r.arch != "noarch")
+        arches.insert(r.arch == "src" ? "SRPMS" : r.arch);
+    }
     for (const auto& arch : arches) {
       Built b;
       b.dir = fmt::format("rpm/{}/{}", dist, arch);
@@ -191,22 +194,39 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
         std::string location = "Packages/" + r->file.substr(r->file.rfind('/') + 1);
         if (dir != arch)
           b.links.emplace_back(r->file, fmt::format("{}/{}", b.dir, location));
-        YumEntry entry{r->name,
-                       r->version.find(':') == std::string::npos ? "0:" + r->version : r->version,
-                       r->arch,
-                       {r->xml_primary, r->xml_filelists, r->xml_other}};
-        if (entry.xml.primary.empty()) { // recorded without fragments: write them now
-          PackageRecord copy = *r;
+        const PackageRecord* with_fragments = r;
+        if (r->xml_primary.empty()) { // recorded without fragments: write them now
+          PackageRecord& copy = written.emplace_back(*r);
           auto rpm = rpm_from_json(r->metadata);
           if (auto ok = rpm ? add_yum_fragments(copy, std::move(*rpm)) : fail(rpm.error()); !ok)
             return fail(ok.error().with_context(r->file));
-          entry.xml = {std::move(copy.xml_primary), std::move(copy.xml_filelists),
-                       std::move(copy.xml_other)};
+          with_fragments = &copy;
         }
-        packages.push_back(std::move(entry));
+        packages.push_back(
+            {r->name,
+             r->version.find(':') == std::string::npos ? "0:" + r->version : r->version,
+             r->arch,
+             {with_fragments->xml_primary, with_fragments->xml_filelists,
+              with_fragments->xml_other}});
       }
       b.packages = packages.size();
-      auto index = build_yum_repo(std::move(packages), env_.now);
+      std::string dir = join_path(root_, b.dir);
+      if (auto old = read_file(join_path(dir, "repodata/repomd.xml")))
+        if (auto entries = parse_repomd(*old))
+          b.previous = std::move(*entries);
+      YumPrevious previous;
+      if (reuse == Reuse::previous)
+        for (const auto& e : b.previous) {
+          std::string* into = e.type == "primary"     ? &previous.primary
+                              : e.type == "filelists" ? &previous.filelists
+                              : e.type == "other"     ? &previous.other
+                                                      : nullptr;
+          if (!into)
+            continue;
+          if (auto bytes = read_file(join_path(dir, e.location)); bytes && bytes->size() == e.size)
+            *into = std::move(*bytes);
+        }
+      auto index = build_yum_repo(std::move(packages), env_.now, previous);
       if (!index)
         return fail(index.error());
       b.index = std::move(*index);
@@ -225,9 +245,15 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
   for (const auto& b : built) {
     std::string dir = join_path(root_, b.dir);
     remove_stale_temporaries(join_path(dir, "repodata"));
+    // One listing of Packages/ rather than a lookup per noarch package.
+    std::set<std::string> present;
+    std::error_code ec;
+    if (!b.links.empty())
+      for (const auto& entry : fs::directory_iterator(join_path(dir, "Packages"), ec))
+        present.insert(entry.path().filename().string());
     for (const auto& [from, to] : b.links) {
       std::string target = join_path(root_, to);
-      if (::access(target.c_str(), F_OK) == 0)
+      if (present.contains(to.substr(to.rfind('/') + 1)))
         continue;
       if (auto made = make_directories(fs::path(target).parent_path().string()); !made)
         return fail(made.error());
@@ -241,10 +267,8 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     }
     // Files the previous repomd.xml names stay for clients that hold it.
     std::set<std::string> keep;
-    if (auto old = read_file(join_path(dir, "repodata/repomd.xml")))
-      if (auto entries = parse_repomd(*old))
-        for (const auto& e : *entries)
-          keep.insert(e.location);
+    for (const auto& e : b.previous)
+      keep.insert(e.location);
     StagedFiles files;
     for (const auto& f : b.index.files) {
       keep.insert(f.path);
@@ -261,7 +285,6 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       return fail(ok.error());
     if (!signer)
       ::unlink(join_path(dir, "repodata/repomd.xml.asc").c_str());
-    std::error_code ec;
     for (const auto& entry : fs::directory_iterator(join_path(dir, "repodata"), ec)) {
       std::string name = "repodata/" + entry.path().filename().string();
       if (name.ends_with(".xml.gz") && !keep.contains(name))

@@ -477,7 +477,7 @@ Result<void> Repository::rewrite(const Touched& touched) {
         !written)
       return fail(written.error());
   if (!touched.rpm_dists.empty())
-    if (auto written = write_rpm_dists(touched.rpm_dists, *signer); !written)
+    if (auto written = write_rpm_dists(touched.rpm_dists, *signer, Reuse::previous); !written)
       return fail(written.error());
   return {};
 }

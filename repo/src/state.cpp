@@ -173,10 +173,11 @@ Result<void> State::set_config(const std::string& key, const std::string& value)
   return {};
 }
 
-Result<std::vector<PackageRecord>> State::packages() const {
-  std::string sql =
-      fmt::format("SELECT {} FROM packages ORDER BY format, dist, name, version, arch", k_columns);
-  Query q(*this, sql.c_str());
+namespace {
+
+// Steps `q` to its end, making a record of each row with `read`.
+template <typename Read>
+Result<std::vector<PackageRecord>> all_rows(Query& q, Read read) {
   std::vector<PackageRecord> out;
   for (;;) {
     auto row = q.step();
@@ -184,8 +185,40 @@ Result<std::vector<PackageRecord>> State::packages() const {
       return fail(row.error());
     if (!*row)
       return out;
-    out.push_back(read_record(q.get()));
+    out.push_back(read(q.get()));
   }
+}
+
+} // namespace
+
+Result<std::vector<PackageRecord>> State::packages() const {
+  std::string sql =
+      fmt::format("SELECT {} FROM packages ORDER BY format, dist, name, version, arch", k_columns);
+  Query q(*this, sql.c_str());
+  return all_rows(q, read_record);
+}
+
+Result<std::vector<PackageRecord>> State::yum_records(const std::string& dist) const {
+  Query q(*this, "SELECT id, name, version, arch, file, "
+                 "CASE WHEN xml_primary = '' THEN metadata ELSE '' END, "
+                 "xml_primary, xml_filelists, xml_other FROM packages "
+                 "WHERE format = 'rpm' AND dist = ? ORDER BY name, version, arch");
+  q.bind(dist);
+  return all_rows(q, [&dist](sqlite3_stmt* s) {
+    PackageRecord r;
+    r.id = sqlite3_column_int64(s, 0);
+    r.format = PackageFormat::rpm;
+    r.dist = dist;
+    r.name = column_text(s, 1);
+    r.version = column_text(s, 2);
+    r.arch = column_text(s, 3);
+    r.file = column_text(s, 4);
+    r.metadata = column_text(s, 5);
+    r.xml_primary = column_text(s, 6);
+    r.xml_filelists = column_text(s, 7);
+    r.xml_other = column_text(s, 8);
+    return r;
+  });
 }
 
 Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std::string& dist,

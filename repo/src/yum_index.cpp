@@ -24,6 +24,9 @@
 #include <algorithm>
 #include <functional>
 #include <future>
+#include <unordered_map>
+
+#include <zlib.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -239,19 +242,26 @@ Result<YumFragments> yum_fragments(const YumPackage& package) {
   return YumFragments{std::move(*primary), std::move(*filelists), std::move(*other)};
 }
 
-Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date) {
+Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date,
+                                const YumPrevious& previous) {
+  std::vector<YumFragments> fragments;
+  fragments.reserve(packages.size());
   std::vector<YumEntry> entries;
   for (const auto& p : packages) {
     auto xml = yum_fragments(p);
     if (!xml)
       return fail(xml.error());
-    entries.push_back({p.rpm.name, p.rpm.epoch + ":" + p.rpm.version + "-" + p.rpm.release,
-                       p.rpm.arch, std::move(*xml)});
+    const YumFragments& f = fragments.emplace_back(std::move(*xml));
+    entries.push_back({p.rpm.name,
+                       p.rpm.epoch + ":" + p.rpm.version + "-" + p.rpm.release,
+                       p.rpm.arch,
+                       {f.primary, f.filelists, f.other}});
   }
-  return build_yum_repo(std::move(entries), date);
+  return build_yum_repo(std::move(entries), date, previous);
 }
 
-Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date) {
+Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
+                                const YumPrevious& previous) {
   std::sort(entries.begin(), entries.end(), [](const YumEntry& a, const YumEntry& b) {
     if (a.name != b.name)
       return a.name < b.name;
@@ -269,47 +279,92 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date)
     const char* type;
     const char* open; // the root element's start tag, without its packages attribute and '>'
     const char* close;
-    std::string YumFragments::*part;
+    std::string_view YumFragmentViews::*part;
+    std::string YumPrevious::*previous;
   };
   static const Kind k_kinds[] = {
       {"primary",
        "<metadata xmlns=\"http://linux.duke.edu/metadata/common\" "
        "xmlns:rpm=\"http://linux.duke.edu/metadata/rpm\"",
-       "</metadata>\n", &YumFragments::primary},
+       "</metadata>\n", &YumFragmentViews::primary, &YumPrevious::primary},
       {"filelists", "<filelists xmlns=\"http://linux.duke.edu/metadata/filelists\"",
-       "</filelists>\n", &YumFragments::filelists},
+       "</filelists>\n", &YumFragmentViews::filelists, &YumPrevious::filelists},
       {"other", "<otherdata xmlns=\"http://linux.duke.edu/metadata/other\"", "</otherdata>\n",
-       &YumFragments::other}};
+       &YumFragmentViews::other, &YumPrevious::other}};
+  // Where the packages split into gzip members: after each package whose identity hashes to
+  // 0 mod k_member_packages. The choice depends on that package alone, so adding or removing
+  // one package changes one member (or splits or joins two) and the rest stay byte-equal.
+  constexpr std::uint64_t k_member_packages = 256;
+  std::vector<std::size_t> ends; // one past each member's last entry
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    std::uint64_t h = 14695981039346656037u; // FNV-1a, fixed so that output is too
+    for (const std::string* part : {&entries[i].name, &entries[i].evr, &entries[i].arch}) {
+      for (char c : *part)
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211u;
+      h *= 1099511628211u; // a NUL between the parts
+    }
+    if (h % k_member_packages == 0 || i + 1 == entries.size())
+      ends.push_back(i + 1);
+  }
   // Each document is assembled, compressed and hashed on a thread of its own: gzip of a large
-  // primary.xml is most of a push's time.
+  // primary.xml is most of a full index's time.
   struct Made {
     Result<std::string> gz = std::string();
     std::string open_sha, sha;
     std::size_t open_size = 0;
   };
-  auto make = [&entries](const Kind& kind) {
-    // The fragments were written and escaped once, when each package was pushed; the document
-    // is their concatenation inside the root element.
-    std::size_t total = 256;
-    for (const auto& e : entries)
-      total += (e.xml.*kind.part).size() + 1;
-    std::string xml;
-    xml.reserve(total);
-    xml += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    xml += kind.open;
-    xml += fmt::format(" packages=\"{}\">\n", entries.size());
-    for (const auto& e : entries) {
-      xml += e.xml.*kind.part;
-      if (!xml.ends_with('\n'))
-        xml.push_back('\n');
-    }
-    xml += kind.close;
+  auto make = [&entries, &ends, &previous](const Kind& kind) {
+    // The document is the root element around the packages' fragments, which were written
+    // and escaped once, when each package was pushed. It is written as keyed gzip members: the
+    // start tag, one per run of packages, the end tag; the key is the SHA-256 of the member's
+    // text. A member of the previous file with the same key, CRC-32 and size is copied.
+    std::unordered_map<std::string_view, const GzipMember*> reusable;
+    auto old = keyed_gzip_members(previous.*kind.previous);
+    for (const auto& m : old)
+      reusable.emplace(m.key, &m);
     Made made;
-    made.open_size = xml.size();
-    made.open_sha = sha256_hex(xml);
-    made.gz = gzip_compress(xml);
-    if (made.gz)
-      made.sha = sha256_hex(*made.gz);
+    Sha256Stream open_sha;
+    std::string gz, text;
+    auto add = [&](std::string_view part) -> Result<void> {
+      open_sha.update(part);
+      made.open_size += part.size();
+      std::string key = sha256_raw(part);
+      if (auto it = reusable.find(key); it != reusable.end()) {
+        const GzipMember& m = *it->second;
+        auto crc = crc32_z(0, reinterpret_cast<const Bytef*>(part.data()), part.size());
+        if (m.crc == crc && m.isize == static_cast<std::uint32_t>(part.size())) {
+          gz += m.bytes;
+          return {};
+        }
+      }
+      auto member = gzip_keyed_member(part, key);
+      if (!member)
+        return fail(member.error());
+      gz += *member;
+      return {};
+    };
+    text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    text += kind.open;
+    text += fmt::format(" packages=\"{}\">\n", entries.size());
+    Result<void> ok = add(text);
+    for (std::size_t begin = 0, m = 0; ok && m < ends.size(); begin = ends[m++]) {
+      text.clear();
+      for (std::size_t i = begin; i < ends[m]; ++i) {
+        text += entries[i].xml.*kind.part;
+        if (!text.ends_with('\n'))
+          text.push_back('\n');
+      }
+      ok = add(text);
+    }
+    if (ok)
+      ok = add(kind.close);
+    if (!ok) {
+      made.gz = fail(ok.error());
+      return made;
+    }
+    made.open_sha = open_sha.hex();
+    made.sha = sha256_hex(gz);
+    made.gz = std::move(gz);
     return made;
   };
   std::vector<std::future<Made>> jobs;

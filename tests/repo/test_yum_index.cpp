@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
+#include <set>
+
+#include <fmt/format.h>
+
 #include "opskit/repo/compress.hpp"
 #include "opskit/repo/digest.hpp"
 #include "opskit/repo/yum_index.hpp"
+#include "process.hpp"
 
 using namespace opskit::repo;
 
@@ -32,7 +37,105 @@ std::string uncompressed(const YumIndex& index, const std::string& type) {
   return {};
 }
 
+const IndexFile& file_of(const YumIndex& index, const std::string& type) {
+  for (const auto& f : index.files)
+    if (f.path.ends_with("-" + type + ".xml.gz"))
+      return f;
+  FAIL("no " << type << " file");
+  throw;
+}
+
+std::vector<YumPackage> numbered(int count) {
+  std::vector<YumPackage> out;
+  for (int i = 0; i < count; ++i)
+    out.push_back(package(fmt::format("p{:05}", 10 * i), "", "1.0"));
+  return out;
+}
+
+// The same members as `gz` (keys, CRC-32, sizes), each compressed at level 1: what a rewrite
+// copies from it shows in its output.
+std::string recompressed(const std::string& gz) {
+  std::string out;
+  for (const auto& m : keyed_gzip_members(gz))
+    out += *gzip_keyed_member(*gzip_decompress(m.bytes, 1 << 24), m.key, 1);
+  return out;
+}
+
+std::size_t members_copied(const std::string& from, const std::string& into) {
+  std::set<std::string_view> old;
+  for (const auto& m : keyed_gzip_members(from))
+    old.insert(m.bytes);
+  std::size_t n = 0;
+  for (const auto& m : keyed_gzip_members(into))
+    n += old.contains(m.bytes);
+  return n;
+}
+
 } // namespace
+
+TEST_CASE("yum index: the .xml.gz files are keyed gzip members that gzip itself reads",
+          "[repo][rpm]") {
+  auto index = build_yum_repo(numbered(2000), 5);
+  REQUIRE(index);
+  const IndexFile& primary = file_of(*index, "primary");
+  auto members = keyed_gzip_members(primary.data);
+  CHECK(members.size() > 4); // start tag, runs of packages, end tag
+  std::size_t total = 0;
+  for (const auto& m : members)
+    total += m.bytes.size();
+  CHECK(total == primary.data.size());
+  auto gunzip = opskit::test::run({"gzip", "-dc"}, primary.data);
+  REQUIRE(gunzip.exit_status == 0);
+  CHECK(gunzip.out == *gzip_decompress(primary.data, 1 << 24));
+  CHECK(gunzip.out.find("packages=\"2000\"") != std::string::npos);
+}
+
+TEST_CASE("yum index: a rewrite copies the previous file's unchanged members", "[repo][rpm]") {
+  auto packages = numbered(2000);
+  auto before = build_yum_repo(packages, 5);
+  REQUIRE(before);
+  YumPrevious previous{recompressed(file_of(*before, "primary").data),
+                       recompressed(file_of(*before, "filelists").data),
+                       recompressed(file_of(*before, "other").data)};
+  packages.push_back(package("p10005", "", "1.0")); // lands inside one run of packages
+  auto fresh = build_yum_repo(packages, 5);
+  auto rewritten = build_yum_repo(packages, 5, previous);
+  REQUIRE(fresh);
+  REQUIRE(rewritten);
+  for (const char* type : {"primary", "filelists", "other"}) {
+    INFO(type);
+    const std::string& old = type == std::string("primary")     ? previous.primary
+                             : type == std::string("filelists") ? previous.filelists
+                                                                : previous.other;
+    const std::string& data = file_of(*rewritten, type).data;
+    CHECK(*gzip_decompress(data, 1 << 24) == *gzip_decompress(file_of(*fresh, type).data, 1 << 24));
+    // All but the start tag (its package count changed) and the run that took the new package
+    // (two when it also moved a run boundary).
+    std::size_t members = keyed_gzip_members(data).size();
+    std::size_t copied = members_copied(old, data);
+    CHECK(copied >= members - 3);
+    CHECK(copied < members);
+  }
+  // repomd.xml describes the bytes written, copied or not.
+  auto entries = parse_repomd(rewritten->repomd);
+  REQUIRE(entries);
+  for (const auto& e : *entries)
+    CHECK(e.checksum == sha256_hex(file_of(*rewritten, e.type).data));
+}
+
+TEST_CASE("yum index: a previous member whose CRC-32 disagrees is compressed anew", "[repo][rpm]") {
+  auto packages = numbered(600);
+  auto before = build_yum_repo(packages, 5);
+  REQUIRE(before);
+  std::string damaged = recompressed(file_of(*before, "primary").data);
+  for (const auto& m : keyed_gzip_members(damaged)) { // flip a bit of each stored CRC-32
+    auto at = static_cast<std::size_t>(m.bytes.data() - damaged.data()) + m.bytes.size() - 8;
+    damaged[at] = static_cast<char>(damaged[at] ^ 1);
+  }
+  auto rewritten = build_yum_repo(packages, 5, YumPrevious{damaged, "", ""});
+  REQUIRE(rewritten);
+  CHECK(file_of(*rewritten, "primary").data == file_of(*before, "primary").data);
+}
 
 TEST_CASE("yum index: primary carries the package count, epoch=\"0\" and escaped text",
           "[repo][rpm]") {

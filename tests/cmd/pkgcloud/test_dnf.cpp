@@ -177,6 +177,26 @@ TEST_CASE("dnf: an edited primary.xml.gz and another key are rejected", "[pkgclo
   CHECK(verify.out.find("-primary.xml.gz has size") != std::string::npos);
 }
 
+TEST_CASE("dnf: after a push and an rm into a repository, makecache sees exactly what is left",
+          "[pkgcloud][dnf][server]") {
+  // push and rm rewrite the metadata copying its unchanged gzip members: the files dnf reads
+  // are then members of two generations, which must read as one.
+  Fixture f;
+  std::string extra = rpmbuild(f.dir.path(), "rextra", "3.0", "noarch", "", "");
+  REQUIRE(pkgcloud(f.repo, {"push", extra}).exit_status == 0);
+  REQUIRE(pkgcloud(f.repo, {"rm", "rhello"}).exit_status == 0);
+  HttpServer server(f.repo);
+  IsolatedDnf dnf(f.dir / "dnf");
+  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  auto all = dnf({"repoquery", "--qf", "%{name}-%{evr}", "--all"});
+  INFO(all.out << all.err);
+  REQUIRE(all.exit_status == 0);
+  CHECK(all.out == "rcommon-1:2.0-1\nrextra-3.0-1\n");
+  CHECK(dnf({"repoquery", "-l", "rextra"}).out.find("/usr/share/rextra/data\n") !=
+        std::string::npos);
+  CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+}
+
 TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcloud][dnf]") {
   Fixture f;
   std::string primary_dir = f.repo + "/rpm/el/9/x86_64/repodata";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,23 @@ Digests digest_all(std::string_view data, Hash which = Hash::all);
 
 // SHA-256 of `data` as lowercase hex.
 std::string sha256_hex(std::string_view data);
+
+// SHA-256 of `data` as its 32 raw bytes.
+std::string sha256_raw(std::string_view data);
+
+// SHA-256 of data given in pieces.
+class Sha256Stream {
+public:
+  Sha256Stream();
+  Sha256Stream(Sha256Stream&&) noexcept;
+  Sha256Stream& operator=(Sha256Stream&&) noexcept;
+  ~Sha256Stream();
+  void update(std::string_view data);
+  std::string hex(); // the digest of everything given, as lowercase hex; ends the stream
+
+private:
+  struct Context;
+  std::unique_ptr<Context> ctx_;
+};
 
 } // namespace opskit::repo

@@ -134,8 +134,12 @@ private:
   Result<std::vector<std::string>>
   write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
                    std::optional<Signer>& signer);
+  // Reuse::previous copies the unchanged parts of each dist's current .xml.gz files (push, rm,
+  // prune); a full index compresses everything anew, so that it also repairs damaged files.
+  enum class Reuse { none, previous };
   Result<std::vector<std::string>> write_rpm_dists(const std::set<std::string>& dists,
-                                                   std::optional<Signer>& signer);
+                                                   std::optional<Signer>& signer,
+                                                   Reuse reuse = Reuse::none);
   Result<void> write_public_key(Signer& signer);
   // The deb suites and rpm dists that a change to some packages touches.
   struct Touched {

@@ -50,6 +50,9 @@ public:
 
   // Every package, sorted by format, dist, name, version text and arch.
   Result<std::vector<PackageRecord>> packages() const;
+  // The rpm packages of `dist` with what writing its yum metadata needs: id, name, version,
+  // arch, file and the fragments; metadata only where the fragments are missing.
+  Result<std::vector<PackageRecord>> yum_records(const std::string& dist) const;
   // The package with this identity, if recorded.
   Result<std::optional<PackageRecord>> find(PackageFormat format, const std::string& dist,
                                             const std::string& name, const std::string& version,

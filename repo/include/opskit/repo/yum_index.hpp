@@ -42,15 +42,28 @@ struct YumFragments {
 };
 Result<YumFragments> yum_fragments(const YumPackage& package);
 
-// A package as the index writer sorts and pastes it: name, "epoch:version-release", arch.
+// A package as the index writer sorts and pastes it: name, "epoch:version-release", arch, and
+// its fragments, viewed: they must outlive the build_yum_repo call.
+struct YumFragmentViews {
+  std::string_view primary, filelists, other;
+};
 struct YumEntry {
   std::string name, evr, arch;
-  YumFragments xml;
+  YumFragmentViews xml;
+};
+
+// The compressed primary, filelists and other files a repository had before a change (any may
+// be empty), whose unchanged parts a rewrite copies instead of compressing them again.
+struct YumPrevious {
+  std::string primary, filelists, other;
 };
 
 // Builds the metadata, deterministic for equal input (packages sorted by name, rpm version
-// order and arch; `date` as every timestamp).
-Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date);
-Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date);
+// order and arch; `date` as every timestamp). Equal input gives equal bytes with or without
+// `previous`; it only saves work.
+Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
+                                const YumPrevious& previous = {});
+Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date,
+                                const YumPrevious& previous = {});
 
 } // namespace opskit::repo
