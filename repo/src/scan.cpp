@@ -14,8 +14,10 @@
 
 #include <fmt/format.h>
 
+#include "opskit/repo/compress.hpp"
 #include "opskit/repo/deb.hpp"
 #include "opskit/repo/rpm.hpp"
+#include "opskit/repo/yum_index.hpp"
 #include "repository_detail.hpp"
 
 namespace fs = std::filesystem;
@@ -97,6 +99,32 @@ void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std:
   for (unsigned i = 1; i < workers; ++i)
     threads.emplace_back(work);
   work();
+}
+
+// primary.xml of the largest public repositories is a few hundred MB.
+constexpr std::size_t k_max_primary = std::size_t{2} << 30;
+
+// Every package a dnf repository's primary.xml.gz lists is where it says, with its size: what
+// dnf would download (a noarch package is a link in each architecture's directory).
+void check_locations(const fs::path& dir, const fs::path& shown, std::string_view primary_gz,
+                     std::vector<std::string>& problems) {
+  auto xml = gzip_decompress(primary_gz, k_max_primary);
+  auto locations = xml ? parse_primary_locations(*xml) : fail(xml.error());
+  if (!locations) {
+    problems.push_back(
+        fmt::format("{}: primary.xml.gz: {}", shown.string(), locations.error().message()));
+    return;
+  }
+  for (const auto& l : *locations) {
+    std::error_code ec;
+    auto size = fs::file_size(dir / l.href, ec);
+    if (ec)
+      problems.push_back(
+          fmt::format("{}: listed in primary.xml but missing", (shown / l.href).string()));
+    else if (size != l.size)
+      problems.push_back(fmt::format("{}: size {} but primary.xml says {}",
+                                     (shown / l.href).string(), size, l.size));
+  }
 }
 
 } // namespace
@@ -301,6 +329,8 @@ Result<std::vector<std::string>> Repository::verify() {
       else if (sha256_hex(*bytes) != e.checksum)
         problems.push_back(
             fmt::format("{}: {} has another SHA-256 than repomd.xml says", shown, e.location));
+      else if (e.type == "primary")
+        check_locations(dir, fs::relative(dir, root_, ec), *bytes, problems);
     }
   }
   return problems;

@@ -394,25 +394,41 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   return index;
 }
 
-Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text) {
-  using Doc = CPtr<xmlDoc, xmlFreeDoc>;
-  Doc doc(xmlReadMemory(text.data(), static_cast<int>(text.size()), "repomd.xml", nullptr,
-                        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
+namespace {
+
+using Doc = CPtr<xmlDoc, xmlFreeDoc>;
+
+bool name_is(const xmlNode* n, const char* name) {
+  return n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, x(name)) == 0;
+}
+
+std::string content(xmlNode* n) {
+  XmlText value(xmlNodeGetContent(n));
+  return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
+}
+
+std::string property(xmlNode* n, const char* name) {
+  XmlText value(xmlGetProp(n, x(name)));
+  return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
+}
+
+Result<Doc> parse_xml(std::string_view text, const char* name) {
+  Doc doc(
+      xmlReadMemory(text.data(), static_cast<int>(text.size()), name, nullptr,
+                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE));
   if (!doc || !xmlDocGetRootElement(doc.get()))
-    return fail("repomd.xml: not well-formed XML");
-  auto name_is = [](xmlNode* n, const char* name) {
-    return n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, x(name)) == 0;
-  };
-  auto content = [](xmlNode* n) {
-    XmlText value(xmlNodeGetContent(n));
-    return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
-  };
-  auto property = [](xmlNode* n, const char* name) {
-    XmlText value(xmlGetProp(n, x(name)));
-    return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
-  };
+    return fail(fmt::format("{}: not well-formed XML", name));
+  return doc;
+}
+
+} // namespace
+
+Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text) {
+  auto doc = parse_xml(text, "repomd.xml");
+  if (!doc)
+    return fail(doc.error());
   std::vector<RepomdEntry> out;
-  for (xmlNode* data = xmlDocGetRootElement(doc.get())->children; data; data = data->next) {
+  for (xmlNode* data = xmlDocGetRootElement(doc->get())->children; data; data = data->next) {
     if (!name_is(data, "data"))
       continue;
     RepomdEntry e;
@@ -426,6 +442,26 @@ Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text) {
         e.size = std::strtoull(content(c).c_str(), nullptr, 10);
     }
     out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<std::vector<YumLocation>> parse_primary_locations(std::string_view text) {
+  auto doc = parse_xml(text, "primary.xml");
+  if (!doc)
+    return fail(doc.error());
+  std::vector<YumLocation> out;
+  for (xmlNode* p = xmlDocGetRootElement(doc->get())->children; p; p = p->next) {
+    if (!name_is(p, "package"))
+      continue;
+    YumLocation l;
+    for (xmlNode* c = p->children; c; c = c->next) {
+      if (name_is(c, "location"))
+        l.href = property(c, "href");
+      else if (name_is(c, "size"))
+        l.size = std::strtoull(property(c, "package").c_str(), nullptr, 10);
+    }
+    out.push_back(std::move(l));
   }
   return out;
 }

@@ -197,6 +197,19 @@ TEST_CASE("dnf: after a push and an rm into a repository, makecache sees exactly
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
+TEST_CASE("dnf: verify reports a package that primary.xml lists but dnf could not download",
+          "[pkgcloud][dnf]") {
+  Fixture f;
+  REQUIRE(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+  // the noarch package's link in the x86_64 repository, which its primary.xml points at
+  std::string link = "rpm/el/9/x86_64/Packages/rcommon-2.0-1.noarch.rpm";
+  REQUIRE(fs::exists(f.repo + "/" + link));
+  fs::remove(f.repo + "/" + link);
+  auto verify = pkgcloud(f.repo, {"verify"});
+  CHECK(verify.exit_status == 1);
+  CHECK(verify.out == link + ": listed in primary.xml but missing\n");
+}
+
 TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcloud][dnf]") {
   Fixture f;
   std::string primary_dir = f.repo + "/rpm/el/9/x86_64/repodata";

@@ -36,6 +36,13 @@ struct RepomdEntry {
 // The <data> entries of a repomd.xml; an error when it is not well-formed XML.
 Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text);
 
+// Where primary.xml says each package is (relative to the repository directory), and its size.
+struct YumLocation {
+  std::string href;
+  std::uint64_t size = 0;
+};
+Result<std::vector<YumLocation>> parse_primary_locations(std::string_view text);
+
 // A package's <package> elements of primary.xml, filelists.xml and other.xml, escaped.
 struct YumFragments {
   std::string primary, filelists, other;
