@@ -128,7 +128,11 @@ Result<State> State::open(const std::string& path, Create create) {
   // Concurrent writers wait for each other instead of failing with SQLITE_BUSY.
   sqlite3_busy_timeout(db.get(), 60'000);
   State state(std::move(db), path);
-  if (auto ok = state.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"); !ok)
+  // Reads through a memory map rather than a pread per 4 KiB page: an index of thousands of
+  // packages reads the whole table.
+  if (auto ok = state.exec(
+          "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=1073741824;");
+      !ok)
     return fail(ok.error());
   if (auto ok = state.exec(k_schema); !ok)
     return fail(ok.error());
