@@ -22,8 +22,10 @@
 #include "opskit/repo/yum_index.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <functional>
-#include <future>
+#include <thread>
 #include <unordered_map>
 
 #include <zlib.h>
@@ -306,85 +308,104 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     if (h % k_member_packages == 0 || i + 1 == entries.size())
       ends.push_back(i + 1);
   }
-  // Each document is assembled, compressed and hashed on a thread of its own: gzip of a large
-  // primary.xml is most of a full index's time.
-  struct Made {
-    Result<std::string> gz = std::string();
-    std::string open_sha, sha;
+  // The three documents are the root element around the packages' fragments, which were
+  // written and escaped once, when each package was pushed. Each is written as keyed gzip
+  // members: the start tag, one per run of packages, the end tag; a member's key is the
+  // SHA-256 of its text, and a member of the previous file with the same key, CRC-32 and size
+  // is copied instead of compressed. The work is one task per member plus one per document for
+  // its open-checksum (SHA-256 cannot be split), spread over the CPUs.
+  struct Doc {
+    std::vector<std::string> parts; // the text of each member
+    std::vector<GzipMember> previous;
+    std::unordered_map<std::string_view, const GzipMember*> reusable;
+    std::vector<Result<std::string>> members;
+    std::string open_sha;
     std::size_t open_size = 0;
   };
-  auto make = [&entries, &ends, &previous](const Kind& kind) {
-    // The document is the root element around the packages' fragments, which were written
-    // and escaped once, when each package was pushed. It is written as keyed gzip members: the
-    // start tag, one per run of packages, the end tag; the key is the SHA-256 of the member's
-    // text. A member of the previous file with the same key, CRC-32 and size is copied.
-    std::unordered_map<std::string_view, const GzipMember*> reusable;
-    auto old = keyed_gzip_members(previous.*kind.previous);
-    for (const auto& m : old)
-      reusable.emplace(m.key, &m);
-    Made made;
-    Sha256Stream open_sha;
-    std::string gz, text;
-    auto add = [&](std::string_view part) -> Result<void> {
-      open_sha.update(part);
-      made.open_size += part.size();
-      std::string key = sha256_raw(part);
-      if (auto it = reusable.find(key); it != reusable.end()) {
-        const GzipMember& m = *it->second;
-        auto crc = crc32_z(0, reinterpret_cast<const Bytef*>(part.data()), part.size());
-        if (m.crc == crc && m.isize == static_cast<std::uint32_t>(part.size())) {
-          gz += m.bytes;
-          return {};
-        }
-      }
-      auto member = gzip_keyed_member(part, key);
-      if (!member)
-        return fail(member.error());
-      gz += *member;
-      return {};
-    };
-    text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    text += kind.open;
-    text += fmt::format(" packages=\"{}\">\n", entries.size());
-    Result<void> ok = add(text);
-    for (std::size_t begin = 0, m = 0; ok && m < ends.size(); begin = ends[m++]) {
-      text.clear();
+  std::array<Doc, std::size(k_kinds)> docs;
+  for (std::size_t k = 0; k < docs.size(); ++k) {
+    const Kind& kind = k_kinds[k];
+    Doc& doc = docs[k];
+    std::string head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    head += kind.open;
+    head += fmt::format(" packages=\"{}\">\n", entries.size());
+    doc.parts.push_back(std::move(head));
+    for (std::size_t begin = 0, m = 0; m < ends.size(); begin = ends[m++]) {
+      std::string& text = doc.parts.emplace_back();
+      std::size_t size = 0;
+      for (std::size_t i = begin; i < ends[m]; ++i)
+        size += (entries[i].xml.*kind.part).size() + 1;
+      text.reserve(size);
       for (std::size_t i = begin; i < ends[m]; ++i) {
         text += entries[i].xml.*kind.part;
         if (!text.ends_with('\n'))
           text.push_back('\n');
       }
-      ok = add(text);
     }
-    if (ok)
-      ok = add(kind.close);
-    if (!ok) {
-      made.gz = fail(ok.error());
-      return made;
+    doc.parts.push_back(kind.close);
+    doc.previous = keyed_gzip_members(previous.*kind.previous);
+    for (const auto& m : doc.previous)
+      doc.reusable.emplace(m.key, &m);
+    doc.members.resize(doc.parts.size(), std::string());
+  }
+  auto make_member = [](Doc& doc, std::size_t i) {
+    const std::string& part = doc.parts[i];
+    std::string key = sha256_raw(part);
+    if (auto it = doc.reusable.find(key); it != doc.reusable.end()) {
+      const GzipMember& m = *it->second;
+      if (m.isize == static_cast<std::uint32_t>(part.size()) &&
+          m.crc == crc32_z(0, reinterpret_cast<const Bytef*>(part.data()), part.size())) {
+        doc.members[i] = std::string(m.bytes);
+        return;
+      }
     }
-    made.open_sha = open_sha.hex();
-    made.sha = sha256_hex(gz);
-    made.gz = std::move(gz);
-    return made;
+    doc.members[i] = gzip_keyed_member(part, key);
   };
-  std::vector<std::future<Made>> jobs;
-  for (const Kind& kind : k_kinds)
-    jobs.push_back(std::async(std::launch::async, make, std::cref(kind)));
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const Kind& kind = k_kinds[i];
-    Made made = jobs[i].get();
-    if (!made.gz)
-      return fail(made.gz.error());
-    std::string path = fmt::format("repodata/{}-{}.xml.gz", made.sha, kind.type);
+  auto open_checksum = [](Doc& doc) {
+    Sha256Stream sha;
+    for (const auto& part : doc.parts) {
+      sha.update(part);
+      doc.open_size += part.size();
+    }
+    doc.open_sha = sha.hex();
+  };
+  std::vector<std::function<void()>> tasks;
+  for (auto& doc : docs) // the longest tasks first
+    tasks.emplace_back([&doc, &open_checksum] { open_checksum(doc); });
+  for (auto& doc : docs)
+    for (std::size_t i = 0; i < doc.parts.size(); ++i)
+      tasks.emplace_back([&doc, &make_member, i] { make_member(doc, i); });
+  {
+    std::atomic<std::size_t> next{0};
+    auto work = [&tasks, &next] {
+      for (std::size_t i; (i = next++) < tasks.size();)
+        tasks[i]();
+    };
+    std::vector<std::jthread> workers;
+    for (unsigned i = 1; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+      workers.emplace_back(work);
+    work();
+  }
+  for (std::size_t k = 0; k < docs.size(); ++k) {
+    const Kind& kind = k_kinds[k];
+    Doc& doc = docs[k];
+    std::string gz;
+    for (auto& member : doc.members) {
+      if (!member)
+        return fail(member.error());
+      gz += *member;
+    }
+    std::string sha = sha256_hex(gz);
+    std::string path = fmt::format("repodata/{}-{}.xml.gz", sha, kind.type);
     repomd.open("data").attr("type", kind.type);
-    repomd.open("checksum").attr("type", "sha256").text(made.sha).close();
-    repomd.open("open-checksum").attr("type", "sha256").text(made.open_sha).close();
+    repomd.open("checksum").attr("type", "sha256").text(sha).close();
+    repomd.open("open-checksum").attr("type", "sha256").text(doc.open_sha).close();
     repomd.open("location").attr("href", path).close();
     repomd.element("timestamp", std::to_string(date));
-    repomd.element("size", std::to_string(made.gz->size()));
-    repomd.element("open-size", std::to_string(made.open_size));
+    repomd.element("size", std::to_string(gz.size()));
+    repomd.element("open-size", std::to_string(doc.open_size));
     repomd.close();
-    index.files.push_back({std::move(path), std::move(*made.gz)});
+    index.files.push_back({std::move(path), std::move(gz)});
   }
   repomd.close();
   auto text = repomd.finish("repomd.xml");
