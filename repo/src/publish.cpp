@@ -42,7 +42,6 @@ void remove_stale_temporaries(const std::string& dir) {
 
 } // namespace
 
-using detail::add_yum_fragments;
 using detail::join_path;
 using detail::read_whole;
 using detail::release_hashes;
@@ -173,41 +172,39 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     // One repository per architecture; noarch packages belong to each, sources to SRPMS.
     std::set<std::string> arches(config_.rpm_architectures.begin(),
                                  config_.rpm_architectures.end());
-    auto records = state_.yum_records(dist);
-    if (!records)
-      return fail(records.error());
-    std::vector<const PackageRecord*> mine;
-    std::deque<PackageRecord> written; // records given fragments here; stable addresses
-    for (const auto& r : *records) {
-      mine.push_back(&r);
+    auto rows = state_.yum_rows(dist);
+    if (!rows)
+      return fail(rows.error());
+    for (const auto& r : rows->rows)
       if (r.arch != "noarch")
-        arches.insert(r.arch == "src" ? "SRPMS" : r.arch);
-    }
+        arches.insert(r.arch == "src" ? "SRPMS" : std::string(r.arch));
+    std::deque<YumFragments> written; // fragments of rows recorded without them; stable
     for (const auto& arch : arches) {
       Built b;
       b.dir = fmt::format("rpm/{}/{}", dist, arch);
       std::vector<YumEntry> packages;
-      for (const PackageRecord* r : mine) {
-        std::string dir = r->arch == "src" ? "SRPMS" : r->arch;
-        if (dir != arch && !(r->arch == "noarch" && arch != "SRPMS"))
+      for (const auto& r : rows->rows) {
+        std::string_view dir = r.arch == "src" ? "SRPMS" : r.arch;
+        if (dir != arch && !(r.arch == "noarch" && arch != "SRPMS"))
           continue;
-        std::string location = "Packages/" + r->file.substr(r->file.rfind('/') + 1);
+        std::string_view file_name = r.file.substr(r.file.rfind('/') + 1);
         if (dir != arch)
-          b.links.emplace_back(r->file, fmt::format("{}/{}", b.dir, location));
-        const PackageRecord* with_fragments = r;
-        if (r->xml_primary.empty()) { // recorded without fragments: write them now
-          PackageRecord& copy = written.emplace_back(*r);
-          auto rpm = rpm_from_json(r->metadata);
-          if (auto ok = rpm ? add_yum_fragments(copy, std::move(*rpm)) : fail(rpm.error()); !ok)
-            return fail(ok.error().with_context(r->file));
-          with_fragments = &copy;
+          b.links.emplace_back(r.file, fmt::format("{}/Packages/{}", b.dir, file_name));
+        YumFragmentViews xml{r.primary, r.filelists, r.other};
+        if (xml.primary.empty()) { // recorded without fragments: write them now
+          auto rpm = rpm_from_json(std::string(r.metadata));
+          auto made = rpm ? yum_fragments({std::move(*rpm), fmt::format("Packages/{}", file_name),
+                                           r.size, std::string(r.sha256)})
+                          : fail(rpm.error());
+          if (!made)
+            return fail(made.error().with_context(r.file));
+          const YumFragments& f = written.emplace_back(std::move(*made));
+          xml = {f.primary, f.filelists, f.other};
         }
-        packages.push_back(
-            {r->name,
-             r->version.find(':') == std::string::npos ? "0:" + r->version : r->version,
-             r->arch,
-             {with_fragments->xml_primary, with_fragments->xml_filelists,
-              with_fragments->xml_other}});
+        std::string version(r.version);
+        packages.push_back({std::string(r.name),
+                            version.find(':') == std::string::npos ? "0:" + version : version,
+                            std::string(r.arch), xml});
       }
       b.packages = packages.size();
       std::string dir = join_path(root_, b.dir);

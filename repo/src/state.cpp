@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/repo/state.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace opskit::repo {
@@ -202,27 +205,48 @@ Result<std::vector<PackageRecord>> State::packages() const {
   return all_rows(q, read_record);
 }
 
-Result<std::vector<PackageRecord>> State::yum_records(const std::string& dist) const {
-  Query q(*this, "SELECT id, name, version, arch, file, "
+Result<YumRows> State::yum_rows(const std::string& dist) const {
+  Query q(*this, "SELECT name, version, arch, file, sha256, size, "
                  "CASE WHEN xml_primary = '' THEN metadata ELSE '' END, "
                  "xml_primary, xml_filelists, xml_other FROM packages "
                  "WHERE format = 'rpm' AND dist = ? ORDER BY name, version, arch");
   q.bind(dist);
-  return all_rows(q, [&dist](sqlite3_stmt* s) {
-    PackageRecord r;
-    r.id = sqlite3_column_int64(s, 0);
-    r.format = PackageFormat::rpm;
-    r.dist = dist;
-    r.name = column_text(s, 1);
-    r.version = column_text(s, 2);
-    r.arch = column_text(s, 3);
-    r.file = column_text(s, 4);
-    r.metadata = column_text(s, 5);
-    r.xml_primary = column_text(s, 6);
-    r.xml_filelists = column_text(s, 7);
-    r.xml_other = column_text(s, 8);
-    return r;
-  });
+  YumRows out;
+  constexpr std::size_t k_block = std::size_t{1} << 20;
+  char* free = nullptr;
+  std::size_t left = 0;
+  auto keep = [&](int column) {
+    const char* text = reinterpret_cast<const char*>(sqlite3_column_text(q.get(), column));
+    auto size = static_cast<std::size_t>(sqlite3_column_bytes(q.get(), column));
+    if (size > left) {
+      left = std::max(k_block, size);
+      free = out.blocks.emplace_back(std::make_unique_for_overwrite<char[]>(left)).get();
+    }
+    if (size > 0)
+      std::memcpy(free, text, size);
+    std::string_view kept(free, size);
+    free += size;
+    left -= size;
+    return kept;
+  };
+  for (;;) {
+    auto row = q.step();
+    if (!row)
+      return fail(row.error());
+    if (!*row)
+      return out;
+    YumRows::Row& r = out.rows.emplace_back();
+    r.name = keep(0);
+    r.version = keep(1);
+    r.arch = keep(2);
+    r.file = keep(3);
+    r.sha256 = keep(4);
+    r.size = static_cast<std::uint64_t>(sqlite3_column_int64(q.get(), 5));
+    r.metadata = keep(6);
+    r.primary = keep(7);
+    r.filelists = keep(8);
+    r.other = keep(9);
+  }
 }
 
 Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std::string& dist,

@@ -8,7 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <regex>
+
+#include <sqlite3.h>
 
 #include "fixture.hpp"
 #include "opskit/file.hpp"
@@ -208,6 +211,30 @@ TEST_CASE("dnf: verify reports a package that primary.xml lists but dnf could no
   auto verify = pkgcloud(f.repo, {"verify"});
   CHECK(verify.exit_status == 1);
   CHECK(verify.out == link + ": listed in primary.xml but missing\n");
+}
+
+TEST_CASE("dnf: records made before fragments were kept index to the same metadata",
+          "[pkgcloud][dnf]") {
+  Fixture f;
+  auto repodata = [&] {
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::directory_iterator(f.repo + "/rpm/el/9/x86_64/repodata"))
+      if (e.path().string().ends_with(".xml.gz"))
+        files[e.path().filename()] = *opskit::read_file(e.path());
+    return files;
+  };
+  REQUIRE(pkgcloud(f.repo, {"index"}).exit_status == 0);
+  auto before = repodata();
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((f.repo + "/.pkgcloud/state.db").c_str(), &db) == SQLITE_OK);
+  CHECK(sqlite3_exec(db, "UPDATE packages SET xml_primary = '', xml_filelists = '', xml_other = ''",
+                     nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto index = pkgcloud(f.repo, {"index"});
+  INFO(index.err);
+  REQUIRE(index.exit_status == 0);
+  CHECK(repodata() == before);
+  CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
 TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcloud][dnf]") {

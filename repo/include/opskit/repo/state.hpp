@@ -36,6 +36,20 @@ struct PackageRecord {
 
 std::string_view format_name(PackageFormat format) noexcept;
 
+// The part of an rpm's record that its yum metadata needs, its text held in a few large blocks
+// that the rows view (an index of thousands of rpms reads megabytes of fragments): moving a
+// YumRows keeps the views valid.
+struct YumRows {
+  struct Row {
+    std::string_view name, version, arch, file, sha256;
+    std::uint64_t size = 0;
+    std::string_view metadata; // only where the fragments are missing
+    std::string_view primary, filelists, other;
+  };
+  std::vector<Row> rows;
+  std::vector<std::unique_ptr<char[]>> blocks;
+};
+
 // The repository's SQLite database (.pkgcloud/state.db): a config table of key/value settings
 // and a packages table keyed by (format, dist, name, version, arch). Writers hold a Transaction
 // (BEGIN IMMEDIATE: one writer at a time, readers keep their snapshot).
@@ -50,9 +64,9 @@ public:
 
   // Every package, sorted by format, dist, name, version text and arch.
   Result<std::vector<PackageRecord>> packages() const;
-  // The rpm packages of `dist` with what writing its yum metadata needs: id, name, version,
-  // arch, file and the fragments; metadata only where the fragments are missing.
-  Result<std::vector<PackageRecord>> yum_records(const std::string& dist) const;
+  // What writing the yum metadata of `dist` needs of each of its rpms, sorted by name, version
+  // text and arch.
+  Result<YumRows> yum_rows(const std::string& dist) const;
   // The package with this identity, if recorded.
   Result<std::optional<PackageRecord>> find(PackageFormat format, const std::string& dist,
                                             const std::string& name, const std::string& version,
