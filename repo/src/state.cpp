@@ -182,18 +182,24 @@ Result<void> State::set_config(const std::string& key, const std::string& value)
 
 namespace {
 
-// Steps `q` to its end, making a record of each row with `read`.
-template <typename Read>
-Result<std::vector<PackageRecord>> all_rows(Query& q, Read read) {
-  std::vector<PackageRecord> out;
+// Steps `q` to its end, calling `each` with every row.
+template <typename Each>
+Result<void> for_each_row(Query& q, Each each) {
   for (;;) {
     auto row = q.step();
     if (!row)
       return fail(row.error());
     if (!*row)
-      return out;
-    out.push_back(read(q.get()));
+      return {};
+    each(q.get());
   }
+}
+
+Result<std::vector<PackageRecord>> all_records(Query& q) {
+  std::vector<PackageRecord> out;
+  if (auto ok = for_each_row(q, [&out](sqlite3_stmt* s) { out.push_back(read_record(s)); }); !ok)
+    return fail(ok.error());
+  return out;
 }
 
 } // namespace
@@ -202,7 +208,7 @@ Result<std::vector<PackageRecord>> State::packages() const {
   std::string sql =
       fmt::format("SELECT {} FROM packages ORDER BY format, dist, name, version, arch", k_columns);
   Query q(*this, sql.c_str());
-  return all_rows(q, read_record);
+  return all_records(q);
 }
 
 Result<YumRows> State::yum_rows(const std::string& dist) const {
@@ -229,24 +235,22 @@ Result<YumRows> State::yum_rows(const std::string& dist) const {
     left -= size;
     return kept;
   };
-  for (;;) {
-    auto row = q.step();
-    if (!row)
-      return fail(row.error());
-    if (!*row)
-      return out;
+  auto ok = for_each_row(q, [&](sqlite3_stmt* s) {
     YumRows::Row& r = out.rows.emplace_back();
     r.name = keep(0);
     r.version = keep(1);
     r.arch = keep(2);
     r.file = keep(3);
     r.sha256 = keep(4);
-    r.size = static_cast<std::uint64_t>(sqlite3_column_int64(q.get(), 5));
+    r.size = static_cast<std::uint64_t>(sqlite3_column_int64(s, 5));
     r.metadata = keep(6);
     r.primary = keep(7);
     r.filelists = keep(8);
     r.other = keep(9);
-  }
+  });
+  if (!ok)
+    return fail(ok.error());
+  return out;
 }
 
 Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std::string& dist,
