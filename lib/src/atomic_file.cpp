@@ -38,16 +38,6 @@ Result<void> write_all(int fd, std::string_view data, const std::string& name) {
   return {};
 }
 
-Result<void> fsync_directory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    return fail(Error::from_errno("open", dir));
-  UniqueFd owner(fd);
-  if (::fsync(fd) != 0)
-    return fail(Error::from_errno("fsync", dir));
-  return {};
-}
-
 // Writes a temporary file beside `path` and starts writing it back to disk, without waiting;
 // returns its name and open descriptor.
 Result<std::pair<std::string, UniqueFd>> write_temporary(const std::string& path,
@@ -70,6 +60,16 @@ Result<std::pair<std::string, UniqueFd>> write_temporary(const std::string& path
 }
 
 } // namespace
+
+Result<void> fsync_directory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(Error::from_errno("open", dir));
+  UniqueFd owner(fd);
+  if (::fsync(fd) != 0)
+    return fail(Error::from_errno("fsync", dir));
+  return {};
+}
 
 Result<void> make_directories(const std::string& path) {
   if (path.empty())

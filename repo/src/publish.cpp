@@ -4,15 +4,27 @@
 // Every file is staged (written to a temporary name and fsynced) and renamed in an order that
 // keeps the published repository consistent for a reader at every instant, also across a
 // kill -9: content-addressed files first (by-hash copies, <sha256>-primary.xml.gz), then the
-// indexes, then the top-level files that name them (Release, Release.gpg, InRelease;
-// repomd.xml.asc, repomd.xml). Everything is signed in memory before the first rename, so a
-// signing failure publishes nothing. The previous generation of content-addressed files is
-// kept, for clients that fetched the old top-level file a moment ago; temporary files of a
-// killed run are swept away by the next one.
+// indexes, then the top-level files that name them (Release, Release.gpg, InRelease).
+// Everything is signed in memory before the first rename, so a signing failure publishes
+// nothing. The previous generation of content-addressed files is kept, for clients that
+// fetched the old top-level file a moment ago; temporary files of a killed run are swept away
+// by the next one.
+//
+// A dnf repository has two top-level files, repomd.xml and its signature repomd.xml.asc, and
+// no order of two renames is safe: between them dnf sees a signature of the other file and
+// refuses the repository. So the new repodata/ is built whole beside the current one
+// (".repodata.next-<pid>", with hard links to the files it keeps) and the two directories
+// are swapped with one renameat2(RENAME_EXCHANGE); the old one is then removed. Where the file
+// system cannot exchange (EINVAL), the files are renamed into repodata/ one by one, the
+// signature first.
 #include <deque>
 #include <filesystem>
 #include <set>
 #include <vector>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -23,6 +35,8 @@
 namespace fs = std::filesystem;
 
 namespace opskit::repo {
+
+using detail::join_path;
 
 namespace {
 
@@ -40,9 +54,62 @@ void remove_stale_temporaries(const std::string& dir) {
     fs::remove(path, ec);
 }
 
+constexpr std::string_view k_next_repodata = ".repodata.next-";
+
+// Writes `files` (name -> bytes) and hard links to `kept` files of `current` into a new
+// directory beside it, then puts that directory in its place with one exchange (see the top of
+// this file). `current` may not exist yet.
+Result<void> replace_directory(const std::string& parent, const std::string& current,
+                               const std::vector<std::string>& kept,
+                               const std::vector<std::pair<std::string, std::string_view>>& files) {
+  if (auto made = make_directories(parent); !made)
+    return made;
+  std::error_code ec;
+  // Directories a killed run left, with whatever generation they hold.
+  for (const auto& e : fs::directory_iterator(parent, ec))
+    if (e.path().filename().string().starts_with(k_next_repodata))
+      fs::remove_all(e.path(), ec);
+  std::string next = fmt::format("{}/{}{}", parent, k_next_repodata, ::getpid());
+  if (::mkdir(next.c_str(), 0755) != 0)
+    return fail(Error::from_errno("mkdir", next));
+  for (const auto& name : kept)
+    if (::link(join_path(current, name).c_str(), join_path(next, name).c_str()) != 0 &&
+        errno != ENOENT)
+      return fail(Error::from_errno("link", join_path(current, name)));
+  StagedFiles staged;
+  for (const auto& [name, data] : files)
+    if (auto ok = staged.stage(join_path(next, name), data); !ok)
+      return ok;
+  if (auto ok = staged.commit(); !ok) // fsyncs every file and `next` itself
+    return ok;
+  if (::access(current.c_str(), F_OK) != 0) {
+    if (::rename(next.c_str(), current.c_str()) != 0)
+      return fail(Error::from_errno("rename", next));
+  } else if (::renameat2(AT_FDCWD, next.c_str(), AT_FDCWD, current.c_str(), RENAME_EXCHANGE) != 0) {
+    if (errno != EINVAL)
+      return fail(Error::from_errno("exchange", current));
+    // No exchange here: the files one by one, in their order, then the old ones out.
+    StagedFiles moved;
+    for (const auto& [name, data] : files)
+      if (auto ok = moved.stage(join_path(current, name), data); !ok)
+        return ok;
+    if (auto ok = moved.commit(); !ok)
+      return ok;
+    std::set<std::string> keep(kept.begin(), kept.end());
+    for (const auto& [name, data] : files)
+      keep.insert(name);
+    for (const auto& e : fs::directory_iterator(current, ec))
+      if (!keep.contains(e.path().filename().string()))
+        fs::remove(e.path(), ec);
+  }
+  if (auto ok = fsync_directory(parent); !ok)
+    return ok;
+  fs::remove_all(next, ec); // the previous generation, now under the temporary name
+  return {};
+}
+
 } // namespace
 
-using detail::join_path;
 using detail::read_whole;
 using detail::release_hashes;
 
@@ -241,7 +308,6 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
   std::vector<std::string> report;
   for (const auto& b : built) {
     std::string dir = join_path(root_, b.dir);
-    remove_stale_temporaries(join_path(dir, "repodata"));
     // One listing of Packages/ rather than a lookup per noarch package.
     std::set<std::string> present;
     std::error_code ec;
@@ -263,30 +329,21 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       }
     }
     // Files the previous repomd.xml names stay for clients that hold it.
-    std::set<std::string> keep;
+    std::vector<std::string> kept;
     for (const auto& e : b.previous)
-      keep.insert(e.location);
-    StagedFiles files;
-    for (const auto& f : b.index.files) {
-      keep.insert(f.path);
-      if (auto ok = files.stage(join_path(dir, f.path), f.data); !ok)
-        return fail(ok.error());
-    }
-    if (signer) {
-      if (auto ok = files.stage(join_path(dir, "repodata/repomd.xml.asc"), b.signature); !ok)
-        return fail(ok.error());
-    }
-    if (auto ok = files.stage(join_path(dir, "repodata/repomd.xml"), b.index.repomd); !ok)
+      if (std::string_view name = e.location; name.starts_with("repodata/")) {
+        name.remove_prefix(std::string_view("repodata/").size());
+        if (!name.empty() && name[0] != '.' && name.find('/') == std::string_view::npos)
+          kept.emplace_back(name);
+      }
+    std::vector<std::pair<std::string, std::string_view>> files;
+    for (const auto& f : b.index.files) // "repodata/<sha256>-primary.xml.gz", ...
+      files.emplace_back(f.path.substr(f.path.find('/') + 1), f.data);
+    if (signer)
+      files.emplace_back("repomd.xml.asc", b.signature);
+    files.emplace_back("repomd.xml", b.index.repomd);
+    if (auto ok = replace_directory(dir, join_path(dir, "repodata"), kept, files); !ok)
       return fail(ok.error());
-    if (auto ok = files.commit(); !ok)
-      return fail(ok.error());
-    if (!signer)
-      ::unlink(join_path(dir, "repodata/repomd.xml.asc").c_str());
-    for (const auto& entry : fs::directory_iterator(join_path(dir, "repodata"), ec)) {
-      std::string name = "repodata/" + entry.path().filename().string();
-      if (name.ends_with(".xml.gz") && !keep.contains(name))
-        fs::remove(entry.path(), ec);
-    }
     report.push_back(fmt::format("{}: {} packages", b.dir, b.packages));
   }
   return report;

@@ -294,7 +294,7 @@ Result<std::vector<std::string>> Repository::verify() {
   // Every dnf repository on disk: repomd.xml's signature, then each file's size and SHA-256.
   std::vector<fs::path> repomds;
   for (const auto& e : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
-    if (e.path().filename() == "repomd.xml")
+    if (e.path().filename() == "repomd.xml" && e.path().parent_path().filename() == "repodata")
       repomds.push_back(e.path());
   std::sort(repomds.begin(), repomds.end());
   for (const auto& path : repomds) {

@@ -13,6 +13,9 @@ namespace opskit {
 // Creates `path` and its missing parents with mode 0755; an existing directory is fine.
 Result<void> make_directories(const std::string& path);
 
+// fsync of a directory, so that the renames and links in it are on disk.
+Result<void> fsync_directory(const std::string& dir);
+
 // Writes `data` to `path` so that a reader sees the old file or the new one, never a mix: a
 // temporary file in the same directory, fsync, rename, fsync of the directory. Parents are
 // created. Errors name the path.

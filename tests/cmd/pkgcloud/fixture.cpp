@@ -62,4 +62,11 @@ HttpServer::~HttpServer() {
   }
 }
 
+void kill_after(const std::vector<std::string>& argv, int ms) {
+  pid_t pid = spawn_quiet(argv);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
 } // namespace opskit::test

@@ -33,6 +33,10 @@ inline std::string control(const std::string& name, const std::string& version,
          "\n Built by the tests.\n .\n  Kept byte for byte.\n";
 }
 
+// Starts argv (stdout and stderr to /dev/null), kills it with SIGKILL after `ms` milliseconds
+// and reaps it.
+void kill_after(const std::vector<std::string>& argv, int ms);
+
 // `python3 -m http.server` serving `dir` on 127.0.0.1 at a free port, stopped when dropped.
 class HttpServer {
 public:

@@ -7,14 +7,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include <chrono>
-#include <thread>
-
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "../../repo/deb_builder.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
@@ -160,13 +152,6 @@ TEST_CASE("apt: a Release dated in the future is refused when date checks are on
 namespace {
 
 // Starts argv, lets it run for `ms` milliseconds, then kills it with SIGKILL and reaps it.
-void kill_after(const std::vector<std::string>& argv, int ms) {
-  pid_t pid = opskit::test::spawn_quiet(argv);
-  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
-}
-
 } // namespace
 
 TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the repository",

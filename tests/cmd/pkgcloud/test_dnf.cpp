@@ -237,6 +237,35 @@ TEST_CASE("dnf: records made before fragments were kept index to the same metada
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
+TEST_CASE("dnf: after kill -9 at any moment of a push, dnf still accepts the repository",
+          "[pkgcloud][dnf][server]") {
+  Fixture f;
+  HttpServer server(f.repo);
+  IsolatedDnf dnf(f.dir / "dnf");
+  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  std::vector<std::string> late;
+  for (int i = 0; i < 6; ++i)
+    late.push_back(rpmbuild(f.dir.path(), "late" + std::to_string(i), "1.0", "noarch", "", ""));
+  for (int i = 0; i < 6; ++i) {
+    // Spread the kills over a push's life: parsing, pool copy, indexing, signing, swapping.
+    kill_after({tool("pkgcloud"), "--repo", f.repo, "push", late[i]}, 4 + 12 * i);
+    auto cache = dnf({"makecache"});
+    INFO("killed after " << 4 + 12 * i << " ms\n" << cache.out << cache.err);
+    REQUIRE(cache.exit_status == 0);
+    CHECK(dnf({"repoquery", "rhello"}).out == "rhello-0:1.0-1.x86_64\n");
+  }
+  // what a killed run left is swept, and the same pushes then land whole
+  fs::create_directories(f.repo + "/rpm/el/9/x86_64/.repodata.next-99999");
+  std::ofstream(f.repo + "/rpm/el/9/x86_64/.repodata.next-99999/repomd.xml") << "half";
+  std::vector<std::string> args{"push"};
+  args.insert(args.end(), late.begin(), late.end());
+  REQUIRE(pkgcloud(f.repo, args).exit_status == 0);
+  for (const auto& e : fs::directory_iterator(f.repo + "/rpm/el/9/x86_64"))
+    CHECK(e.path().filename().string().find(".repodata") == std::string::npos);
+  CHECK(dnf({"repoquery", "late5"}).out == "late5-0:1.0-1.noarch\n");
+  CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+}
+
 TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcloud][dnf]") {
   Fixture f;
   std::string primary_dir = f.repo + "/rpm/el/9/x86_64/repodata";
