@@ -266,6 +266,35 @@ TEST_CASE("dnf: after kill -9 at any moment of a push, dnf still accepts the rep
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
+TEST_CASE("dnf: a source rpm lands in SRPMS, which dnf reads as a repository of its own",
+          "[pkgcloud][dnf][server]") {
+  Fixture f;
+  // rpmbuild -bs of the spec the fixture's rhello came from
+  auto built =
+      run({"rpmbuild", "-bs", "--define", "_topdir " + (f.dir / "top"), f.dir / "rhello.spec"});
+  INFO(built.out << built.err);
+  REQUIRE(built.exit_status == 0);
+  std::string srpm = f.dir / "top/SRPMS/rhello-1.0-1.src.rpm";
+  REQUIRE(fs::exists(srpm));
+  auto push = pkgcloud(f.repo, {"push", srpm});
+  INFO(push.err);
+  REQUIRE(push.exit_status == 0);
+  CHECK(fs::exists(f.repo + "/rpm/el/9/SRPMS/Packages/rhello-1.0-1.src.rpm"));
+  HttpServer server(f.repo);
+  IsolatedDnf dnf(f.dir / "dnf");
+  dnf.add_repo("sources", server.url() + "/rpm/el/9/SRPMS", f.repo + "/gpg.key", true);
+  auto all = dnf({"repoquery", "--qf", "%{name}-%{evr}.%{arch}", "--all"});
+  INFO(all.out << all.err);
+  REQUIRE(all.exit_status == 0);
+  CHECK(all.out == "rhello-1.0-1.src\n");
+  // and the binary repository does not list it
+  IsolatedDnf binary(f.dir / "binary");
+  binary.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  CHECK(binary({"repoquery", "--qf", "%{name}.%{arch}", "--all"}).out ==
+        "rcommon.noarch\nrhello.x86_64\n");
+  CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+}
+
 TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcloud][dnf]") {
   Fixture f;
   std::string primary_dir = f.repo + "/rpm/el/9/x86_64/repodata";
