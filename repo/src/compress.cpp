@@ -18,9 +18,10 @@ namespace opskit::repo {
 
 namespace {
 
-// A gzip member of `data` at `level`, with zlib's own header (mtime 0, no name) or `header`.
-Result<std::string> deflate_member(std::string_view data, int level, gz_header* header,
-                                   std::size_t header_size) {
+// A gzip member of the concatenation of `pieces` at `level`, with zlib's own header (mtime 0,
+// no name) or `header`.
+Result<std::string> deflate_member(std::span<const std::string_view> pieces, int level,
+                                   gz_header* header, std::size_t header_size) {
   z_stream z{};
   if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     return fail("gzip: cannot initialise zlib");
@@ -28,12 +29,21 @@ Result<std::string> deflate_member(std::string_view data, int level, gz_header* 
     deflateEnd(&z);
     return fail("gzip: cannot set a member header");
   }
-  std::string out(deflateBound(&z, data.size()) + header_size + 32, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
+  std::size_t total = 0;
+  for (auto piece : pieces)
+    total += piece.size();
+  std::string out(deflateBound(&z, total) + header_size + 32, '\0');
   z.next_out = reinterpret_cast<Bytef*>(out.data());
   z.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&z, Z_FINISH);
+  int rc = Z_OK;
+  for (auto piece : pieces) { // the bound holds for the whole input, so output never runs out
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(piece.data()));
+    z.avail_in = static_cast<uInt>(piece.size());
+    while (rc == Z_OK && z.avail_in > 0)
+      rc = deflate(&z, Z_NO_FLUSH);
+  }
+  if (rc == Z_OK)
+    rc = deflate(&z, Z_FINISH);
   out.resize(z.total_out);
   deflateEnd(&z);
   if (rc != Z_STREAM_END)
@@ -44,7 +54,7 @@ Result<std::string> deflate_member(std::string_view data, int level, gz_header* 
 } // namespace
 
 Result<std::string> gzip_compress(std::string_view data) {
-  return deflate_member(data, 6, nullptr, 0);
+  return deflate_member({&data, 1}, 6, nullptr, 0);
 }
 
 Result<std::string> gzip_decompress(std::string_view data, std::size_t limit) {
@@ -95,7 +105,8 @@ std::uint32_t le32(std::string_view bytes, std::size_t at) {
 
 } // namespace
 
-Result<std::string> gzip_keyed_member(std::string_view data, std::string_view key, int level) {
+Result<std::string> gzip_keyed_member(std::span<const std::string_view> pieces,
+                                      std::string_view key, int level) {
   if (key.size() != k_member_key_size)
     return fail("gzip: a member key must have 32 bytes");
   unsigned char extra[k_extra_size] = {'P', 'C', k_extra_payload & 0xff, k_extra_payload >> 8};
@@ -104,7 +115,7 @@ Result<std::string> gzip_keyed_member(std::string_view data, std::string_view ke
   header.extra = extra;
   header.extra_len = sizeof extra;
   header.os = 3; // Unix, as zlib writes without a header of ours
-  auto out = deflate_member(data, level, &header, k_keyed_header);
+  auto out = deflate_member(pieces, level, &header, k_keyed_header);
   if (!out)
     return out;
   for (std::size_t i = 0; i < 4; ++i)

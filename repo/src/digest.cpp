@@ -77,12 +77,6 @@ std::string sha256_hex(std::string_view data) {
   return finish(ctx.get());
 }
 
-std::string sha256_raw(std::string_view data) {
-  auto ctx = start(EVP_sha256());
-  EVP_DigestUpdate(ctx.get(), data.data(), data.size());
-  return finish_raw(ctx.get());
-}
-
 struct Sha256Stream::Context {
   MdCtx md = start(EVP_sha256());
 };
@@ -98,6 +92,10 @@ void Sha256Stream::update(std::string_view data) {
 
 std::string Sha256Stream::hex() {
   return finish(ctx_->md.get());
+}
+
+std::string Sha256Stream::raw() {
+  return finish_raw(ctx_->md.get());
 }
 
 } // namespace opskit::repo

@@ -314,11 +314,16 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   // SHA-256 of its text, and a member of the previous file with the same key, CRC-32 and size
   // is copied instead of compressed. The work is one task per member plus one per document for
   // its open-checksum (SHA-256 cannot be split), spread over the CPUs.
+  // A member's text is the concatenation of its pieces: views of the tags and the fragments
+  // (with a "\n" after a fragment that lacks one), so that nothing is copied to be hashed.
+  using Pieces = std::vector<std::string_view>;
   struct Doc {
-    std::vector<std::string> parts; // the text of each member
+    std::string head;
+    std::vector<Pieces> parts; // one per member
     std::vector<GzipMember> previous;
     std::unordered_map<std::string_view, const GzipMember*> reusable;
-    std::vector<Result<std::string>> members;
+    std::vector<Result<std::string>> compressed; // per member; empty when copied
+    std::vector<std::string_view> members;       // the bytes of each member
     std::string open_sha;
     std::size_t open_size = 0;
   };
@@ -326,47 +331,55 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   for (std::size_t k = 0; k < docs.size(); ++k) {
     const Kind& kind = k_kinds[k];
     Doc& doc = docs[k];
-    std::string head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    head += kind.open;
-    head += fmt::format(" packages=\"{}\">\n", entries.size());
-    doc.parts.push_back(std::move(head));
+    doc.head = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{} packages=\"{}\">\n",
+                           kind.open, entries.size());
+    doc.parts.push_back({doc.head});
     for (std::size_t begin = 0, m = 0; m < ends.size(); begin = ends[m++]) {
-      std::string& text = doc.parts.emplace_back();
-      std::size_t size = 0;
-      for (std::size_t i = begin; i < ends[m]; ++i)
-        size += (entries[i].xml.*kind.part).size() + 1;
-      text.reserve(size);
+      Pieces& pieces = doc.parts.emplace_back();
       for (std::size_t i = begin; i < ends[m]; ++i) {
-        text += entries[i].xml.*kind.part;
-        if (!text.ends_with('\n'))
-          text.push_back('\n');
+        std::string_view fragment = entries[i].xml.*kind.part;
+        pieces.push_back(fragment);
+        if (!fragment.ends_with('\n'))
+          pieces.push_back("\n");
       }
     }
-    doc.parts.push_back(kind.close);
+    doc.parts.push_back({kind.close});
     doc.previous = keyed_gzip_members(previous.*kind.previous);
     for (const auto& m : doc.previous)
       doc.reusable.emplace(m.key, &m);
-    doc.members.resize(doc.parts.size(), std::string());
+    doc.compressed.resize(doc.parts.size(), std::string());
+    doc.members.resize(doc.parts.size());
   }
   auto make_member = [](Doc& doc, std::size_t i) {
-    const std::string& part = doc.parts[i];
-    std::string key = sha256_raw(part);
+    const Pieces& pieces = doc.parts[i];
+    Sha256Stream sha;
+    std::size_t size = 0;
+    for (auto piece : pieces) {
+      sha.update(piece);
+      size += piece.size();
+    }
+    std::string key = sha.raw();
     if (auto it = doc.reusable.find(key); it != doc.reusable.end()) {
       const GzipMember& m = *it->second;
-      if (m.isize == static_cast<std::uint32_t>(part.size()) &&
-          m.crc == crc32_z(0, reinterpret_cast<const Bytef*>(part.data()), part.size())) {
-        doc.members[i] = std::string(m.bytes);
+      uLong crc = 0;
+      for (auto piece : pieces)
+        crc = crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
+      if (m.isize == static_cast<std::uint32_t>(size) && m.crc == crc) {
+        doc.members[i] = m.bytes;
         return;
       }
     }
-    doc.members[i] = gzip_keyed_member(part, key);
+    doc.compressed[i] = gzip_keyed_member(pieces, key);
+    if (doc.compressed[i])
+      doc.members[i] = *doc.compressed[i];
   };
   auto open_checksum = [](Doc& doc) {
     Sha256Stream sha;
-    for (const auto& part : doc.parts) {
-      sha.update(part);
-      doc.open_size += part.size();
-    }
+    for (const auto& pieces : doc.parts)
+      for (auto piece : pieces) {
+        sha.update(piece);
+        doc.open_size += piece.size();
+      }
     doc.open_sha = sha.hex();
   };
   std::vector<std::function<void()>> tasks;
@@ -390,11 +403,15 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     const Kind& kind = k_kinds[k];
     Doc& doc = docs[k];
     std::string gz;
-    for (auto& member : doc.members) {
-      if (!member)
-        return fail(member.error());
-      gz += *member;
+    std::size_t size = 0;
+    for (std::size_t i = 0; i < doc.members.size(); ++i) {
+      if (!doc.compressed[i])
+        return fail(doc.compressed[i].error());
+      size += doc.members[i].size();
     }
+    gz.reserve(size);
+    for (auto member : doc.members)
+      gz += member;
     std::string sha = sha256_hex(gz);
     std::string path = fmt::format("repodata/{}-{}.xml.gz", sha, kind.type);
     repomd.open("data").attr("type", kind.type);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,8 +30,14 @@ Result<std::string> gzip_decompress(std::string_view data, std::size_t limit);
 // decompressing anything and copy the ones whose content it would write again.
 constexpr std::size_t k_member_key_size = 32;
 
-// One keyed gzip member of `data` (mtime 0). `key` is k_member_key_size bytes.
-Result<std::string> gzip_keyed_member(std::string_view data, std::string_view key, int level = 6);
+// One keyed gzip member of the concatenation of `pieces` (mtime 0). `key` is
+// k_member_key_size bytes.
+Result<std::string> gzip_keyed_member(std::span<const std::string_view> pieces,
+                                      std::string_view key, int level = 6);
+inline Result<std::string> gzip_keyed_member(std::string_view data, std::string_view key,
+                                             int level = 6) {
+  return gzip_keyed_member({&data, 1}, key, level);
+}
 
 // A keyed member found in a gzip file: its key, its bytes, and the CRC-32 and size (mod 2^32)
 // of its content, from its trailer.

@@ -28,9 +28,6 @@ Digests digest_all(std::string_view data, Hash which = Hash::all);
 // SHA-256 of `data` as lowercase hex.
 std::string sha256_hex(std::string_view data);
 
-// SHA-256 of `data` as its 32 raw bytes.
-std::string sha256_raw(std::string_view data);
-
 // SHA-256 of data given in pieces.
 class Sha256Stream {
 public:
@@ -39,7 +36,10 @@ public:
   Sha256Stream& operator=(Sha256Stream&&) noexcept;
   ~Sha256Stream();
   void update(std::string_view data);
-  std::string hex(); // the digest of everything given, as lowercase hex; ends the stream
+  // The digest of everything given, as lowercase hex or as its raw bytes; either ends the
+  // stream.
+  std::string hex();
+  std::string raw();
 
 private:
   struct Context;
