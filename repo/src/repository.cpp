@@ -246,7 +246,7 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
     if (auto ok = repo.write_public_key(**signer); !ok)
       return fail(ok.error());
   auto [distro, codename] = *split_dist(options.deb_dist);
-  if (auto written = repo.write_deb_suites({{distro, codename}}, *signer); !written)
+  if (auto written = repo.write_deb_suites({}, {{distro, codename}}, *signer); !written)
     return fail(written.error());
   if (auto written = repo.write_rpm_dists({options.rpm_dist}, *signer); !written)
     return fail(written.error());
@@ -437,7 +437,7 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   if (*signer)
     if (auto ok = write_public_key(**signer); !ok)
       return fail(ok.error());
-  auto written = write_deb_suites({suites.begin(), suites.end()}, *signer);
+  auto written = write_deb_suites(*records, {suites.begin(), suites.end()}, *signer);
   if (!written)
     return fail(written.error());
   std::set<std::string> rpm_dists{config_.rpm_dist};
@@ -472,10 +472,15 @@ Result<void> Repository::rewrite(const Touched& touched) {
   auto signer = this->signer(SignRequest::if_key);
   if (!signer)
     return fail(signer.error());
-  if (!touched.suites.empty())
-    if (auto written = write_deb_suites({touched.suites.begin(), touched.suites.end()}, *signer);
+  if (!touched.suites.empty()) {
+    auto records = state_.packages();
+    if (!records)
+      return fail(records.error());
+    if (auto written =
+            write_deb_suites(*records, {touched.suites.begin(), touched.suites.end()}, *signer);
         !written)
       return fail(written.error());
+  }
   if (!touched.rpm_dists.empty())
     if (auto written = write_rpm_dists(touched.rpm_dists, *signer); !written)
       return fail(written.error());

@@ -131,8 +131,10 @@ private:
         env_(std::move(env)) {}
   struct Signer;
   Result<std::optional<Signer>> signer(SignRequest request);
+  // Writes the apt suites (distro, codename) of `records`, which hold every package in state.
   Result<std::vector<std::string>>
-  write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
+  write_deb_suites(const std::vector<PackageRecord>& records,
+                   const std::vector<std::pair<std::string, std::string>>& suites,
                    std::optional<Signer>& signer);
   Result<std::vector<std::string>> write_rpm_dists(const std::set<std::string>& dists,
                                                    std::optional<Signer>& signer);
