@@ -421,15 +421,15 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   auto txn = state_.begin();
   if (!txn)
     return fail(txn.error());
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
   if (options.rebuild) {
-    auto rescanned = rescan_pool();
+    auto rescanned = rescan_pool(*records);
     if (!rescanned)
       return fail(rescanned.error());
     report.rescanned = *rescanned;
   }
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
   std::set<std::pair<std::string, std::string>> suites{*split_dist(config_.deb_dist)};
   for (const auto& r : *records)
     if (r.format == PackageFormat::deb)

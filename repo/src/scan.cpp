@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -101,7 +102,7 @@ void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std:
 
 } // namespace
 
-Result<std::size_t> Repository::rescan_pool() {
+Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records) {
   auto default_dist = split_dist(config_.deb_dist);
   if (!default_dist)
     return fail(default_dist.error());
@@ -150,7 +151,17 @@ Result<std::size_t> Repository::rescan_pool() {
                    })
                                         : nullptr);
 
+  // A rebuild of an intact repository finds what state holds: only differences are written.
+  std::map<std::tuple<PackageFormat, std::string_view, std::string_view, std::string_view,
+                      std::string_view>,
+           const PackageRecord*>
+      known;
+  for (const auto& r : records)
+    known.emplace(std::tuple{r.format, std::string_view(r.dist), std::string_view(r.name),
+                             std::string_view(r.version), std::string_view(r.arch)},
+                  &r);
   std::size_t count = 0;
+  bool changed = false;
   for (auto& s : files) {
     if (!s.record)
       return fail(s.record.error());
@@ -177,9 +188,24 @@ Result<std::size_t> Repository::rescan_pool() {
           fs::path(rel).parent_path().parent_path().parent_path(); // rpm/<distro>/<version>
       r.dist = dist.string().substr(4);
     }
+    ++count;
+    auto same = known.find({r.format, r.dist, r.name, r.version, r.arch});
+    if (same != known.end()) {
+      r.id = same->second->id;
+      if (r == *same->second)
+        continue;
+    }
+    if (same != known.end())
+      known.erase(same); // a second file of the same package is recorded too, as before
     if (auto ok = state_.put(r); !ok)
       return fail(ok.error());
-    ++count;
+    changed = true;
+  }
+  if (changed) {
+    auto updated = state_.packages();
+    if (!updated)
+      return fail(updated.error());
+    records = std::move(*updated);
   }
   return count;
 }

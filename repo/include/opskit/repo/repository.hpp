@@ -149,7 +149,9 @@ private:
   Result<void> rewrite(const Touched& touched);
   // The lock every change to the repository holds, beside its state database.
   Result<FileLock> lock_state();
-  Result<std::size_t> rescan_pool();
+  // Reads every package in the pool and records those that differ from `records` (every
+  // package in state), which it then brings up to date; returns how many it found.
+  Result<std::size_t> rescan_pool(std::vector<PackageRecord>& records);
   Result<void> remove_records(const std::vector<PackageRecord>& doomed);
 
   std::string root_;
