@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <set>
 #include <tuple>
@@ -437,14 +438,21 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   if (*signer)
     if (auto ok = write_public_key(**signer); !ok)
       return fail(ok.error());
-  auto written = write_deb_suites(*records, {suites.begin(), suites.end()}, *signer);
-  if (!written)
-    return fail(written.error());
   std::set<std::string> rpm_dists{config_.rpm_dist};
   for (const auto& r : *records)
     if (r.format == PackageFormat::rpm)
       rpm_dists.insert(r.dist);
-  auto rpm_written = write_rpm_dists(rpm_dists, *signer);
+  // The apt suites and the dnf repositories have no file in common: they are written side by
+  // side, the dnf ones with a signing context of their own (a gpgme context is one thread's).
+  auto rpm_signer = this->signer(options.sign);
+  if (!rpm_signer)
+    return fail(rpm_signer.error());
+  auto rpm_job =
+      std::async(std::launch::async, [&] { return write_rpm_dists(rpm_dists, *rpm_signer); });
+  auto written = write_deb_suites(*records, {suites.begin(), suites.end()}, *signer);
+  auto rpm_written = rpm_job.get();
+  if (!written)
+    return fail(written.error());
   if (!rpm_written)
     return fail(rpm_written.error());
   if (auto ok = txn->commit(); !ok)
