@@ -128,12 +128,9 @@ Result<void> Repository::write_public_key(Signer& signer) {
 }
 
 Result<std::vector<std::string>>
-Repository::write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
+Repository::write_deb_suites(const std::vector<PackageRecord>& records,
+                             const std::vector<std::pair<std::string, std::string>>& suites,
                              std::optional<Signer>& signer) {
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
-
   // Everything in memory and signed before the first file is touched.
   struct Suite {
     std::string dir; // relative to root: deb/<distro>/dists/<codename>
@@ -153,7 +150,7 @@ Repository::write_deb_suites(const std::vector<std::pair<std::string, std::strin
     if (config_.valid_for_days > 0)
       input.valid_until = env_.now + static_cast<std::time_t>(config_.valid_for_days) * 86400;
     std::string dist = fmt::format("{}/{}", distro, codename);
-    for (const auto& r : *records)
+    for (const auto& r : records)
       if (r.format == PackageFormat::deb && r.dist == dist)
         input.packages.push_back(r);
     auto index = build_apt_suite(input);

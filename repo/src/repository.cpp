@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <set>
 #include <tuple>
@@ -246,7 +247,7 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
     if (auto ok = repo.write_public_key(**signer); !ok)
       return fail(ok.error());
   auto [distro, codename] = *split_dist(options.deb_dist);
-  if (auto written = repo.write_deb_suites({{distro, codename}}, *signer); !written)
+  if (auto written = repo.write_deb_suites({}, {{distro, codename}}, *signer); !written)
     return fail(written.error());
   if (auto written = repo.write_rpm_dists({options.rpm_dist}, *signer); !written)
     return fail(written.error());
@@ -421,15 +422,15 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   auto txn = state_.begin();
   if (!txn)
     return fail(txn.error());
+  auto records = state_.packages();
+  if (!records)
+    return fail(records.error());
   if (options.rebuild) {
-    auto rescanned = rescan_pool();
+    auto rescanned = rescan_pool(*records);
     if (!rescanned)
       return fail(rescanned.error());
     report.rescanned = *rescanned;
   }
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
   std::set<std::pair<std::string, std::string>> suites{*split_dist(config_.deb_dist)};
   for (const auto& r : *records)
     if (r.format == PackageFormat::deb)
@@ -437,14 +438,21 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   if (*signer)
     if (auto ok = write_public_key(**signer); !ok)
       return fail(ok.error());
-  auto written = write_deb_suites({suites.begin(), suites.end()}, *signer);
-  if (!written)
-    return fail(written.error());
   std::set<std::string> rpm_dists{config_.rpm_dist};
   for (const auto& r : *records)
     if (r.format == PackageFormat::rpm)
       rpm_dists.insert(r.dist);
-  auto rpm_written = write_rpm_dists(rpm_dists, *signer);
+  // The apt suites and the dnf repositories have no file in common: they are written side by
+  // side, the dnf ones with a signing context of their own (a gpgme context is one thread's).
+  auto rpm_signer = this->signer(options.sign);
+  if (!rpm_signer)
+    return fail(rpm_signer.error());
+  auto rpm_job =
+      std::async(std::launch::async, [&] { return write_rpm_dists(rpm_dists, *rpm_signer); });
+  auto written = write_deb_suites(*records, {suites.begin(), suites.end()}, *signer);
+  auto rpm_written = rpm_job.get();
+  if (!written)
+    return fail(written.error());
   if (!rpm_written)
     return fail(rpm_written.error());
   if (auto ok = txn->commit(); !ok)
@@ -472,10 +480,15 @@ Result<void> Repository::rewrite(const Touched& touched) {
   auto signer = this->signer(SignRequest::if_key);
   if (!signer)
     return fail(signer.error());
-  if (!touched.suites.empty())
-    if (auto written = write_deb_suites({touched.suites.begin(), touched.suites.end()}, *signer);
+  if (!touched.suites.empty()) {
+    auto records = state_.packages();
+    if (!records)
+      return fail(records.error());
+    if (auto written =
+            write_deb_suites(*records, {touched.suites.begin(), touched.suites.end()}, *signer);
         !written)
       return fail(written.error());
+  }
   if (!touched.rpm_dists.empty())
     if (auto written = write_rpm_dists(touched.rpm_dists, *signer, Reuse::previous); !written)
       return fail(written.error());

@@ -2,18 +2,23 @@
 // Reading a repository's tree back: rescanning the pool (index --rebuild) and checking what is
 // published against the database and the signatures (verify), as apt and dnf would.
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "opskit/handle.hpp"
 #include "opskit/repo/compress.hpp"
 #include "opskit/repo/deb.hpp"
 #include "opskit/repo/rpm.hpp"
@@ -39,66 +44,148 @@ struct Scanned {
   Result<PackageRecord> record = PackageRecord{};
 };
 
-// Reads, parses and hashes every file, spread over the CPUs: hashing dominates a rescan.
-void read_in_parallel(std::vector<Scanned>& files, const std::function<void(std::size_t)>& done) {
-  std::atomic<std::size_t> next{0}, finished{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < files.size();) {
-      Scanned& s = files[i];
-      auto bytes = read_whole(s.path.string());
-      if (!bytes) {
-        s.record = fail(bytes.error());
-        continue;
-      }
-      PackageRecord r;
-      r.format = s.format;
-      std::optional<RpmInfo> info;
-      if (s.format == PackageFormat::deb) {
-        auto deb = read_deb(*bytes, s.path.string());
-        if (!deb) {
-          s.record = fail(deb.error());
-          continue;
-        }
-        r.name = deb->name;
-        r.version = deb->version;
-        r.arch = deb->architecture;
-        r.metadata = deb->control.render();
-      } else {
-        auto rpm = read_rpm(*bytes, s.path.string());
-        if (!rpm) {
-          s.record = fail(rpm.error());
-          continue;
-        }
-        r.name = rpm->name;
-        r.version = rpm->evr();
-        r.arch = rpm->arch;
-        r.metadata = rpm_to_json(*rpm);
-        info = std::move(*rpm);
-      }
-      Digests d = digest_all(*bytes, package_hashes(s.format));
-      r.size = d.size;
-      r.md5 = std::move(d.md5);
-      r.sha1 = std::move(d.sha1);
-      r.sha256 = std::move(d.sha256);
-      r.sha512 = std::move(d.sha512);
-      if (info) {
-        r.file = s.path.filename().string(); // only the name matters to the fragments
-        if (auto ok = add_yum_fragments(r, std::move(*info)); !ok) {
-          s.record = fail(ok.error().with_context(s.path.string()));
-          continue;
-        }
-      }
-      s.record = std::move(r);
-      if (done)
-        done(++finished);
+// Reads, parses and hashes one package file into its record (or the error).
+void read_package(Scanned& s) {
+  auto bytes = read_whole(s.path.string());
+  if (!bytes) {
+    s.record = fail(bytes.error());
+    return;
+  }
+  PackageRecord r;
+  r.format = s.format;
+  std::optional<RpmInfo> info;
+  if (s.format == PackageFormat::deb) {
+    auto deb = read_deb(*bytes, s.path.string());
+    if (!deb) {
+      s.record = fail(deb.error());
+      return;
     }
-  };
-  unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                     static_cast<unsigned>(files.size())));
-  std::vector<std::jthread> threads;
-  for (unsigned i = 1; i < workers; ++i)
-    threads.emplace_back(work);
-  work();
+    r.name = deb->name;
+    r.version = deb->version;
+    r.arch = deb->architecture;
+    r.metadata = deb->control.render();
+  } else {
+    auto rpm = read_rpm(*bytes, s.path.string());
+    if (!rpm) {
+      s.record = fail(rpm.error());
+      return;
+    }
+    r.name = rpm->name;
+    r.version = rpm->evr();
+    r.arch = rpm->arch;
+    r.metadata = rpm_to_json(*rpm);
+    info = std::move(*rpm);
+  }
+  Digests d = digest_all(*bytes, package_hashes(s.format));
+  r.size = d.size;
+  r.md5 = std::move(d.md5);
+  r.sha1 = std::move(d.sha1);
+  r.sha256 = std::move(d.sha256);
+  r.sha512 = std::move(d.sha512);
+  if (info) {
+    r.file = s.path.filename().string(); // only the name matters to the fragments
+    if (auto ok = add_yum_fragments(r, std::move(*info)); !ok) {
+      s.record = fail(ok.error().with_context(s.path.string()));
+      return;
+    }
+  }
+  s.record = std::move(r);
+}
+
+// Reads package files on every CPU while the pool is still being walked: reading, parsing and
+// hashing dominate a rescan, and the walk (one directory per package) would otherwise come first.
+class ParallelReader {
+public:
+  // progress(read, found so far) is called after each file, under the reader's lock.
+  explicit ParallelReader(std::function<void(std::size_t, std::size_t)> progress)
+      : progress_(std::move(progress)) {
+    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < workers; ++i)
+      threads_.emplace_back([this] { work(); });
+  }
+  ParallelReader(const ParallelReader&) = delete;
+  ParallelReader& operator=(const ParallelReader&) = delete;
+  ~ParallelReader() { close(); }
+
+  void add(fs::path path, PackageFormat format) {
+    {
+      std::lock_guard hold(lock_);
+      files_.push_back({std::move(path), format});
+    }
+    more_.notify_one();
+  }
+
+  // Waits until every file added is read; returns them in the order they were added.
+  std::deque<Scanned> finish() {
+    close();
+    threads_.clear(); // joins
+    return std::move(files_);
+  }
+
+private:
+  void close() {
+    {
+      std::lock_guard hold(lock_);
+      closed_ = true;
+    }
+    more_.notify_all();
+  }
+
+  void work() {
+    for (;;) {
+      Scanned* s = nullptr;
+      {
+        std::unique_lock hold(lock_);
+        more_.wait(hold, [this] { return next_ < files_.size() || closed_; });
+        if (next_ == files_.size())
+          return;
+        s = &files_[next_++]; // a deque keeps its elements in place as it grows
+      }
+      read_package(*s);
+      if (progress_) {
+        std::lock_guard hold(lock_);
+        progress_(++read_, files_.size());
+      }
+    }
+  }
+
+  std::function<void(std::size_t, std::size_t)> progress_;
+  std::mutex lock_;
+  std::condition_variable more_;
+  std::deque<Scanned> files_;
+  std::size_t next_ = 0, read_ = 0;
+  bool closed_ = false;
+  std::vector<std::jthread> threads_; // last: joined before the members they use go
+};
+
+// Calls found(dir, name) for every regular file below `dir` (a symbolic link to one counts, as
+// with std::filesystem's is_regular_file; one to a directory is not followed). Each directory is
+// read once with readdir and its entry types: no stat per file and no path objects, which made
+// most of the cost of walking a pool of one directory per package.
+template <class Found>
+void walk_files(const std::string& dir, const Found& found) {
+  CPtr<DIR, closedir> d(::opendir(dir.c_str()));
+  if (!d)
+    return;
+  while (const dirent* e = ::readdir(d.get())) {
+    std::string_view name = e->d_name;
+    if (name == "." || name == "..")
+      continue;
+    bool is_dir = e->d_type == DT_DIR, is_file = e->d_type == DT_REG;
+    if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
+      bool link = e->d_type == DT_LNK;
+      struct stat st {};
+      std::string path = fmt::format("{}/{}", dir, name);
+      if ((link ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0)
+        continue;
+      is_file = S_ISREG(st.st_mode);
+      is_dir = S_ISDIR(st.st_mode) && !link;
+    }
+    if (is_dir)
+      walk_files(fmt::format("{}/{}", dir, name), found);
+    else if (is_file)
+      found(dir, name);
+  }
 }
 
 // primary.xml of the largest public repositories is a few hundred MB.
@@ -129,17 +216,41 @@ void check_locations(const fs::path& dir, const fs::path& shown, std::string_vie
 
 } // namespace
 
-Result<std::size_t> Repository::rescan_pool() {
+Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records) {
   auto default_dist = split_dist(config_.deb_dist);
   if (!default_dist)
     return fail(default_dist.error());
   std::error_code ec;
-  // Where the current indexes put each deb: (distro, Filename) -> (codename, component).
-  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> placed;
-  std::vector<Scanned> files;
+  ParallelReader reader(
+      env_.progress ? std::function<void(std::size_t, std::size_t)>(
+                          [this](std::size_t n, std::size_t found) { env_.progress(n, found); })
+                    : nullptr);
+  std::vector<fs::path> distros;
   for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec)) {
-    std::string distro_name = distro.path().filename().string();
-    for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "dists", ec)) {
+    distros.push_back(distro.path());
+    walk_files((distro.path() / "pool").string(),
+               [&](const std::string& dir, std::string_view name) {
+                 if (name.ends_with(".deb") && name.size() > 4)
+                   reader.add(fmt::format("{}/{}", dir, name), PackageFormat::deb);
+               });
+  }
+  // rpm/<distro>/<version>/<dir>/Packages/*.rpm; noarch files are linked into each arch's
+  // directory, and only the copy under noarch/ counts.
+  walk_files(join_path(root_, "rpm"), [&](const std::string& dir, std::string_view name) {
+    if (!name.ends_with(".rpm") || name.size() == 4 || !dir.ends_with("/Packages"))
+      return;
+    std::string_view parent(dir.data(), dir.size() - std::string_view("/Packages").size());
+    bool in_noarch = parent.ends_with("/noarch");
+    if (name.ends_with(".noarch.rpm") == in_noarch)
+      reader.add(fmt::format("{}/{}", dir, name), PackageFormat::rpm);
+  });
+
+  // While the packages are read: where the current indexes put each deb,
+  // (distro, Filename) -> (codename, component).
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> placed;
+  for (const auto& distro : distros) {
+    std::string distro_name = distro.filename().string();
+    for (const auto& entry : fs::recursive_directory_iterator(distro / "dists", ec)) {
       if (entry.path().filename() != "Packages")
         continue;
       std::string component = entry.path().parent_path().parent_path().filename().string();
@@ -155,30 +266,22 @@ Result<std::size_t> Repository::rescan_pool() {
         if (const std::string* file = stanza.find("Filename"))
           placed[{distro_name, *file}] = {codename, component};
     }
-    for (const auto& entry : fs::recursive_directory_iterator(distro.path() / "pool", ec))
-      if (entry.is_regular_file() && entry.path().extension() == ".deb")
-        files.push_back({entry.path(), PackageFormat::deb});
   }
-  // rpm/<distro>/<version>/<dir>/Packages/*.rpm; noarch files are linked into each arch's
-  // directory, and only the copy under noarch/ counts.
-  for (const auto& entry : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
-    if (entry.is_regular_file() && entry.path().extension() == ".rpm" &&
-        entry.path().parent_path().filename() == "Packages") {
-      std::string dir = entry.path().parent_path().parent_path().filename().string();
-      bool noarch_file = entry.path().filename().string().ends_with(".noarch.rpm");
-      if (noarch_file == (dir == "noarch"))
-        files.push_back({entry.path(), PackageFormat::rpm});
-    }
+  std::deque<Scanned> files = reader.finish();
   std::sort(files.begin(), files.end(),
             [](const Scanned& a, const Scanned& b) { return a.path < b.path; });
-  std::mutex progress_lock;
-  read_in_parallel(files, env_.progress ? std::function<void(std::size_t)>([&](std::size_t n) {
-                     std::lock_guard hold(progress_lock);
-                     env_.progress(n, files.size());
-                   })
-                                        : nullptr);
 
+  // A rebuild of an intact repository finds what state holds: only differences are written.
+  std::map<std::tuple<PackageFormat, std::string_view, std::string_view, std::string_view,
+                      std::string_view>,
+           const PackageRecord*>
+      known;
+  for (const auto& r : records)
+    known.emplace(std::tuple{r.format, std::string_view(r.dist), std::string_view(r.name),
+                             std::string_view(r.version), std::string_view(r.arch)},
+                  &r);
   std::size_t count = 0;
+  bool changed = false;
   for (auto& s : files) {
     if (!s.record)
       return fail(s.record.error());
@@ -205,9 +308,24 @@ Result<std::size_t> Repository::rescan_pool() {
           fs::path(rel).parent_path().parent_path().parent_path(); // rpm/<distro>/<version>
       r.dist = dist.string().substr(4);
     }
+    ++count;
+    auto same = known.find({r.format, r.dist, r.name, r.version, r.arch});
+    if (same != known.end()) {
+      r.id = same->second->id;
+      if (r == *same->second)
+        continue;
+    }
+    if (same != known.end())
+      known.erase(same); // a second file of the same package is recorded too, as before
     if (auto ok = state_.put(r); !ok)
       return fail(ok.error());
-    ++count;
+    changed = true;
+  }
+  if (changed) {
+    auto updated = state_.packages();
+    if (!updated)
+      return fail(updated.error());
+    records = std::move(*updated);
   }
   return count;
 }

@@ -90,6 +90,33 @@ TEST_CASE("apt: apt-get update and install --download-only from a signed reposit
   CHECK(policy.out.find("common (1:2.0-3") != std::string::npos);
 }
 
+TEST_CASE("apt: a Packages.xz of two blocks (an index past 64 KiB) is read by apt-get update",
+          "[pkgcloud][apt][server]") {
+  Served s;
+  REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"}).exit_status ==
+          0);
+  std::string description;
+  for (int i = 0; i < 3000; ++i)
+    description += " line " + std::to_string(i) + " of a long description\n";
+  auto big =
+      dpkg_deb_build(s.dir.path(), "big", control("big", "1.0-1", "amd64") + description, "xz");
+  REQUIRE(pkgcloud(s.repo, {"push", big}).exit_status == 0);
+  REQUIRE(fs::file_size(s.repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages") >
+          64 * 1024);
+  auto key = pkgcloud(s.repo, {"export-key"});
+  std::ofstream(s.key, std::ios::binary) << key.out;
+  HttpServer server(s.repo);
+  IsolatedApt apt(s.dir / "apt",
+                  "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  auto update = apt({"-o", "Acquire::CompressionTypes::Order::=xz", "update"});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_status == 0);
+  CHECK(update.err.find("W:") == std::string::npos);
+  auto show = apt({"install", "-s", "big"});
+  INFO(show.out << show.err);
+  CHECK(show.out.find("Inst big (1.0-1") != std::string::npos);
+}
+
 TEST_CASE("apt: a tampered Packages file is rejected by apt-get update",
           "[pkgcloud][apt][server]") {
   Served s;

@@ -183,6 +183,34 @@ TEST_CASE("pkgcloud: index --rebuild recovers a repository whose database was lo
   CHECK(*opskit::read_file(packages) == before);
 }
 
+TEST_CASE("pkgcloud: index --rebuild records a pool file replaced by hand and keeps the rest",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  auto b = dpkg_deb_build(dir.path(), "world", control("world", "2.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a, b}, k_epoch).exit_status == 0);
+  fs::create_directories(dir / "other");
+  auto changed = dpkg_deb_build(dir / "other", "hello",
+                                control("hello", "1.0", "amd64") + " Rebuilt by hand.\n");
+  fs::copy_file(changed, repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb",
+                fs::copy_options::overwrite_existing);
+  auto rebuilt = pkgcloud(repo, {"index", "--rebuild"}, k_epoch);
+  INFO(rebuilt.err);
+  REQUIRE(rebuilt.exit_status == 0);
+  CHECK(rebuilt.out.starts_with("rescanned 2 packages from the pool\n"));
+  std::string packages =
+      *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+  CHECK(packages.find(" Rebuilt by hand.\n") != std::string::npos);
+  CHECK(packages.find("Size: " + std::to_string(fs::file_size(changed)) + "\n") !=
+        std::string::npos);
+  CHECK(packages.find("Package: world\nVersion: 2.0\n") != std::string::npos);
+  auto ls = pkgcloud(repo, {"ls"}, k_epoch);
+  CHECK(ls.out.find("hello") != std::string::npos);
+  CHECK(ls.out.find("world") != std::string::npos);
+}
+
 TEST_CASE("pkgcloud: a command on a directory without a repository says how to make one",
           "[pkgcloud]") {
   TempDir dir;

@@ -15,8 +15,8 @@ namespace opskit::repo {
 // modification time 0, so equal input gives equal bytes.
 Result<std::string> gzip_compress(std::string_view data);
 
-// An xz stream (LZMA2 preset 6 with a dictionary fitted to the input, CRC64) of `data`;
-// deterministic.
+// An xz stream (LZMA2 preset 6 with a dictionary fitted to the input, CRC64) of `data`, in two
+// blocks compressed in parallel from 64 KiB on; deterministic: the blocks depend on the input only.
 Result<std::string> xz_compress(std::string_view data);
 
 // Decompresses a gzip file whole, every member of it (RFC 1952 lets a file be a series of

@@ -131,8 +131,10 @@ private:
         env_(std::move(env)) {}
   struct Signer;
   Result<std::optional<Signer>> signer(SignRequest request);
+  // Writes the apt suites (distro, codename) of `records`, which hold every package in state.
   Result<std::vector<std::string>>
-  write_deb_suites(const std::vector<std::pair<std::string, std::string>>& suites,
+  write_deb_suites(const std::vector<PackageRecord>& records,
+                   const std::vector<std::pair<std::string, std::string>>& suites,
                    std::optional<Signer>& signer);
   // Reuse::previous copies the unchanged parts of each dist's current .xml.gz files (push, rm,
   // prune); a full index compresses everything anew, so that it also repairs damaged files.
@@ -151,7 +153,9 @@ private:
   Result<void> rewrite(const Touched& touched);
   // The lock every change to the repository holds, beside its state database.
   Result<FileLock> lock_state();
-  Result<std::size_t> rescan_pool();
+  // Reads every package in the pool and records those that differ from `records` (every
+  // package in state), which it then brings up to date; returns how many it found.
+  Result<std::size_t> rescan_pool(std::vector<PackageRecord>& records);
   Result<void> remove_records(const std::vector<PackageRecord>& doomed);
 
   std::string root_;

@@ -32,6 +32,8 @@ struct PackageRecord {
   // rpm only: the package's <package> elements of primary, filelists and other.xml, written
   // once at push so that indexing pastes them (see yum_index.hpp); empty for deb.
   std::string xml_primary, xml_filelists, xml_other;
+
+  bool operator==(const PackageRecord&) const = default;
 };
 
 std::string_view format_name(PackageFormat format) noexcept;
