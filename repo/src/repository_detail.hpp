@@ -8,8 +8,10 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +59,57 @@ inline Result<std::string> read_whole(const std::string& path) {
   data.resize(got);
   return data;
 }
+
+// A package file's bytes for reading and hashing: mapped read-only when it is large, where
+// copying it into memory would cost as much as hashing it, else read.
+class PackageBytes {
+public:
+  static Result<PackageBytes> open(const std::string& path) {
+    constexpr std::size_t k_map_from = 256 * 1024;
+    auto fd = open_file(path, O_RDONLY);
+    if (!fd)
+      return fail(fd.error());
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0)
+      return fail(Error::from_errno("stat", path));
+    if (!S_ISREG(st.st_mode))
+      return fail(fmt::format("{}: not a regular file", path));
+    PackageBytes bytes;
+    auto size = static_cast<std::size_t>(st.st_size);
+    if (size >= k_map_from) {
+      void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd->get(), 0);
+      if (map != MAP_FAILED) {
+        bytes.map_ = static_cast<char*>(map);
+        bytes.size_ = size;
+        return bytes;
+      }
+    }
+    auto read = read_whole(path);
+    if (!read)
+      return fail(read.error());
+    bytes.data_ = std::move(*read);
+    return bytes;
+  }
+  PackageBytes(PackageBytes&& other) noexcept
+      : data_(std::move(other.data_)), map_(std::exchange(other.map_, nullptr)),
+        size_(other.size_) {}
+  PackageBytes& operator=(PackageBytes&&) = delete;
+  PackageBytes(const PackageBytes&) = delete;
+  PackageBytes& operator=(const PackageBytes&) = delete;
+  ~PackageBytes() {
+    if (map_)
+      ::munmap(map_, size_);
+  }
+  std::string_view view() const noexcept {
+    return map_ ? std::string_view(map_, size_) : std::string_view(data_);
+  }
+
+private:
+  PackageBytes() = default;
+  std::string data_;
+  char* map_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 // What a package's index needs: apt's Packages MD5sum and SHA256 (SHA1 and SHA512 are optional
 // and cost most of the hashing time), dnf's primary only SHA-256.

@@ -32,6 +32,7 @@ namespace opskit::repo {
 using detail::add_yum_fragments;
 using detail::join_path;
 using detail::package_hashes;
+using detail::PackageBytes;
 using detail::read_whole;
 using detail::release_hashes;
 
@@ -46,16 +47,17 @@ struct Scanned {
 
 // Reads, parses and hashes one package file into its record (or the error).
 void read_package(Scanned& s) {
-  auto bytes = read_whole(s.path.string());
-  if (!bytes) {
-    s.record = fail(bytes.error());
+  auto file = PackageBytes::open(s.path.string());
+  if (!file) {
+    s.record = fail(file.error());
     return;
   }
+  std::string_view bytes = file->view();
   PackageRecord r;
   r.format = s.format;
   std::optional<RpmInfo> info;
   if (s.format == PackageFormat::deb) {
-    auto deb = read_deb(*bytes, s.path.string());
+    auto deb = read_deb(bytes, s.path.string());
     if (!deb) {
       s.record = fail(deb.error());
       return;
@@ -65,7 +67,7 @@ void read_package(Scanned& s) {
     r.arch = deb->architecture;
     r.metadata = deb->control.render();
   } else {
-    auto rpm = read_rpm(*bytes, s.path.string());
+    auto rpm = read_rpm(bytes, s.path.string());
     if (!rpm) {
       s.record = fail(rpm.error());
       return;
@@ -76,7 +78,7 @@ void read_package(Scanned& s) {
     r.metadata = rpm_to_json(*rpm);
     info = std::move(*rpm);
   }
-  Digests d = digest_all(*bytes, package_hashes(s.format));
+  Digests d = digest_all(bytes, package_hashes(s.format));
   r.size = d.size;
   r.md5 = std::move(d.md5);
   r.sha1 = std::move(d.sha1);
