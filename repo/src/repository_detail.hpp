@@ -34,8 +34,8 @@ namespace detail {
 
 inline constexpr const char* k_state_dir = ".pkgcloud";
 
-// Reads a whole regular file with its size known up front (packages can be large).
-inline Result<std::string> read_whole(const std::string& path) {
+// A regular file opened for reading, and its size.
+inline Result<std::pair<UniqueFd, std::size_t>> open_regular(const std::string& path) {
   auto fd = open_file(path, O_RDONLY);
   if (!fd)
     return fail(fd.error());
@@ -44,10 +44,19 @@ inline Result<std::string> read_whole(const std::string& path) {
     return fail(Error::from_errno("stat", path));
   if (!S_ISREG(st.st_mode))
     return fail(fmt::format("{}: not a regular file", path));
-  std::string data(static_cast<std::size_t>(st.st_size), '\0');
+  return std::pair{std::move(*fd), static_cast<std::size_t>(st.st_size)};
+}
+
+// Reads a whole regular file with its size known up front (packages can be large).
+inline Result<std::string> read_whole(const std::string& path) {
+  auto file = open_regular(path);
+  if (!file)
+    return fail(file.error());
+  const UniqueFd& fd = file->first;
+  std::string data(file->second, '\0');
   std::size_t got = 0;
   while (got < data.size()) {
-    ssize_t n = ::read(fd->get(), data.data() + got, data.size() - got);
+    ssize_t n = ::read(fd.get(), data.data() + got, data.size() - got);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
@@ -66,18 +75,14 @@ class PackageBytes {
 public:
   static Result<PackageBytes> open(const std::string& path) {
     constexpr std::size_t k_map_from = 256 * 1024;
-    auto fd = open_file(path, O_RDONLY);
-    if (!fd)
-      return fail(fd.error());
-    struct stat st {};
-    if (::fstat(fd->get(), &st) != 0)
-      return fail(Error::from_errno("stat", path));
-    if (!S_ISREG(st.st_mode))
-      return fail(fmt::format("{}: not a regular file", path));
+    auto file = open_regular(path);
+    if (!file)
+      return fail(file.error());
     PackageBytes bytes;
-    auto size = static_cast<std::size_t>(st.st_size);
+    auto size = file->second;
     if (size >= k_map_from) {
-      void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd->get(), 0);
+      void* map =
+          ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file->first.get(), 0);
       if (map != MAP_FAILED) {
         bytes.map_ = static_cast<char*>(map);
         bytes.size_ = size;
