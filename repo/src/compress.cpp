@@ -137,7 +137,7 @@ std::vector<GzipMember> keyed_gzip_members(std::string_view gz) {
     if (length < k_keyed_header + 8 || length > gz.size())
       break;
     members.push_back({gz.substr(k_length_at + 4, k_member_key_size), gz.substr(0, length),
-                       le32(gz, length - 8), le32(gz, length - 4)});
+                       le32(gz, length - 4)});
     gz.remove_prefix(length);
   }
   return members;

@@ -28,8 +28,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include <zlib.h>
-
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlwriter.h>
@@ -311,7 +309,7 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   // The three documents are the root element around the packages' fragments, which were
   // written and escaped once, when each package was pushed. Each is written as keyed gzip
   // members: the start tag, one per run of packages, the end tag; a member's key is the
-  // SHA-256 of its text, and a member of the previous file with the same key, CRC-32 and size
+  // SHA-256 of its text, and a member of the previous file with the same key and size
   // is copied instead of compressed. The work is one task per member plus one per document for
   // its open-checksum (SHA-256 cannot be split), spread over the CPUs.
   // A member's text is the concatenation of its pieces: views of the tags and the fragments
@@ -361,10 +359,7 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     std::string key = sha.raw();
     if (auto it = doc.reusable.find(key); it != doc.reusable.end()) {
       const GzipMember& m = *it->second;
-      uLong crc = 0;
-      for (auto piece : pieces)
-        crc = crc32_z(crc, reinterpret_cast<const Bytef*>(piece.data()), piece.size());
-      if (m.isize == static_cast<std::uint32_t>(size) && m.crc == crc) {
+      if (m.isize == static_cast<std::uint32_t>(size)) {
         doc.members[i] = m.bytes;
         return;
       }

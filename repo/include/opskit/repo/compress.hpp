@@ -39,11 +39,11 @@ inline Result<std::string> gzip_keyed_member(std::string_view data, std::string_
   return gzip_keyed_member({&data, 1}, key, level);
 }
 
-// A keyed member found in a gzip file: its key, its bytes, and the CRC-32 and size (mod 2^32)
-// of its content, from its trailer.
+// A keyed member found in a gzip file: its key, its bytes, and the size (mod 2^32) of its
+// content, from its trailer.
 struct GzipMember {
   std::string_view key, bytes;
-  std::uint32_t crc = 0, isize = 0;
+  std::uint32_t isize = 0;
 };
 
 // The keyed members a gzip file starts with, up to the first one that is not keyed or not
