@@ -17,11 +17,13 @@
 // are swapped with one renameat2(RENAME_EXCHANGE); the old one is then removed. Where the file
 // system cannot exchange (EINVAL), the files are renamed into repodata/ one by one, the
 // signature first.
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <set>
 #include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@
 #include <fmt/format.h>
 
 #include "opskit/atomic_file.hpp"
+#include "opskit/handle.hpp"
 #include "opskit/repo/apt_index.hpp"
 #include "repository_detail.hpp"
 
@@ -52,6 +55,18 @@ void remove_stale_temporaries(const std::string& dir) {
   }
   for (const auto& path : stale)
     fs::remove(path, ec);
+}
+
+// The names in directory `dir`, sorted; none when it cannot be read.
+std::vector<std::string> file_names(const std::string& dir) {
+  std::vector<std::string> names;
+  CPtr<DIR, ::closedir> d(::opendir(dir.c_str()));
+  if (!d)
+    return names;
+  while (const dirent* e = ::readdir(d.get()))
+    names.emplace_back(e->d_name);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 constexpr std::string_view k_next_repodata = ".repodata.next-";
@@ -306,14 +321,12 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
   for (const auto& b : built) {
     std::string dir = join_path(root_, b.dir);
     // One listing of Packages/ rather than a lookup per noarch package.
-    std::set<std::string> present;
-    std::error_code ec;
+    std::vector<std::string> present;
     if (!b.links.empty())
-      for (const auto& entry : fs::directory_iterator(join_path(dir, "Packages"), ec))
-        present.insert(entry.path().filename().string());
+      present = file_names(join_path(dir, "Packages"));
     for (const auto& [from, to] : b.links) {
       std::string target = join_path(root_, to);
-      if (present.contains(to.substr(to.rfind('/') + 1)))
+      if (std::binary_search(present.begin(), present.end(), to.substr(to.rfind('/') + 1)))
         continue;
       if (auto made = make_directories(fs::path(target).parent_path().string()); !made)
         return fail(made.error());

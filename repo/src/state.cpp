@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+
+#include <sys/mman.h>
 
 #include <fmt/format.h>
 
@@ -211,11 +214,15 @@ Result<std::vector<PackageRecord>> State::packages() const {
   return all_records(q);
 }
 
+void YumRows::Unmap::operator()(char* p) const noexcept {
+  ::munmap(p, size);
+}
+
 Result<YumRows> State::yum_rows(const std::string& dist) const {
   Query q(*this, "SELECT name, version, arch, file, sha256, size, "
                  "CASE WHEN xml_primary = '' THEN metadata ELSE '' END, "
                  "xml_primary, xml_filelists, xml_other FROM packages "
-                 "WHERE format = 'rpm' AND dist = ? ORDER BY name, version, arch");
+                 "WHERE +format = 'rpm' AND +dist = ?");
   q.bind(dist);
   YumRows out;
   constexpr std::size_t k_block = std::size_t{1} << 20;
@@ -226,7 +233,11 @@ Result<YumRows> State::yum_rows(const std::string& dist) const {
     auto size = static_cast<std::size_t>(sqlite3_column_bytes(q.get(), column));
     if (size > left) {
       left = std::max(k_block, size);
-      free = out.blocks.emplace_back(std::make_unique_for_overwrite<char[]>(left)).get();
+      void* block = ::mmap(nullptr, left, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+      if (block == MAP_FAILED)
+        throw std::bad_alloc();
+      free = out.blocks.emplace_back(static_cast<char*>(block), YumRows::Unmap{left}).get();
     }
     if (size > 0)
       std::memcpy(free, text, size);
