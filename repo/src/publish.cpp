@@ -87,10 +87,12 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
   std::string next = fmt::format("{}/{}{}", parent, k_next_repodata, ::getpid());
   if (::mkdir(next.c_str(), 0755) != 0)
     return fail(Error::from_errno("mkdir", next));
-  for (const auto& name : kept)
-    if (::link(join_path(current, name).c_str(), join_path(next, name).c_str()) != 0 &&
-        errno != ENOENT)
-      return fail(Error::from_errno("link", join_path(current, name)));
+  for (const auto& name : kept) {
+    std::string from = join_path(current, name), to = join_path(next, name);
+    if (::link(from.c_str(), to.c_str()) != 0 && errno != ENOENT &&
+        !fs::copy_file(from, to, ec)) // a file system without hard links
+      return fail(Error::from_errno("copy", from, ec.value()));
+  }
   StagedFiles staged;
   for (const auto& [name, data] : files)
     if (auto ok = staged.stage(join_path(next, name), data); !ok)
