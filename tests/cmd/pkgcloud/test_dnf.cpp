@@ -262,6 +262,10 @@ TEST_CASE("dnf: after kill -9 at any moment of a push, dnf still accepts the rep
   REQUIRE(pkgcloud(f.repo, args).exit_status == 0);
   for (const auto& e : fs::directory_iterator(f.repo + "/rpm/el/9/x86_64"))
     CHECK(e.path().filename().string().find(".repodata") == std::string::npos);
+  // A fresh cache: the HTTP server's Last-Modified has one-second resolution, so within the
+  // same second as the last makecache dnf would be told "304 Not Modified" and keep what it has.
+  fs::remove_all(f.dir / "dnf/cache");
+  fs::create_directories(f.dir / "dnf/cache");
   CHECK(dnf({"repoquery", "late5"}).out == "late5-0:1.0-1.noarch\n");
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
