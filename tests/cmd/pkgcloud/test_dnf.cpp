@@ -299,6 +299,37 @@ TEST_CASE("dnf: a source rpm lands in SRPMS, which dnf reads as a repository of 
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
+TEST_CASE("dnf: where the file system cannot exchange directories, repodata/ is replaced file "
+          "by file",
+          "[pkgcloud][dnf][server]") {
+  Fixture f;
+  // renameat2(RENAME_EXCHANGE) fails with EINVAL, as on NFS
+  auto push = [&](const std::string& rpm) {
+    return run({"env", "LD_PRELOAD=" OPSKIT_NO_EXCHANGE, "ASAN_OPTIONS=verify_asan_link_order=0",
+                tool("pkgcloud"), "--repo", f.repo, "push", rpm});
+  };
+  for (const char* name : {"rextra", "rmore"}) {
+    auto pushed = push(rpmbuild(f.dir.path(), name, "3.0", "noarch", "", ""));
+    INFO(pushed.err);
+    REQUIRE(pushed.exit_status == 0);
+  }
+  std::string repodata = f.repo + "/rpm/el/9/x86_64/repodata";
+  int gz = 0;
+  for (const auto& e : fs::directory_iterator(repodata))
+    gz += e.path().string().ends_with(".xml.gz");
+  CHECK(gz == 6); // this generation's three and the previous one's, no older
+  for (const auto& e : fs::directory_iterator(f.repo + "/rpm/el/9/x86_64"))
+    CHECK(e.path().filename().string().find(".repodata") == std::string::npos);
+  HttpServer server(f.repo);
+  IsolatedDnf dnf(f.dir / "dnf");
+  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  auto all = dnf({"repoquery", "--qf", "%{name}", "--all"});
+  INFO(all.out << all.err);
+  REQUIRE(all.exit_status == 0);
+  CHECK(all.out == "rcommon\nrextra\nrhello\nrmore\n");
+  CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+}
+
 TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcloud][dnf]") {
   Fixture f;
   std::string primary_dir = f.repo + "/rpm/el/9/x86_64/repodata";
