@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/atomic_file.hpp"
 
-#include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <set>
-#include <thread>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,6 +10,8 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include "opskit/parallel.hpp"
 
 namespace opskit {
 
@@ -112,19 +111,11 @@ Result<void> StagedFiles::stage(const std::string& path, std::string_view data) 
 Result<void> StagedFiles::commit() {
   // Every file on disk before the first rename. Each fsync waits for its own writes and a
   // cache flush of the device; run side by side they wait once rather than once per file.
-  constexpr std::size_t k_max_syncs = 8;
+  constexpr unsigned k_max_syncs = 8;
   std::vector<int> errors(files_.size(), 0);
-  {
-    std::atomic<std::size_t> next{0};
-    auto sync = [this, &errors, &next] {
-      for (std::size_t i; (i = next++) < files_.size();)
-        errors[i] = ::fsync(files_[i].fd.get()) == 0 ? 0 : errno;
-    };
-    std::vector<std::jthread> workers;
-    for (std::size_t i = 1; i < std::min(files_.size(), k_max_syncs); ++i)
-      workers.emplace_back(sync);
-    sync();
-  }
+  parallel_for(files_.size(), k_max_syncs, [this, &errors](std::size_t i) {
+    errors[i] = ::fsync(files_[i].fd.get()) == 0 ? 0 : errno;
+  });
   for (std::size_t i = 0; i < files_.size(); ++i) {
     int err = errors[i] != 0 ? errors[i] : ::close(files_[i].fd.release()) == 0 ? 0 : errno;
     if (err != 0)

@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <functional>
 #include <thread>
 #include <unordered_map>
@@ -35,6 +34,7 @@
 #include <fmt/format.h>
 
 #include "opskit/handle.hpp"
+#include "opskit/parallel.hpp"
 #include "opskit/repo/compress.hpp"
 #include "opskit/repo/digest.hpp"
 #include "opskit/repo/version.hpp"
@@ -383,17 +383,8 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   for (auto& doc : docs)
     for (std::size_t i = 0; i < doc.parts.size(); ++i)
       tasks.emplace_back([&doc, &make_member, i] { make_member(doc, i); });
-  {
-    std::atomic<std::size_t> next{0};
-    auto work = [&tasks, &next] {
-      for (std::size_t i; (i = next++) < tasks.size();)
-        tasks[i]();
-    };
-    std::vector<std::jthread> workers;
-    for (unsigned i = 1; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
-      workers.emplace_back(work);
-    work();
-  }
+  parallel_for(tasks.size(), std::thread::hardware_concurrency(),
+               [&tasks](std::size_t i) { tasks[i](); });
   for (std::size_t k = 0; k < docs.size(); ++k) {
     const Kind& kind = k_kinds[k];
     Doc& doc = docs[k];
