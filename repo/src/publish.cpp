@@ -129,6 +129,7 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
 
 using detail::read_whole;
 using detail::release_hashes;
+using detail::rpm_fragments;
 
 Result<void> Repository::write_public_key(Signer& signer) {
   auto armored = signer.keyring.export_key(signer.fingerprint, Armor::yes);
@@ -274,8 +275,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
         YumFragmentViews xml{r.primary, r.filelists, r.other};
         if (xml.primary.empty()) { // recorded without fragments: write them now
           auto rpm = rpm_from_json(std::string(r.metadata));
-          auto made = rpm ? yum_fragments({std::move(*rpm), fmt::format("Packages/{}", file_name),
-                                           r.size, std::string(r.sha256)})
+          auto made = rpm ? rpm_fragments(std::move(*rpm), r.file, r.size, std::string(r.sha256))
                           : fail(rpm.error());
           if (!made)
             return fail(made.error().with_context(r.file));

@@ -122,11 +122,18 @@ inline Hash package_hashes(PackageFormat format) {
   return format == PackageFormat::deb ? Hash::md5 | Hash::sha256 : Hash::sha256;
 }
 
+// An rpm's index fragments, for the pool file `file` (only its name counts: the package sits
+// at "Packages/<name>" in each dnf repository) of `size` bytes and SHA-256 `sha256`.
+inline Result<YumFragments> rpm_fragments(RpmInfo rpm, std::string_view file, std::uint64_t size,
+                                          std::string sha256) {
+  return yum_fragments({std::move(rpm),
+                        fmt::format("Packages/{}", file.substr(file.rfind('/') + 1)), size,
+                        std::move(sha256)});
+}
+
 // Writes an rpm record's index fragments from its metadata, size and SHA-256.
 inline Result<void> add_yum_fragments(PackageRecord& r, RpmInfo rpm) {
-  YumPackage package{std::move(rpm), "Packages/" + r.file.substr(r.file.rfind('/') + 1), r.size,
-                     r.sha256};
-  auto xml = yum_fragments(package);
+  auto xml = rpm_fragments(std::move(rpm), r.file, r.size, r.sha256);
   if (!xml)
     return fail(xml.error());
   r.xml_primary = std::move(xml->primary);
