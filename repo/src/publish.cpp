@@ -105,12 +105,12 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
   } else if (::renameat2(AT_FDCWD, next.c_str(), AT_FDCWD, current.c_str(), RENAME_EXCHANGE) != 0) {
     if (errno != EINVAL)
       return fail(Error::from_errno("exchange", current));
-    // No exchange here: the files one by one, in their order, then the old ones out.
-    StagedFiles moved;
+    // No exchange here: the new files, already on disk in `next`, move over one by one in
+    // their order, then the old ones go.
     for (const auto& [name, data] : files)
-      if (auto ok = moved.stage(join_path(current, name), data); !ok)
-        return ok;
-    if (auto ok = moved.commit(); !ok)
+      if (::rename(join_path(next, name).c_str(), join_path(current, name).c_str()) != 0)
+        return fail(Error::from_errno("rename", join_path(current, name)));
+    if (auto ok = fsync_directory(current); !ok)
       return ok;
     std::set<std::string> keep(kept.begin(), kept.end());
     for (const auto& [name, data] : files)
