@@ -47,6 +47,15 @@ std::string rpmbuild(const std::string& dir, const std::string& name, const std:
   return rpm;
 }
 
+// The .repodata.next-<pid> directories a run left in a dnf repository's directory.
+std::vector<std::string> staging_directories(const std::string& dir) {
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".repodata") != std::string::npos)
+      left.push_back(e.path().filename());
+  return left;
+}
+
 // dnf with every piece of state under `dir`, reading the repositories in `dir`/repos.
 class IsolatedDnf {
 public:
@@ -73,6 +82,13 @@ public:
                                   "--setopt=skip_if_unavailable=False"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(argv);
+  }
+  // Every package of the repositories, one line each in `format`; the query must succeed.
+  std::string all(const std::string& format) const {
+    auto query = (*this)({"repoquery", "--qf", format, "--all"});
+    INFO(query.out << query.err);
+    REQUIRE(query.exit_status == 0);
+    return query.out;
   }
 
 private:
@@ -191,10 +207,7 @@ TEST_CASE("dnf: after a push and an rm into a repository, makecache sees exactly
   HttpServer server(f.repo);
   IsolatedDnf dnf(f.dir / "dnf");
   dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
-  auto all = dnf({"repoquery", "--qf", "%{name}-%{evr}", "--all"});
-  INFO(all.out << all.err);
-  REQUIRE(all.exit_status == 0);
-  CHECK(all.out == "rcommon-1:2.0-1\nrextra-3.0-1\n");
+  CHECK(dnf.all("%{name}-%{evr}") == "rcommon-1:2.0-1\nrextra-3.0-1\n");
   CHECK(dnf({"repoquery", "-l", "rextra"}).out.find("/usr/share/rextra/data\n") !=
         std::string::npos);
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
@@ -260,8 +273,7 @@ TEST_CASE("dnf: after kill -9 at any moment of a push, dnf still accepts the rep
   std::vector<std::string> args{"push"};
   args.insert(args.end(), late.begin(), late.end());
   REQUIRE(pkgcloud(f.repo, args).exit_status == 0);
-  for (const auto& e : fs::directory_iterator(f.repo + "/rpm/el/9/x86_64"))
-    CHECK(e.path().filename().string().find(".repodata") == std::string::npos);
+  CHECK(staging_directories(f.repo + "/rpm/el/9/x86_64").empty());
   // A fresh cache: the HTTP server's Last-Modified has one-second resolution, so within the
   // same second as the last makecache dnf would be told "304 Not Modified" and keep what it has.
   fs::remove_all(f.dir / "dnf/cache");
@@ -287,15 +299,11 @@ TEST_CASE("dnf: a source rpm lands in SRPMS, which dnf reads as a repository of 
   HttpServer server(f.repo);
   IsolatedDnf dnf(f.dir / "dnf");
   dnf.add_repo("sources", server.url() + "/rpm/el/9/SRPMS", f.repo + "/gpg.key", true);
-  auto all = dnf({"repoquery", "--qf", "%{name}-%{evr}.%{arch}", "--all"});
-  INFO(all.out << all.err);
-  REQUIRE(all.exit_status == 0);
-  CHECK(all.out == "rhello-1.0-1.src\n");
+  CHECK(dnf.all("%{name}-%{evr}.%{arch}") == "rhello-1.0-1.src\n");
   // and the binary repository does not list it
   IsolatedDnf binary(f.dir / "binary");
   binary.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
-  CHECK(binary({"repoquery", "--qf", "%{name}.%{arch}", "--all"}).out ==
-        "rcommon.noarch\nrhello.x86_64\n");
+  CHECK(binary.all("%{name}.%{arch}") == "rcommon.noarch\nrhello.x86_64\n");
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
@@ -318,15 +326,11 @@ TEST_CASE("dnf: where the file system cannot exchange directories, repodata/ is 
   for (const auto& e : fs::directory_iterator(repodata))
     gz += e.path().string().ends_with(".xml.gz");
   CHECK(gz == 6); // this generation's three and the previous one's, no older
-  for (const auto& e : fs::directory_iterator(f.repo + "/rpm/el/9/x86_64"))
-    CHECK(e.path().filename().string().find(".repodata") == std::string::npos);
+  CHECK(staging_directories(f.repo + "/rpm/el/9/x86_64").empty());
   HttpServer server(f.repo);
   IsolatedDnf dnf(f.dir / "dnf");
   dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
-  auto all = dnf({"repoquery", "--qf", "%{name}", "--all"});
-  INFO(all.out << all.err);
-  REQUIRE(all.exit_status == 0);
-  CHECK(all.out == "rcommon\nrextra\nrhello\nrmore\n");
+  CHECK(dnf.all("%{name}") == "rcommon\nrextra\nrhello\nrmore\n");
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
