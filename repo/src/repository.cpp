@@ -481,7 +481,7 @@ Result<void> Repository::rewrite(const Touched& touched) {
   if (!signer)
     return fail(signer.error());
   if (!touched.suites.empty()) {
-    auto records = state_.packages();
+    auto records = state_.packages(PackageFormat::deb);
     if (!records)
       return fail(records.error());
     if (auto written =

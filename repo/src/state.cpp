@@ -214,6 +214,15 @@ Result<std::vector<PackageRecord>> State::packages() const {
   return all_records(q);
 }
 
+Result<std::vector<PackageRecord>> State::packages(PackageFormat format) const {
+  std::string sql = fmt::format(
+      "SELECT {} FROM packages WHERE format = ? ORDER BY format, dist, name, version, arch",
+      k_columns);
+  Query q(*this, sql.c_str());
+  q.bind(format_name(format));
+  return all_records(q);
+}
+
 void YumRows::Unmap::operator()(char* p) const noexcept {
   ::munmap(p, size);
 }

@@ -72,6 +72,8 @@ public:
 
   // Every package, sorted by format, dist, name, version text and arch.
   Result<std::vector<PackageRecord>> packages() const;
+  // Every package of one format, sorted the same way.
+  Result<std::vector<PackageRecord>> packages(PackageFormat format) const;
   // What writing the yum metadata of `dist` needs of each of its rpms, sorted by name, version
   // text and arch.
   Result<YumRows> yum_rows(const std::string& dist) const;
