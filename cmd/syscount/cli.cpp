@@ -48,6 +48,9 @@ void define_cli(CLI::App& app, Options& options) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("-o,--output", options.output, "Write the report to FILE instead of stderr");
     cmd->add_flag("--json", options.json, "Write the report as JSON");
+    cmd->add_flag("--no-idle-poll", options.no_idle_poll,
+                  "Let idle CPUs sleep while tracing: saves power, but each traced call then "
+                  "waits for a sleeping CPU to wake");
     cmd->add_option("command", options.command, "The command to run, after --")->take_all();
   }
 }

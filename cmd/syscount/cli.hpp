@@ -22,6 +22,7 @@ struct Options {
   std::size_t max_paths = 100'000;
   std::string output; // -o: report file instead of stderr
   bool json = false;
+  bool no_idle_poll = false; // let idle CPUs halt while tracing
 };
 
 // Defines syscount's command line on `app`, storing what it parses into `options`.

@@ -76,7 +76,11 @@ int run(const Options& options) {
   }
 
   trace::Aggregator aggregator({.max_paths = options.max_paths});
-  trace::TraceRequest request{options.cls, options.command, options.pid, {}};
+  trace::TraceRequest request{.cls = options.cls,
+                              .command = options.command,
+                              .attach_pid = options.pid,
+                              .on_attached = {},
+                              .idle_poll = !options.no_idle_poll};
   if (options.pid > 0)
     request.on_attached = [pid = options.pid](std::size_t threads) {
       fmt::print(stderr, "syscount: attached to process {} ({} thread{}); Ctrl-C detaches\n", pid,

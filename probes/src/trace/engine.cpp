@@ -27,6 +27,17 @@
 // anyway. With a single allowed CPU the tracee can only run where the tracer spins, so there
 // the tracer always sleeps at once.
 //
+// Idle CPUs poll while the trace runs. Spinning keeps the tracer's CPU awake, but the tracee's
+// CPU still halts while the tracee waits at a stop, and waking a halted virtual CPU costs tens
+// of microseconds. So, unless the request says otherwise, the tracer holds a CPU wake-up latency
+// request of 0 µs (PM QoS, /dev/cpu_dma_latency, as cyclictest does) for as long as it traces:
+// the cpuidle governor then keeps idle CPUs in their polling state, and a wake-up is a flag the
+// polling CPU sees at once, with no interrupt. The kernel drops the request when the descriptor
+// is closed, also when syscount is killed. It costs power on idle CPUs (the polling shows as
+// idle time, not as anyone's CPU time) and needs root; without root nothing is requested.
+// Measured with the spin (Perl load x10: untraced 0.50 s; find /usr/share: untraced 0.099 s):
+// Perl 0.87 -> 0.66 s, find 0.52 -> 0.28 s.
+//
 // Attach mode (-p) cannot install a filter in a running process: it PTRACE_SEIZEs (without
 // EXITKILL) every thread listed in /proc/PID/task, listing again until no new one appears, since
 // a thread not yet seized can start others, then PTRACE_INTERRUPTs each to start it on
@@ -85,6 +96,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -129,6 +141,16 @@ bool more_than_one_cpu() noexcept {
   cpu_set_t set;
   CPU_ZERO(&set);
   return ::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1;
+}
+
+// A PM QoS request for a CPU wake-up latency of 0 µs, held until the descriptor is closed (see
+// "Idle CPUs poll" above); an empty descriptor where the kernel or the user's rights deny it.
+UniqueFd request_idle_poll() noexcept {
+  UniqueFd fd(::open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC));
+  const std::int32_t latency_us = 0;
+  if (fd && ::write(fd.get(), &latency_us, sizeof latency_us) != sizeof latency_us)
+    fd.reset();
+  return fd;
 }
 
 // ---- Signals --------------------------------------------------------------------------------
@@ -641,6 +663,7 @@ Result<std::string> find_program(const std::string& name) {
 }
 
 Result<TraceOutcome> run_trace(const TraceRequest& request, Aggregator& sink) {
+  UniqueFd idle_poll = request.idle_poll ? request_idle_poll() : UniqueFd{};
   Tracer tracer(request, sink);
   if (request.attach_pid > 0)
     return tracer.attach(request.attach_pid);
