@@ -10,19 +10,20 @@
 
 namespace opskit::repo {
 
-namespace {
-
-using MdCtx = CPtr<EVP_MD_CTX, EVP_MD_CTX_free>;
-
-std::string to_hex(const unsigned char* bytes, unsigned size) {
+std::string hex(std::string_view bytes) {
   static constexpr char k_digits[] = "0123456789abcdef";
-  std::string out(2 * size, '\0');
-  for (unsigned i = 0; i < size; ++i) {
-    out[2 * i] = k_digits[bytes[i] >> 4];
-    out[2 * i + 1] = k_digits[bytes[i] & 0xf];
+  std::string out(2 * bytes.size(), '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    auto b = static_cast<unsigned char>(bytes[i]);
+    out[2 * i] = k_digits[b >> 4];
+    out[2 * i + 1] = k_digits[b & 0xf];
   }
   return out;
 }
+
+namespace {
+
+using MdCtx = CPtr<EVP_MD_CTX, EVP_MD_CTX_free>;
 
 // Failures of EVP_* with built-in digests mean a broken OpenSSL: a bug, not an input error.
 MdCtx start(const EVP_MD* md) {
@@ -41,9 +42,7 @@ std::string finish_raw(EVP_MD_CTX* ctx) {
 }
 
 std::string finish(EVP_MD_CTX* ctx) {
-  std::string raw = finish_raw(ctx);
-  return to_hex(reinterpret_cast<const unsigned char*>(raw.data()),
-                static_cast<unsigned>(raw.size()));
+  return hex(finish_raw(ctx));
 }
 
 } // namespace
@@ -86,8 +85,9 @@ Sha256Stream::Sha256Stream(Sha256Stream&&) noexcept = default;
 Sha256Stream& Sha256Stream::operator=(Sha256Stream&&) noexcept = default;
 Sha256Stream::~Sha256Stream() = default;
 
-void Sha256Stream::update(std::string_view data) {
+Sha256Stream& Sha256Stream::update(std::string_view data) {
   EVP_DigestUpdate(ctx_->md.get(), data.data(), data.size());
+  return *this;
 }
 
 std::string Sha256Stream::hex() {

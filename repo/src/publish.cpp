@@ -20,12 +20,15 @@
 #include <algorithm>
 #include <deque>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <span>
 #include <vector>
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -69,14 +72,106 @@ std::vector<std::string> file_names(const std::string& dir) {
   return names;
 }
 
+// The names in directory `dir` with their inode numbers, sorted; none when it cannot be read.
+std::vector<std::pair<std::string, ino_t>> file_inodes(const std::string& dir) {
+  std::vector<std::pair<std::string, ino_t>> names;
+  CPtr<DIR, ::closedir> d(::opendir(dir.c_str()));
+  if (!d)
+    return names;
+  while (const dirent* e = ::readdir(d.get()))
+    names.emplace_back(e->d_name, e->d_ino);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Whether paths `a` and `b` name one file.
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa = {};
+  struct stat sb = {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_ino == sb.st_ino &&
+         sa.st_dev == sb.st_dev;
+}
+
+// Puts a hard link to `from` at `to` in place of whatever is there, or a copy where the file
+// system has no hard links.
+Result<void> place_link(const std::string& from, const std::string& to) {
+  auto slash = to.rfind('/');
+  std::string temp =
+      fmt::format("{}/.{}.tmp-{}", to.substr(0, slash), to.substr(slash + 1), ::getpid());
+  ::unlink(temp.c_str());
+  if (::link(from.c_str(), temp.c_str()) != 0) {
+    auto bytes = detail::read_whole(from);
+    if (!bytes)
+      return fail(bytes.error());
+    return write_file_atomic(to, *bytes);
+  }
+  if (::rename(temp.c_str(), to.c_str()) != 0) {
+    int error = errno;
+    ::unlink(temp.c_str());
+    return fail(Error::from_errno("rename", to, error));
+  }
+  return {};
+}
+
+// Links the noarch packages `which` of `rows` into `dir`/Packages/ (`dir` below `root`),
+// leaving alone a link already there to the same file: Check::yes finds them by listing the
+// directories (a whole index links thousands), Check::no with a stat of each.
+enum class Check { no, yes };
+Result<void> link_packages(const std::string& root, const std::string& dir, const YumRows& rows,
+                           std::span<const std::size_t> which, Check check) {
+  if (which.empty())
+    return {};
+  std::string packages = fmt::format("{}/{}/Packages", root, dir);
+  if (auto made = make_directories(packages); !made)
+    return made;
+  using Inodes = std::vector<std::pair<std::string, ino_t>>;
+  std::map<std::string, Inodes> sources; // directory -> its files
+  Inodes present;
+  if (check == Check::yes)
+    present = file_inodes(packages);
+  auto inode = [](const Inodes& in, std::string_view name) -> ino_t {
+    auto it = std::lower_bound(in.begin(), in.end(), name,
+                               [](const auto& e, std::string_view n) { return e.first < n; });
+    return it != in.end() && it->first == name ? it->second : 0;
+  };
+  for (std::size_t i : which) {
+    std::string_view file = rows.rows[i].file;
+    auto slash = file.rfind('/');
+    std::string_view name = file.substr(slash + 1);
+    std::string from = fmt::format("{}/{}", root, file);
+    std::string to = fmt::format("{}/{}", packages, name);
+    if (check == Check::yes) {
+      std::string source_dir = fmt::format("{}/{}", root, file.substr(0, slash));
+      auto [it, added] = sources.try_emplace(source_dir);
+      if (added)
+        it->second = file_inodes(source_dir);
+      if (ino_t at = inode(present, name); at != 0 && at == inode(it->second, name))
+        continue;
+    } else if (same_file(from, to)) {
+      continue;
+    }
+    if (auto ok = place_link(from, to); !ok)
+      return ok;
+  }
+  return {};
+}
+
 constexpr std::string_view k_next_repodata = ".repodata.next-";
+
+// Where the texts of the runs of packages of dnf repository `dir` ("rpm/el/9/x86_64") are kept
+// between rewrites (see build_yum_repo), named by their member's key.
+std::string yum_text_dir(std::string_view dir) {
+  return fmt::format("{}/yum/{}", detail::k_state_dir, dir);
+}
 
 // Writes `files` (name -> bytes) and hard links to `kept` files of `current` into a new
 // directory beside it, then puts that directory in its place with one exchange (see the top of
-// this file). `current` may not exist yet.
+// this file). `current` may not exist yet. Files already in `staged` are committed with the
+// new directory's, before the exchange.
 Result<void> replace_directory(const std::string& parent, const std::string& current,
                                const std::vector<std::string>& kept,
-                               const std::vector<std::pair<std::string, std::string_view>>& files) {
+                               const std::vector<std::pair<std::string, std::string_view>>& files,
+                               StagedFiles staged) {
   if (auto made = make_directories(parent); !made)
     return made;
   std::error_code ec;
@@ -93,7 +188,6 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
         !fs::copy_file(from, to, ec)) // a file system without hard links
       return fail(Error::from_errno("copy", from, ec.value()));
   }
-  StagedFiles staged;
   for (const auto& [name, data] : files)
     if (auto ok = staged.stage(join_path(next, name), data); !ok)
       return ok;
@@ -127,6 +221,7 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
 
 } // namespace
 
+using detail::PackageBytes;
 using detail::read_whole;
 using detail::release_hashes;
 using detail::rpm_fragments;
@@ -246,46 +341,73 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     YumIndex index;
     std::string signature;
     std::size_t packages = 0;
-    std::vector<std::pair<std::string, std::string>> links; // noarch file -> place in this repo
-    std::vector<RepomdEntry> previous;                      // what the current repomd.xml lists
+    const YumRows* rows = nullptr;
+    std::vector<std::size_t> links;    // rows of noarch packages to link into this repo
+    std::vector<RepomdEntry> previous; // what the current repomd.xml lists
   };
   std::vector<Built> built;
+  std::deque<YumRows> dist_rows;
+  std::deque<PackageBytes> kept_texts; // the files and texts of runs that new files copy
+  std::deque<YumFragments> written;    // fragments of rows recorded without them; stable
   for (const auto& dist : dists) {
     // One repository per architecture; noarch packages belong to each, sources to SRPMS.
     std::set<std::string> arches(config_.rpm_architectures.begin(),
                                  config_.rpm_architectures.end());
-    auto rows = state_.yum_rows(dist);
-    if (!rows)
-      return fail(rows.error());
-    for (const auto& r : rows->rows)
+    // A rewrite reads the fragments only of the runs it compresses anew.
+    auto read =
+        state_.yum_rows(dist, reuse == Reuse::previous ? State::Text::none : State::Text::all);
+    if (!read)
+      return fail(read.error());
+    YumRows& rows = dist_rows.emplace_back(std::move(*read));
+    for (const auto& r : rows.rows)
       if (r.arch != "noarch")
         arches.insert(r.arch == "src" ? "SRPMS" : std::string(r.arch));
-    std::deque<YumFragments> written; // fragments of rows recorded without them; stable
+    // Gives the fragments of `entries` (their source is their row), written from the metadata
+    // where the row has none, and notes their rows in `filled`.
+    std::vector<std::size_t> filled;
+    YumFill fill = [&](std::span<YumEntry* const> entries) -> Result<void> {
+      std::vector<std::size_t> which;
+      for (const YumEntry* e : entries)
+        which.push_back(e->source);
+      filled.insert(filled.end(), which.begin(), which.end());
+      if (auto ok = state_.read_text(rows, which); !ok)
+        return ok;
+      for (YumEntry* e : entries) {
+        const YumRows::Row& r = rows.rows[e->source];
+        e->xml = {r.primary, r.filelists, r.other};
+        if (!e->xml.primary.empty())
+          continue;
+        auto rpm = rpm_from_json(std::string(r.metadata));
+        auto made = rpm ? rpm_fragments(std::move(*rpm), r.file, r.size, std::string(r.sha256))
+                        : fail(rpm.error());
+        if (!made)
+          return fail(made.error().with_context(r.file));
+        const YumFragments& f = written.emplace_back(std::move(*made));
+        e->xml = {f.primary, f.filelists, f.other};
+      }
+      return {};
+    };
     for (const auto& arch : arches) {
       Built b;
       b.dir = fmt::format("rpm/{}/{}", dist, arch);
       std::vector<YumEntry> packages;
-      for (const auto& r : rows->rows) {
+      packages.reserve(rows.rows.size());
+      std::vector<std::size_t> links; // noarch rows
+      for (std::size_t i = 0; i < rows.rows.size(); ++i) {
+        const YumRows::Row& r = rows.rows[i];
         std::string_view dir = r.arch == "src" ? "SRPMS" : r.arch;
         if (dir != arch && !(r.arch == "noarch" && arch != "SRPMS"))
           continue;
-        std::string_view file_name = r.file.substr(r.file.rfind('/') + 1);
         if (dir != arch)
-          b.links.emplace_back(r.file, fmt::format("{}/Packages/{}", b.dir, file_name));
-        YumFragmentViews xml{r.primary, r.filelists, r.other};
-        if (xml.primary.empty()) { // recorded without fragments: write them now
-          auto rpm = rpm_from_json(std::string(r.metadata));
-          auto made = rpm ? rpm_fragments(std::move(*rpm), r.file, r.size, std::string(r.sha256))
-                          : fail(rpm.error());
-          if (!made)
-            return fail(made.error().with_context(r.file));
-          const YumFragments& f = written.emplace_back(std::move(*made));
-          xml = {f.primary, f.filelists, f.other};
-        }
-        std::string version(r.version);
-        packages.push_back({std::string(r.name),
-                            version.find(':') == std::string::npos ? "0:" + version : version,
-                            std::string(r.arch), xml});
+          links.push_back(i);
+        packages.push_back({r.name,
+                            r.version,
+                            r.arch,
+                            r.sha256,
+                            r.file,
+                            r.size,
+                            {r.primary, r.filelists, r.other},
+                            i});
       }
       b.packages = packages.size();
       std::string dir = join_path(root_, b.dir);
@@ -293,21 +415,43 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
         if (auto entries = parse_repomd(*old))
           b.previous = std::move(*entries);
       YumPrevious previous;
-      if (reuse == Reuse::previous)
+      if (reuse == Reuse::previous) {
         for (const auto& e : b.previous) {
-          std::string* into = e.type == "primary"     ? &previous.primary
-                              : e.type == "filelists" ? &previous.filelists
-                              : e.type == "other"     ? &previous.other
-                                                      : nullptr;
+          std::string_view* into = e.type == "primary"     ? &previous.primary
+                                   : e.type == "filelists" ? &previous.filelists
+                                   : e.type == "other"     ? &previous.other
+                                                           : nullptr;
           if (!into)
             continue;
-          if (auto bytes = read_file(join_path(dir, e.location)); bytes && bytes->size() == e.size)
-            *into = std::move(*bytes);
+          if (auto bytes = PackageBytes::open(join_path(dir, e.location), 0);
+              bytes && bytes->view().size() == e.size)
+            *into = kept_texts.emplace_back(std::move(*bytes)).view();
         }
-      auto index = build_yum_repo(std::move(packages), env_.now, previous);
+        previous.text = [&, texts = join_path(root_, yum_text_dir(b.dir))](
+                            std::string_view name,
+                            std::size_t size) -> std::optional<std::string_view> {
+          auto bytes = PackageBytes::open(join_path(texts, name), 0);
+          if (!bytes || bytes->view().size() != size)
+            return std::nullopt;
+          return kept_texts.emplace_back(std::move(*bytes)).view();
+        };
+      }
+      filled.clear();
+      auto index = build_yum_repo(std::move(packages), env_.now, previous, fill);
       if (!index)
         return fail(index.error());
       b.index = std::move(*index);
+      // A rewrite links the packages of the runs it wrote anew (a --replace'd noarch package
+      // among them, whose old link still holds its old content); the others were published
+      // with their links before.
+      if (reuse == Reuse::previous) {
+        std::sort(filled.begin(), filled.end());
+        std::erase_if(links, [&](std::size_t i) {
+          return !std::binary_search(filled.begin(), filled.end(), i);
+        });
+      }
+      b.rows = &rows;
+      b.links = std::move(links);
       if (signer) {
         auto signature = signer->keyring.detach_sign(signer->fingerprint, b.index.repomd);
         if (!signature)
@@ -322,24 +466,10 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
   std::vector<std::string> report;
   for (const auto& b : built) {
     std::string dir = join_path(root_, b.dir);
-    // One listing of Packages/ rather than a lookup per noarch package.
-    std::vector<std::string> present;
-    if (!b.links.empty())
-      present = file_names(join_path(dir, "Packages"));
-    for (const auto& [from, to] : b.links) {
-      std::string target = join_path(root_, to);
-      if (std::binary_search(present.begin(), present.end(), to.substr(to.rfind('/') + 1)))
-        continue;
-      if (auto made = make_directories(fs::path(target).parent_path().string()); !made)
-        return fail(made.error());
-      if (::link(join_path(root_, from).c_str(), target.c_str()) != 0) {
-        auto bytes = read_whole(join_path(root_, from));
-        if (!bytes)
-          return fail(bytes.error());
-        if (auto ok = write_file_atomic(target, *bytes); !ok)
-          return fail(ok.error());
-      }
-    }
+    if (auto ok = link_packages(root_, b.dir, *b.rows, b.links,
+                                reuse == Reuse::previous ? Check::no : Check::yes);
+        !ok)
+      return fail(ok.error());
     // Files the previous repomd.xml names stay for clients that hold it.
     std::vector<std::string> kept;
     for (const auto& e : b.previous)
@@ -354,8 +484,23 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     if (signer)
       files.emplace_back("repomd.xml.asc", b.signature);
     files.emplace_back("repomd.xml", b.index.repomd);
-    if (auto ok = replace_directory(dir, join_path(dir, "repodata"), kept, files); !ok)
+    // The texts of the runs compressed anew, for the next rewrite, on disk before the files
+    // that hold them are published; the texts of runs no longer published go after them.
+    std::string texts = join_path(root_, yum_text_dir(b.dir));
+    if (auto made = make_directories(texts); !made)
+      return fail(made.error());
+    StagedFiles staged;
+    for (const auto& t : b.index.texts)
+      if (auto ok = staged.stage(join_path(texts, t.path), t.data); !ok)
+        return fail(ok.error());
+    if (auto ok =
+            replace_directory(dir, join_path(dir, "repodata"), kept, files, std::move(staged));
+        !ok)
       return fail(ok.error());
+    std::set<std::string_view> live(b.index.text_names.begin(), b.index.text_names.end());
+    for (const auto& name : file_names(texts))
+      if (name != "." && name != ".." && !live.contains(name))
+        ::unlink(join_path(texts, name).c_str());
     report.push_back(fmt::format("{}: {} packages", b.dir, b.packages));
   }
   return report;

@@ -47,13 +47,10 @@ inline Result<std::pair<UniqueFd, std::size_t>> open_regular(const std::string& 
   return std::pair{std::move(*fd), static_cast<std::size_t>(st.st_size)};
 }
 
-// Reads a whole regular file with its size known up front (packages can be large).
-inline Result<std::string> read_whole(const std::string& path) {
-  auto file = open_regular(path);
-  if (!file)
-    return fail(file.error());
-  const UniqueFd& fd = file->first;
-  std::string data(file->second, '\0');
+// Reads the rest of open file `fd`, `size` bytes long (fewer if it shrinks); `path` names it.
+inline Result<std::string> read_whole(const UniqueFd& fd, std::size_t size,
+                                      const std::string& path) {
+  std::string data(size, '\0');
   std::size_t got = 0;
   while (got < data.size()) {
     ssize_t n = ::read(fd.get(), data.data() + got, data.size() - got);
@@ -69,18 +66,26 @@ inline Result<std::string> read_whole(const std::string& path) {
   return data;
 }
 
-// A package file's bytes for reading and hashing: mapped read-only when it is large, where
-// copying it into memory would cost as much as hashing it, else read.
+// Reads a whole regular file with its size known up front (packages can be large).
+inline Result<std::string> read_whole(const std::string& path) {
+  auto file = open_regular(path);
+  if (!file)
+    return fail(file.error());
+  return read_whole(file->first, file->second, path);
+}
+
+// A file's bytes for reading and hashing: mapped read-only when it is large (from `map_from`
+// bytes), where copying it into memory would cost as much as hashing it, else read.
 class PackageBytes {
 public:
-  static Result<PackageBytes> open(const std::string& path) {
-    constexpr std::size_t k_map_from = 256 * 1024;
+  static constexpr std::size_t k_map_from = 256 * 1024;
+  static Result<PackageBytes> open(const std::string& path, std::size_t map_from = k_map_from) {
     auto file = open_regular(path);
     if (!file)
       return fail(file.error());
     PackageBytes bytes;
     auto size = file->second;
-    if (size >= k_map_from) {
+    if (size >= map_from && size > 0) {
       void* map =
           ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file->first.get(), 0);
       if (map != MAP_FAILED) {
@@ -89,7 +94,7 @@ public:
         return bytes;
       }
     }
-    auto read = read_whole(path);
+    auto read = read_whole(file->first, size, path);
     if (!read)
       return fail(read.error());
     bytes.data_ = std::move(*read);

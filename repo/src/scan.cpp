@@ -193,12 +193,11 @@ void walk_files(const std::string& dir, const Found& found) {
 // primary.xml of the largest public repositories is a few hundred MB.
 constexpr std::size_t k_max_primary = std::size_t{2} << 30;
 
-// Every package a dnf repository's primary.xml.gz lists is where it says, with its size: what
+// Every package a dnf repository's primary.xml lists is where it says, with its size: what
 // dnf would download (a noarch package is a link in each architecture's directory).
-void check_locations(const fs::path& dir, const fs::path& shown, std::string_view primary_gz,
+void check_locations(const fs::path& dir, const fs::path& shown, std::string_view primary,
                      std::vector<std::string>& problems) {
-  auto xml = gzip_decompress(primary_gz, k_max_primary);
-  auto locations = xml ? parse_primary_locations(*xml) : fail(xml.error());
+  auto locations = parse_primary_locations(primary);
   if (!locations) {
     problems.push_back(
         fmt::format("{}: primary.xml.gz: {}", shown.string(), locations.error().message()));
@@ -449,8 +448,15 @@ Result<std::vector<std::string>> Repository::verify() {
       else if (sha256_hex(*bytes) != e.checksum)
         problems.push_back(
             fmt::format("{}: {} has another SHA-256 than repomd.xml says", shown, e.location));
+      else if (auto xml = gzip_decompress(*bytes, k_max_primary); !xml)
+        problems.push_back(fmt::format("{}: {}: {}", shown, e.location, xml.error().message()));
+      else if (!e.open_checksum.empty() &&
+               (xml->size() != e.open_size || sha256_hex(*xml) != e.open_checksum))
+        problems.push_back(fmt::format("{}: {} holds other text than its open-checksum and "
+                                       "open-size in repomd.xml say",
+                                       shown, e.location));
       else if (e.type == "primary")
-        check_locations(dir, fs::relative(dir, root_, ec), *bytes, problems);
+        check_locations(dir, fs::relative(dir, root_, ec), *xml, problems);
     }
   }
   return problems;

@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS packages (
   xml_primary TEXT NOT NULL DEFAULT '', xml_filelists TEXT NOT NULL DEFAULT '',
   xml_other TEXT NOT NULL DEFAULT '',
   UNIQUE (format, dist, name, version, arch));
+CREATE INDEX IF NOT EXISTS packages_yum ON packages (dist, format, name, version, arch, file,
+  sha256, size);
 )sql";
 
 constexpr const char* k_columns =
@@ -111,6 +113,12 @@ public:
     return fail(problem());
   }
   sqlite3_stmt* get() const noexcept { return stmt_; }
+  // Ready to bind and step again.
+  void reset() noexcept {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    index_ = 0;
+  }
 
 private:
   Error problem() const {
@@ -227,50 +235,90 @@ void YumRows::Unmap::operator()(char* p) const noexcept {
   ::munmap(p, size);
 }
 
-Result<YumRows> State::yum_rows(const std::string& dist) const {
-  Query q(*this, "SELECT name, version, arch, file, sha256, size, "
-                 "CASE WHEN xml_primary = '' THEN metadata ELSE '' END, "
-                 "xml_primary, xml_filelists, xml_other FROM packages "
-                 "WHERE +format = 'rpm' AND +dist = ?");
-  q.bind(dist);
-  YumRows out;
+std::string_view YumRows::hold(std::string_view text) {
   constexpr std::size_t k_block = std::size_t{1} << 20;
-  char* free = nullptr;
-  std::size_t left = 0;
-  auto keep = [&](int column) {
-    const char* text = reinterpret_cast<const char*>(sqlite3_column_text(q.get(), column));
-    auto size = static_cast<std::size_t>(sqlite3_column_bytes(q.get(), column));
-    if (size > left) {
-      left = std::max(k_block, size);
-      void* block = ::mmap(nullptr, left, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-      if (block == MAP_FAILED)
-        throw std::bad_alloc();
-      free = out.blocks.emplace_back(static_cast<char*>(block), YumRows::Unmap{left}).get();
-    }
-    if (size > 0)
-      std::memcpy(free, text, size);
-    std::string_view kept(free, size);
-    free += size;
-    left -= size;
-    return kept;
-  };
+  if (text.size() > left_) {
+    left_ = std::max(k_block, text.size());
+    void* block = ::mmap(nullptr, left_, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (block == MAP_FAILED)
+      throw std::bad_alloc();
+    free_ = blocks.emplace_back(static_cast<char*>(block), Unmap{left_}).get();
+  }
+  if (!text.empty())
+    std::memcpy(free_, text.data(), text.size());
+  std::string_view kept(free_, text.size());
+  free_ += text.size();
+  left_ -= text.size();
+  return kept;
+}
+
+namespace {
+
+std::string_view column_view(sqlite3_stmt* s, int i) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
+  return text ? std::string_view(text, static_cast<std::size_t>(sqlite3_column_bytes(s, i)))
+              : std::string_view();
+}
+
+// The text columns of YumRows::Row, in this order, after `id, name, ..., size`.
+constexpr const char* k_yum_text_columns = "CASE WHEN xml_primary = '' THEN metadata ELSE '' END, "
+                                           "xml_primary, xml_filelists, xml_other";
+
+void read_yum_text(YumRows& rows, YumRows::Row& r, sqlite3_stmt* s, int first) {
+  r.metadata = rows.hold(column_view(s, first));
+  r.primary = rows.hold(column_view(s, first + 1));
+  r.filelists = rows.hold(column_view(s, first + 2));
+  r.other = rows.hold(column_view(s, first + 3));
+  r.text_read = true;
+}
+
+} // namespace
+
+Result<YumRows> State::yum_rows(const std::string& dist, Text text) const {
+  std::string sql = text == Text::all
+                        ? fmt::format("SELECT id, name, version, arch, file, sha256, size, {} "
+                                      "FROM packages WHERE +format = 'rpm' AND +dist = ?",
+                                      k_yum_text_columns)
+                        : "SELECT id, name, version, arch, file, sha256, size FROM packages "
+                          "WHERE dist = ? AND format = 'rpm'";
+  YumRows out;
+  Query q(*this, sql);
+  q.bind(dist);
   auto ok = for_each_row(q, [&](sqlite3_stmt* s) {
     YumRows::Row& r = out.rows.emplace_back();
-    r.name = keep(0);
-    r.version = keep(1);
-    r.arch = keep(2);
-    r.file = keep(3);
-    r.sha256 = keep(4);
-    r.size = static_cast<std::uint64_t>(sqlite3_column_int64(s, 5));
-    r.metadata = keep(6);
-    r.primary = keep(7);
-    r.filelists = keep(8);
-    r.other = keep(9);
+    r.id = sqlite3_column_int64(s, 0);
+    r.name = out.hold(column_view(s, 1));
+    r.version = out.hold(column_view(s, 2));
+    r.arch = out.hold(column_view(s, 3));
+    r.file = out.hold(column_view(s, 4));
+    r.sha256 = out.hold(column_view(s, 5));
+    r.size = static_cast<std::uint64_t>(sqlite3_column_int64(s, 6));
+    if (out.rows.size() == 1)
+      if (text == Text::all)
+        read_yum_text(out, r, s, 7);
   });
   if (!ok)
     return fail(ok.error());
   return out;
+}
+
+Result<void> State::read_text(YumRows& rows, std::span<const std::size_t> which) const {
+  Query q(*this, fmt::format("SELECT {} FROM packages WHERE id = ?", k_yum_text_columns));
+  for (std::size_t i : which) {
+    YumRows::Row& r = rows.rows.at(i);
+    if (r.text_read)
+      continue;
+    q.bind(r.id);
+    auto row = q.step();
+    if (!row)
+      return fail(row.error());
+    if (!*row)
+      return fail(fmt::format("database {}: package {} is gone", path_, r.file));
+    read_yum_text(rows, r, q.get(), 0);
+    q.reset();
+  }
+  return {};
 }
 
 Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std::string& dist,

@@ -246,6 +246,8 @@ Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t da
                                 const YumPrevious& previous) {
   std::vector<YumFragments> fragments;
   fragments.reserve(packages.size());
+  std::vector<std::string> evrs;
+  evrs.reserve(packages.size());
   std::vector<YumEntry> entries;
   for (const auto& p : packages) {
     auto xml = yum_fragments(p);
@@ -253,22 +255,41 @@ Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t da
       return fail(xml.error());
     const YumFragments& f = fragments.emplace_back(std::move(*xml));
     entries.push_back({p.rpm.name,
-                       p.rpm.epoch + ":" + p.rpm.version + "-" + p.rpm.release,
+                       evrs.emplace_back(p.rpm.evr()),
                        p.rpm.arch,
-                       {f.primary, f.filelists, f.other}});
+                       p.sha256,
+                       p.location,
+                       p.size,
+                       {f.primary, f.filelists, f.other},
+                       entries.size()});
   }
   return build_yum_repo(std::move(entries), date, previous);
 }
 
 Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
-                                const YumPrevious& previous) {
-  std::sort(entries.begin(), entries.end(), [](const YumEntry& a, const YumEntry& b) {
+                                const YumPrevious& previous, const YumFill& fill) {
+  auto before = [](const YumEntry& a, const YumEntry& b) {
     if (a.name != b.name)
       return a.name < b.name;
     if (int c = compare_rpm_versions(a.evr, b.evr); c != 0)
       return c < 0;
-    return a.arch < b.arch;
-  });
+    if (a.arch != b.arch)
+      return a.arch < b.arch;
+    return a.evr < b.evr; // "0:1-1" and "1-1" are equal versions
+  };
+  // Entries that come sorted by name (as the database's index gives them) only need their
+  // versions of one name sorted.
+  auto by_name = [](const YumEntry& a, const YumEntry& b) { return a.name < b.name; };
+  if (std::is_sorted(entries.begin(), entries.end(), by_name)) {
+    for (auto first = entries.begin(); first != entries.end();) {
+      auto last = std::find_if(first + 1, entries.end(),
+                               [&](const YumEntry& e) { return e.name != first->name; });
+      std::sort(first, last, before);
+      first = last;
+    }
+  } else {
+    std::sort(entries.begin(), entries.end(), before);
+  }
   YumIndex index;
   Xml repomd;
   repomd.open("repomd")
@@ -280,7 +301,7 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     const char* open; // the root element's start tag, without its packages attribute and '>'
     const char* close;
     std::string_view YumFragmentViews::*part;
-    std::string YumPrevious::*previous;
+    std::string_view YumPrevious::*previous;
   };
   static const Kind k_kinds[] = {
       {"primary",
@@ -295,11 +316,11 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   // 0 mod k_member_packages. The choice depends on that package alone, so adding or removing
   // one package changes one member (or splits or joins two) and the rest stay byte-equal.
   constexpr std::uint64_t k_member_packages = 256;
-  std::vector<std::size_t> ends; // one past each member's last entry
+  std::vector<std::size_t> ends; // one past each run's last entry
   for (std::size_t i = 0; i < entries.size(); ++i) {
     std::uint64_t h = 14695981039346656037u; // FNV-1a, fixed so that output is too
-    for (const std::string* part : {&entries[i].name, &entries[i].evr, &entries[i].arch}) {
-      for (char c : *part)
+    for (std::string_view part : {entries[i].name, entries[i].evr, entries[i].arch}) {
+      for (char c : part)
         h = (h ^ static_cast<unsigned char>(c)) * 1099511628211u;
       h *= 1099511628211u; // a NUL between the parts
     }
@@ -308,70 +329,132 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   }
   // The three documents are the root element around the packages' fragments, which were
   // written and escaped once, when each package was pushed. Each is written as keyed gzip
-  // members: the start tag, one per run of packages, the end tag; a member's key is the
-  // SHA-256 of its text, and a member of the previous file with the same key and size
-  // is copied instead of compressed. The work is one task per member plus one per document for
-  // its open-checksum (SHA-256 cannot be split), spread over the CPUs.
-  // A member's text is the concatenation of its pieces: views of the tags and the fragments
-  // (with a "\n" after a fragment that lacks one), so that nothing is copied to be hashed.
+  // members: the start tag, one per run of packages, the end tag. The key of a tag's member is
+  // the SHA-256 of its text; the key of a run's is the SHA-256 of what its fragments are made
+  // from (document, and each package's pkgid, pool file and size), so that a rewrite knows
+  // which runs it can copy without reading a single fragment. A copied run's text, which the
+  // document's open-checksum covers, comes from YumPrevious::text; only the runs compressed
+  // anew need their fragments. (A change to how fragments are written must change k_run_tag.)
+  // The work is one task per compressed member plus one per document for its open-checksum
+  // (SHA-256 cannot be split), spread over the CPUs. A member's text is the concatenation of
+  // its pieces: views of the tags, the kept texts and the fragments (with a "\n" after a
+  // fragment that lacks one).
+  constexpr std::string_view k_run_tag = "pkgcloud yum run 1\n";
   using Pieces = std::vector<std::string_view>;
+  struct Member {
+    std::string key;
+    Pieces pieces;
+    std::string_view bytes;                  // the compressed member, copied or made
+    Result<std::string> made{std::string()}; // when compressed anew
+    std::string text;                        // a run compressed anew: its text, to be kept
+    bool fresh = false;
+  };
   struct Doc {
     std::string head;
-    std::vector<Pieces> parts; // one per member
+    std::vector<Member> members; // start tag, one per run, end tag
     std::vector<GzipMember> previous;
     std::unordered_map<std::string_view, const GzipMember*> reusable;
-    std::vector<Result<std::string>> compressed; // per member; empty when copied
-    std::vector<std::string_view> members;       // the bytes of each member
     std::string open_sha;
     std::size_t open_size = 0;
   };
+  // The member of the previous file of `doc` with this key, if any.
+  auto previous_member = [](const Doc& doc, std::string_view key) -> const GzipMember* {
+    auto it = doc.reusable.find(key);
+    return it == doc.reusable.end() ? nullptr : it->second;
+  };
+  // What each run's fragments are made from, hashed: its members' keys are made of it.
+  std::vector<std::string> runs;
+  for (std::size_t begin = 0, r = 0; r < ends.size(); begin = ends[r++]) {
+    Sha256Stream id;
+    id.update(k_run_tag);
+    for (std::size_t i = begin; i < ends[r]; ++i)
+      id.update(entries[i].pkgid)
+          .update(std::string_view("\0", 1))
+          .update(entries[i].file)
+          .update(std::string_view("\0", 1))
+          .update(std::to_string(entries[i].size))
+          .update("\n");
+    runs.push_back(id.raw());
+  }
   std::array<Doc, std::size(k_kinds)> docs;
+  std::vector<bool> fill_run(ends.size(), false); // runs compressed anew in some document
   for (std::size_t k = 0; k < docs.size(); ++k) {
     const Kind& kind = k_kinds[k];
     Doc& doc = docs[k];
-    doc.head = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{} packages=\"{}\">\n",
-                           kind.open, entries.size());
-    doc.parts.push_back({doc.head});
-    for (std::size_t begin = 0, m = 0; m < ends.size(); begin = ends[m++]) {
-      Pieces& pieces = doc.parts.emplace_back();
-      for (std::size_t i = begin; i < ends[m]; ++i) {
-        std::string_view fragment = entries[i].xml.*kind.part;
-        pieces.push_back(fragment);
-        if (!fragment.ends_with('\n'))
-          pieces.push_back("\n");
-      }
-    }
-    doc.parts.push_back({kind.close});
     doc.previous = keyed_gzip_members(previous.*kind.previous);
     for (const auto& m : doc.previous)
       doc.reusable.emplace(m.key, &m);
-    doc.compressed.resize(doc.parts.size(), std::string());
-    doc.members.resize(doc.parts.size());
-  }
-  auto make_member = [](Doc& doc, std::size_t i) {
-    const Pieces& pieces = doc.parts[i];
-    Sha256Stream sha;
-    std::size_t size = 0;
-    for (auto piece : pieces) {
-      sha.update(piece);
-      size += piece.size();
-    }
-    std::string key = sha.raw();
-    if (auto it = doc.reusable.find(key); it != doc.reusable.end()) {
-      const GzipMember& m = *it->second;
-      if (m.isize == static_cast<std::uint32_t>(size)) {
-        doc.members[i] = m.bytes;
-        return;
+    doc.head = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{} packages=\"{}\">\n",
+                           kind.open, entries.size());
+    auto tag = [&](std::string_view text) {
+      Member& m = doc.members.emplace_back();
+      m.key = Sha256Stream().update(text).raw();
+      m.pieces = {text};
+      const GzipMember* old = previous_member(doc, m.key);
+      m.fresh = !old || old->isize != static_cast<std::uint32_t>(text.size());
+      if (!m.fresh)
+        m.bytes = old->bytes;
+    };
+    tag(doc.head);
+    for (std::size_t r = 0; r < ends.size(); ++r) {
+      Member& m = doc.members.emplace_back();
+      m.key = Sha256Stream().update(kind.type).update(runs[r]).raw();
+      const GzipMember* old = previous_member(doc, m.key);
+      std::optional<std::string_view> text;
+      if (old && previous.text)
+        text = previous.text(hex(m.key), old->isize);
+      if (text) {
+        m.bytes = old->bytes;
+        m.pieces = {*text};
+      } else {
+        m.fresh = true;
+        fill_run[r] = true;
       }
     }
-    doc.compressed[i] = gzip_keyed_member(pieces, key);
-    if (doc.compressed[i])
-      doc.members[i] = *doc.compressed[i];
+    tag(kind.close);
+  }
+  // The fragments of the runs compressed anew, where the caller left them out.
+  std::vector<YumEntry*> wanted;
+  for (std::size_t begin = 0, r = 0; r < ends.size(); begin = ends[r++])
+    if (fill_run[r])
+      for (std::size_t i = begin; i < ends[r]; ++i)
+        if (entries[i].xml.primary.empty())
+          wanted.push_back(&entries[i]);
+  if (!wanted.empty()) {
+    if (!fill)
+      return fail(fmt::format("{}: no index fragments", wanted.front()->file));
+    if (auto ok = fill(wanted); !ok)
+      return fail(ok.error());
+  }
+  for (std::size_t k = 0; k < docs.size(); ++k)
+    for (std::size_t begin = 0, r = 0; r < ends.size(); begin = ends[r++]) {
+      Member& m = docs[k].members[r + 1];
+      if (!m.fresh)
+        continue;
+      for (std::size_t i = begin; i < ends[r]; ++i) {
+        std::string_view fragment = entries[i].xml.*k_kinds[k].part;
+        m.pieces.push_back(fragment);
+        if (!fragment.ends_with('\n'))
+          m.pieces.push_back("\n");
+      }
+    }
+  auto make_member = [](Member& m, bool run) {
+    std::size_t size = 0;
+    for (auto piece : m.pieces)
+      size += piece.size();
+    m.text.reserve(size);
+    for (auto piece : m.pieces)
+      m.text += piece;
+    m.made = gzip_keyed_member(m.text, m.key);
+    if (m.made)
+      m.bytes = *m.made;
+    if (!run)
+      m.text.clear();
   };
   auto open_checksum = [](Doc& doc) {
     Sha256Stream sha;
-    for (const auto& pieces : doc.parts)
-      for (auto piece : pieces) {
+    for (const auto& m : doc.members)
+      for (auto piece : m.pieces) {
         sha.update(piece);
         doc.open_size += piece.size();
       }
@@ -381,8 +464,11 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   for (auto& doc : docs) // the longest tasks first
     tasks.emplace_back([&doc, &open_checksum] { open_checksum(doc); });
   for (auto& doc : docs)
-    for (std::size_t i = 0; i < doc.parts.size(); ++i)
-      tasks.emplace_back([&doc, &make_member, i] { make_member(doc, i); });
+    for (std::size_t i = 0; i < doc.members.size(); ++i)
+      if (doc.members[i].fresh)
+        tasks.emplace_back([&doc, &make_member, i] {
+          make_member(doc.members[i], i > 0 && i + 1 < doc.members.size());
+        });
   parallel_for(tasks.size(), std::thread::hardware_concurrency(),
                [&tasks](std::size_t i) { tasks[i](); });
   for (std::size_t k = 0; k < docs.size(); ++k) {
@@ -390,14 +476,21 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     Doc& doc = docs[k];
     std::string gz;
     std::size_t size = 0;
-    for (std::size_t i = 0; i < doc.members.size(); ++i) {
-      if (!doc.compressed[i])
-        return fail(doc.compressed[i].error());
-      size += doc.members[i].size();
+    for (const auto& m : doc.members) {
+      if (!m.made)
+        return fail(m.made.error());
+      size += m.bytes.size();
     }
     gz.reserve(size);
-    for (auto member : doc.members)
-      gz += member;
+    for (std::size_t i = 0; i < doc.members.size(); ++i) {
+      Member& m = doc.members[i];
+      gz += m.bytes;
+      if (i == 0 || i + 1 == doc.members.size())
+        continue;
+      index.text_names.push_back(hex(m.key));
+      if (m.fresh)
+        index.texts.push_back({index.text_names.back(), std::move(m.text)});
+    }
     std::string sha = sha256_hex(gz);
     std::string path = fmt::format("repodata/{}-{}.xml.gz", sha, kind.type);
     repomd.open("data").attr("type", kind.type);
@@ -462,8 +555,12 @@ Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text) {
         e.location = property(c, "href");
       else if (name_is(c, "checksum"))
         e.checksum = content(c);
+      else if (name_is(c, "open-checksum"))
+        e.open_checksum = content(c);
       else if (name_is(c, "size"))
         e.size = std::strtoull(content(c).c_str(), nullptr, 10);
+      else if (name_is(c, "open-size"))
+        e.open_size = std::strtoull(content(c).c_str(), nullptr, 10);
     }
     out.push_back(std::move(e));
   }

@@ -61,7 +61,18 @@ std::string recompressed(const std::string& gz) {
   return out;
 }
 
-std::size_t members_copied(const std::string& from, const std::string& into) {
+// The texts `index` handed out, as the caller keeps them for a rewrite.
+std::function<std::optional<std::string_view>(std::string_view, std::size_t)>
+kept_texts(const YumIndex& index) {
+  return [&index](std::string_view name, std::size_t size) -> std::optional<std::string_view> {
+    for (const auto& t : index.texts)
+      if (t.path == name && t.data.size() == size)
+        return t.data;
+    return std::nullopt;
+  };
+}
+
+std::size_t members_copied(std::string_view from, std::string_view into) {
   std::set<std::string_view> old;
   for (const auto& m : keyed_gzip_members(from))
     old.insert(m.bytes);
@@ -94,9 +105,10 @@ TEST_CASE("yum index: a rewrite copies the previous file's unchanged members", "
   auto packages = numbered(2000);
   auto before = build_yum_repo(packages, 5);
   REQUIRE(before);
-  YumPrevious previous{recompressed(file_of(*before, "primary").data),
-                       recompressed(file_of(*before, "filelists").data),
-                       recompressed(file_of(*before, "other").data)};
+  const std::string primary = recompressed(file_of(*before, "primary").data),
+                    filelists = recompressed(file_of(*before, "filelists").data),
+                    other = recompressed(file_of(*before, "other").data);
+  YumPrevious previous{primary, filelists, other, kept_texts(*before)};
   packages.push_back(package("p10005", "", "1.0")); // lands inside one run of packages
   auto fresh = build_yum_repo(packages, 5);
   auto rewritten = build_yum_repo(packages, 5, previous);
@@ -104,9 +116,9 @@ TEST_CASE("yum index: a rewrite copies the previous file's unchanged members", "
   REQUIRE(rewritten);
   for (const char* type : {"primary", "filelists", "other"}) {
     INFO(type);
-    const std::string& old = type == std::string("primary")     ? previous.primary
-                             : type == std::string("filelists") ? previous.filelists
-                                                                : previous.other;
+    std::string_view old = type == std::string("primary")     ? previous.primary
+                           : type == std::string("filelists") ? previous.filelists
+                                                              : previous.other;
     const std::string& data = file_of(*rewritten, type).data;
     CHECK(*gzip_decompress(data, 1 << 24) == *gzip_decompress(file_of(*fresh, type).data, 1 << 24));
     // All but the start tag (its package count changed) and the run that took the new package
@@ -123,6 +135,57 @@ TEST_CASE("yum index: a rewrite copies the previous file's unchanged members", "
     CHECK(e.checksum == sha256_hex(file_of(*rewritten, e.type).data));
 }
 
+TEST_CASE("yum index: a rewrite asks only for the fragments of the runs it compresses",
+          "[repo][rpm]") {
+  auto packages = numbered(2000);
+  auto before = build_yum_repo(packages, 5);
+  REQUIRE(before);
+  const std::string primary = file_of(*before, "primary").data,
+                    filelists = file_of(*before, "filelists").data,
+                    other = file_of(*before, "other").data;
+  packages.push_back(package("p10005", "", "1.0"));
+  auto fresh = build_yum_repo(packages, 5);
+  REQUIRE(fresh);
+  // The same packages as entries without fragments; the fill gives them on demand.
+  std::vector<YumFragments> fragments;
+  std::vector<std::string> evrs;
+  std::vector<YumEntry> entries;
+  for (const auto& p : packages) {
+    fragments.push_back(*yum_fragments(p));
+    evrs.push_back(p.rpm.evr());
+  }
+  for (std::size_t i = 0; i < packages.size(); ++i)
+    entries.push_back({packages[i].rpm.name,
+                       evrs[i],
+                       packages[i].rpm.arch,
+                       packages[i].sha256,
+                       packages[i].location,
+                       packages[i].size,
+                       {},
+                       i});
+  std::size_t asked = 0;
+  YumFill fill = [&](std::span<YumEntry* const> wanted) -> opskit::Result<void> {
+    for (YumEntry* e : wanted) {
+      const YumFragments& f = fragments[e->source];
+      e->xml = {f.primary, f.filelists, f.other};
+    }
+    asked += wanted.size();
+    return {};
+  };
+  auto rewritten =
+      build_yum_repo(entries, 5, YumPrevious{primary, filelists, other, kept_texts(*before)}, fill);
+  REQUIRE(rewritten);
+  CHECK(asked > 0);
+  CHECK(asked < packages.size() / 4);
+  CHECK(rewritten->repomd == fresh->repomd);
+  // Without the texts of the previous runs, nothing can be copied: every fragment is asked for.
+  asked = 0;
+  auto blind = build_yum_repo(entries, 5, YumPrevious{primary, filelists, other, {}}, fill);
+  REQUIRE(blind);
+  CHECK(asked == packages.size());
+  CHECK(blind->repomd == fresh->repomd);
+}
+
 TEST_CASE("yum index: a previous member whose size disagrees is compressed anew", "[repo][rpm]") {
   auto packages = numbered(600);
   auto before = build_yum_repo(packages, 5);
@@ -132,7 +195,7 @@ TEST_CASE("yum index: a previous member whose size disagrees is compressed anew"
     auto at = static_cast<std::size_t>(m.bytes.data() - damaged.data()) + m.bytes.size() - 4;
     damaged[at] = static_cast<char>(damaged[at] ^ 1);
   }
-  auto rewritten = build_yum_repo(packages, 5, YumPrevious{damaged, "", ""});
+  auto rewritten = build_yum_repo(packages, 5, YumPrevious{damaged, "", "", kept_texts(*before)});
   REQUIRE(rewritten);
   CHECK(file_of(*rewritten, "primary").data == file_of(*before, "primary").data);
 }

@@ -248,6 +248,87 @@ TEST_CASE("dnf: records made before fragments were kept index to the same metada
   REQUIRE(index.exit_status == 0);
   CHECK(repodata() == before);
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+  // A push writes the fragments it needs from the metadata too: after one in and out, the
+  // files are those of before again.
+  fs::remove_all(f.repo + "/.pkgcloud/yum");
+  std::string extra = rpmbuild(f.dir.path(), "rextra", "3.0", "noarch", "", "");
+  REQUIRE(pkgcloud(f.repo, {"push", extra}).exit_status == 0);
+  REQUIRE(pkgcloud(f.repo, {"rm", "rextra"}).exit_status == 0);
+  auto after = repodata();
+  for (const auto& [name, data] : before)
+    CHECK(after[name] == data);
+  CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("dnf: a push writes what a whole index writes, with or without the kept texts",
+          "[pkgcloud][dnf]") {
+  // A push copies the unchanged runs of packages from the published files and their texts
+  // from .pkgcloud/yum/; a whole index writes everything anew from the database.
+  Fixture f;
+  const std::string epoch = "1764000000";
+  // repomd.xml and the files it names (the previous generation's stay beside them).
+  auto repodata = [&] {
+    std::string dir = f.repo + "/rpm/el/9/x86_64/";
+    std::map<std::string, std::string> files{
+        {"repomd.xml", *opskit::read_file(dir + "repodata/repomd.xml")}};
+    std::regex href("href=\"(repodata/[^\"]+)\"");
+    const std::string repomd = files["repomd.xml"];
+    for (std::sregex_iterator m(repomd.begin(), repomd.end(), href), end; m != end; ++m)
+      files[(*m)[1]] = *opskit::read_file(dir + (*m)[1].str());
+    return files;
+  };
+  std::string extra = rpmbuild(f.dir.path(), "rextra", "3.0", "noarch", "", "");
+  REQUIRE(pkgcloud(f.repo, {"push", extra}, epoch).exit_status == 0);
+  auto pushed = repodata();
+  REQUIRE(pkgcloud(f.repo, {"index"}, epoch).exit_status == 0);
+  CHECK(repodata() == pushed);
+  REQUIRE(fs::remove_all(f.repo + "/.pkgcloud/yum") > 0);
+  REQUIRE(pkgcloud(f.repo, {"rm", "rextra"}, epoch).exit_status == 0);
+  REQUIRE(pkgcloud(f.repo, {"push", extra}, epoch).exit_status == 0);
+  CHECK(repodata() == pushed);
+  CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("dnf: a --replace'd noarch package reaches every architecture with its new content",
+          "[pkgcloud][dnf][server]") {
+  Fixture f;
+  fs::create_directories(f.dir / "again");
+  std::string again =
+      rpmbuild(f.dir / "again", "rcommon", "2.0", "noarch", "1", "Provides: rcommon-again");
+  auto replace = pkgcloud(f.repo, {"push", "--replace", again});
+  INFO(replace.err);
+  REQUIRE(replace.exit_status == 0);
+  auto bytes = *opskit::read_file(again);
+  CHECK(*opskit::read_file(f.repo + "/rpm/el/9/noarch/Packages/rcommon-2.0-1.noarch.rpm") == bytes);
+  CHECK(*opskit::read_file(f.repo + "/rpm/el/9/x86_64/Packages/rcommon-2.0-1.noarch.rpm") == bytes);
+  auto verify = pkgcloud(f.repo, {"verify"});
+  INFO(verify.out);
+  CHECK(verify.exit_status == 0);
+  HttpServer server(f.repo);
+  IsolatedDnf dnf(f.dir / "dnf");
+  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  // dnf checks the download against primary.xml's checksum, which is the new package's.
+  auto install = dnf({"install", "rcommon"});
+  INFO(install.out << install.err);
+  CHECK(install.exit_status == 0);
+  CHECK(dnf({"repoquery", "--provides", "rcommon"}).out.find("rcommon-again\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("dnf: verify reports metadata whose text disagrees with its open-checksum",
+          "[pkgcloud][dnf]") {
+  Fixture f;
+  std::string repomd = f.repo + "/rpm/el/9/x86_64/repodata/repomd.xml";
+  std::string text = *opskit::read_file(repomd);
+  auto at = text.find("<open-checksum type=\"sha256\">");
+  REQUIRE(at != std::string::npos);
+  at += std::string_view("<open-checksum type=\"sha256\">").size();
+  text[at] = text[at] == '0' ? '1' : '0';
+  std::ofstream(repomd, std::ios::trunc) << text;
+  auto verify = pkgcloud(f.repo, {"verify"});
+  CHECK(verify.exit_status == 1);
+  CHECK(verify.out.find("-primary.xml.gz holds other text than its open-checksum and open-size "
+                        "in repomd.xml say\n") != std::string::npos);
 }
 
 TEST_CASE("dnf: after kill -9 at any moment of a push, dnf still accepts the repository",

@@ -25,6 +25,9 @@ constexpr Hash operator|(Hash a, Hash b) noexcept {
 // The digests named by `which` of `data` in one pass over it (the others stay empty).
 Digests digest_all(std::string_view data, Hash which = Hash::all);
 
+// `bytes` as lowercase hex.
+std::string hex(std::string_view bytes);
+
 // SHA-256 of `data` as lowercase hex.
 std::string sha256_hex(std::string_view data);
 
@@ -35,7 +38,7 @@ public:
   Sha256Stream(Sha256Stream&&) noexcept;
   Sha256Stream& operator=(Sha256Stream&&) noexcept;
   ~Sha256Stream();
-  void update(std::string_view data);
+  Sha256Stream& update(std::string_view data);
   // The digest of everything given, as lowercase hex or as its raw bytes; either ends the
   // stream.
   std::string hex();

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,16 @@ std::string_view format_name(PackageFormat format) noexcept;
 // YumRows keeps the views valid.
 struct YumRows {
   struct Row {
+    std::int64_t id = 0;
     std::string_view name, version, arch, file, sha256;
     std::uint64_t size = 0;
-    std::string_view metadata; // only where the fragments are missing
-    std::string_view primary, filelists, other;
+    // The fragments, when read (see State::yum_rows); the metadata only where they are missing.
+    std::string_view metadata, primary, filelists, other;
+    bool text_read = false;
   };
   std::vector<Row> rows;
+  // A copy of `text` in the blocks, valid as long as they are.
+  std::string_view hold(std::string_view text);
   // Each block is mapped with its pages populated in one call: faulting in megabytes of fresh
   // memory a page at a time cost more than reading the rows.
   struct Unmap {
@@ -56,6 +61,10 @@ struct YumRows {
     void operator()(char* p) const noexcept;
   };
   std::vector<std::unique_ptr<char[], Unmap>> blocks;
+
+private:
+  char* free_ = nullptr;
+  std::size_t left_ = 0;
 };
 
 // The repository's SQLite database (.pkgcloud/state.db): a config table of key/value settings
@@ -74,9 +83,13 @@ public:
   Result<std::vector<PackageRecord>> packages() const;
   // Every package of one format, sorted the same way.
   Result<std::vector<PackageRecord>> packages(PackageFormat format) const;
-  // What writing the yum metadata of `dist` needs of each of its rpms, sorted by name, version
-  // text and arch.
-  Result<YumRows> yum_rows(const std::string& dist) const;
+  // What writing the yum metadata of `dist` needs of each of its rpms, in no particular order;
+  // with Text::none without the fragments and metadata, which read_text reads where needed.
+  enum class Text { none, all };
+  Result<YumRows> yum_rows(const std::string& dist, Text text = Text::all) const;
+  // Reads the fragments (and the metadata where they are missing) of rows.rows[i] for each i
+  // in `which` whose text is not read yet.
+  Result<void> read_text(YumRows& rows, std::span<const std::size_t> which) const;
   // The package with this identity, if recorded.
   Result<std::optional<PackageRecord>> find(PackageFormat format, const std::string& dist,
                                             const std::string& name, const std::string& version,

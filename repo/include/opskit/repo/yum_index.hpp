@@ -2,6 +2,9 @@
 #pragma once
 
 #include <ctime>
+#include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,15 +25,20 @@ struct YumPackage {
 
 // A dnf repository's metadata: `files` are repodata/<sha256>-{primary,filelists,other}.xml.gz
 // (paths relative to the repository directory), `repomd` is repodata/repomd.xml's text.
+// `texts` holds the text of each run of packages this build compressed, named by its member's
+// key in hex (see build_yum_repo), for the caller to keep for the next rewrite;
+// `text_names` names the texts of every run the files hold, compressed now or copied.
 struct YumIndex {
   std::vector<IndexFile> files;
   std::string repomd;
+  std::vector<IndexFile> texts;
+  std::vector<std::string> text_names;
 };
 
 // One <data> entry of repomd.xml.
 struct RepomdEntry {
-  std::string type, location, checksum;
-  std::uint64_t size = 0;
+  std::string type, location, checksum, open_checksum;
+  std::uint64_t size = 0, open_size = 0;
 };
 
 // The <data> entries of a repomd.xml; an error when it is not well-formed XML.
@@ -49,27 +57,39 @@ struct YumFragments {
 };
 Result<YumFragments> yum_fragments(const YumPackage& package);
 
-// A package as the index writer sorts and pastes it: name, "epoch:version-release", arch, and
-// its fragments, viewed: they must outlive the build_yum_repo call.
+// A package as the index writer sorts and pastes it: name, "[epoch:]version-release", arch,
+// what its fragments are made from (its pkgid, pool file and size: equal ones give equal
+// fragments), and its fragments, all viewed: they must outlive the build_yum_repo call. The
+// fragments may be left empty for YumFill to give when they are needed.
 struct YumFragmentViews {
   std::string_view primary, filelists, other;
 };
 struct YumEntry {
-  std::string name, evr, arch;
+  std::string_view name, evr, arch;
+  std::string_view pkgid, file;
+  std::uint64_t size = 0;
   YumFragmentViews xml;
+  std::size_t source = 0; // the caller's, to find the package again in YumFill
 };
 
-// The compressed primary, filelists and other files a repository had before a change (any may
-// be empty), whose unchanged parts a rewrite copies instead of compressing them again.
+// What a rewrite takes from the generation before: the compressed primary, filelists and other
+// files (any may be empty), whose members it copies when their key matches, and `text`, which
+// gives the text of a member it copies (one a build returned in YumIndex::texts) when it is
+// still kept with this size; a member whose text is not given is compressed anew.
 struct YumPrevious {
-  std::string primary, filelists, other;
+  std::string_view primary, filelists, other;
+  std::function<std::optional<std::string_view>(std::string_view name, std::size_t size)> text;
 };
+
+// Gives the fragments of the entries that lack them (the build asks only for the runs it
+// compresses), or fails.
+using YumFill = std::function<Result<void>(std::span<YumEntry* const>)>;
 
 // Builds the metadata, deterministic for equal input (packages sorted by name, rpm version
 // order and arch; `date` as every timestamp). Equal input gives equal bytes with or without
 // `previous`; it only saves work.
 Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
-                                const YumPrevious& previous = {});
+                                const YumPrevious& previous = {}, const YumFill& fill = {});
 Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date,
                                 const YumPrevious& previous = {});
 
