@@ -484,23 +484,28 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     if (signer)
       files.emplace_back("repomd.xml.asc", b.signature);
     files.emplace_back("repomd.xml", b.index.repomd);
-    // The texts of the runs compressed anew, for the next rewrite, on disk before the files
-    // that hold them are published; the texts of runs no longer published go after them.
+    // A rewrite keeps the texts of the runs it compressed, for the next one, on disk before
+    // the files that hold them are published; the texts of runs no longer published go after
+    // them. (A whole index keeps none: the first rewrite after it compresses everything.)
     std::string texts = join_path(root_, yum_text_dir(b.dir));
-    if (auto made = make_directories(texts); !made)
-      return fail(made.error());
     StagedFiles staged;
-    for (const auto& t : b.index.texts)
-      if (auto ok = staged.stage(join_path(texts, t.path), t.data); !ok)
-        return fail(ok.error());
+    if (reuse == Reuse::previous) {
+      if (auto made = make_directories(texts); !made)
+        return fail(made.error());
+      for (const auto& t : b.index.texts)
+        if (auto ok = staged.stage(join_path(texts, t.path), t.data); !ok)
+          return fail(ok.error());
+    }
     if (auto ok =
             replace_directory(dir, join_path(dir, "repodata"), kept, files, std::move(staged));
         !ok)
       return fail(ok.error());
-    std::set<std::string_view> live(b.index.text_names.begin(), b.index.text_names.end());
-    for (const auto& name : file_names(texts))
-      if (name != "." && name != ".." && !live.contains(name))
-        ::unlink(join_path(texts, name).c_str());
+    if (reuse == Reuse::previous) {
+      std::set<std::string_view> live(b.index.text_names.begin(), b.index.text_names.end());
+      for (const auto& name : file_names(texts))
+        if (name != "." && name != ".." && !live.contains(name))
+          ::unlink(join_path(texts, name).c_str());
+    }
     report.push_back(fmt::format("{}: {} packages", b.dir, b.packages));
   }
   return report;

@@ -438,18 +438,22 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
           m.pieces.push_back("\n");
       }
     }
-  auto make_member = [](Member& m, bool run) {
-    std::size_t size = 0;
-    for (auto piece : m.pieces)
-      size += piece.size();
-    m.text.reserve(size);
-    for (auto piece : m.pieces)
-      m.text += piece;
-    m.made = gzip_keyed_member(m.text, m.key);
+  // The texts of the runs compressed anew go back to a caller that keeps them.
+  const bool keep_texts = static_cast<bool>(previous.text);
+  auto make_member = [keep_texts](Member& m, bool run) {
+    if (run && keep_texts) {
+      std::size_t size = 0;
+      for (auto piece : m.pieces)
+        size += piece.size();
+      m.text.reserve(size);
+      for (auto piece : m.pieces)
+        m.text += piece;
+      m.made = gzip_keyed_member(m.text, m.key);
+    } else {
+      m.made = gzip_keyed_member(m.pieces, m.key);
+    }
     if (m.made)
       m.bytes = *m.made;
-    if (!run)
-      m.text.clear();
   };
   auto open_checksum = [](Doc& doc) {
     Sha256Stream sha;
@@ -485,7 +489,7 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     for (std::size_t i = 0; i < doc.members.size(); ++i) {
       Member& m = doc.members[i];
       gz += m.bytes;
-      if (i == 0 || i + 1 == doc.members.size())
+      if (!keep_texts || i == 0 || i + 1 == doc.members.size())
         continue;
       index.text_names.push_back(hex(m.key));
       if (m.fresh)

@@ -25,9 +25,10 @@ struct YumPackage {
 
 // A dnf repository's metadata: `files` are repodata/<sha256>-{primary,filelists,other}.xml.gz
 // (paths relative to the repository directory), `repomd` is repodata/repomd.xml's text.
-// `texts` holds the text of each run of packages this build compressed, named by its member's
-// key in hex (see build_yum_repo), for the caller to keep for the next rewrite;
-// `text_names` names the texts of every run the files hold, compressed now or copied.
+// When the build was given YumPrevious::text, `texts` holds the text of each run of packages
+// it compressed, named by its member's key in hex, for the caller to keep for the next
+// rewrite, and `text_names` names the texts of every run the files hold, compressed now or
+// copied.
 struct YumIndex {
   std::vector<IndexFile> files;
   std::string repomd;
