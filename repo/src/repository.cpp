@@ -580,12 +580,7 @@ Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep,
 }
 
 Result<std::vector<PackageRecord>> Repository::list(const std::optional<std::string>& dist) const {
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
-  if (dist)
-    std::erase_if(*records, [&](const PackageRecord& r) { return r.dist != *dist; });
-  return records;
+  return state_.listing(dist);
 }
 
 Result<std::string> Repository::export_key(Armor armor) {

@@ -231,6 +231,18 @@ Result<std::vector<PackageRecord>> State::packages(PackageFormat format) const {
   return all_records(q);
 }
 
+Result<std::vector<PackageRecord>> State::listing(const std::optional<std::string>& dist) const {
+  // The columns of read_record, the long ones left empty.
+  std::string sql = fmt::format(
+      "SELECT id, format, dist, component, name, version, arch, file, size, '', '', sha256, '', "
+      "'', '', '', '' FROM packages {} ORDER BY format, dist, name, version, arch",
+      dist ? "WHERE dist = ?" : "");
+  Query q(*this, sql);
+  if (dist)
+    q.bind(*dist);
+  return all_records(q);
+}
+
 void YumRows::Unmap::operator()(char* p) const noexcept {
   ::munmap(p, size);
 }

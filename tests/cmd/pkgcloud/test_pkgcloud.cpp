@@ -318,6 +318,14 @@ TEST_CASE("pkgcloud: ls --dist shows one dist's packages", "[pkgcloud]") {
                   "hello  1.0      amd64  deb     ubuntu/noble  main       " +
                       fmt::format("{:>4}", fs::file_size(a)) + "\n");
   CHECK(pkgcloud(repo, {"ls"}).out.find("debian/bookworm") != std::string::npos);
+  // --json carries the documented fields, the pool file and SHA-256 among them
+  auto json = pkgcloud(repo, {"ls", "--json", "--dist", "ubuntu/noble"});
+  REQUIRE(json.exit_status == 0);
+  CHECK(json.out.find("\"file\": \"deb/ubuntu/pool/main/h/hello/hello_1.0_amd64.deb\"") !=
+        std::string::npos);
+  CHECK(json.out.find("\"sha256\": \"" + run({"sha256sum", a}).out.substr(0, 64) + "\"") !=
+        std::string::npos);
+  CHECK(json.out.find("debian/bookworm") == std::string::npos);
 }
 
 TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one it lacks",

@@ -116,7 +116,8 @@ public:
   // epochs included) and removes the rest as remove() does; `dist` limits it to one dist.
   Result<std::vector<PackageRecord>> prune(std::size_t keep,
                                            const std::optional<std::string>& dist);
-  // Every package (of one dist when given), sorted.
+  // Every package (of one dist when given), sorted, as ls shows it: without its metadata, index
+  // fragments and MD5, SHA-1 and SHA-512 sums.
   Result<std::vector<PackageRecord>> list(const std::optional<std::string>& dist) const;
   // Every problem a client would trip over, one line each; empty when the repository is sound.
   Result<std::vector<std::string>> verify();
