@@ -486,7 +486,8 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     files.emplace_back("repomd.xml", b.index.repomd);
     // A rewrite keeps the texts of the runs it compressed, for the next one, on disk before
     // the files that hold them are published; the texts of runs no longer published go after
-    // them. (A whole index keeps none: the first rewrite after it compresses everything.)
+    // them. A whole index keeps none and drops those there were: the first rewrite after it
+    // compresses everything.
     std::string texts = join_path(root_, yum_text_dir(b.dir));
     StagedFiles staged;
     if (reuse == Reuse::previous) {
@@ -505,6 +506,9 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       for (const auto& name : file_names(texts))
         if (name != "." && name != ".." && !live.contains(name))
           ::unlink(join_path(texts, name).c_str());
+    } else { // a damaged text must not outlive the index that repairs what it caused
+      std::error_code ec;
+      fs::remove_all(texts, ec);
     }
     report.push_back(fmt::format("{}: {} packages", b.dir, b.packages));
   }
