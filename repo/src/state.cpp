@@ -306,9 +306,8 @@ Result<YumRows> State::yum_rows(const std::string& dist, Text text) const {
     r.file = out.hold(column_view(s, 4));
     r.sha256 = out.hold(column_view(s, 5));
     r.size = static_cast<std::uint64_t>(sqlite3_column_int64(s, 6));
-    if (out.rows.size() == 1)
-      if (text == Text::all)
-        read_yum_text(out, r, s, 7);
+    if (text == Text::all)
+      read_yum_text(out, r, s, 7);
   });
   if (!ok)
     return fail(ok.error());
