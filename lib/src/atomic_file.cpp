@@ -41,11 +41,9 @@ Result<void> write_all(int fd, std::string_view data, const std::string& name) {
 // returns its name and open descriptor.
 Result<std::pair<std::string, UniqueFd>> write_temporary(const std::string& path,
                                                          std::string_view data) {
-  std::string dir = parent_of(path);
-  if (auto made = make_directories(dir); !made)
+  if (auto made = make_directories(parent_of(path)); !made)
     return fail(made.error());
-  std::string base = path.substr(path.rfind('/') + 1);
-  std::string temp = fmt::format("{}/.{}.tmp-{}", dir, base, ::getpid());
+  std::string temp = temporary_name(path);
   UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd)
     return fail(Error::from_errno("create", temp));
@@ -59,6 +57,11 @@ Result<std::pair<std::string, UniqueFd>> write_temporary(const std::string& path
 }
 
 } // namespace
+
+std::string temporary_name(const std::string& path) {
+  return fmt::format("{}/.{}.tmp-{}", parent_of(path), path.substr(path.rfind('/') + 1),
+                     ::getpid());
+}
 
 Result<void> fsync_directory(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

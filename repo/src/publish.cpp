@@ -60,18 +60,6 @@ void remove_stale_temporaries(const std::string& dir) {
     fs::remove(path, ec);
 }
 
-// The names in directory `dir`, sorted; none when it cannot be read.
-std::vector<std::string> file_names(const std::string& dir) {
-  std::vector<std::string> names;
-  CPtr<DIR, ::closedir> d(::opendir(dir.c_str()));
-  if (!d)
-    return names;
-  while (const dirent* e = ::readdir(d.get()))
-    names.emplace_back(e->d_name);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // The names in directory `dir` with their inode numbers, sorted; none when it cannot be read.
 std::vector<std::pair<std::string, ino_t>> file_inodes(const std::string& dir) {
   std::vector<std::pair<std::string, ino_t>> names;
@@ -95,9 +83,7 @@ bool same_file(const std::string& a, const std::string& b) {
 // Puts a hard link to `from` at `to` in place of whatever is there, or a copy where the file
 // system has no hard links.
 Result<void> place_link(const std::string& from, const std::string& to) {
-  auto slash = to.rfind('/');
-  std::string temp =
-      fmt::format("{}/.{}.tmp-{}", to.substr(0, slash), to.substr(slash + 1), ::getpid());
+  std::string temp = temporary_name(to);
   ::unlink(temp.c_str());
   if (::link(from.c_str(), temp.c_str()) != 0) {
     auto bytes = detail::read_whole(from);
@@ -503,7 +489,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       return fail(ok.error());
     if (reuse == Reuse::previous) {
       std::set<std::string_view> live(b.index.text_names.begin(), b.index.text_names.end());
-      for (const auto& name : file_names(texts))
+      for (const auto& [name, inode] : file_inodes(texts))
         if (name != "." && name != ".." && !live.contains(name))
           ::unlink(join_path(texts, name).c_str());
     } else { // a damaged text must not outlive the index that repairs what it caused

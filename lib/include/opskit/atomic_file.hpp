@@ -16,6 +16,10 @@ Result<void> make_directories(const std::string& path);
 // fsync of a directory, so that the renames and links in it are on disk.
 Result<void> fsync_directory(const std::string& dir);
 
+// The temporary name a file is written under before it is renamed to `path`:
+// "<dir>/.<name>.tmp-<pid>", in the same directory, and what a killed run leaves behind.
+std::string temporary_name(const std::string& path);
+
 // Writes `data` to `path` so that a reader sees the old file or the new one, never a mix: a
 // temporary file in the same directory, fsync, rename, fsync of the directory. Parents are
 // created. Errors name the path.
