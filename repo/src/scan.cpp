@@ -315,9 +315,8 @@ Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records)
       r.id = same->second->id;
       if (r == *same->second)
         continue;
-    }
-    if (same != known.end())
       known.erase(same); // a second file of the same package is recorded too, as before
+    }
     if (auto ok = state_.put(r); !ok)
       return fail(ok.error());
     changed = true;
