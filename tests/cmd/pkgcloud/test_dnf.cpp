@@ -116,14 +116,23 @@ struct Fixture {
   }
 };
 
+// The fixture's x86_64 repository served on 127.0.0.1, and a dnf of its own reading it with
+// the fixture's key.
+struct Served {
+  explicit Served(const Fixture& f) : server(f.repo), dnf(f.dir / "dnf") {
+    dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  }
+  HttpServer server;
+  IsolatedDnf dnf;
+};
+
 } // namespace
 
 TEST_CASE("dnf: makecache and install into an installroot from a signed repository",
           "[pkgcloud][dnf][server]") {
   Fixture f;
-  HttpServer server(f.repo);
-  IsolatedDnf dnf(f.dir / "dnf");
-  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  Served served(f);
+  const IsolatedDnf& dnf = served.dnf;
   auto cache = dnf({"makecache"});
   INFO(cache.out << cache.err);
   REQUIRE(cache.exit_status == 0);
@@ -204,9 +213,8 @@ TEST_CASE("dnf: after a push and an rm into a repository, makecache sees exactly
   std::string extra = rpmbuild(f.dir.path(), "rextra", "3.0", "noarch", "", "");
   REQUIRE(pkgcloud(f.repo, {"push", extra}).exit_status == 0);
   REQUIRE(pkgcloud(f.repo, {"rm", "rhello"}).exit_status == 0);
-  HttpServer server(f.repo);
-  IsolatedDnf dnf(f.dir / "dnf");
-  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  Served served(f);
+  const IsolatedDnf& dnf = served.dnf;
   CHECK(dnf.all("%{name}-%{evr}") == "rcommon-1:2.0-1\nrextra-3.0-1\n");
   CHECK(dnf({"repoquery", "-l", "rextra"}).out.find("/usr/share/rextra/data\n") !=
         std::string::npos);
@@ -306,9 +314,8 @@ TEST_CASE("dnf: a --replace'd noarch package reaches every architecture with its
   auto verify = pkgcloud(f.repo, {"verify"});
   INFO(verify.out);
   CHECK(verify.exit_status == 0);
-  HttpServer server(f.repo);
-  IsolatedDnf dnf(f.dir / "dnf");
-  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  Served served(f);
+  const IsolatedDnf& dnf = served.dnf;
   // dnf checks the download against primary.xml's checksum, which is the new package's.
   auto install = dnf({"install", "rcommon"});
   INFO(install.out << install.err);
@@ -336,9 +343,8 @@ TEST_CASE("dnf: verify reports metadata whose text disagrees with its open-check
 TEST_CASE("dnf: after kill -9 at any moment of a push, dnf still accepts the repository",
           "[pkgcloud][dnf][server]") {
   Fixture f;
-  HttpServer server(f.repo);
-  IsolatedDnf dnf(f.dir / "dnf");
-  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  Served served(f);
+  const IsolatedDnf& dnf = served.dnf;
   std::vector<std::string> late;
   for (int i = 0; i < 6; ++i)
     late.push_back(rpmbuild(f.dir.path(), "late" + std::to_string(i), "1.0", "noarch", "", ""));
@@ -410,9 +416,8 @@ TEST_CASE("dnf: where the file system cannot exchange directories, repodata/ is 
     gz += e.path().string().ends_with(".xml.gz");
   CHECK(gz == 6); // this generation's three and the previous one's, no older
   CHECK(staging_directories(f.repo + "/rpm/el/9/x86_64").empty());
-  HttpServer server(f.repo);
-  IsolatedDnf dnf(f.dir / "dnf");
-  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  Served served(f);
+  const IsolatedDnf& dnf = served.dnf;
   CHECK(dnf.all("%{name}") == "rcommon\nrextra\nrhello\nrmore\n");
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
