@@ -205,6 +205,242 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
   return {};
 }
 
+// The repository directory under rpm/<dist>/ of an rpm of `arch`.
+std::string_view repository_of(std::string_view arch) {
+  return arch == "src" ? std::string_view("SRPMS") : arch;
+}
+
+// True if an rpm of `arch` goes into repository `repository`: its own, and noarch ones into
+// each binary repository.
+bool belongs(std::string_view arch, std::string_view repository) {
+  return repository_of(arch) == repository || (arch == "noarch" && repository != "SRPMS");
+}
+
+YumEntry entry_of(const YumRows& rows, std::size_t i) {
+  const YumRows::Row& r = rows.rows[i];
+  return {r.name, r.version, r.arch, r.sha256, r.file, r.size, {r.primary, r.filelists, r.other},
+          i};
+}
+
+YumEntry entry_of(const YumIdentity& id) {
+  return {id.name, id.version, id.arch, {}, {}, 0, {}, 0};
+}
+
+bool same_identity(const YumEntry& a, const YumIdentity& b) {
+  return a.name == b.name && a.evr == b.version && a.arch == b.arch;
+}
+
+// What a rewrite builds one dnf repository from: its runs, each carried (key and size from
+// the saved run) or made anew from rows read, and what to save of them for the next one.
+struct RepositoryPlan {
+  std::vector<YumRun> runs;
+  std::vector<YumRunRecord> records;
+  // For each run, the identities it lies after (exclusive) and up to (inclusive), which
+  // find its rows again when a carried run must be compressed anew.
+  std::vector<std::pair<std::optional<YumIdentity>, std::optional<YumIdentity>>> ranges;
+  std::size_t packages = 0;
+
+  void add(YumRun run, std::optional<YumIdentity> after, std::optional<YumIdentity> upto,
+           YumRunRecord record) {
+    packages += run.packages;
+    runs.push_back(std::move(run));
+    ranges.emplace_back(std::move(after), std::move(upto));
+    records.push_back(std::move(record));
+  }
+};
+
+YumIdentity identity_of(const YumEntry& e) {
+  return {std::string(e.name), std::string(e.evr), std::string(e.arch)};
+}
+
+// The plan of a repository whose every run is made anew from `entries`.
+RepositoryPlan plan_all(std::vector<YumEntry> entries) {
+  RepositoryPlan plan;
+  std::optional<YumIdentity> after;
+  for (auto& run : yum_runs(std::move(entries))) {
+    YumIdentity last = identity_of(run.entries.back());
+    YumRunRecord record{last, run.key, run.packages};
+    plan.add(std::move(run), after, last, std::move(record));
+    after = std::move(last);
+  }
+  if (!plan.ranges.empty())
+    plan.ranges.back().second.reset(); // the last run takes whatever follows
+  return plan;
+}
+
+// The entries of repository `arch` of `dist` after `after` and up to `upto` (open where not
+// given), read into `rows`.
+Result<std::vector<YumEntry>> entries_between(const State& state, const std::string& dist,
+                                              std::string_view arch,
+                                              const std::optional<YumIdentity>& after,
+                                              const std::optional<YumIdentity>& upto,
+                                              YumRows& rows) {
+  std::size_t first = rows.rows.size();
+  std::optional<std::string_view> last_name;
+  if (upto)
+    last_name = upto->name;
+  if (auto ok = state.yum_rows_between(dist, after ? after->name : "", last_name, rows); !ok)
+    return fail(ok.error());
+  std::optional<YumEntry> low, high;
+  if (after)
+    low = entry_of(*after);
+  if (upto)
+    high = entry_of(*upto);
+  std::vector<YumEntry> out;
+  for (std::size_t i = first; i < rows.rows.size(); ++i) {
+    YumEntry e = entry_of(rows, i);
+    if (belongs(e.arch, arch) && (!low || yum_before(*low, e)) && (!high || !yum_before(*high, e)))
+      out.push_back(e);
+  }
+  return out;
+}
+
+// The plan of repository `arch` from its saved runs and the identities changed since: the
+// runs that hold a changed identity (and the run after one whose last package changed, which
+// it may now join) are made anew from the rows between their neighbours, the others carried.
+// Nothing when the saved runs cannot tell (a run made anew that does not end as a run must).
+Result<std::optional<RepositoryPlan>> plan_since(const State& state, const std::string& dist,
+                                                 std::string_view arch,
+                                                 const std::vector<YumRunRecord>& saved,
+                                                 const std::vector<YumIdentity>& changed,
+                                                 YumRows& rows) {
+  if (saved.empty()) { // an empty repository: whatever it holds now is made anew
+    if (std::none_of(changed.begin(), changed.end(),
+                     [&](const YumIdentity& id) { return belongs(id.arch, arch); }))
+      return RepositoryPlan{};
+    auto entries = entries_between(state, dist, arch, std::nullopt, std::nullopt, rows);
+    if (!entries)
+      return fail(entries.error());
+    return plan_all(std::move(*entries));
+  }
+  std::vector<YumEntry> lasts;
+  for (const auto& run : saved)
+    lasts.push_back(entry_of(run.last));
+  std::vector<bool> anew(saved.size(), false);
+  for (const auto& id : changed) {
+    if (!belongs(id.arch, arch))
+      continue;
+    YumEntry e = entry_of(id);
+    auto at =
+        std::min(static_cast<std::size_t>(
+                     std::lower_bound(lasts.begin(), lasts.end(), e, yum_before) - lasts.begin()),
+                 saved.size() - 1); // after the last run's last: the last run
+    anew[at] = true;
+    if (same_identity(lasts[at], id) && at + 1 < saved.size())
+      anew[at + 1] = true;
+  }
+  RepositoryPlan plan;
+  for (std::size_t i = 0; i < saved.size();) {
+    std::optional<YumIdentity> after;
+    if (i > 0)
+      after = saved[i - 1].last;
+    if (!anew[i]) {
+      std::optional<YumIdentity> upto;
+      if (i + 1 < saved.size())
+        upto = saved[i].last;
+      plan.add({saved[i].key, saved[i].packages, {}}, after, upto, saved[i]);
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < saved.size() && anew[end])
+      ++end;
+    std::optional<YumIdentity> upto;
+    if (end < saved.size())
+      upto = saved[end - 1].last;
+    auto entries = entries_between(state, dist, arch, after, upto, rows);
+    if (!entries)
+      return fail(entries.error());
+    if (upto && (entries->empty() || !yum_run_ends(entries->back())))
+      return std::nullopt;
+    RepositoryPlan part = plan_all(std::move(*entries));
+    for (std::size_t r = 0; r < part.runs.size(); ++r) {
+      auto [low, high] = std::move(part.ranges[r]);
+      plan.add(std::move(part.runs[r]), r == 0 ? after : std::move(low),
+               r + 1 == part.runs.size() ? upto : std::move(high), std::move(part.records[r]));
+    }
+    i = end;
+  }
+  return plan;
+}
+
+// Past this many records changed since the runs were saved, reading every row costs less.
+constexpr std::size_t k_most_changed = 512;
+
+// The plan of each dnf repository of `dist` (by its directory's name) from the saved runs and
+// the records changed since, when they tell it all: every repository is one whose runs are
+// saved and none is new or may have been emptied by a removal.
+Result<std::optional<std::map<std::string, RepositoryPlan>>>
+plan_from_saved(const State& state, const std::string& dist, const YumTracked& tracked,
+                const std::vector<std::string>& configured, YumRows& rows) {
+  if (tracked.changed.size() > k_most_changed)
+    return std::nullopt;
+  for (const auto& arch : configured)
+    if (!tracked.runs.contains(arch))
+      return std::nullopt;
+  for (const auto& id : tracked.changed) {
+    std::string own(repository_of(id.arch));
+    if (id.arch == "noarch" ||
+        std::find(configured.begin(), configured.end(), own) != configured.end())
+      continue;
+    if (!tracked.runs.contains(own))
+      return std::nullopt;
+    auto present = state.find(PackageFormat::rpm, dist, id.name, id.version, id.arch);
+    if (!present)
+      return fail(present.error());
+    if (!*present)
+      return std::nullopt;
+  }
+  std::map<std::string, RepositoryPlan> plans;
+  for (const auto& [arch, saved] : tracked.runs) {
+    auto plan = plan_since(state, dist, arch, saved, tracked.changed, rows);
+    if (!plan)
+      return fail(plan.error());
+    if (!*plan)
+      return std::nullopt;
+    plans.emplace(arch, std::move(**plan));
+  }
+  return plans;
+}
+
+// The plan of each dnf repository of `dist`: in a rewrite from the saved runs where they tell
+// it, else every run made anew from every row (with its fragments in a whole index). One
+// repository per architecture configured or of a package; noarch packages belong to each,
+// sources to SRPMS.
+Result<std::map<std::string, RepositoryPlan>> plan_dist(const State& state, const std::string& dist,
+                                                        const std::vector<std::string>& configured,
+                                                        bool rewrite, YumRows& rows) {
+  if (rewrite) {
+    auto tracked = state.yum_tracked(dist);
+    if (!tracked)
+      return fail(tracked.error());
+    if (*tracked) {
+      auto plans = plan_from_saved(state, dist, **tracked, configured, rows);
+      if (!plans)
+        return fail(plans.error());
+      if (*plans)
+        return std::move(**plans);
+    }
+  }
+  auto read = state.yum_rows(dist, rewrite ? State::Text::none : State::Text::all);
+  if (!read)
+    return fail(read.error());
+  rows = std::move(*read);
+  std::set<std::string> arches(configured.begin(), configured.end());
+  for (const auto& r : rows.rows)
+    if (r.arch != "noarch")
+      arches.emplace(repository_of(r.arch));
+  std::map<std::string, RepositoryPlan> plans;
+  for (const auto& arch : arches) {
+    std::vector<YumEntry> entries;
+    for (std::size_t i = 0; i < rows.rows.size(); ++i)
+      if (belongs(rows.rows[i].arch, arch))
+        entries.push_back(entry_of(rows, i));
+    plans.emplace(arch, plan_all(std::move(entries)));
+  }
+  return plans;
+}
+
 } // namespace
 
 using detail::PackageBytes;
@@ -336,18 +572,19 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
   std::deque<PackageBytes> kept_texts; // the files and texts of runs that new files copy
   std::deque<YumFragments> written;    // fragments of rows recorded without them; stable
   for (const auto& dist : dists) {
-    // One repository per architecture; noarch packages belong to each, sources to SRPMS.
-    std::set<std::string> arches(config_.rpm_architectures.begin(),
-                                 config_.rpm_architectures.end());
-    // A rewrite reads the fragments only of the runs it compresses anew.
-    auto read =
-        state_.yum_rows(dist, reuse == Reuse::previous ? State::Text::none : State::Text::all);
-    if (!read)
-      return fail(read.error());
-    YumRows& rows = dist_rows.emplace_back(std::move(*read));
-    for (const auto& r : rows.rows)
-      if (r.arch != "noarch")
-        arches.insert(r.arch == "src" ? "SRPMS" : std::string(r.arch));
+    // A rewrite reads the rows only of the runs that changed since the last one saved them
+    // (see plan_dist), and their fragments only where it compresses them anew. A whole index
+    // reads everything, and drops the saved runs as it drops the kept texts.
+    YumRows& rows = dist_rows.emplace_back();
+    if (reuse == Reuse::none)
+      if (auto ok = state_.drop_yum_runs(dist); !ok)
+        return fail(ok.error());
+    auto plans = plan_dist(state_, dist, config_.rpm_architectures, reuse == Reuse::previous, rows);
+    if (!plans)
+      return fail(plans.error());
+    std::map<std::string, std::vector<YumRunRecord>> saved;
+    for (auto& [arch, plan] : *plans)
+      saved.emplace(arch, std::move(plan.records));
     // Gives the fragments of `entries` (their source is their row), written from the metadata
     // where the row has none, and notes their rows in `filled`.
     std::vector<std::size_t> filled;
@@ -373,29 +610,17 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       }
       return {};
     };
-    for (const auto& arch : arches) {
+    for (auto& [arch, plan] : *plans) {
       Built b;
       b.dir = fmt::format("rpm/{}/{}", dist, arch);
-      std::vector<YumEntry> packages;
-      packages.reserve(rows.rows.size());
-      std::vector<std::size_t> links; // noarch rows
-      for (std::size_t i = 0; i < rows.rows.size(); ++i) {
-        const YumRows::Row& r = rows.rows[i];
-        std::string_view dir = r.arch == "src" ? "SRPMS" : r.arch;
-        if (dir != arch && !(r.arch == "noarch" && arch != "SRPMS"))
-          continue;
-        if (dir != arch)
-          links.push_back(i);
-        packages.push_back({r.name,
-                            r.version,
-                            r.arch,
-                            r.sha256,
-                            r.file,
-                            r.size,
-                            {r.primary, r.filelists, r.other},
-                            i});
-      }
-      b.packages = packages.size();
+      // The noarch rows to link into this repository: every one in a whole index.
+      std::vector<std::size_t> links;
+      if (reuse == Reuse::none && arch != "SRPMS")
+        for (const auto& run : plan.runs)
+          for (const auto& e : run.entries)
+            if (e.arch == "noarch")
+              links.push_back(e.source);
+      b.packages = plan.packages;
       std::string dir = join_path(root_, b.dir);
       if (auto old = read_file(join_path(dir, "repodata/repomd.xml")))
         if (auto entries = parse_repomd(*old))
@@ -422,20 +647,22 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
           return kept_texts.emplace_back(std::move(*bytes)).view();
         };
       }
+      YumRunEntries entries_of = [&](std::size_t r) {
+        return entries_between(state_, dist, arch, plan.ranges[r].first, plan.ranges[r].second,
+                               rows);
+      };
       filled.clear();
-      auto index = build_yum_repo(std::move(packages), env_.now, previous, fill);
+      auto index = build_yum_repo(std::move(plan.runs), env_.now, previous, fill, entries_of);
       if (!index)
         return fail(index.error());
       b.index = std::move(*index);
       // A rewrite links the packages of the runs it wrote anew (a --replace'd noarch package
       // among them, whose old link still holds its old content); the others were published
       // with their links before.
-      if (reuse == Reuse::previous) {
-        std::sort(filled.begin(), filled.end());
-        std::erase_if(links, [&](std::size_t i) {
-          return !std::binary_search(filled.begin(), filled.end(), i);
-        });
-      }
+      if (reuse == Reuse::previous && arch != "SRPMS")
+        for (std::size_t i : filled)
+          if (rows.rows[i].arch == "noarch")
+            links.push_back(i);
       b.rows = &rows;
       b.links = std::move(links);
       if (signer) {
@@ -447,6 +674,9 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       }
       built.push_back(std::move(b));
     }
+    if (reuse == Reuse::previous)
+      if (auto ok = state_.save_yum_runs(dist, saved); !ok)
+        return fail(ok.error());
   }
 
   std::vector<std::string> report;

@@ -27,7 +27,38 @@ CREATE TABLE IF NOT EXISTS packages (
   UNIQUE (format, dist, name, version, arch));
 CREATE INDEX IF NOT EXISTS packages_yum ON packages (dist, format, name, version, arch, file,
   sha256, size);
+-- The runs of packages of each dnf repository of a dist as the last rewrite wrote them (see
+-- Repository::write_rpm_dists), and the identities of the dist's rpm records changed since
+-- (noted by the triggers of yum_triggers, whatever makes the change).
+CREATE TABLE IF NOT EXISTS yum_tracked (dist TEXT PRIMARY KEY, repositories TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS yum_runs (
+  dist TEXT NOT NULL, repository TEXT NOT NULL, position INTEGER NOT NULL,
+  last_name TEXT NOT NULL, last_version TEXT NOT NULL, last_arch TEXT NOT NULL,
+  key BLOB NOT NULL, packages INTEGER NOT NULL,
+  PRIMARY KEY (dist, repository, position)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS yum_changed (
+  dist TEXT NOT NULL, name TEXT NOT NULL, version TEXT NOT NULL, arch TEXT NOT NULL,
+  PRIMARY KEY (dist, name, version, arch)) WITHOUT ROWID;
 )sql";
+
+// The triggers that note in yum_changed each rpm record inserted, changed or removed in a dist
+// whose runs are saved. (A conflict clause in a trigger gives way to the statement's: they
+// look before they insert.)
+std::string yum_triggers() {
+  auto note = [](std::string_view row) {
+    return fmt::format(
+        "INSERT INTO yum_changed SELECT {0}.dist, {0}.name, {0}.version, {0}.arch "
+        "WHERE {0}.format = 'rpm' AND EXISTS (SELECT 1 FROM yum_tracked WHERE dist = {0}.dist) "
+        "AND NOT EXISTS (SELECT 1 FROM yum_changed WHERE dist = {0}.dist AND name = {0}.name "
+        "AND version = {0}.version AND arch = {0}.arch);",
+        row);
+  };
+  return fmt::format(
+      "CREATE TRIGGER IF NOT EXISTS yum_inserted AFTER INSERT ON packages BEGIN {} END;"
+      "CREATE TRIGGER IF NOT EXISTS yum_removed AFTER DELETE ON packages BEGIN {} END;"
+      "CREATE TRIGGER IF NOT EXISTS yum_updated AFTER UPDATE ON packages BEGIN {} {} END;",
+      note("NEW"), note("OLD"), note("OLD"), note("NEW"));
+}
 
 constexpr const char* k_columns =
     "id, format, dist, component, name, version, arch, file, size, "
@@ -149,6 +180,8 @@ Result<State> State::open(const std::string& path, Create create) {
       !ok)
     return fail(ok.error());
   if (auto ok = state.exec(k_schema); !ok)
+    return fail(ok.error());
+  if (auto ok = state.exec(yum_triggers().c_str()); !ok)
     return fail(ok.error());
   // Databases made before the index fragments were kept lack their columns: add them empty
   // (indexing then writes the fragments from the metadata).
@@ -277,6 +310,19 @@ std::string_view column_view(sqlite3_stmt* s, int i) {
 constexpr const char* k_yum_text_columns = "CASE WHEN xml_primary = '' THEN metadata ELSE '' END, "
                                            "xml_primary, xml_filelists, xml_other";
 
+// A row from `id, name, version, arch, file, sha256, size`.
+YumRows::Row& read_yum_identity(YumRows& rows, sqlite3_stmt* s) {
+  YumRows::Row& r = rows.rows.emplace_back();
+  r.id = sqlite3_column_int64(s, 0);
+  r.name = rows.hold(column_view(s, 1));
+  r.version = rows.hold(column_view(s, 2));
+  r.arch = rows.hold(column_view(s, 3));
+  r.file = rows.hold(column_view(s, 4));
+  r.sha256 = rows.hold(column_view(s, 5));
+  r.size = static_cast<std::uint64_t>(sqlite3_column_int64(s, 6));
+  return r;
+}
+
 void read_yum_text(YumRows& rows, YumRows::Row& r, sqlite3_stmt* s, int first) {
   r.metadata = rows.hold(column_view(s, first));
   r.primary = rows.hold(column_view(s, first + 1));
@@ -293,25 +339,106 @@ Result<YumRows> State::yum_rows(const std::string& dist, Text text) const {
                                       "FROM packages WHERE +format = 'rpm' AND +dist = ?",
                                       k_yum_text_columns)
                         : "SELECT id, name, version, arch, file, sha256, size FROM packages "
-                          "WHERE dist = ? AND format = 'rpm'";
+                          "WHERE dist = ? AND format = 'rpm' ORDER BY name, version, arch";
   YumRows out;
   Query q(*this, sql);
   q.bind(dist);
   auto ok = for_each_row(q, [&](sqlite3_stmt* s) {
-    YumRows::Row& r = out.rows.emplace_back();
-    r.id = sqlite3_column_int64(s, 0);
-    r.name = out.hold(column_view(s, 1));
-    r.version = out.hold(column_view(s, 2));
-    r.arch = out.hold(column_view(s, 3));
-    r.file = out.hold(column_view(s, 4));
-    r.sha256 = out.hold(column_view(s, 5));
-    r.size = static_cast<std::uint64_t>(sqlite3_column_int64(s, 6));
+    YumRows::Row& r = read_yum_identity(out, s);
     if (text == Text::all)
       read_yum_text(out, r, s, 7);
   });
   if (!ok)
     return fail(ok.error());
   return out;
+}
+
+Result<std::optional<YumTracked>> State::yum_tracked(const std::string& dist) const {
+  Query tracked(*this, "SELECT repositories FROM yum_tracked WHERE dist = ?");
+  tracked.bind(dist);
+  auto row = tracked.step();
+  if (!row)
+    return fail(row.error());
+  if (!*row)
+    return std::nullopt;
+  YumTracked out;
+  for (std::string_view names = column_view(tracked.get(), 0); !names.empty();) {
+    auto space = names.find(' ');
+    out.runs.try_emplace(std::string(names.substr(0, space)));
+    names.remove_prefix(space == std::string_view::npos ? names.size() : space + 1);
+  }
+  Query runs(*this, "SELECT repository, last_name, last_version, last_arch, key, packages "
+                    "FROM yum_runs WHERE dist = ? ORDER BY repository, position");
+  runs.bind(dist);
+  auto ok = for_each_row(runs, [&](sqlite3_stmt* s) {
+    auto& run = out.runs[column_text(s, 0)].emplace_back();
+    run.last = {column_text(s, 1), column_text(s, 2), column_text(s, 3)};
+    run.key = column_text(s, 4);
+    run.packages = static_cast<std::uint64_t>(sqlite3_column_int64(s, 5));
+  });
+  if (!ok)
+    return fail(ok.error());
+  Query changed(*this, "SELECT name, version, arch FROM yum_changed WHERE dist = ?");
+  changed.bind(dist);
+  ok = for_each_row(changed, [&](sqlite3_stmt* s) {
+    out.changed.push_back({column_text(s, 0), column_text(s, 1), column_text(s, 2)});
+  });
+  if (!ok)
+    return fail(ok.error());
+  return out;
+}
+
+Result<void> State::save_yum_runs(const std::string& dist,
+                                  const std::map<std::string, std::vector<YumRunRecord>>& runs) {
+  if (auto ok = drop_yum_runs(dist); !ok)
+    return ok;
+  std::string names;
+  for (const auto& [repository, list] : runs)
+    names += (names.empty() ? "" : " ") + repository;
+  Query tracked(*this, "INSERT INTO yum_tracked (dist, repositories) VALUES (?, ?)");
+  tracked.bind(dist).bind(names);
+  if (auto done = tracked.step(); !done)
+    return fail(done.error());
+  Query insert(*this, "INSERT INTO yum_runs (dist, repository, position, last_name, "
+                      "last_version, "
+                      "last_arch, key, packages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const auto& [dir, list] : runs)
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YumRunRecord& run = list[i];
+      insert.bind(dist).bind(dir).bind(static_cast<std::int64_t>(i)).bind(run.last.name);
+      insert.bind(run.last.version).bind(run.last.arch).bind(run.key);
+      insert.bind(static_cast<std::int64_t>(run.packages));
+      if (auto done = insert.step(); !done)
+        return fail(done.error());
+      insert.reset();
+    }
+  return {};
+}
+
+Result<void> State::drop_yum_runs(const std::string& dist) {
+  for (const char* sql :
+       {"DELETE FROM yum_tracked WHERE dist = ?", "DELETE FROM yum_runs WHERE dist = ?",
+        "DELETE FROM yum_changed WHERE dist = ?"}) {
+    Query q(*this, sql);
+    q.bind(dist);
+    if (auto done = q.step(); !done)
+      return fail(done.error());
+  }
+  return {};
+}
+
+Result<void> State::yum_rows_between(const std::string& dist, std::string_view first,
+                                     std::optional<std::string_view> last, YumRows& into) const {
+  Query q(*this, last ? "SELECT id, name, version, arch, file, sha256, size FROM packages "
+                        "WHERE dist = ? AND format = 'rpm' AND name >= ? AND name <= ? "
+                        "ORDER BY name, version, arch"
+                      : "SELECT id, name, version, arch, file, sha256, size FROM packages "
+                        "WHERE dist = ? AND format = 'rpm' AND name >= ? "
+                        "ORDER BY name, version, arch");
+  q.bind(dist).bind(first);
+  if (last)
+    q.bind(*last);
+  return for_each_row(q, [&](sqlite3_stmt* s) { read_yum_identity(into, s); });
 }
 
 Result<void> State::read_text(YumRows& rows, std::span<const std::size_t> which) const {

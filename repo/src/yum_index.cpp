@@ -266,17 +266,49 @@ Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t da
   return build_yum_repo(std::move(entries), date, previous);
 }
 
-Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
-                                const YumPrevious& previous, const YumFill& fill) {
-  auto before = [](const YumEntry& a, const YumEntry& b) {
-    if (a.name != b.name)
-      return a.name < b.name;
-    if (int c = compare_rpm_versions(a.evr, b.evr); c != 0)
-      return c < 0;
-    if (a.arch != b.arch)
-      return a.arch < b.arch;
-    return a.evr < b.evr; // "0:1-1" and "1-1" are equal versions
-  };
+bool yum_before(const YumEntry& a, const YumEntry& b) {
+  if (a.name != b.name)
+    return a.name < b.name;
+  if (int c = compare_rpm_versions(a.evr, b.evr); c != 0)
+    return c < 0;
+  if (a.arch != b.arch)
+    return a.arch < b.arch;
+  return a.evr < b.evr; // "0:1-1" and "1-1" are equal versions
+}
+
+bool yum_run_ends(const YumEntry& e) {
+  constexpr std::uint64_t k_member_packages = 256; // on average in a run
+  std::uint64_t h = 14695981039346656037u;         // FNV-1a, fixed so that output is too
+  for (std::string_view part : {e.name, e.evr, e.arch}) {
+    for (char c : part)
+      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211u;
+    h *= 1099511628211u; // a NUL between the parts
+  }
+  return h % k_member_packages == 0;
+}
+
+namespace {
+
+// What the fragments of a run's packages are made from (each package's pkgid, pool file and
+// size), hashed: its members' keys are made of it. A change to how fragments are written must
+// change k_run_tag.
+std::string run_key(std::span<const YumEntry> entries) {
+  constexpr std::string_view k_run_tag = "pkgcloud yum run 1\n";
+  std::string text(k_run_tag);
+  for (const auto& e : entries) {
+    text += e.pkgid;
+    text += '\0';
+    text += e.file;
+    text += '\0';
+    text += std::to_string(e.size);
+    text += '\n';
+  }
+  return Sha256Stream().update(text).raw();
+}
+
+} // namespace
+
+std::vector<YumRun> yum_runs(std::vector<YumEntry> entries) {
   // Entries that come sorted by name (as the database's index gives them) only need their
   // versions of one name sorted.
   auto by_name = [](const YumEntry& a, const YumEntry& b) { return a.name < b.name; };
@@ -284,12 +316,36 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     for (auto first = entries.begin(); first != entries.end();) {
       auto last = std::find_if(first + 1, entries.end(),
                                [&](const YumEntry& e) { return e.name != first->name; });
-      std::sort(first, last, before);
+      std::sort(first, last, yum_before);
       first = last;
     }
   } else {
-    std::sort(entries.begin(), entries.end(), before);
+    std::sort(entries.begin(), entries.end(), yum_before);
   }
+  std::vector<YumRun> runs;
+  for (std::size_t begin = 0, i = 0; i < entries.size(); ++i)
+    if (yum_run_ends(entries[i]) || i + 1 == entries.size()) {
+      YumRun& run = runs.emplace_back();
+      run.entries.assign(entries.begin() + static_cast<std::ptrdiff_t>(begin),
+                         entries.begin() + static_cast<std::ptrdiff_t>(i + 1));
+      run.packages = run.entries.size();
+      run.key = run_key(run.entries);
+      begin = i + 1;
+    }
+  return runs;
+}
+
+Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
+                                const YumPrevious& previous, const YumFill& fill) {
+  return build_yum_repo(yum_runs(std::move(entries)), date, previous, fill, {});
+}
+
+Result<YumIndex> build_yum_repo(std::vector<YumRun> runs, std::time_t date,
+                                const YumPrevious& previous, const YumFill& fill,
+                                const YumRunEntries& entries_of) {
+  std::size_t packages = 0;
+  for (const auto& run : runs)
+    packages += run.packages;
   YumIndex index;
   Xml repomd;
   repomd.open("repomd")
@@ -312,21 +368,6 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
        "</filelists>\n", &YumFragmentViews::filelists, &YumPrevious::filelists},
       {"other", "<otherdata xmlns=\"http://linux.duke.edu/metadata/other\"", "</otherdata>\n",
        &YumFragmentViews::other, &YumPrevious::other}};
-  // Where the packages split into gzip members: after each package whose identity hashes to
-  // 0 mod k_member_packages. The choice depends on that package alone, so adding or removing
-  // one package changes one member (or splits or joins two) and the rest stay byte-equal.
-  constexpr std::uint64_t k_member_packages = 256;
-  std::vector<std::size_t> ends; // one past each run's last entry
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    std::uint64_t h = 14695981039346656037u; // FNV-1a, fixed so that output is too
-    for (std::string_view part : {entries[i].name, entries[i].evr, entries[i].arch}) {
-      for (char c : part)
-        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211u;
-      h *= 1099511628211u; // a NUL between the parts
-    }
-    if (h % k_member_packages == 0 || i + 1 == entries.size())
-      ends.push_back(i + 1);
-  }
   // The three documents are the root element around the packages' fragments, which were
   // written and escaped once, when each package was pushed. Each is written as keyed gzip
   // members: the start tag, one per run of packages, the end tag. The key of a tag's member is
@@ -334,12 +375,11 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
   // from (document, and each package's pkgid, pool file and size), so that a rewrite knows
   // which runs it can copy without reading a single fragment. A copied run's text, which the
   // document's open-checksum covers, comes from YumPrevious::text; only the runs compressed
-  // anew need their fragments. (A change to how fragments are written must change k_run_tag.)
+  // anew need their fragments, and a carried run (see YumRun) its entries.
   // The work is one task per compressed member plus one per document for its open-checksum
   // (SHA-256 cannot be split), spread over the CPUs. A member's text is the concatenation of
   // its pieces: views of the tags, the kept texts and the fragments (with a "\n" after a
   // fragment that lacks one).
-  constexpr std::string_view k_run_tag = "pkgcloud yum run 1\n";
   using Pieces = std::vector<std::string_view>;
   struct Member {
     std::string key;
@@ -362,22 +402,8 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     auto it = doc.reusable.find(key);
     return it == doc.reusable.end() ? nullptr : it->second;
   };
-  // What each run's fragments are made from, hashed: its members' keys are made of it.
-  std::vector<std::string> runs;
-  for (std::size_t begin = 0, r = 0; r < ends.size(); begin = ends[r++]) {
-    Sha256Stream id;
-    id.update(k_run_tag);
-    for (std::size_t i = begin; i < ends[r]; ++i)
-      id.update(entries[i].pkgid)
-          .update(std::string_view("\0", 1))
-          .update(entries[i].file)
-          .update(std::string_view("\0", 1))
-          .update(std::to_string(entries[i].size))
-          .update("\n");
-    runs.push_back(id.raw());
-  }
   std::array<Doc, std::size(k_kinds)> docs;
-  std::vector<bool> fill_run(ends.size(), false); // runs compressed anew in some document
+  std::vector<bool> fill_run(runs.size(), false); // runs compressed anew in some document
   for (std::size_t k = 0; k < docs.size(); ++k) {
     const Kind& kind = k_kinds[k];
     Doc& doc = docs[k];
@@ -385,7 +411,7 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     for (const auto& m : doc.previous)
       doc.reusable.emplace(m.key, &m);
     doc.head = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{} packages=\"{}\">\n",
-                           kind.open, entries.size());
+                           kind.open, packages);
     auto tag = [&](std::string_view text) {
       Member& m = doc.members.emplace_back();
       m.key = Sha256Stream().update(text).raw();
@@ -396,9 +422,9 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
         m.bytes = old->bytes;
     };
     tag(doc.head);
-    for (std::size_t r = 0; r < ends.size(); ++r) {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
       Member& m = doc.members.emplace_back();
-      m.key = Sha256Stream().update(kind.type).update(runs[r]).raw();
+      m.key = Sha256Stream().update(kind.type).update(runs[r].key).raw();
       const GzipMember* old = previous_member(doc, m.key);
       std::optional<std::string_view> text;
       if (old && previous.text)
@@ -413,13 +439,27 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
     }
     tag(kind.close);
   }
-  // The fragments of the runs compressed anew, where the caller left them out.
+  // The entries of the carried runs compressed anew, which must be what the run was made of,
+  // and the fragments of every run compressed anew, where the caller left them out.
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    YumRun& run = runs[r];
+    if (!fill_run[r] || !run.entries.empty() || run.packages == 0)
+      continue;
+    if (!entries_of)
+      return fail("yum index: a carried run without its entries");
+    auto entries = entries_of(r);
+    if (!entries)
+      return fail(entries.error());
+    if (entries->size() != run.packages || run_key(*entries) != run.key)
+      return fail("yum index: a carried run's packages have changed; run `pkgcloud index`");
+    run.entries = std::move(*entries);
+  }
   std::vector<YumEntry*> wanted;
-  for (std::size_t begin = 0, r = 0; r < ends.size(); begin = ends[r++])
+  for (std::size_t r = 0; r < runs.size(); ++r)
     if (fill_run[r])
-      for (std::size_t i = begin; i < ends[r]; ++i)
-        if (entries[i].xml.primary.empty())
-          wanted.push_back(&entries[i]);
+      for (auto& e : runs[r].entries)
+        if (e.xml.primary.empty())
+          wanted.push_back(&e);
   if (!wanted.empty()) {
     if (!fill)
       return fail(fmt::format("{}: no index fragments", wanted.front()->file));
@@ -427,12 +467,12 @@ Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
       return fail(ok.error());
   }
   for (std::size_t k = 0; k < docs.size(); ++k)
-    for (std::size_t begin = 0, r = 0; r < ends.size(); begin = ends[r++]) {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
       Member& m = docs[k].members[r + 1];
       if (!m.fresh)
         continue;
-      for (std::size_t i = begin; i < ends[r]; ++i) {
-        std::string_view fragment = entries[i].xml.*k_kinds[k].part;
+      for (const auto& e : runs[r].entries) {
+        std::string_view fragment = e.xml.*k_kinds[k].part;
         m.pieces.push_back(fragment);
         if (!fragment.ends_with('\n'))
           m.pieces.push_back("\n");

@@ -9,12 +9,14 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <random>
 #include <regex>
 
 #include <sqlite3.h>
 
 #include "fixture.hpp"
 #include "opskit/file.hpp"
+#include "opskit/repo/yum_index.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
@@ -45,6 +47,50 @@ std::string rpmbuild(const std::string& dir, const std::string& name, const std:
   std::string rpm = dir + "/top/RPMS/" + arch + "/" + name + "-" + version + "-1." + arch + ".rpm";
   REQUIRE(fs::exists(rpm));
   return rpm;
+}
+
+// rpmbuild of one spec whose subpackages are `names`, each of `arch` at `version`-1 holding
+// `tag` (equal names and versions with another tag differ in content); their paths by name.
+std::map<std::string, std::string> rpm_set(const std::string& dir,
+                                           const std::vector<std::string>& names,
+                                           const std::string& version, const std::string& arch,
+                                           const std::string& tag) {
+  std::string top = dir + "/top-" + version + "-" + arch + "-" + tag;
+  std::string spec = top + ".spec";
+  {
+    std::ofstream out(spec);
+    out << "Name: rset\nVersion: " << version << "\nRelease: 1\nSummary: set\nLicense: MIT\n"
+        << "BuildArch: " << arch << "\n%description\nset\n%install\n";
+    for (const auto& n : names)
+      out << "mkdir -p %{buildroot}/usr/share/" << n << " && echo " << tag
+          << " > %{buildroot}/usr/share/" << n << "/data\n";
+    for (const auto& n : names)
+      out << "%package -n " << n << "\nSummary: " << n << " " << tag << "\n%description -n " << n
+          << "\n"
+          << n << " " << tag << "\n%files -n " << n << "\n/usr/share/" << n << "/data\n";
+  }
+  auto built = run(
+      {"rpmbuild", "-bb", "--define", "_topdir " + top, "--define", "_build_id_links none", spec});
+  if (built.exit_status != 0)
+    FAIL("rpmbuild: " << built.err);
+  std::map<std::string, std::string> out;
+  for (const auto& n : names) {
+    out[n] = top + "/RPMS/" + arch + "/" + n + "-" + version + "-1." + arch + ".rpm";
+    REQUIRE(fs::exists(out[n]));
+  }
+  return out;
+}
+
+// repomd.xml of the dnf repository `dir` and the files it names (the previous generation's
+// stay beside them), by name.
+std::map<std::string, std::string> published(const std::string& dir) {
+  std::map<std::string, std::string> files{
+      {"repomd.xml", *opskit::read_file(dir + "/repodata/repomd.xml")}};
+  std::regex href("href=\"(repodata/[^\"]+)\"");
+  const std::string repomd = files["repomd.xml"];
+  for (std::sregex_iterator m(repomd.begin(), repomd.end(), href), end; m != end; ++m)
+    files[(*m)[1]] = *opskit::read_file(dir + "/" + (*m)[1].str());
+  return files;
 }
 
 // The .repodata.next-<pid> directories a run left in a dnf repository's directory.
@@ -274,17 +320,7 @@ TEST_CASE("dnf: a push writes what a whole index writes, with or without the kep
   // from .pkgcloud/yum/; a whole index writes everything anew from the database.
   Fixture f;
   const std::string epoch = "1764000000";
-  // repomd.xml and the files it names (the previous generation's stay beside them).
-  auto repodata = [&] {
-    std::string dir = f.repo + "/rpm/el/9/x86_64/";
-    std::map<std::string, std::string> files{
-        {"repomd.xml", *opskit::read_file(dir + "repodata/repomd.xml")}};
-    std::regex href("href=\"(repodata/[^\"]+)\"");
-    const std::string repomd = files["repomd.xml"];
-    for (std::sregex_iterator m(repomd.begin(), repomd.end(), href), end; m != end; ++m)
-      files[(*m)[1]] = *opskit::read_file(dir + (*m)[1].str());
-    return files;
-  };
+  auto repodata = [&] { return published(f.repo + "/rpm/el/9/x86_64"); };
   std::string extra = rpmbuild(f.dir.path(), "rextra", "3.0", "noarch", "", "");
   REQUIRE(pkgcloud(f.repo, {"push", extra}, epoch).exit_status == 0);
   auto pushed = repodata();
@@ -297,6 +333,72 @@ TEST_CASE("dnf: a push writes what a whole index writes, with or without the kep
   REQUIRE(pkgcloud(f.repo, {"push", extra}, epoch).exit_status == 0);
   CHECK(repodata() == pushed);
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("dnf: pushes, replacements and removals in any order write what a whole index writes",
+          "[pkgcloud][dnf]") {
+  // A rewrite carries the runs of packages that no record changed since the last one and
+  // reads the rows of the others alone. Names chosen to end runs (see yum_run_ends) make a
+  // repository of a few packages many runs, so that changes split, join and extend them.
+  if (!have_program("rpmbuild"))
+    FAIL("rpmbuild is needed (scripts/dev installs it)");
+  TempDir dir;
+  const std::string repo = dir / "repo", copy = dir / "copy", epoch = "1764000000";
+  REQUIRE(pkgcloud(repo, {"init"}).exit_status == 0);
+  std::vector<std::string> ends, others;
+  for (int i = 0; ends.size() < 5 || others.size() < 9; ++i) {
+    std::string name = "s" + std::to_string(i);
+    opskit::repo::YumEntry e{name, "1.0-1", "noarch", {}, {}, 0, {}, 0};
+    auto& into = opskit::repo::yum_run_ends(e) ? ends : others;
+    if (into.size() < (&into == &ends ? 5u : 9u))
+      into.push_back(name);
+  }
+  std::vector<std::string> names = ends;
+  names.insert(names.end(), others.begin(), others.end());
+  struct Package {
+    std::string spec; // NAME=VERSION, as rm takes it
+    std::string file, other_content;
+  };
+  std::vector<Package> pool;
+  auto first = rpm_set(dir.path(), names, "1.0", "noarch", "one");
+  auto again = rpm_set(dir.path(), names, "1.0", "noarch", "two");
+  for (const auto& n : names)
+    pool.push_back({n + "=1.0-1", first[n], again[n]});
+  std::vector<std::string> newer(names.begin() + 3, names.begin() + 8);
+  for (const auto& [n, file] : rpm_set(dir.path(), newer, "2.0", "noarch", "one"))
+    pool.push_back({n + "=2.0-1", file, ""});
+  for (const auto& [n, file] : rpm_set(dir.path(), {"s1", "sx", "zz"}, "1.0", "x86_64", "one"))
+    pool.push_back({n + "=1.0-1", file, ""});
+
+  std::mt19937 random(7);
+  std::vector<int> in(pool.size(), 0); // 0: not in the repository, 1: first content, 2: other
+  for (int step = 0; step < 40; ++step) {
+    std::size_t i = random() % pool.size();
+    const Package& p = pool[i];
+    std::vector<std::string> args;
+    if (in[i] == 0) {
+      args = {"push", p.file};
+      in[i] = 1;
+    } else if (!p.other_content.empty() && random() % 2 == 0) {
+      args = {"push", "--replace", in[i] == 1 ? p.other_content : p.file};
+      in[i] = 3 - in[i];
+    } else {
+      args = {"rm", p.spec};
+      in[i] = 0;
+    }
+    if (step == 20) // a whole index in between: the next rewrite starts from all the rows
+      REQUIRE(pkgcloud(repo, {"index"}, epoch).exit_status == 0);
+    auto changed = pkgcloud(repo, args, epoch);
+    INFO("step " << step << ": " << args[0] << " " << args.back() << ": " << changed.err);
+    REQUIRE(changed.exit_status == 0);
+    fs::remove_all(copy);
+    fs::copy(repo, copy, fs::copy_options::recursive);
+    REQUIRE(pkgcloud(copy, {"index"}, epoch).exit_status == 0);
+    CHECK(published(repo + "/rpm/el/9/x86_64") == published(copy + "/rpm/el/9/x86_64"));
+  }
+  auto verify = pkgcloud(repo, {"verify"});
+  INFO(verify.out);
+  CHECK(verify.exit_status == 0);
 }
 
 TEST_CASE("dnf: a --replace'd noarch package reaches every architecture with its new content",

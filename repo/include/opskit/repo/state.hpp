@@ -67,6 +67,22 @@ private:
   std::size_t left_ = 0;
 };
 
+// An rpm's identity in a dist: name, version ("[epoch:]version-release") and arch.
+struct YumIdentity {
+  std::string name, version, arch;
+};
+// A run of packages of a dnf repository (see yum_index.hpp's YumRun) as a rewrite saved it:
+// its last package, the key of what its fragments are made of and how many packages it has.
+struct YumRunRecord {
+  YumIdentity last;
+  std::string key;
+  std::uint64_t packages = 0;
+};
+struct YumTracked {
+  std::map<std::string, std::vector<YumRunRecord>> runs; // by repository ("rpm/el/9/x86_64")
+  std::vector<YumIdentity> changed;                      // sorted
+};
+
 // The repository's SQLite database (.pkgcloud/state.db): a config table of key/value settings
 // and a packages table keyed by (format, dist, name, version, arch). Writers hold a Transaction
 // (BEGIN IMMEDIATE: one writer at a time, readers keep their snapshot).
@@ -93,6 +109,19 @@ public:
   // Reads the fragments (and the metadata where they are missing) of rows.rows[i] for each i
   // in `which` whose text is not read yet.
   Result<void> read_text(YumRows& rows, std::span<const std::size_t> which) const;
+  // The rows of `dist` with names from `first` to `last` (to the end without it), sorted by
+  // name, version text and arch as yum_rows(dist, Text::none) gives them, added to `into`.
+  Result<void> yum_rows_between(const std::string& dist, std::string_view first,
+                                std::optional<std::string_view> last, YumRows& into) const;
+  // The runs of packages of the dnf repositories of `dist` as a rewrite saved them, and the
+  // rpm records of `dist` changed since (triggers note them, whatever changes them); nothing
+  // when no runs are saved.
+  Result<std::optional<YumTracked>> yum_tracked(const std::string& dist) const;
+  // Saves the runs of every dnf repository of `dist`, with no changes since.
+  Result<void> save_yum_runs(const std::string& dist,
+                             const std::map<std::string, std::vector<YumRunRecord>>& runs);
+  // Forgets the runs of `dist` and its changes.
+  Result<void> drop_yum_runs(const std::string& dist);
   // The package with this identity, if recorded.
   Result<std::optional<PackageRecord>> find(PackageFormat format, const std::string& dist,
                                             const std::string& name, const std::string& version,

@@ -86,11 +86,36 @@ struct YumPrevious {
 // compresses), or fails.
 using YumFill = std::function<Result<void>(std::span<YumEntry* const>)>;
 
+// True if `a` comes before `b` in the metadata: by name, rpm version order and arch.
+bool yum_before(const YumEntry& a, const YumEntry& b);
+// True if a run of packages (below) ends with `e`: its identity hashes to 0 mod 256. That
+// depends on the package alone, so adding, changing or removing one changes the run it is in
+// (or splits it, or joins it with the next) and leaves the others as they were.
+bool yum_run_ends(const YumEntry& e);
+
+// Packages that go into one gzip member of each metadata file: a rewrite copies a run's
+// members or compresses them anew, whole. `key` is the SHA-256 of what the run's fragments
+// are made of. A run carried from the rewrite before has its key and number of packages and
+// no entries; a run made anew has its entries, sorted.
+struct YumRun {
+  std::string key;
+  std::size_t packages = 0;
+  std::vector<YumEntry> entries;
+};
+// `entries` sorted and split into runs: after each that yum_run_ends, and after the last.
+std::vector<YumRun> yum_runs(std::vector<YumEntry> entries);
+
+// Gives the entries of carried run `run` when its members cannot be copied, or fails.
+using YumRunEntries = std::function<Result<std::vector<YumEntry>>(std::size_t run)>;
+
 // Builds the metadata, deterministic for equal input (packages sorted by name, rpm version
 // order and arch; `date` as every timestamp). Equal input gives equal bytes with or without
-// `previous`; it only saves work.
+// `previous`, and with runs carried or made anew; they only save work.
 Result<YumIndex> build_yum_repo(std::vector<YumEntry> entries, std::time_t date,
                                 const YumPrevious& previous = {}, const YumFill& fill = {});
+Result<YumIndex> build_yum_repo(std::vector<YumRun> runs, std::time_t date,
+                                const YumPrevious& previous, const YumFill& fill,
+                                const YumRunEntries& entries_of);
 Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t date,
                                 const YumPrevious& previous = {});
 
