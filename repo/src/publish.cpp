@@ -403,13 +403,31 @@ plan_from_saved(const State& state, const std::string& dist, const YumTracked& t
   return plans;
 }
 
+// The plans of a dist's dnf repositories, by directory name, and when they come from saved
+// runs, the identities changed since, sorted.
+struct DistPlan {
+  std::map<std::string, RepositoryPlan> repositories;
+  std::optional<std::vector<YumIdentity>> changed;
+
+  // True unless `r`'s record is known not to have changed since the runs were saved.
+  bool changed_since(const YumRows::Row& r) const {
+    if (!changed)
+      return true;
+    using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
+    auto key = [](const auto& x) { return Key(x.name, x.version, x.arch); };
+    auto it = std::lower_bound(changed->begin(), changed->end(), key(r),
+                               [&](const YumIdentity& id, const Key& k) { return key(id) < k; });
+    return it != changed->end() && key(*it) == key(r);
+  }
+};
+
 // The plan of each dnf repository of `dist`: in a rewrite from the saved runs where they tell
 // it, else every run made anew from every row (with its fragments in a whole index). One
 // repository per architecture configured or of a package; noarch packages belong to each,
 // sources to SRPMS.
-Result<std::map<std::string, RepositoryPlan>> plan_dist(const State& state, const std::string& dist,
-                                                        const std::vector<std::string>& configured,
-                                                        bool rewrite, YumRows& rows) {
+Result<DistPlan> plan_dist(const State& state, const std::string& dist,
+                           const std::vector<std::string>& configured, bool rewrite,
+                           YumRows& rows) {
   if (rewrite) {
     auto tracked = state.yum_tracked(dist);
     if (!tracked)
@@ -419,7 +437,7 @@ Result<std::map<std::string, RepositoryPlan>> plan_dist(const State& state, cons
       if (!plans)
         return fail(plans.error());
       if (*plans)
-        return std::move(**plans);
+        return DistPlan{std::move(**plans), std::move((*tracked)->changed)};
     }
   }
   auto read = state.yum_rows(dist, rewrite ? State::Text::none : State::Text::all);
@@ -438,7 +456,7 @@ Result<std::map<std::string, RepositoryPlan>> plan_dist(const State& state, cons
         entries.push_back(entry_of(rows, i));
     plans.emplace(arch, plan_all(std::move(entries)));
   }
-  return plans;
+  return DistPlan{std::move(plans), std::nullopt};
 }
 
 } // namespace
@@ -583,7 +601,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     if (!plans)
       return fail(plans.error());
     std::map<std::string, std::vector<YumRunRecord>> saved;
-    for (auto& [arch, plan] : *plans)
+    for (auto& [arch, plan] : plans->repositories)
       saved.emplace(arch, std::move(plan.records));
     // Gives the fragments of `entries` (their source is their row), written from the metadata
     // where the row has none, and notes their rows in `filled`.
@@ -610,7 +628,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       }
       return {};
     };
-    for (auto& [arch, plan] : *plans) {
+    for (auto& [arch, plan] : plans->repositories) {
       Built b;
       b.dir = fmt::format("rpm/{}/{}", dist, arch);
       // The noarch rows to link into this repository: every one in a whole index.
@@ -656,12 +674,12 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       if (!index)
         return fail(index.error());
       b.index = std::move(*index);
-      // A rewrite links the packages of the runs it wrote anew (a --replace'd noarch package
-      // among them, whose old link still holds its old content); the others were published
-      // with their links before.
+      // A rewrite links the packages of the runs it wrote anew, or of those the ones changed
+      // since the last rewrite when it knows them (a --replace'd noarch package among them,
+      // whose old link still holds its old content); the others were linked before.
       if (reuse == Reuse::previous && arch != "SRPMS")
         for (std::size_t i : filled)
-          if (rows.rows[i].arch == "noarch")
+          if (rows.rows[i].arch == "noarch" && plans->changed_since(rows.rows[i]))
             links.push_back(i);
       b.rows = &rows;
       b.links = std::move(links);
