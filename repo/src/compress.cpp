@@ -162,12 +162,14 @@ const lzma_allocator k_lzma_allocator{lzma_malloc, lzma_release, nullptr};
 } // namespace
 
 Result<std::string> xz_compress(std::string_view data) {
-  // Preset 6's match finder, with the dictionary no larger than a block: the default 8 MiB
+  // Preset 4's match finder, with the dictionary no larger than a block: the default 8 MiB
   // dictionary (94 MiB of encoder state) costs more to set up than a typical index takes to
-  // compress, and a dictionary larger than the input gains nothing.
+  // compress, and a dictionary larger than the input gains nothing. Preset 6 looks for longer
+  // matches (nice_len 64, not 16): for the Packages of 500 small debs, 0.9% smaller and 2.6 ms
+  // (8%) longer for their whole index.
   lzma_options_lzma options{};
-  if (lzma_lzma_preset(&options, 6))
-    return fail("xz: cannot set up preset 6");
+  if (lzma_lzma_preset(&options, 4))
+    return fail("xz: cannot set up preset 4");
   // Two blocks, compressed at once by two threads: xz takes most of an index's time, and the
   // split costs about 2.5% in size. The block size depends on the input alone, so the output is
   // the same on any machine (liblzma's threaded encoder gives equal output for equal blocks);

@@ -15,7 +15,7 @@ namespace opskit::repo {
 // modification time 0, so equal input gives equal bytes.
 Result<std::string> gzip_compress(std::string_view data);
 
-// An xz stream (LZMA2 preset 6 with a dictionary fitted to the input, CRC64) of `data`, in two
+// An xz stream (LZMA2 preset 4 with a dictionary fitted to the input, CRC64) of `data`, in two
 // blocks compressed in parallel from 64 KiB on; deterministic: the blocks depend on the input only.
 Result<std::string> xz_compress(std::string_view data);
 
