@@ -79,7 +79,7 @@ struct YumRunRecord {
   std::uint64_t packages = 0;
 };
 struct YumTracked {
-  std::map<std::string, std::vector<YumRunRecord>> runs; // by repository ("rpm/el/9/x86_64")
+  std::map<std::string, std::vector<YumRunRecord>> runs; // by directory: "x86_64", "SRPMS"
   std::vector<YumIdentity> changed;                      // sorted
 };
 
