@@ -368,29 +368,19 @@ Result<std::optional<RepositoryPlan>> plan_since(const State& state, const std::
 constexpr std::size_t k_most_changed = 512;
 
 // The plan of each dnf repository of `dist` (by its directory's name) from the saved runs and
-// the records changed since, when they tell it all: every repository is one whose runs are
-// saved and none is new or may have been emptied by a removal.
+// the records changed since, when they tell it all: every repository there must be (`kept`)
+// has its runs saved, and no package changed belongs to a new one.
 Result<std::optional<std::map<std::string, RepositoryPlan>>>
 plan_from_saved(const State& state, const std::string& dist, const YumTracked& tracked,
-                const std::vector<std::string>& configured, YumRows& rows) {
+                const std::set<std::string>& kept, YumRows& rows) {
   if (tracked.changed.size() > k_most_changed)
     return std::nullopt;
-  for (const auto& arch : configured)
+  for (const auto& arch : kept)
     if (!tracked.runs.contains(arch))
       return std::nullopt;
-  for (const auto& id : tracked.changed) {
-    std::string own(repository_of(id.arch));
-    if (id.arch == "noarch" ||
-        std::find(configured.begin(), configured.end(), own) != configured.end())
-      continue;
-    if (!tracked.runs.contains(own))
+  for (const auto& id : tracked.changed)
+    if (id.arch != "noarch" && !tracked.runs.contains(std::string(repository_of(id.arch))))
       return std::nullopt;
-    auto present = state.find(PackageFormat::rpm, dist, id.name, id.version, id.arch);
-    if (!present)
-      return fail(present.error());
-    if (!*present)
-      return std::nullopt;
-  }
   std::map<std::string, RepositoryPlan> plans;
   for (const auto& [arch, saved] : tracked.runs) {
     auto plan = plan_since(state, dist, arch, saved, tracked.changed, rows);
@@ -423,17 +413,18 @@ struct DistPlan {
 
 // The plan of each dnf repository of `dist`: in a rewrite from the saved runs where they tell
 // it, else every run made anew from every row (with its fragments in a whole index). One
-// repository per architecture configured or of a package; noarch packages belong to each,
-// sources to SRPMS.
+// repository per architecture of a package, and one for each in `kept`: those configured and
+// those published, which stay when their last package of their own goes (their clients still
+// read them, and noarch packages still belong to them). noarch packages belong to each binary
+// repository, sources to SRPMS.
 Result<DistPlan> plan_dist(const State& state, const std::string& dist,
-                           const std::vector<std::string>& configured, bool rewrite,
-                           YumRows& rows) {
+                           const std::set<std::string>& kept, bool rewrite, YumRows& rows) {
   if (rewrite) {
     auto tracked = state.yum_tracked(dist);
     if (!tracked)
       return fail(tracked.error());
     if (*tracked) {
-      auto plans = plan_from_saved(state, dist, **tracked, configured, rows);
+      auto plans = plan_from_saved(state, dist, **tracked, kept, rows);
       if (!plans)
         return fail(plans.error());
       if (*plans)
@@ -444,7 +435,7 @@ Result<DistPlan> plan_dist(const State& state, const std::string& dist,
   if (!read)
     return fail(read.error());
   rows = std::move(*read);
-  std::set<std::string> arches(configured.begin(), configured.end());
+  std::set<std::string> arches = kept;
   for (const auto& r : rows.rows)
     if (r.arch != "noarch")
       arches.emplace(repository_of(r.arch));
@@ -597,7 +588,12 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     if (reuse == Reuse::none)
       if (auto ok = state_.drop_yum_runs(dist); !ok)
         return fail(ok.error());
-    auto plans = plan_dist(state_, dist, config_.rpm_architectures, reuse == Reuse::previous, rows);
+    std::set<std::string> kept(config_.rpm_architectures.begin(), config_.rpm_architectures.end());
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(join_path(root_, "rpm/" + dist), ec))
+      if (fs::exists(e.path() / "repodata" / "repomd.xml", ec))
+        kept.insert(e.path().filename().string());
+    auto plans = plan_dist(state_, dist, kept, reuse == Reuse::previous, rows);
     if (!plans)
       return fail(plans.error());
     std::map<std::string, std::vector<YumRunRecord>> saved;

@@ -16,6 +16,7 @@
 
 #include "fixture.hpp"
 #include "opskit/file.hpp"
+#include "opskit/repo/compress.hpp"
 #include "opskit/repo/yum_index.hpp"
 
 using namespace opskit::test;
@@ -60,7 +61,7 @@ std::map<std::string, std::string> rpm_set(const std::string& dir,
   {
     std::ofstream out(spec);
     out << "Name: rset\nVersion: " << version << "\nRelease: 1\nSummary: set\nLicense: MIT\n"
-        << "BuildArch: " << arch << "\n%description\nset\n%install\n";
+        << (arch == "noarch" ? "BuildArch: noarch\n" : "") << "%description\nset\n%install\n";
     for (const auto& n : names)
       out << "mkdir -p %{buildroot}/usr/share/" << n << " && echo " << tag
           << " > %{buildroot}/usr/share/" << n << "/data\n";
@@ -69,8 +70,8 @@ std::map<std::string, std::string> rpm_set(const std::string& dir,
           << "\n"
           << n << " " << tag << "\n%files -n " << n << "\n/usr/share/" << n << "/data\n";
   }
-  auto built = run(
-      {"rpmbuild", "-bb", "--define", "_topdir " + top, "--define", "_build_id_links none", spec});
+  auto built = run({"rpmbuild", "-bb", "--target", arch, "--define", "_topdir " + top, "--define",
+                    "_build_id_links none", spec});
   if (built.exit_status != 0)
     FAIL("rpmbuild: " << built.err);
   std::map<std::string, std::string> out;
@@ -369,10 +370,13 @@ TEST_CASE("dnf: pushes, replacements and removals in any order write what a whol
     pool.push_back({n + "=2.0-1", file, ""});
   for (const auto& [n, file] : rpm_set(dir.path(), {"s1", "sx", "zz"}, "1.0", "x86_64", "one"))
     pool.push_back({n + "=1.0-1", file, ""});
+  // An architecture the repository is not configured for: its repository comes and goes.
+  for (const auto& [n, file] : rpm_set(dir.path(), {"sa", "sb"}, "1.0", "aarch64", "one"))
+    pool.push_back({n + "=1.0-1", file, ""});
 
   std::mt19937 random(7);
   std::vector<int> in(pool.size(), 0); // 0: not in the repository, 1: first content, 2: other
-  for (int step = 0; step < 40; ++step) {
+  for (int step = 0; step < 60; ++step) {
     std::size_t i = random() % pool.size();
     const Package& p = pool[i];
     std::vector<std::string> args;
@@ -386,7 +390,7 @@ TEST_CASE("dnf: pushes, replacements and removals in any order write what a whol
       args = {"rm", p.spec};
       in[i] = 0;
     }
-    if (step == 20) // a whole index in between: the next rewrite starts from all the rows
+    if (step == 30) // a whole index in between: the next rewrite starts from all the rows
       REQUIRE(pkgcloud(repo, {"index"}, epoch).exit_status == 0);
     auto changed = pkgcloud(repo, args, epoch);
     INFO("step " << step << ": " << args[0] << " " << args.back() << ": " << changed.err);
@@ -394,9 +398,31 @@ TEST_CASE("dnf: pushes, replacements and removals in any order write what a whol
     fs::remove_all(copy);
     fs::copy(repo, copy, fs::copy_options::recursive);
     REQUIRE(pkgcloud(copy, {"index"}, epoch).exit_status == 0);
-    CHECK(published(repo + "/rpm/el/9/x86_64") == published(copy + "/rpm/el/9/x86_64"));
+    for (const char* arch : {"x86_64", "aarch64"})
+      if (fs::exists(repo + "/rpm/el/9/" + arch + "/repodata/repomd.xml"))
+        CHECK(published(repo + "/rpm/el/9/" + arch) == published(copy + "/rpm/el/9/" + arch));
   }
   auto verify = pkgcloud(repo, {"verify"});
+  INFO(verify.out);
+  CHECK(verify.exit_status == 0);
+}
+
+TEST_CASE("dnf: a repository whose last package of its own goes stays, with the noarch ones",
+          "[pkgcloud][dnf]") {
+  // Its clients still read it: removing it, or leaving it as it was, would break them.
+  Fixture f;
+  auto arm = rpm_set(f.dir.path(), {"rarm"}, "1.0", "aarch64", "one");
+  REQUIRE(pkgcloud(f.repo, {"push", arm["rarm"]}).exit_status == 0);
+  REQUIRE(pkgcloud(f.repo, {"rm", "rarm"}).exit_status == 0);
+  auto files = published(f.repo + "/rpm/el/9/aarch64");
+  std::string primary;
+  for (const auto& [name, data] : files)
+    if (name.ends_with("-primary.xml.gz"))
+      primary = *opskit::repo::gzip_decompress(data, std::size_t{1} << 24);
+  CHECK(primary.find("packages=\"1\"") != std::string::npos);
+  CHECK(primary.find("<name>rcommon</name>") != std::string::npos);
+  CHECK(primary.find("rarm") == std::string::npos);
+  auto verify = pkgcloud(f.repo, {"verify"});
   INFO(verify.out);
   CHECK(verify.exit_status == 0);
 }
