@@ -588,6 +588,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     if (reuse == Reuse::none)
       if (auto ok = state_.drop_yum_runs(dist); !ok)
         return fail(ok.error());
+    // The repositories configured, and those published before (see plan_dist).
     std::set<std::string> kept(config_.rpm_architectures.begin(), config_.rpm_architectures.end());
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(join_path(root_, "rpm/" + dist), ec))
