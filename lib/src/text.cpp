@@ -83,4 +83,15 @@ std::string_view trim(std::string_view text) noexcept {
   return text.substr(first, last - first + 1);
 }
 
+std::vector<std::string> words(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    auto space = text.find(' ');
+    if (space != 0)
+      out.emplace_back(text.substr(0, space));
+    text.remove_prefix(space == std::string_view::npos ? text.size() : space + 1);
+  }
+  return out;
+}
+
 } // namespace opskit

@@ -45,6 +45,7 @@
 #include "opskit/repo/rpm.hpp"
 #include "opskit/repo/version.hpp"
 #include "opskit/repo/yum_index.hpp"
+#include "opskit/text.hpp"
 #include "repository_detail.hpp"
 
 namespace fs = std::filesystem;
@@ -105,17 +106,6 @@ Result<std::pair<std::string, std::string>> split_dist(const std::string& dist) 
 }
 
 namespace {
-
-std::vector<std::string> words(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    auto space = text.find(' ');
-    if (space != 0)
-      out.emplace_back(text.substr(0, space));
-    text.remove_prefix(space == std::string_view::npos ? text.size() : space + 1);
-  }
-  return out;
-}
 
 // The config table's keys, each with the field it fills.
 Result<RepositoryConfig> load_config(const State& state) {

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "opskit/text.hpp"
+
 namespace opskit::repo {
 
 namespace {
@@ -115,10 +117,8 @@ public:
   Query(const Query&) = delete;
   Query& operator=(const Query&) = delete;
   ~Query() {
-    if (stmt_) {
-      sqlite3_reset(stmt_);
-      sqlite3_clear_bindings(stmt_);
-    }
+    if (stmt_)
+      reset();
   }
   Query& bind(std::string_view text) {
     if (rc_ == SQLITE_OK)
@@ -334,20 +334,18 @@ void read_yum_text(YumRows& rows, YumRows::Row& r, sqlite3_stmt* s, int first) {
 } // namespace
 
 Result<YumRows> State::yum_rows(const std::string& dist, Text text) const {
-  std::string sql = text == Text::all
-                        ? fmt::format("SELECT id, name, version, arch, file, sha256, size, {} "
-                                      "FROM packages WHERE +format = 'rpm' AND +dist = ?",
-                                      k_yum_text_columns)
-                        : "SELECT id, name, version, arch, file, sha256, size FROM packages "
-                          "WHERE dist = ? AND format = 'rpm' ORDER BY name, version, arch";
   YumRows out;
-  Query q(*this, sql);
+  if (text == Text::none) {
+    if (auto ok = yum_rows_between(dist, "", std::nullopt, out); !ok)
+      return fail(ok.error());
+    return out;
+  }
+  Query q(*this, fmt::format("SELECT id, name, version, arch, file, sha256, size, {} "
+                             "FROM packages WHERE +format = 'rpm' AND +dist = ?",
+                             k_yum_text_columns));
   q.bind(dist);
-  auto ok = for_each_row(q, [&](sqlite3_stmt* s) {
-    YumRows::Row& r = read_yum_identity(out, s);
-    if (text == Text::all)
-      read_yum_text(out, r, s, 7);
-  });
+  auto ok = for_each_row(
+      q, [&](sqlite3_stmt* s) { read_yum_text(out, read_yum_identity(out, s), s, 7); });
   if (!ok)
     return fail(ok.error());
   return out;
@@ -362,11 +360,8 @@ Result<std::optional<YumTracked>> State::yum_tracked(const std::string& dist) co
   if (!*row)
     return std::nullopt;
   YumTracked out;
-  for (std::string_view names = column_view(tracked.get(), 0); !names.empty();) {
-    auto space = names.find(' ');
-    out.runs.try_emplace(std::string(names.substr(0, space)));
-    names.remove_prefix(space == std::string_view::npos ? names.size() : space + 1);
-  }
+  for (auto& name : words(column_view(tracked.get(), 0)))
+    out.runs.try_emplace(std::move(name));
   Query runs(*this, "SELECT repository, last_name, last_version, last_arch, key, packages "
                     "FROM yum_runs WHERE dist = ? ORDER BY repository, position");
   runs.bind(dist);
@@ -378,7 +373,8 @@ Result<std::optional<YumTracked>> State::yum_tracked(const std::string& dist) co
   });
   if (!ok)
     return fail(ok.error());
-  Query changed(*this, "SELECT name, version, arch FROM yum_changed WHERE dist = ?");
+  Query changed(*this, "SELECT name, version, arch FROM yum_changed WHERE dist = ? "
+                       "ORDER BY name, version, arch");
   changed.bind(dist);
   ok = for_each_row(changed, [&](sqlite3_stmt* s) {
     out.changed.push_back({column_text(s, 0), column_text(s, 1), column_text(s, 2)});
@@ -400,8 +396,7 @@ Result<void> State::save_yum_runs(const std::string& dist,
   if (auto done = tracked.step(); !done)
     return fail(done.error());
   Query insert(*this, "INSERT INTO yum_runs (dist, repository, position, last_name, "
-                      "last_version, "
-                      "last_arch, key, packages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                      "last_version, last_arch, key, packages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (const auto& [dir, list] : runs)
     for (std::size_t i = 0; i < list.size(); ++i) {
       const YumRunRecord& run = list[i];

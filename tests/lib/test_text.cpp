@@ -31,3 +31,10 @@ TEST_CASE("trim: strips spaces, tabs and newlines at both ends", "[lib][text]") 
   CHECK(opskit::trim("  4\t4 1 7\n") == "4\t4 1 7");
   CHECK(opskit::trim(" \n") == "");
 }
+
+TEST_CASE("words: split at spaces, a run of them making no empty word", "[lib][text]") {
+  CHECK(opskit::words("x86_64  aarch64 SRPMS") ==
+        std::vector<std::string>{"x86_64", "aarch64", "SRPMS"});
+  CHECK(opskit::words(" amd64 ") == std::vector<std::string>{"amd64"});
+  CHECK(opskit::words("").empty());
+}

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace opskit {
 
@@ -22,5 +23,8 @@ std::optional<std::string> closest_match(std::string_view word,
 
 // `text` without leading and trailing spaces, tabs and newlines.
 std::string_view trim(std::string_view text) noexcept;
+
+// The words of `text`, separated by spaces (a run of them separates two words).
+std::vector<std::string> words(std::string_view text);
 
 } // namespace opskit

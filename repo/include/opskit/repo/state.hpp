@@ -103,7 +103,8 @@ public:
   // without its metadata, index fragments and MD5, SHA-1 and SHA-512 sums.
   Result<std::vector<PackageRecord>> listing(const std::optional<std::string>& dist) const;
   // What writing the yum metadata of `dist` needs of each of its rpms, in no particular order;
-  // with Text::none without the fragments and metadata, which read_text reads where needed.
+  // with Text::none sorted by name, version text and arch, without the fragments and
+  // metadata, which read_text reads where needed.
   enum class Text { none, all };
   Result<YumRows> yum_rows(const std::string& dist, Text text = Text::all) const;
   // Reads the fragments (and the metadata where they are missing) of rows.rows[i] for each i
