@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "opskit/handle.hpp"
+#include "opskit/parallel.hpp"
 #include "opskit/repo/compress.hpp"
 #include "opskit/repo/deb.hpp"
 #include "opskit/repo/rpm.hpp"
@@ -33,7 +34,6 @@ using detail::add_yum_fragments;
 using detail::join_path;
 using detail::package_hashes;
 using detail::PackageBytes;
-using detail::read_whole;
 using detail::release_hashes;
 
 namespace {
@@ -339,15 +339,21 @@ Result<std::vector<std::string>> Repository::verify() {
   if (!records)
     return fail(records.error());
 
-  // Pool files against their recorded size and SHA-256.
-  for (const auto& r : *records) {
-    auto bytes = read_whole(join_path(root_, r.file));
+  // Pool files against their recorded size and SHA-256, hashed on every CPU; the problems are
+  // reported in the records' order.
+  std::vector<std::string> pool_problems(records->size());
+  parallel_for(records->size(), std::thread::hardware_concurrency(), [&](std::size_t i) {
+    const PackageRecord& r = (*records)[i];
+    auto bytes = PackageBytes::open(join_path(root_, r.file));
     if (!bytes)
-      problems.push_back(bytes.error().message());
-    else if (bytes->size() != r.size || sha256_hex(*bytes) != r.sha256)
-      problems.push_back(fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
-                                     r.name, r.version));
-  }
+      pool_problems[i] = bytes.error().message();
+    else if (bytes->view().size() != r.size || sha256_hex(bytes->view()) != r.sha256)
+      pool_problems[i] = fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
+                                     r.name, r.version);
+  });
+  for (auto& problem : pool_problems)
+    if (!problem.empty())
+      problems.push_back(std::move(problem));
 
   // Every apt suite on disk: signatures, then each listed index's size and SHA-256.
   std::error_code ec;
