@@ -24,11 +24,13 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <thread>
 #include <unordered_map>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <libxml/xmlreader.h>
 #include <libxml/xmlwriter.h>
 
 #include <fmt/format.h>
@@ -611,23 +613,45 @@ Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text) {
   return out;
 }
 
+// Streamed, not parsed into a tree: the primary.xml of a large repository is tens of MB, and
+// only two attributes of each package are wanted.
 Result<std::vector<YumLocation>> parse_primary_locations(std::string_view text) {
-  auto doc = parse_xml(text, "primary.xml");
-  if (!doc)
-    return fail(doc.error());
+  if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    return fail("primary.xml: larger than 2 GiB");
+  CPtr<xmlTextReader, xmlFreeTextReader> reader(xmlReaderForMemory(
+      text.data(), static_cast<int>(text.size()), "primary.xml", nullptr,
+      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE));
+  if (!reader)
+    return fail("primary.xml: not well-formed XML");
+  xmlTextReader* r = reader.get();
+  auto attribute = [r](const char* name) {
+    XmlText value(xmlTextReaderGetAttribute(r, x(name)));
+    return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
+  };
   std::vector<YumLocation> out;
-  for (xmlNode* p = xmlDocGetRootElement(doc->get())->children; p; p = p->next) {
-    if (!name_is(p, "package"))
-      continue;
-    YumLocation l;
-    for (xmlNode* c = p->children; c; c = c->next) {
-      if (name_is(c, "location"))
-        l.href = property(c, "href");
-      else if (name_is(c, "size"))
-        l.size = std::strtoull(property(c, "package").c_str(), nullptr, 10);
+  bool in_package = false;
+  int status = xmlTextReaderRead(r);
+  while (status == 1) {
+    bool skip = false; // past the element's children (<format> has most of a package's)
+    if (xmlTextReaderNodeType(r) == XML_READER_TYPE_ELEMENT) {
+      int depth = xmlTextReaderDepth(r);
+      const xmlChar* name = xmlTextReaderConstLocalName(r);
+      if (depth == 1) {
+        in_package = xmlStrEqual(name, x("package"));
+        if (in_package)
+          out.emplace_back();
+      } else if (depth == 2 && in_package) {
+        if (xmlStrEqual(name, x("location")))
+          out.back().href = attribute("href");
+        else if (xmlStrEqual(name, x("size")))
+          out.back().size = std::strtoull(attribute("package").c_str(), nullptr, 10);
+        skip = true;
+      }
     }
-    out.push_back(std::move(l));
+    status = skip ? xmlTextReaderNext(r) : xmlTextReaderRead(r);
   }
+  if (status != 0)
+    return fail("primary.xml: not well-formed XML");
   return out;
 }
 
