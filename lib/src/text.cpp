@@ -94,4 +94,92 @@ std::vector<std::string> words(std::string_view text) {
   return out;
 }
 
+std::size_t utf8_sequence(std::string_view text) noexcept {
+  if (text.empty())
+    return 0;
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char lead = byte(0);
+  if (lead < 0x80)
+    return 1;
+  // The lead byte gives the length and the range the second byte must fall in (RFC 3629 §4):
+  // that excludes overlong forms, surrogates and code points past U+10FFFF.
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    low = lead == 0xe0 ? 0xa0 : 0x80;
+    high = lead == 0xed ? 0x9f : 0xbf;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    low = lead == 0xf0 ? 0x90 : 0x80;
+    high = lead == 0xf4 ? 0x8f : 0xbf;
+  } else {
+    return 0;
+  }
+  if (text.size() < length || byte(1) < low || byte(1) > high)
+    return 0;
+  for (std::size_t i = 2; i < length; ++i)
+    if (byte(i) < 0x80 || byte(i) > 0xbf)
+      return 0;
+  return length;
+}
+
+bool is_utf8(std::string_view text) noexcept {
+  while (!text.empty()) {
+    std::size_t n = utf8_sequence(text);
+    if (n == 0)
+      return false;
+    text.remove_prefix(n);
+  }
+  return true;
+}
+
+std::string utf8_or_latin1(std::string_view text) {
+  if (is_utf8(text))
+    return std::string(text);
+  std::string out;
+  out.reserve(text.size() * 2);
+  for (char c : text) {
+    auto b = static_cast<unsigned char>(c);
+    if (b < 0x80) {
+      out += c;
+    } else {
+      out += static_cast<char>(0xc0 | (b >> 6));
+      out += static_cast<char>(0x80 | (b & 0x3f));
+    }
+  }
+  return out;
+}
+
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t n = utf8_sequence(text.substr(at));
+    if (at + std::max<std::size_t>(n, 1) > max_bytes) {
+      out += "...";
+      break;
+    }
+    auto b = static_cast<unsigned char>(text[at]);
+    if (n > 1 || (n == 1 && b >= 0x20 && b != 0x7f)) {
+      out.append(text.substr(at, n));
+    } else if (b == '\n') {
+      out += "\\n";
+    } else if (b == '\t') {
+      out += "\\t";
+    } else if (b == '\r') {
+      out += "\\r";
+    } else {
+      out += "\\x";
+      out += k_hex[b >> 4];
+      out += k_hex[b & 0xf];
+    }
+    at += std::max<std::size_t>(n, 1);
+  }
+  return out;
+}
+
 } // namespace opskit

@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "opskit/text.hpp"
+
 namespace opskit::repo {
 
 namespace {
@@ -63,10 +65,10 @@ Result<Stanza> parse_lines(const std::vector<std::string_view>& lines, std::size
       return fail(fmt::format("{}: line {}: no ':' in a field line", what, i + 1));
     std::string_view name = line.substr(0, colon);
     if (name.empty() || name.find_first_of(" \t") != std::string_view::npos)
-      return fail(fmt::format("{}: line {}: bad field name '{}'", what, i + 1, name));
+      return fail(fmt::format("{}: line {}: bad field name '{}'", what, i + 1, excerpt(name)));
     for (const auto& f : fields)
       if (iequals(f.name, name))
-        return fail(fmt::format("{}: line {}: duplicate field '{}'", what, i + 1, name));
+        return fail(fmt::format("{}: line {}: duplicate field '{}'", what, i + 1, excerpt(name)));
     std::string_view value = line.substr(colon + 1);
     value.remove_prefix(std::min(value.find_first_not_of(" \t"), value.size()));
     fields.push_back({std::string(name), std::string(value)});

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "opskit/handle.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::repo {
 
@@ -96,13 +97,14 @@ bool is_alnum(char c) noexcept {
 Result<void> check_deb_name(std::string_view name) {
   // Policy §5.6.1: [a-z0-9][a-z0-9+.-]+, at least two characters.
   if (name.size() < 2 || !is_lower_alnum(name.front()))
-    return fail(
-        fmt::format("bad package name '{}': must be 2+ characters starting with [a-z0-9]", name));
+    return fail(fmt::format("bad package name '{}': must be 2+ characters starting with [a-z0-9]",
+                            excerpt(name)));
   for (char c : name)
     if (!is_lower_alnum(c) && c != '+' && c != '.' && c != '-')
-      return fail(fmt::format("bad package name '{}': only [a-z0-9+.-] are allowed", name));
+      return fail(
+          fmt::format("bad package name '{}': only [a-z0-9+.-] are allowed", excerpt(name)));
   if (name.find("..") != std::string_view::npos)
-    return fail(fmt::format("bad package name '{}': '..' is not allowed", name));
+    return fail(fmt::format("bad package name '{}': '..' is not allowed", excerpt(name)));
   return {};
 }
 
@@ -112,16 +114,17 @@ Result<void> check_deb_version(std::string_view version) {
   if (auto colon = rest.find(':'); colon != std::string_view::npos) {
     std::string_view epoch = rest.substr(0, colon);
     if (epoch.empty() || epoch.find_first_not_of("0123456789") != std::string_view::npos)
-      return fail(fmt::format("bad version '{}': the epoch must be a number", version));
+      return fail(fmt::format("bad version '{}': the epoch must be a number", excerpt(version)));
     rest.remove_prefix(colon + 1);
   }
   if (rest.empty() || !(rest.front() >= '0' && rest.front() <= '9'))
-    return fail(fmt::format("bad version '{}': must start with a digit", version));
+    return fail(fmt::format("bad version '{}': must start with a digit", excerpt(version)));
   for (char c : rest)
     if (!is_alnum(c) && c != '.' && c != '+' && c != '~' && c != '-' && c != ':')
-      return fail(fmt::format("bad version '{}': only [A-Za-z0-9.+~:-] are allowed", version));
+      return fail(
+          fmt::format("bad version '{}': only [A-Za-z0-9.+~:-] are allowed", excerpt(version)));
   if (version.find("..") != std::string_view::npos)
-    return fail(fmt::format("bad version '{}': '..' is not allowed", version));
+    return fail(fmt::format("bad version '{}': '..' is not allowed", excerpt(version)));
   return {};
 }
 
@@ -130,7 +133,7 @@ Result<void> check_deb_architecture(std::string_view arch) {
     return fail("empty architecture");
   for (char c : arch)
     if (!is_lower_alnum(c) && c != '-')
-      return fail(fmt::format("bad architecture '{}': only [a-z0-9-] are allowed", arch));
+      return fail(fmt::format("bad architecture '{}': only [a-z0-9-] are allowed", excerpt(arch)));
   return {};
 }
 
@@ -167,13 +170,14 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
     std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     if (index == 0) {
       if (name != "debian-binary")
-        return fail(fmt::format("{}: first ar member is '{}', not debian-binary", what, name));
+        return fail(
+            fmt::format("{}: first ar member is '{}', not debian-binary", what, excerpt(name)));
       auto text = read_entry(a.get(), 64, fmt::format("{}: debian-binary", what));
       if (!text)
         return fail(text.error());
       if (!starts_with(*text, "2."))
         return fail(fmt::format("{}: unsupported deb format version '{}'", what,
-                                text->substr(0, text->find('\n'))));
+                                excerpt(text->substr(0, text->find('\n')))));
       have_version = true;
     } else if (starts_with(name, "control.tar")) {
       std::string member_what = fmt::format("{}: {}", what, name);
@@ -190,7 +194,7 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
       if (archive_read_data_skip(a.get()) != ARCHIVE_OK)
         return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
     } else if (!starts_with(name, "_")) {
-      return fail(fmt::format("{}: unexpected ar member '{}'", what, name));
+      return fail(fmt::format("{}: unexpected ar member '{}'", what, excerpt(name)));
     }
   }
   if (!have_version)

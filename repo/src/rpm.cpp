@@ -28,6 +28,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "opskit/text.hpp"
+
 namespace opskit::repo {
 
 namespace {
@@ -258,7 +260,7 @@ Result<void> check_name(std::string_view what, std::string_view field, std::stri
   if (bad)
     return fail(
         fmt::format("{}: bad {} '{}': '/', '..', spaces and control characters are not allowed",
-                    what, field, value));
+                    what, field, excerpt(value)));
   return {};
 }
 

@@ -38,3 +38,32 @@ TEST_CASE("words: split at spaces, a run of them making no empty word", "[lib][t
   CHECK(opskit::words(" amd64 ") == std::vector<std::string>{"amd64"});
   CHECK(opskit::words("").empty());
 }
+
+TEST_CASE("is_utf8: well-formed sequences only", "[lib][text]") {
+  CHECK(opskit::is_utf8(""));
+  CHECK(opskit::is_utf8("plain ASCII"));
+  CHECK(opskit::is_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80")); // é € 😀
+  CHECK_FALSE(opskit::is_utf8("caf\xe9"));                             // Latin-1 é
+  CHECK_FALSE(opskit::is_utf8("\xc0\x80"));                            // overlong NUL
+  CHECK_FALSE(opskit::is_utf8("\xed\xa0\x80"));                        // a surrogate
+  CHECK_FALSE(opskit::is_utf8("\xf4\x90\x80\x80"));                    // past U+10FFFF
+  CHECK_FALSE(opskit::is_utf8("\xe2\x82"));                            // cut off
+  CHECK_FALSE(opskit::is_utf8("\x80"));                                // a stray continuation
+}
+
+TEST_CASE("utf8_or_latin1: UTF-8 kept, anything else read as ISO-8859-1", "[lib][text]") {
+  CHECK(opskit::utf8_or_latin1("caf\xc3\xa9") == "caf\xc3\xa9");
+  CHECK(opskit::utf8_or_latin1("caf\xe9") == "caf\xc3\xa9");
+  CHECK(opskit::utf8_or_latin1("\xff\x80") == "\xc3\xbf\xc2\x80");
+}
+
+TEST_CASE("printable: one line, escapes for controls and stray bytes, cut at a character",
+          "[lib][text]") {
+  CHECK(opskit::printable("a\nb\tc\r") == "a\\nb\\tc\\r");
+  CHECK(opskit::printable(std::string("\x01\x7f\0", 3)) == "\\x01\\x7f\\x00");
+  CHECK(opskit::printable("caf\xc3\xa9 caf\xe9") == "caf\xc3\xa9 caf\\xe9");
+  CHECK(opskit::printable("abcdef", 3) == "abc...");
+  CHECK(opskit::printable("ab\xc3\xa9", 3) == "ab..."); // é does not fit whole
+  CHECK(opskit::printable("abc", 3) == "abc");
+  CHECK(opskit::excerpt(std::string(100, 'x')) == std::string(64, 'x') + "...");
+}

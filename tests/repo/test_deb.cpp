@@ -91,11 +91,14 @@ TEST_CASE("deb: names, versions and arches that could escape the pool are refuse
   CHECK(bad("Version", "1.0/../../x").error().message().starts_with("evil.deb: bad version"));
   CHECK(
       bad("Architecture", "amd64/..").error().message().starts_with("evil.deb: bad architecture"));
+  // The value is quoted on one line, its control characters escaped.
   CHECK(bad("Package", "a\x01"
                        "b")
             .error()
             .message()
-            .starts_with("evil.deb: bad package name"));
+            .starts_with("evil.deb: bad package name 'a\\x01b'"));
+  CHECK(
+      bad("Version", "1.0\x7f").error().message().starts_with("evil.deb: bad version '1.0\\x7f'"));
 }
 
 TEST_CASE("deb: a first member other than debian-binary is refused", "[repo][deb]") {

@@ -143,6 +143,18 @@ TEST_CASE("rpm: the metadata survives the database's JSON round trip", "[repo][r
   CHECK(back->requires_ == r->requires_);
 }
 
+TEST_CASE("rpm: a bad name is quoted on one line and cut short", "[repo][rpm]") {
+  auto tags = basic();
+  tags[0].strings = {"two\nlines"};
+  CHECK(
+      read_rpm(rpm(tags), "x.rpm").error().message().starts_with("x.rpm: bad name 'two\\nlines'"));
+  tags[0].strings = {std::string(100, 'a') + "/"};
+  CHECK(read_rpm(rpm(tags), "x.rpm")
+            .error()
+            .message()
+            .starts_with("x.rpm: bad name '" + std::string(64, 'a') + "...'"));
+}
+
 TEST_CASE("rpm: a source package is told by its SOURCEPACKAGE tag and gets arch src",
           "[repo][rpm]") {
   auto tags = basic();

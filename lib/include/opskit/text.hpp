@@ -27,4 +27,25 @@ std::string_view trim(std::string_view text) noexcept;
 // The words of `text`, separated by spaces (a run of them separates two words).
 std::vector<std::string> words(std::string_view text);
 
+// The length of the UTF-8 sequence at the start of `text` (1 to 4), or 0 when it does not start
+// with one: a stray continuation byte, an overlong form, a surrogate, past U+10FFFF or cut off.
+std::size_t utf8_sequence(std::string_view text) noexcept;
+
+// Whether `text` is UTF-8 throughout.
+bool is_utf8(std::string_view text) noexcept;
+
+// `text` as UTF-8: itself when it is, else read as ISO-8859-1 (each byte its code point), as
+// createrepo_c does with rpm headers written before UTF-8.
+std::string utf8_or_latin1(std::string_view text);
+
+// `text` fit to show within a one-line message: control characters as C escapes (\n, \t,
+// \x01), bytes outside a UTF-8 sequence as \xNN; past `max_bytes` of `text`, cut at a character
+// and "..." added.
+std::string printable(std::string_view text, std::size_t max_bytes = std::string_view::npos);
+
+// A value read from input, to quote in an error message: printable, at most 64 bytes of it.
+inline std::string excerpt(std::string_view value) {
+  return printable(value, 64);
+}
+
 } // namespace opskit

@@ -13,6 +13,7 @@
 #include "../../repo/deb_builder.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
+#include "opskit/text.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
@@ -97,12 +98,14 @@ TEST_CASE("pkgcloud: bad input gets one line naming the file, exit 1, repository
   std::string whole = *opskit::read_file(good);
   std::ofstream(dir / "cut.deb") << whole.substr(0, whole.size() - 100);
   std::ofstream(dir / "nameless.deb") << make_deb("Version: 1.0\nArchitecture: all\n");
+  std::ofstream(dir / "two\nlines.deb") << "this is not a package either\n";
   auto before = snapshot(repo);
-  for (std::string bad : {"junk.deb", "cut.deb", "nameless.deb"}) {
+  for (std::string bad : {"junk.deb", "cut.deb", "nameless.deb", "two\nlines.deb"}) {
     auto push = pkgcloud(repo, {"push", good, dir / bad}, k_epoch);
     INFO(bad << ": " << push.err);
     CHECK(push.exit_status == 1);
-    CHECK(push.err.starts_with("pkgcloud: error: " + (dir / bad) + ": "));
+    // A newline in the name shows as \n: the message stays one line.
+    CHECK(push.err.starts_with("pkgcloud: error: " + opskit::printable(dir / bad) + ": "));
     CHECK(std::count(push.err.begin(), push.err.end(), '\n') == 1);
     CHECK(snapshot(repo) == before);
   }
