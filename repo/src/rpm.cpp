@@ -88,7 +88,7 @@ public:
       auto nul = store_.find('\0', at);
       if (nul == std::string_view::npos)
         return {};
-      out.emplace_back(store_.substr(at, nul - at));
+      out.push_back(utf8_or_latin1(store_.substr(at, nul - at)));
       at = nul + 1;
     }
     return out;
@@ -253,14 +253,17 @@ std::vector<RpmDependency> dependencies(const Header& h, std::uint32_t names_tag
 Result<void> check_name(std::string_view what, std::string_view field, std::string_view value) {
   if (value.empty())
     return fail(fmt::format("{}: rpm header has no {}", what, field));
+  // These make file names and URLs; rpmbuild allows only ASCII in them.
   bool bad = value.find('/') != std::string_view::npos ||
              value.find("..") != std::string_view::npos ||
-             std::any_of(value.begin(), value.end(),
-                         [](char c) { return static_cast<unsigned char>(c) < 0x21 || c == 0x7f; });
+             std::any_of(value.begin(), value.end(), [](char c) {
+               auto b = static_cast<unsigned char>(c);
+               return b < 0x21 || b >= 0x7f;
+             });
   if (bad)
-    return fail(
-        fmt::format("{}: bad {} '{}': '/', '..', spaces and control characters are not allowed",
-                    what, field, excerpt(value)));
+    return fail(fmt::format("{}: bad {} '{}': '/', '..', spaces, control characters and "
+                            "non-ASCII are not allowed",
+                            what, field, excerpt(value)));
   return {};
 }
 

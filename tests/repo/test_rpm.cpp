@@ -143,7 +143,24 @@ TEST_CASE("rpm: the metadata survives the database's JSON round trip", "[repo][r
   CHECK(back->requires_ == r->requires_);
 }
 
-TEST_CASE("rpm: a bad name is quoted on one line and cut short", "[repo][rpm]") {
+TEST_CASE("rpm: text that is not UTF-8 is read as ISO-8859-1, as createrepo_c reads it",
+          "[repo][rpm]") {
+  auto tags = basic();
+  tags[3].strings = {"Gr\xfc\xdf"
+                     "e"};                         // Latin-1 "Grüße"
+  tags[14].strings = {"hello", "caf\xc3\xa9.log"}; // UTF-8 already: kept
+  auto r = read_rpm(rpm(tags), "latin1.rpm");
+  REQUIRE(r);
+  CHECK(r->summary == "Gr\xc3\xbc\xc3\x9f"
+                      "e");
+  CHECK(r->files[1].path == "/var/log/caf\xc3\xa9.log");
+  // The database keeps it as JSON, which must be UTF-8.
+  auto back = rpm_from_json(rpm_to_json(*r));
+  REQUIRE(back);
+  CHECK(back->summary == r->summary);
+}
+
+TEST_CASE("rpm: a bad name is quoted on one line, cut short, and must be ASCII", "[repo][rpm]") {
   auto tags = basic();
   tags[0].strings = {"two\nlines"};
   CHECK(
@@ -153,6 +170,8 @@ TEST_CASE("rpm: a bad name is quoted on one line and cut short", "[repo][rpm]") 
             .error()
             .message()
             .starts_with("x.rpm: bad name '" + std::string(64, 'a') + "...'"));
+  tags[0].strings = {"caf\xc3\xa9"};
+  CHECK(read_rpm(rpm(tags), "x.rpm").error().message().find("non-ASCII") != std::string::npos);
 }
 
 TEST_CASE("rpm: a source package is told by its SOURCEPACKAGE tag and gets arch src",
