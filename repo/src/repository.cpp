@@ -356,6 +356,8 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto& c = candidates[i];
     const PackageRecord& r = c.record;
+    if (auto ok = check_dist_format(r, c.input); !ok)
+      return fail(ok.error());
     auto existing = state_.find(r.format, r.dist, r.name, r.version, r.arch);
     if (!existing)
       return fail(existing.error());
@@ -451,6 +453,23 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   report.indexes.insert(report.indexes.end(), rpm_written->begin(), rpm_written->end());
   report.signed_ = signer->has_value();
   return report;
+}
+
+// A dist serves one format: the repository's default dist of the other format, or one that
+// already holds packages of it, would make an apt archive named like a dnf release (or the
+// other way round) that no client of either looks for.
+Result<void> Repository::check_dist_format(const PackageRecord& r, std::string_view input) const {
+  bool deb = r.format == PackageFormat::deb;
+  PackageFormat other = deb ? PackageFormat::rpm : PackageFormat::deb;
+  auto holds = state_.holds(other, r.dist);
+  if (!holds)
+    return fail(holds.error());
+  if (!*holds && r.dist != (deb ? config_.rpm_dist : config_.deb_dist))
+    return {};
+  return fail(fmt::format("{}: {} {} {}; push {} with --dist DISTRO/RELEASE such as {}", input,
+                          r.dist, *holds ? "holds" : "is the repository's default dist for",
+                          deb ? "rpms" : "debs", deb ? "debs" : "rpms",
+                          deb ? "debian/bookworm" : "el/9"));
 }
 
 Result<FileLock> Repository::lock_state() {

@@ -509,6 +509,15 @@ Result<int> State::references(const std::string& file) const {
   return sqlite3_column_int(q.get(), 0);
 }
 
+Result<bool> State::holds(PackageFormat format, const std::string& dist) const {
+  Query q(*this, "SELECT EXISTS (SELECT 1 FROM packages WHERE format = ? AND dist = ?)");
+  q.bind(format_name(format)).bind(dist);
+  auto row = q.step();
+  if (!row)
+    return fail(row.error());
+  return sqlite3_column_int(q.get(), 0) != 0;
+}
+
 Result<State::Transaction> State::begin() {
   if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
     return fail(ok.error());

@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "../../repo/deb_builder.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/compress.hpp"
@@ -561,6 +562,29 @@ TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcl
   REQUIRE(rebuilt.exit_status == 0);
   CHECK(rebuilt.out.starts_with("rescanned 2 packages from the pool\n"));
   CHECK(pkgcloud(f.repo, {"ls"}).out == listing.out);
+}
+
+TEST_CASE("dnf: a deb is refused in a dist of rpms, and an rpm in the default dist of debs",
+          "[pkgcloud][dnf]") {
+  Fixture f;
+  auto deb = dpkg_deb_build(f.dir.path(), "dhello", control("dhello", "1.0", "amd64"));
+  auto listing = pkgcloud(f.repo, {"ls"}).out;
+  auto into_rpms = pkgcloud(f.repo, {"push", "--dist", "el/9", deb});
+  CHECK(into_rpms.exit_status == 1);
+  CHECK(into_rpms.err == "pkgcloud: error: " + deb +
+                             ": el/9 holds rpms; push debs with --dist DISTRO/RELEASE such as "
+                             "debian/bookworm\n");
+  auto into_debs = pkgcloud(f.repo, {"push", "--dist", "debian/bookworm", f.rpms[0]});
+  CHECK(into_debs.exit_status == 1);
+  CHECK(into_debs.err == "pkgcloud: error: " + f.rpms[0] +
+                             ": debian/bookworm is the repository's default dist for debs; push "
+                             "rpms with --dist DISTRO/RELEASE such as el/9\n");
+  CHECK(pkgcloud(f.repo, {"ls"}).out == listing);
+  CHECK_FALSE(fs::exists(f.repo + "/deb/el"));
+  // A dist of its own for each is fine, and so is each format's default.
+  CHECK(pkgcloud(f.repo, {"push", "--dist", "el/8", f.rpms[0]}).exit_status == 0);
+  CHECK(pkgcloud(f.repo, {"push", "--dist", "el/8", deb}).exit_status == 1);
+  CHECK(pkgcloud(f.repo, {"push", deb}).exit_status == 0);
 }
 
 TEST_CASE("dnf: eight concurrent rpm pushes lose nothing", "[pkgcloud][dnf]") {

@@ -144,6 +144,8 @@ private:
                                                    std::optional<Signer>& signer,
                                                    Reuse reuse = Reuse::none);
   Result<void> write_public_key(Signer& signer);
+  // Refuses a package for a dist of the other format (`input` names it in the error).
+  Result<void> check_dist_format(const PackageRecord& r, std::string_view input) const;
   // The deb suites and rpm dists that a change to some packages touches.
   struct Touched {
     std::set<std::pair<std::string, std::string>> suites;

@@ -132,6 +132,8 @@ public:
   Result<void> remove(std::int64_t id);
   // How many records point at `file` (a pool file may serve several dists).
   Result<int> references(const std::string& file) const;
+  // Whether `dist` holds a package of `format`.
+  Result<bool> holds(PackageFormat format, const std::string& dist) const;
 
   // BEGIN IMMEDIATE ... COMMIT, rolled back when dropped uncommitted.
   class Transaction {
