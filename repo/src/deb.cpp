@@ -166,7 +166,7 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
     if (rc == ARCHIVE_EOF)
       break;
     if (rc < ARCHIVE_WARN)
-      return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
+      return fail(fmt::format("{}: damaged ar archive: {}", what, archive_problem(a.get())));
     std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     if (index == 0) {
       if (name != "debian-binary")
@@ -180,7 +180,7 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
                                 excerpt(text->substr(0, text->find('\n')))));
       have_version = true;
     } else if (starts_with(name, "control.tar")) {
-      std::string member_what = fmt::format("{}: {}", what, name);
+      std::string member_what = fmt::format("{}: {}", what, excerpt(name));
       auto member = read_entry(a.get(), k_deb_control_tar_limit, member_what);
       if (!member)
         return fail(member.error());
@@ -192,7 +192,7 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
       have_data = true;
       // The payload's integrity is checked against its digests by apt; here only its presence.
       if (archive_read_data_skip(a.get()) != ARCHIVE_OK)
-        return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
+        return fail(fmt::format("{}: {}: {}", what, excerpt(name), archive_problem(a.get())));
     } else if (!starts_with(name, "_")) {
       return fail(fmt::format("{}: unexpected ar member '{}'", what, excerpt(name)));
     }

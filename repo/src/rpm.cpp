@@ -56,7 +56,10 @@ public:
       return fail(fmt::format("{}: bad rpm header magic at byte {}", what, at));
     std::uint64_t count = be32(bytes, at + 8), size = be32(bytes, at + 12);
     std::uint64_t total = 16 + count * 16 + size;
-    if (total > k_rpm_header_limit || at + total > bytes.size())
+    if (total > k_rpm_header_limit)
+      return fail(fmt::format("{}: rpm header at byte {} claims {} bytes, past the limit of {} MiB",
+                              what, at, total, k_rpm_header_limit >> 20));
+    if (at + total > bytes.size())
       return fail(fmt::format("{}: truncated rpm header at byte {}", what, at));
     Header h;
     h.store_ = bytes.substr(at + 16 + count * 16, size);
@@ -66,7 +69,8 @@ public:
       std::uint32_t tag = be32(bytes, e);
       Entry entry{be32(bytes, e + 4), be32(bytes, e + 8), be32(bytes, e + 12)};
       if (entry.offset > size)
-        return fail(fmt::format("{}: rpm header entry {} points outside the header", what, tag));
+        return fail(
+            fmt::format("{}: rpm header entry for tag {} points outside the header", what, tag));
       h.entries_.emplace_back(tag, entry);
     }
     std::sort(h.entries_.begin(), h.entries_.end(),

@@ -56,6 +56,10 @@ TEST_CASE("deb: a truncated package is refused", "[repo][deb]") {
   auto deb = read_deb(bytes.substr(0, bytes.size() / 2), "cut.deb");
   REQUIRE_FALSE(deb);
   CHECK(deb.error().message().starts_with("cut.deb: "));
+  // Cut in the last member, as a partial download is: the message names it.
+  deb = read_deb(bytes.substr(0, bytes.size() - 10), "cut.deb");
+  REQUIRE_FALSE(deb);
+  CHECK(deb.error().message().starts_with("cut.deb: data.tar.gz: "));
 }
 
 TEST_CASE("deb: corrupt compression of control.tar is refused", "[repo][deb]") {

@@ -122,6 +122,11 @@ TEST_CASE("rpm: a wrong magic, a truncated header and a path in the name are ref
   std::string bytes = rpm(basic());
   CHECK(read_rpm(bytes.substr(0, bytes.size() - 10), "cut.rpm").error().message() ==
         "cut.rpm: truncated rpm header at byte 112");
+  std::string huge = bytes;
+  huge[112 + 8] = '\x7f'; // an index of two billion entries
+  auto message = read_rpm(huge, "huge.rpm").error().message();
+  CHECK(message.starts_with("huge.rpm: rpm header at byte 112 claims "));
+  CHECK(message.ends_with(" bytes, past the limit of 256 MiB"));
   auto tags = basic();
   tags[0].strings = {"../../etc/passwd"};
   CHECK(read_rpm(rpm(tags), "evil.rpm")
