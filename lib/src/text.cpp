@@ -75,6 +75,12 @@ std::optional<std::string> closest_match(std::string_view word,
   return best;
 }
 
+bool iequals(std::string_view a, std::string_view b) noexcept {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [&](char x, char y) { return lower(x) == lower(y); });
+}
+
 std::string_view trim(std::string_view text) noexcept {
   auto first = text.find_first_not_of(" \t\n");
   if (first == std::string_view::npos)

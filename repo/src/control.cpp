@@ -12,7 +12,6 @@
 #include "opskit/repo/control.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
@@ -21,13 +20,6 @@
 namespace opskit::repo {
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 bool is_blank(std::string_view line) noexcept {
   return line.find_first_not_of(" \t\r") == std::string_view::npos;

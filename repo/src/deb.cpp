@@ -15,7 +15,11 @@
 // against Debian policy before anything is written.
 #include "opskit/repo/deb.hpp"
 
+#include <algorithm>
+#include <array>
+#include <climits>
 #include <optional>
+#include <vector>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -93,6 +97,120 @@ bool is_alnum(char c) noexcept {
 }
 
 } // namespace
+
+namespace {
+
+// Fields of a Packages stanza that describe the .deb in the archive; a control file that holds
+// them would contradict what the index says (apt trusts the strongest hash it finds).
+constexpr std::array<std::string_view, 6> k_archive_fields{"Filename", "Size",   "MD5sum",
+                                                           "SHA1",     "SHA256", "SHA512"};
+
+// The fields of a binary package that name other packages (Policy §7.1).
+constexpr std::array<std::string_view, 9> k_relation_fields{
+    "Depends", "Pre-Depends", "Recommends", "Suggests", "Enhances",
+    "Breaks",  "Conflicts",   "Replaces",   "Provides"};
+
+// apt aborts reading a Packages file that holds a longer string where it keeps one in its
+// cache: Section, Source, and each name and version of a relation field.
+constexpr std::size_t k_max_string = 65534;
+
+// The control fields apt reads into its cache, checked as apt reads them from a Packages file:
+// one that apt cannot parse makes `apt-get update` fail for every package of the suite.
+Result<void> check_control_fields(const Stanza& control) {
+  for (const auto& f : control.fields()) {
+    if (f.value.size() > k_max_string && (iequals(f.name, "Section") || iequals(f.name, "Source")))
+      return fail(fmt::format("{}: {} bytes, past apt's limit of {}", f.name, f.value.size(),
+                              k_max_string));
+    bool relation = std::any_of(k_relation_fields.begin(), k_relation_fields.end(),
+                                [&](std::string_view r) { return iequals(r, f.name); });
+    if (relation) {
+      if (auto ok = check_deb_relations(f.value); !ok)
+        return fail(ok.error().with_context(f.name));
+    } else if (iequals(f.name, "Multi-Arch")) {
+      if (f.value != "no" && f.value != "same" && f.value != "foreign" && f.value != "allowed")
+        return fail(fmt::format("Multi-Arch: '{}' is none of no, same, foreign, allowed",
+                                excerpt(f.value)));
+    } else if (iequals(f.name, "Essential") || iequals(f.name, "Protected") ||
+               iequals(f.name, "Important") || iequals(f.name, "Build-Essential")) {
+      if (f.value != "yes" && f.value != "no")
+        return fail(fmt::format("{}: '{}' is neither yes nor no", f.name, excerpt(f.value)));
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+Result<void> check_deb_relations(std::string_view value) {
+  auto skip_space = [](std::string_view& t) {
+    t.remove_prefix(std::min(t.find_first_not_of(" \t\n"), t.size()));
+  };
+  auto take = [](std::string_view& t, std::string_view stop) {
+    std::string_view word = t.substr(0, t.find_first_of(stop));
+    t.remove_prefix(word.size());
+    return word;
+  };
+  if (trim(value).empty())
+    return {};
+  for (bool more = true; more;) {
+    std::string_view item = value.substr(0, value.find(','));
+    more = item.size() < value.size();
+    value.remove_prefix(std::min(item.size() + 1, value.size()));
+    if (trim(item).empty())
+      return fail("an empty entry (a comma too many?)");
+    while (!item.empty()) {
+      std::string_view alt = item.substr(0, item.find('|'));
+      item.remove_prefix(std::min(alt.size() + 1, item.size()));
+      std::string_view rest = trim(alt);
+      if (rest.empty())
+        return fail("an empty alternative around '|'");
+      // dpkg takes any case here, and one character.
+      std::string_view name = take(rest, " \t\n:([<|");
+      if (name.empty() || !is_alnum(name.front()) ||
+          !std::all_of(name.begin(), name.end(),
+                       [](char c) { return is_alnum(c) || c == '+' || c == '.' || c == '-'; }))
+        return fail(fmt::format("bad package name in '{}'", excerpt(trim(alt))));
+      if (name.size() > k_max_string)
+        return fail(fmt::format("a package name of {} bytes, past apt's limit of {}", name.size(),
+                                k_max_string));
+      if (!rest.empty() && rest.front() == ':') {
+        rest.remove_prefix(1);
+        if (auto ok = check_deb_architecture(take(rest, " \t\n([<")); !ok)
+          return fail(fmt::format("bad architecture qualifier in '{}'", excerpt(trim(alt))));
+      }
+      skip_space(rest);
+      if (!rest.empty() && rest.front() == '(') {
+        rest.remove_prefix(1);
+        skip_space(rest);
+        std::string_view op = take(rest, "0123456789 \t\n)");
+        if (op != "<<" && op != "<=" && op != "=" && op != ">=" && op != ">>" && op != "<" &&
+            op != ">")
+          return fail(fmt::format("bad relation '{}' in '{}'", excerpt(op), excerpt(trim(alt))));
+        skip_space(rest);
+        std::string_view version = take(rest, " \t\n)");
+        skip_space(rest);
+        if (version.empty() || rest.empty() || rest.front() != ')')
+          return fail(fmt::format("no version and ')' in '{}'", excerpt(trim(alt))));
+        for (char c : version)
+          if (!is_alnum(c) && c != '.' && c != '+' && c != '~' && c != '-' && c != ':')
+            return fail(fmt::format("bad version in '{}'", excerpt(trim(alt))));
+        if (version.size() > k_max_string)
+          return fail(fmt::format("a version of {} bytes, past apt's limit of {}", version.size(),
+                                  k_max_string));
+        rest.remove_prefix(1);
+        skip_space(rest);
+      }
+      if (!rest.empty() && (rest.front() == '[' || rest.front() == '<'))
+        return fail(fmt::format("'{}': architecture restrictions and build profiles belong to "
+                                "source packages",
+                                excerpt(trim(alt))));
+      if (!rest.empty())
+        return fail(
+            fmt::format("unexpected '{}' in '{}'", excerpt(rest.substr(0, 1)), excerpt(trim(alt))));
+    }
+  }
+  return {};
+}
 
 Result<void> check_deb_name(std::string_view name) {
   // Policy §5.6.1: [a-z0-9][a-z0-9+.-]+, at least two characters.
@@ -204,9 +322,16 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
   if (!have_data)
     return fail(fmt::format("{}: no data.tar member", what));
 
+  if (auto bad = control_text->find_first_of(std::string_view("\r\0", 2)); bad != std::string::npos)
+    return fail(fmt::format(
+        "{}: control: line {}: {}", what,
+        1 + std::count(control_text->begin(), control_text->begin() + bad, '\n'),
+        (*control_text)[bad] == '\r' ? "a carriage return (CRLF line ends?)" : "a NUL byte"));
   auto control = parse_stanza(*control_text, fmt::format("{}: control", what));
   if (!control)
     return fail(control.error());
+  if (auto ok = check_control_fields(*control); !ok)
+    return fail(ok.error().with_context(fmt::format("{}: control field", what)));
   DebInfo deb;
   for (auto [field, out] : {std::pair{"Package", &deb.name}, std::pair{"Version", &deb.version},
                             std::pair{"Architecture", &deb.architecture}}) {
@@ -228,7 +353,24 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
     if (auto ok = check_deb_name(deb.source); !ok)
       return fail(ok.error().with_context(fmt::format("{}: Source", what)));
   }
-  deb.control = std::move(*control);
+  // The pool file and its source's directory must be names the file system can hold.
+  constexpr std::size_t k_name_max = NAME_MAX;
+  std::size_t file_name = deb.name.size() + strip_epoch(deb.version).size() +
+                          deb.architecture.size() + std::string_view("__.deb").size();
+  if (file_name > k_name_max)
+    return fail(fmt::format("{}: name, version and architecture make a pool file name of {} bytes, "
+                            "past the limit of {}",
+                            what, file_name, k_name_max));
+  if (deb.source.size() > k_name_max)
+    return fail(fmt::format("{}: a Source name of {} bytes, past the limit of {}", what,
+                            deb.source.size(), k_name_max));
+  // What the archive says about the file is the archive's to write, not the package's.
+  std::vector<Field> fields;
+  for (auto& f : control->fields())
+    if (std::none_of(k_archive_fields.begin(), k_archive_fields.end(),
+                     [&](std::string_view name) { return iequals(name, f.name); }))
+      fields.push_back(f);
+  deb.control = Stanza(std::move(fields));
   return deb;
 }
 

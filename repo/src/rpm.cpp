@@ -23,6 +23,7 @@
 #include "opskit/repo/rpm.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -303,6 +304,10 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
                               std::pair{"release", &r.release}, std::pair{"arch", &r.arch}})
     if (auto ok = check_name(what, field, *value); !ok)
       return fail(ok.error());
+  if (auto file = rpm_file_name(r).size(); file > NAME_MAX)
+    return fail(fmt::format("{}: name, version, release and architecture make a pool file name "
+                            "of {} bytes, past the limit of {}",
+                            what, file, NAME_MAX));
   if (auto epoch = h->number(k_epoch))
     r.epoch = std::to_string(*epoch);
   r.summary = h->string(k_summary);

@@ -120,3 +120,67 @@ TEST_CASE("deb: a control.tar that decompresses past the limit is refused", "[re
   REQUIRE_FALSE(deb);
   CHECK(deb.error().message().find("larger than the limit") != std::string::npos);
 }
+
+TEST_CASE("deb: relation fields are checked as apt reads them from a Packages file",
+          "[repo][deb]") {
+  using opskit::repo::check_deb_relations;
+  for (std::string ok : {"", "libc6 (>= 2.34)", "a, B, foo:any, bar:amd64 (<< 1:2.0~rc1+b1)",
+                         "x | y (= 1.0-1) | z", "libfoo1 (>= 1.0),\n libbar2\n | libbaz3"}) {
+    INFO(ok);
+    CHECK(check_deb_relations(ok));
+  }
+  for (auto [bad, why] : std::initializer_list<std::pair<std::string, std::string>>{
+           {"b [amd64]", "'b [amd64]': architecture restrictions and build profiles belong to "
+                         "source packages"},
+           {"c <!nocheck>", "'c <!nocheck>': architecture restrictions and build profiles belong "
+                            "to source packages"},
+           {"a,, b", "an empty entry (a comma too many?)"},
+           {"a, b,", "an empty entry (a comma too many?)"},
+           {"a | ", "an empty alternative around '|'"},
+           {"foo (=> 1)", "bad relation '=>' in 'foo (=> 1)'"},
+           {"foo (>= 1", "no version and ')' in 'foo (>= 1'"},
+           {"foo (>= )", "no version and ')' in 'foo (>= )'"},
+           {"foo bar", "unexpected 'b' in 'foo bar'"},
+           {"(foo)", "bad package name in '(foo)'"},
+           {"foo (>= 1_0)", "bad version in 'foo (>= 1_0)'"},
+           {std::string(70000, 'a'), "a package name of 70000 bytes, past apt's limit of 65534"}}) {
+    INFO(bad);
+    auto checked = check_deb_relations(bad);
+    REQUIRE_FALSE(checked);
+    CHECK(checked.error().message() == why);
+  }
+}
+
+TEST_CASE("deb: control fields apt could not read are refused in one line", "[repo][deb]") {
+  auto with = [](const std::string& extra) {
+    return read_deb(make_deb(k_control + extra), "x.deb");
+  };
+  CHECK(with("Depends: libc6 [amd64]\n").error().message() ==
+        "x.deb: control field: Depends: 'libc6 [amd64]': architecture restrictions and build "
+        "profiles belong to source packages");
+  CHECK(with("Multi-Arch: bogus\n").error().message() ==
+        "x.deb: control field: Multi-Arch: 'bogus' is none of no, same, foreign, allowed");
+  CHECK(with("Essential: maybe\n").error().message() ==
+        "x.deb: control field: Essential: 'maybe' is neither yes nor no");
+  CHECK(with("Section: " + std::string(70000, 's') + "\n").error().message() ==
+        "x.deb: control field: Section: 70000 bytes, past apt's limit of 65534");
+  CHECK(read_deb(make_deb("Package: hello\r\nVersion: 1\r\nArchitecture: all\r\n"), "x.deb")
+            .error()
+            .message() == "x.deb: control: line 1: a carriage return (CRLF line ends?)");
+  auto long_name = read_deb(
+      make_deb("Package: " + std::string(300, 'a') + "\nVersion: 1\nArchitecture: all\n"), "x.deb");
+  CHECK(long_name.error().message() == "x.deb: name, version and architecture make a pool file "
+                                       "name of 310 bytes, past the limit of 255");
+  // Fine: a Description apt does not keep, of any length, and Multi-Arch and Essential as apt
+  // knows them.
+  CHECK(with("Multi-Arch: same\nEssential: yes\n"));
+}
+
+TEST_CASE("deb: Filename, Size and the hashes in a control file are the archive's, and dropped",
+          "[repo][deb]") {
+  auto deb = read_deb(make_deb(k_control + "Filename: elsewhere.deb\nSize: 1\nMD5sum: 00\n"
+                                           "SHA1: 00\nSHA256: 00\nSHA512: 00\nHomepage: x\n"),
+                      "x.deb");
+  REQUIRE(deb);
+  CHECK(deb->control.render() == k_control + "Homepage: x\n");
+}

@@ -175,6 +175,10 @@ TEST_CASE("rpm: a bad name is quoted on one line, cut short, and must be ASCII",
             .error()
             .message()
             .starts_with("x.rpm: bad name '" + std::string(64, 'a') + "...'"));
+  tags[0].strings = {std::string(250, 'a')};
+  CHECK(read_rpm(rpm(tags), "x.rpm").error().message() ==
+        "x.rpm: name, version, release and architecture make a pool file name of 271 bytes, past "
+        "the limit of 255");
   tags[0].strings = {"caf\xc3\xa9"};
   CHECK(read_rpm(rpm(tags), "x.rpm").error().message().find("non-ASCII") != std::string::npos);
 }

@@ -21,6 +21,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string> closest_match(std::string_view word,
                                          std::span<const std::string> candidates);
 
+// Whether `a` and `b` are equal but for the case of ASCII letters (as deb822 field names are).
+bool iequals(std::string_view a, std::string_view b) noexcept;
+
 // `text` without leading and trailing spaces, tabs and newlines.
 std::string_view trim(std::string_view text) noexcept;
 

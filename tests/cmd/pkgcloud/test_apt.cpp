@@ -49,12 +49,18 @@ struct Served {
 };
 
 // A signed repository holding an amd64 package (xz), an "all" package with an epoch (gzip) and
-// a zstd-compressed package, its key exported as apt's signed-by keyring.
+// a zstd-compressed package, its key exported as apt's signed-by keyring. The "all" package's
+// control file carries Filename and SHA512 fields of its own, as hand-made ones do: apt would
+// fetch the wrong file, or fail its hash, if the index kept them.
 void make_repository(Served& s) {
   auto init = pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"});
   REQUIRE(init.exit_status == 0);
   auto a = dpkg_deb_build(s.dir.path(), "hello", control("hello", "1.0-1", "amd64"), "xz");
-  auto b = dpkg_deb_build(s.dir.path(), "common", control("common", "1:2.0-3", "all"), "gzip");
+  auto b =
+      dpkg_deb_build(s.dir.path(), "common",
+                     control("common", "1:2.0-3", "all") +
+                         "Filename: pool/elsewhere.deb\nSHA512: " + std::string(128, '0') + "\n",
+                     "gzip");
   auto c = dpkg_deb_build(s.dir.path(), "zesty", control("zesty", "0.1", "amd64"), "zstd");
   auto push = pkgcloud(s.repo, {"push", a, b, c});
   INFO(push.err);

@@ -25,15 +25,22 @@ struct DebInfo {
 // Fails on: not an ar archive, a first member other than debian-binary 2.x, no control.tar.*
 // or data.tar.* member, corrupt or truncated compression, a control.tar past
 // k_deb_control_tar_limit or a control file past k_deb_control_file_limit, no ./control, a
-// control file that is not one deb822 paragraph, a missing Package/Version/Architecture, or a
-// name, version or architecture that breaks Debian policy (and so could escape the pool: '/',
-// "..", control characters).
+// control file that is not one deb822 paragraph or holds a carriage return or NUL, a missing
+// Package/Version/Architecture, a name, version or architecture that breaks Debian policy (and
+// so could escape the pool: '/', "..", control characters) or makes a pool file name past 255
+// bytes, or a field apt could not read (a relation field, Multi-Arch, Essential and the like;
+// Section, Source or a name or version in a relation past 65,534 bytes). Filename, Size and the
+// hashes, which the archive writes, are dropped from the control paragraph.
 Result<DebInfo> read_deb(std::string_view bytes, std::string_view what);
 
 // Debian policy's rules for the three names, as checks that return "why not" or nothing.
 Result<void> check_deb_name(std::string_view name);
 Result<void> check_deb_version(std::string_view version);
 Result<void> check_deb_architecture(std::string_view arch);
+// A relation field of a binary package (Depends, Provides, ...) as apt reads it from a Packages
+// file: "name[:arch] [(op version)]" alternatives joined by '|', entries by ','; architecture
+// restrictions and build profiles, which belong to source packages, are refused.
+Result<void> check_deb_relations(std::string_view value);
 
 // The version without its epoch ("1:2.0-1" -> "2.0-1"), as pool file names carry it.
 std::string_view strip_epoch(std::string_view version) noexcept;
