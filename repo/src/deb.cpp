@@ -96,10 +96,6 @@ bool is_alnum(char c) noexcept {
   return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
 
-} // namespace
-
-namespace {
-
 // Fields of a Packages stanza that describe the .deb in the archive; a control file that holds
 // them would contradict what the index says (apt trusts the strongest hash it finds).
 constexpr std::array<std::string_view, 6> k_archive_fields{"Filename", "Size",   "MD5sum",
