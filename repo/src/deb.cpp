@@ -71,16 +71,29 @@ Result<std::string> control_file_of(std::string_view member, std::string_view wh
   if (archive_read_open_memory(a.get(), member.data(), member.size()) != ARCHIVE_OK)
     return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
   std::size_t total = 0;
+  std::optional<std::string> control;
   archive_entry* entry = nullptr;
   for (;;) {
     int rc = archive_read_next_header(a.get(), &entry);
-    if (rc == ARCHIVE_EOF)
-      return fail(fmt::format("{}: no control file", what));
+    if (rc == ARCHIVE_EOF) {
+      if (!control)
+        return fail(fmt::format("{}: no control file", what));
+      return std::move(*control);
+    }
     if (rc < ARCHIVE_WARN)
       return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
     std::string_view path = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
-    if (path == "./control" || path == "control")
-      return read_entry(a.get(), k_deb_control_file_limit, fmt::format("{}: control", what));
+    while (starts_with(path, "./") || starts_with(path, "/"))
+      path.remove_prefix(path.front() == '/' ? 1 : 2);
+    if (path == "control") {
+      if (control)
+        return fail(fmt::format("{}: two control files", what));
+      auto text = read_entry(a.get(), k_deb_control_file_limit, fmt::format("{}: control", what));
+      if (!text)
+        return fail(text.error());
+      control = std::move(*text);
+      continue;
+    }
     auto size = archive_entry_size(entry);
     total += size > 0 ? static_cast<std::size_t>(size) : 0;
     if (total > k_deb_control_tar_limit)
@@ -96,10 +109,11 @@ bool is_alnum(char c) noexcept {
   return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
 
-// Fields of a Packages stanza that describe the .deb in the archive; a control file that holds
-// them would contradict what the index says (apt trusts the strongest hash it finds).
-constexpr std::array<std::string_view, 6> k_archive_fields{"Filename", "Size",   "MD5sum",
-                                                           "SHA1",     "SHA256", "SHA512"};
+// Fields of a Packages stanza that the archive computes: a control file that holds them would
+// contradict the index (apt trusts the strongest hash it finds, and fails the update on a
+// Description-md5 of the wrong length).
+constexpr std::array<std::string_view, 7> k_archive_fields{
+    "Filename", "Size", "MD5sum", "SHA1", "SHA256", "SHA512", "Description-md5"};
 
 // The fields of a binary package that name other packages (Policy §7.1).
 constexpr std::array<std::string_view, 9> k_relation_fields{
@@ -109,6 +123,8 @@ constexpr std::array<std::string_view, 9> k_relation_fields{
 // apt aborts reading a Packages file that holds a longer string where it keeps one in its
 // cache: Section, Source, and each name and version of a relation field.
 constexpr std::size_t k_max_string = 65534;
+
+constexpr std::size_t k_max_architecture = 64;
 
 // The control fields apt reads into its cache, checked as apt reads them from a Packages file:
 // one that apt cannot parse makes `apt-get update` fail for every package of the suite.
@@ -122,6 +138,8 @@ Result<void> check_control_fields(const Stanza& control) {
     if (relation) {
       if (auto ok = check_deb_relations(f.value); !ok)
         return fail(ok.error().with_context(f.name));
+      if (iequals(f.name, "Provides") && trim(f.value).empty())
+        return fail("Provides: empty, which apt cannot parse");
     } else if (iequals(f.name, "Multi-Arch")) {
       if (f.value != "no" && f.value != "same" && f.value != "foreign" && f.value != "allowed")
         return fail(fmt::format("Multi-Arch: '{}' is none of no, same, foreign, allowed",
@@ -248,6 +266,10 @@ Result<void> check_deb_architecture(std::string_view arch) {
   for (char c : arch)
     if (!is_lower_alnum(c) && c != '-')
       return fail(fmt::format("bad architecture '{}': only [a-z0-9-] are allowed", excerpt(arch)));
+  // apt names its list files after binary-<arch>; Debian's longest is under 20 bytes.
+  if (arch.size() > k_max_architecture)
+    return fail(fmt::format("bad architecture '{}': longer than {} bytes", excerpt(arch),
+                            k_max_architecture));
   return {};
 }
 
@@ -294,6 +316,11 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
                                 excerpt(text->substr(0, text->find('\n')))));
       have_version = true;
     } else if (starts_with(name, "control.tar")) {
+      // dpkg refuses both, and would install from another control file than the index shows.
+      if (control_text)
+        return fail(fmt::format("{}: two control.tar members", what));
+      if (have_data)
+        return fail(fmt::format("{}: data.tar before control.tar", what));
       std::string member_what = fmt::format("{}: {}", what, excerpt(name));
       auto member = read_entry(a.get(), k_deb_control_tar_limit, member_what);
       if (!member)
@@ -303,6 +330,8 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
         return fail(text.error());
       control_text = std::move(*text);
     } else if (starts_with(name, "data.tar")) {
+      if (have_data)
+        return fail(fmt::format("{}: two data.tar members", what));
       have_data = true;
       // The payload's integrity is checked against its digests by apt; here only its presence.
       if (archive_read_data_skip(a.get()) != ARCHIVE_OK)
@@ -342,6 +371,11 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
                      check_deb_architecture(deb.architecture)})
     if (!check)
       return fail(check.error().with_context(what));
+  if (std::string_view arch = deb.architecture;
+      arch == "any" || arch == "source" || starts_with(arch, "any-") || arch.ends_with("-any"))
+    return fail(fmt::format("{}: Architecture '{}' names a set of architectures or sources; a "
+                            "binary package is built for one, or for all",
+                            what, arch));
   deb.source = deb.name;
   if (const std::string* source = control->find("Source")) {
     std::string_view s = *source;

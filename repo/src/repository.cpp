@@ -372,7 +372,8 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
                                 c.input, r.name, r.version, r.arch, r.dist));
       action = PushAction::replaced;
     }
-    // A pool file shared with another dist must not change under it.
+    // A pool file shared with another record (another dist's, or a version of the same package
+    // that differs only in its epoch, which pool names leave out) must not change under it.
     std::string pool_file = join_path(root_, c.pool_path);
     if (auto on_disk = read_whole(pool_file); on_disk && sha256_hex(*on_disk) != r.sha256) {
       auto refs = state_.references(c.pool_path);
@@ -381,7 +382,8 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
       int own = *existing && (*existing)->file == c.pool_path ? 1 : 0;
       if (*refs > own)
         return fail(
-            fmt::format("{}: {} is already in the pool with other content, used by another dist",
+            fmt::format("{}: {} is already in the pool with other content, for another dist or "
+                        "for a version that differs only in its epoch",
                         c.input, c.pool_path));
     }
     if (auto ok = write_file_atomic(pool_file, c.bytes); !ok)

@@ -60,6 +60,10 @@ std::string make_tar(const std::string& name, const std::string& content,
   return write_archive(false, compression, {{name, content}});
 }
 
+std::string make_tar(const std::vector<std::pair<std::string, std::string>>& files) {
+  return write_archive(false, "", files);
+}
+
 std::string make_ar(const std::vector<std::pair<std::string, std::string>>& members) {
   return write_archive(true, "", members);
 }

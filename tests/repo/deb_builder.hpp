@@ -15,6 +15,8 @@ std::string make_deb(const std::string& control, const std::string& compression 
 // A tar (ustar) of one file, compressed as asked ("", "gz", "xz", "zst").
 std::string make_tar(const std::string& name, const std::string& content,
                      const std::string& compression);
+// A tar (ustar, uncompressed) of the given files (name, content), in order.
+std::string make_tar(const std::vector<std::pair<std::string, std::string>>& files);
 
 // An ar archive of the given members, in order.
 std::string make_ar(const std::vector<std::pair<std::string, std::string>>& members);

@@ -184,3 +184,52 @@ TEST_CASE("deb: Filename, Size and the hashes in a control file are the archive'
   REQUIRE(deb);
   CHECK(deb->control.render() == k_control + "Homepage: x\n");
 }
+
+TEST_CASE("deb: what dpkg would install differently from what the index shows is refused",
+          "[repo][deb]") {
+  auto data = make_tar("./usr/share/doc/x/README", "hello\n", "gz");
+  auto control_tar = make_tar("./control", k_control, "gz");
+  auto with = [](std::vector<std::pair<std::string, std::string>> members) {
+    members.insert(members.begin(), {"debian-binary", "2.0\n"});
+    auto deb = read_deb(make_ar(members), "x.deb");
+    return deb ? std::string("accepted") : deb.error().message();
+  };
+  CHECK(with({{"control.tar.gz", control_tar},
+              {"control.tar", control_tar},
+              {"data.tar.gz", data}}) == "x.deb: two control.tar members");
+  CHECK(with({{"data.tar.gz", data}, {"control.tar.gz", control_tar}}) ==
+        "x.deb: data.tar before control.tar");
+  CHECK(with({{"control.tar.gz", control_tar}, {"data.tar.gz", data}, {"data.tar.gz", data}}) ==
+        "x.deb: two data.tar members");
+  // dpkg installs from the last of two control files; the index would show the first.
+  auto two = make_tar({{"./control", k_control}, {"control", "Package: other\n"}});
+  CHECK(with({{"control.tar", two}, {"data.tar.gz", data}}) ==
+        "x.deb: control.tar: two control files");
+  // Paths dpkg reads as ./control are read so.
+  for (std::string path : {"control", "././control", ".//control", "/control"}) {
+    INFO(path);
+    CHECK(with({{"control.tar", make_tar({{path, k_control}})}, {"data.tar.gz", data}}) ==
+          "accepted");
+  }
+}
+
+TEST_CASE("deb: an architecture that is a set, or too long for apt's list files, is refused",
+          "[repo][deb]") {
+  auto arch = [](const std::string& a) {
+    auto deb = read_deb(make_deb("Package: hello\nVersion: 1\nArchitecture: " + a + "\n"), "x.deb");
+    return deb ? std::string("accepted") : deb.error().message();
+  };
+  for (std::string set : {"any", "linux-any", "any-amd64", "source"})
+    CHECK(arch(set) == "x.deb: Architecture '" + set +
+                           "' names a set of architectures or sources; a binary package is built "
+                           "for one, or for all");
+  CHECK(arch(std::string(65, 'a')) ==
+        "x.deb: bad architecture '" + std::string(64, 'a') + "...': longer than 64 bytes");
+  CHECK(arch("musl-linux-amd64") == "accepted");
+  // Provides may not be empty, and Description-md5 is the archive's to compute.
+  CHECK(read_deb(make_deb(k_control + "Provides: \n"), "x.deb").error().message() ==
+        "x.deb: control field: Provides: empty, which apt cannot parse");
+  auto md5 = read_deb(make_deb(k_control + "Description-md5: 1\n"), "x.deb");
+  REQUIRE(md5);
+  CHECK(md5->control.render() == k_control);
+}

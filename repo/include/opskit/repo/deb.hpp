@@ -12,7 +12,9 @@ namespace opskit::repo {
 
 // Limits past which a .deb is refused as hostile or broken.
 inline constexpr std::size_t k_deb_control_tar_limit = 64u << 20; // control.tar, decompressed
-inline constexpr std::size_t k_deb_control_file_limit = 1u << 20; // ./control
+// apt reads a Packages stanza of up to about 1 MiB, and the index adds its fields to the
+// control file's: real control files are a few KiB.
+inline constexpr std::size_t k_deb_control_file_limit = 512u << 10; // ./control
 
 // What a repository needs from a .deb: its control paragraph, as written, and the fields that
 // name it. `source` is the Source field's name (without a version), else the package name.
