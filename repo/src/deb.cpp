@@ -108,6 +108,10 @@ bool is_lower_alnum(char c) noexcept {
 bool is_alnum(char c) noexcept {
   return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
 }
+// Policy §5.6.12's characters of a version (the epoch's colon among them).
+bool is_version_char(char c) noexcept {
+  return is_alnum(c) || c == '.' || c == '+' || c == '~' || c == '-' || c == ':';
+}
 
 // Fields of a Packages stanza that the archive computes: a control file that holds them would
 // contradict the index (apt trusts the strongest hash it finds, and fails the update on a
@@ -206,7 +210,7 @@ Result<void> check_deb_relations(std::string_view value) {
         if (version.empty() || rest.empty() || rest.front() != ')')
           return fail(fmt::format("no version and ')' in '{}'", excerpt(trim(alt))));
         for (char c : version)
-          if (!is_alnum(c) && c != '.' && c != '+' && c != '~' && c != '-' && c != ':')
+          if (!is_version_char(c))
             return fail(fmt::format("bad version in '{}'", excerpt(trim(alt))));
         if (version.size() > k_max_string)
           return fail(fmt::format("a version of {} bytes, past apt's limit of {}", version.size(),
@@ -252,7 +256,7 @@ Result<void> check_deb_version(std::string_view version) {
   if (rest.empty() || !(rest.front() >= '0' && rest.front() <= '9'))
     return fail(fmt::format("bad version '{}': must start with a digit", excerpt(version)));
   for (char c : rest)
-    if (!is_alnum(c) && c != '.' && c != '+' && c != '~' && c != '-' && c != ':')
+    if (!is_version_char(c))
       return fail(
           fmt::format("bad version '{}': only [A-Za-z0-9.+~:-] are allowed", excerpt(version)));
   if (version.find("..") != std::string_view::npos)
@@ -278,12 +282,15 @@ std::string_view strip_epoch(std::string_view version) noexcept {
   return colon == std::string_view::npos ? version : version.substr(colon + 1);
 }
 
+std::string deb_file_name(const DebInfo& deb) {
+  return fmt::format("{}_{}_{}.deb", deb.name, strip_epoch(deb.version), deb.architecture);
+}
+
 std::string deb_pool_path(const DebInfo& deb, std::string_view component) {
   std::string_view source = deb.source;
   std::string_view prefix =
       starts_with(source, "lib") && source.size() > 3 ? source.substr(0, 4) : source.substr(0, 1);
-  return fmt::format("pool/{}/{}/{}/{}_{}_{}.deb", component, prefix, source, deb.name,
-                     strip_epoch(deb.version), deb.architecture);
+  return fmt::format("pool/{}/{}/{}/{}", component, prefix, source, deb_file_name(deb));
 }
 
 Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
@@ -385,8 +392,7 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
   }
   // The pool file and its source's directory must be names the file system can hold.
   constexpr std::size_t k_name_max = NAME_MAX;
-  std::size_t file_name = deb.name.size() + strip_epoch(deb.version).size() +
-                          deb.architecture.size() + std::string_view("__.deb").size();
+  std::size_t file_name = deb_file_name(deb).size();
   if (file_name > k_name_max)
     return fail(fmt::format("{}: name, version and architecture make a pool file name of {} bytes, "
                             "past the limit of {}",

@@ -49,6 +49,9 @@ Result<void> check_deb_relations(std::string_view value);
 // The version without its epoch ("1:2.0-1" -> "2.0-1"), as pool file names carry it.
 std::string_view strip_epoch(std::string_view version) noexcept;
 
+// The pool file's name: "<name>_<version without epoch>_<arch>.deb".
+std::string deb_file_name(const DebInfo& deb);
+
 // The pool path below the repository's deb/<distro>/ directory:
 // "pool/<component>/<prefix>/<source>/<name>_<version without epoch>_<arch>.deb", where prefix
 // is the source's first letter, or "lib" and its fourth letter for lib* sources, as Debian does.
