@@ -565,14 +565,18 @@ bool name_is(const xmlNode* n, const char* name) {
   return n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, x(name)) == 0;
 }
 
-std::string content(xmlNode* n) {
-  XmlText value(xmlNodeGetContent(n));
+// A string libxml2 allocated, copied and freed ("" for none).
+std::string owned(xmlChar* text) {
+  XmlText value(text);
   return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
 }
 
+std::string content(xmlNode* n) {
+  return owned(xmlNodeGetContent(n));
+}
+
 std::string property(xmlNode* n, const char* name) {
-  XmlText value(xmlGetProp(n, x(name)));
-  return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
+  return owned(xmlGetProp(n, x(name)));
 }
 
 Result<Doc> parse_xml(std::string_view text, const char* name) {
@@ -624,10 +628,7 @@ Result<std::vector<YumLocation>> parse_primary_locations(std::string_view text) 
   if (!reader)
     return fail("primary.xml: not well-formed XML");
   xmlTextReader* r = reader.get();
-  auto attribute = [r](const char* name) {
-    XmlText value(xmlTextReaderGetAttribute(r, x(name)));
-    return value ? std::string(reinterpret_cast<const char*>(value.get())) : std::string();
-  };
+  auto attribute = [r](const char* name) { return owned(xmlTextReaderGetAttribute(r, x(name))); };
   std::vector<YumLocation> out;
   bool in_package = false;
   int status = xmlTextReaderRead(r);
