@@ -165,7 +165,8 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   std::size_t at = 0;
   while (at < text.size()) {
     std::size_t n = utf8_sequence(text.substr(at));
-    if (at + std::max<std::size_t>(n, 1) > max_bytes) {
+    std::size_t step = std::max<std::size_t>(n, 1); // a stray byte is shown alone
+    if (at + step > max_bytes) {
       out += "...";
       break;
     }
@@ -183,7 +184,7 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
       out += k_hex[b >> 4];
       out += k_hex[b & 0xf];
     }
-    at += std::max<std::size_t>(n, 1);
+    at += step;
   }
   return out;
 }
