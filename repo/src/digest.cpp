@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/repo/digest.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
 #include <openssl/evp.h>
 
 #include "opskit/handle.hpp"
+#include "sha256_ni.hpp"
 
 namespace opskit::repo {
 
@@ -19,6 +21,10 @@ std::string hex(std::string_view bytes) {
     out[2 * i + 1] = k_digits[b & 0xf];
   }
   return out;
+}
+
+std::string hex(const Sha256& digest) {
+  return hex(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
 }
 
 namespace {
@@ -74,6 +80,56 @@ std::string sha256_hex(std::string_view data) {
   auto ctx = start(EVP_sha256());
   EVP_DigestUpdate(ctx.get(), data.data(), data.size());
   return finish(ctx.get());
+}
+
+void sha256_each(const std::function<std::optional<Sha256Job>()>& next,
+                 const std::function<void(std::size_t, const Sha256&)>& done) {
+  if (!detail::sha_extensions()) {
+    while (auto job = next()) {
+      Sha256 digest{};
+      if (EVP_Digest(job->bytes.data(), job->bytes.size(), digest.data(), nullptr, EVP_sha256(),
+                     nullptr) != 1)
+        throw std::runtime_error("OpenSSL: cannot compute a digest");
+      done(job->id, digest);
+    }
+    return;
+  }
+  // Two lanes, each holding a message until its whole blocks are hashed; a lane that runs out
+  // is finished and takes the next message, so that both stay busy while messages remain.
+  struct Lane {
+    detail::ShaNiLane sha;
+    std::size_t id = 0;
+    bool busy = false;
+  };
+  std::array<Lane, 2> lanes;
+  bool drained = false;
+  auto take = [&](Lane& lane) {
+    std::optional<Sha256Job> job;
+    if (!drained && !(job = next()))
+      drained = true;
+    lane.busy = job.has_value();
+    if (job) {
+      lane.sha = detail::sha_ni_start(job->bytes);
+      lane.id = job->id;
+    }
+  };
+  for (auto& lane : lanes)
+    take(lane);
+  auto& [a, b] = lanes;
+  while (a.busy || b.busy) {
+    if (a.busy && b.busy) {
+      detail::sha_ni_run2(a.sha, b.sha,
+                          std::min(detail::sha_ni_blocks(a.sha), detail::sha_ni_blocks(b.sha)));
+    } else {
+      auto& lane = a.busy ? a : b;
+      detail::sha_ni_run(lane.sha, detail::sha_ni_blocks(lane.sha));
+    }
+    for (auto& lane : lanes)
+      if (lane.busy && detail::sha_ni_blocks(lane.sha) == 0) {
+        done(lane.id, detail::sha_ni_finish(lane.sha));
+        take(lane);
+      }
+  }
 }
 
 struct Sha256Stream::Context {

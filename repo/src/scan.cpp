@@ -2,6 +2,7 @@
 // Reading a repository's tree back: rescanning the pool (index --rebuild) and checking what is
 // published against the database and the signatures (verify), as apt and dnf would.
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -45,22 +46,45 @@ struct Scanned {
   Result<PackageRecord> record = PackageRecord{};
 };
 
-// Reads, parses and hashes one package file into its record (or the error).
-void read_package(Scanned& s) {
+// A package read and parsed whose only digest, SHA-256, is still to come.
+struct Unhashed {
+  PackageBytes file;
+  PackageRecord record;
+  std::optional<RpmInfo> rpm;
+};
+
+// Sets s.record to the record `r` of a package read and hashed, with the index fragments of an
+// rpm (`info`).
+void complete(Scanned& s, PackageRecord r, std::optional<RpmInfo> info) {
+  if (info) {
+    r.file = s.path.filename().string(); // only the name matters to the fragments
+    if (auto ok = add_yum_fragments(r, std::move(*info)); !ok) {
+      s.record = fail(ok.error().with_context(s.path.string()));
+      return;
+    }
+  }
+  s.record = std::move(r);
+}
+
+// Reads and parses one package file. One that needs only SHA-256 (an rpm) is returned for
+// sha256_each to hash, two at a time; any other is hashed here and ends with its record (or
+// the error) in `s`, as does a package that cannot be read.
+std::optional<Unhashed> read_package(Scanned& s) {
   auto file = PackageBytes::open(s.path.string());
   if (!file) {
     s.record = fail(file.error());
-    return;
+    return std::nullopt;
   }
   std::string_view bytes = file->view();
   PackageRecord r;
   r.format = s.format;
+  r.size = bytes.size();
   std::optional<RpmInfo> info;
   if (s.format == PackageFormat::deb) {
     auto deb = read_deb(bytes, s.path.string());
     if (!deb) {
       s.record = fail(deb.error());
-      return;
+      return std::nullopt;
     }
     r.name = deb->name;
     r.version = deb->version;
@@ -70,7 +94,7 @@ void read_package(Scanned& s) {
     auto rpm = read_rpm(bytes, s.path.string());
     if (!rpm) {
       s.record = fail(rpm.error());
-      return;
+      return std::nullopt;
     }
     r.name = rpm->name;
     r.version = rpm->evr();
@@ -78,20 +102,15 @@ void read_package(Scanned& s) {
     r.metadata = rpm_to_json(*rpm);
     info = std::move(*rpm);
   }
+  if (package_hashes(s.format) == Hash::sha256)
+    return Unhashed{std::move(*file), std::move(r), std::move(info)};
   Digests d = digest_all(bytes, package_hashes(s.format));
-  r.size = d.size;
   r.md5 = std::move(d.md5);
   r.sha1 = std::move(d.sha1);
   r.sha256 = std::move(d.sha256);
   r.sha512 = std::move(d.sha512);
-  if (info) {
-    r.file = s.path.filename().string(); // only the name matters to the fragments
-    if (auto ok = add_yum_fragments(r, std::move(*info)); !ok) {
-      s.record = fail(ok.error().with_context(s.path.string()));
-      return;
-    }
-  }
-  s.record = std::move(r);
+  complete(s, std::move(r), std::move(info));
+  return std::nullopt;
 }
 
 // Reads package files on every CPU while the pool is still being walked: reading, parsing and
@@ -133,21 +152,49 @@ private:
     more_.notify_all();
   }
 
+  // Reads the files added one after the other, while sha256_each hashes the rpms among them
+  // two at a time.
   void work() {
-    for (;;) {
-      Scanned* s = nullptr;
-      {
-        std::unique_lock hold(lock_);
-        more_.wait(hold, [this] { return next_ < files_.size() || closed_; });
-        if (next_ == files_.size())
-          return;
-        s = &files_[next_++]; // a deque keeps its elements in place as it grows
-      }
-      read_package(*s);
-      if (progress_) {
-        std::lock_guard hold(lock_);
-        progress_(++read_, files_.size());
-      }
+    std::map<std::size_t, std::pair<Scanned*, Unhashed>> hashing; // by place in files_
+    sha256_each(
+        [&]() -> std::optional<Sha256Job> {
+          for (;;) {
+            auto [at, s] = take();
+            if (!s)
+              return std::nullopt;
+            auto unhashed = read_package(*s);
+            if (!unhashed) {
+              report_read();
+              continue;
+            }
+            auto& placed = hashing.try_emplace(at, s, std::move(*unhashed)).first->second;
+            return Sha256Job{at, placed.second.file.view()};
+          }
+        },
+        [&](std::size_t at, const Sha256& digest) {
+          auto node = hashing.extract(at);
+          auto& [s, u] = node.mapped();
+          u.record.sha256 = hex(digest);
+          complete(*s, std::move(u.record), std::move(u.rpm));
+          report_read();
+        });
+  }
+
+  // The next file to read and its place in files_, once there is one; none when all are taken
+  // and no more will come.
+  std::pair<std::size_t, Scanned*> take() {
+    std::unique_lock hold(lock_);
+    more_.wait(hold, [this] { return next_ < files_.size() || closed_; });
+    if (next_ == files_.size())
+      return {next_, nullptr};
+    std::size_t at = next_++;
+    return {at, &files_[at]}; // a deque keeps its elements in place as it grows
+  }
+
+  void report_read() {
+    if (progress_) {
+      std::lock_guard hold(lock_);
+      progress_(++read_, files_.size());
     }
   }
 
@@ -339,17 +386,37 @@ Result<std::vector<std::string>> Repository::verify() {
   if (!records)
     return fail(records.error());
 
-  // Pool files against their recorded size and SHA-256, hashed on every CPU; the problems are
-  // reported in the records' order.
+  // Pool files against their recorded size and SHA-256, hashed on every CPU, two at a time on
+  // each; the problems are reported in the records' order.
   std::vector<std::string> pool_problems(records->size());
-  parallel_for(records->size(), std::thread::hardware_concurrency(), [&](std::size_t i) {
+  std::atomic<std::size_t> next{0};
+  auto differs = [&](std::size_t i) {
     const PackageRecord& r = (*records)[i];
-    auto bytes = PackageBytes::open(join_path(root_, r.file));
-    if (!bytes)
-      pool_problems[i] = bytes.error().message();
-    else if (bytes->view().size() != r.size || sha256_hex(bytes->view()) != r.sha256)
-      pool_problems[i] = fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
-                                     r.name, r.version);
+    pool_problems[i] = fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
+                                   r.name, r.version);
+  };
+  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  parallel_for(workers, workers, [&](std::size_t) {
+    std::map<std::size_t, PackageBytes> hashing;
+    sha256_each(
+        [&]() -> std::optional<Sha256Job> {
+          for (std::size_t i; (i = next++) < records->size();) {
+            const PackageRecord& r = (*records)[i];
+            auto bytes = PackageBytes::open(join_path(root_, r.file));
+            if (!bytes)
+              pool_problems[i] = bytes.error().message();
+            else if (bytes->view().size() != r.size)
+              differs(i);
+            else
+              return Sha256Job{i, hashing.emplace(i, std::move(*bytes)).first->second.view()};
+          }
+          return std::nullopt;
+        },
+        [&](std::size_t i, const Sha256& digest) {
+          hashing.erase(i);
+          if (hex(digest) != (*records)[i].sha256)
+            differs(i);
+        });
   });
   for (auto& problem : pool_problems)
     if (!problem.empty())

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +33,26 @@ std::string hex(std::string_view bytes);
 
 // SHA-256 of `data` as lowercase hex.
 std::string sha256_hex(std::string_view data);
+
+// A SHA-256 digest's bytes.
+using Sha256 = std::array<unsigned char, 32>;
+
+// A digest as lowercase hex.
+std::string hex(const Sha256& digest);
+
+// A message for sha256_each: its bytes and the caller's number for it.
+struct Sha256Job {
+  std::size_t id = 0;
+  std::string_view bytes;
+};
+
+// The SHA-256 of every message next() gives, until it gives none, each handed to
+// done(id, digest) as soon as it is known; all on the calling thread. A message's bytes must
+// stay valid until its done(). With the CPU's SHA extensions two messages are hashed at once,
+// nearly twice as fast as one after the other; done() may therefore come for a later message
+// first, and next() is called again before the previous message is done.
+void sha256_each(const std::function<std::optional<Sha256Job>()>& next,
+                 const std::function<void(std::size_t id, const Sha256& digest)>& done);
 
 // SHA-256 of data given in pieces.
 class Sha256Stream {
