@@ -46,29 +46,16 @@ struct Scanned {
   Result<PackageRecord> record = PackageRecord{};
 };
 
-// A package read and parsed whose only digest, SHA-256, is still to come.
+// A package read, parsed and hashed but for its SHA-256.
 struct Unhashed {
   PackageBytes file;
   PackageRecord record;
   std::optional<RpmInfo> rpm;
 };
 
-// Sets s.record to the record `r` of a package read and hashed, with the index fragments of an
-// rpm (`info`).
-void complete(Scanned& s, PackageRecord r, std::optional<RpmInfo> info) {
-  if (info) {
-    r.file = s.path.filename().string(); // only the name matters to the fragments
-    if (auto ok = add_yum_fragments(r, std::move(*info)); !ok) {
-      s.record = fail(ok.error().with_context(s.path.string()));
-      return;
-    }
-  }
-  s.record = std::move(r);
-}
-
-// Reads and parses one package file. One that needs only SHA-256 (an rpm) is returned for
-// sha256_each to hash, two at a time; any other is hashed here and ends with its record (or
-// the error) in `s`, as does a package that cannot be read.
+// Reads and parses one package file and computes the digests it needs but SHA-256, which
+// every package needs and sha256_each computes two files at a time. A package that cannot be
+// read ends here, with the error in s.record.
 std::optional<Unhashed> read_package(Scanned& s) {
   auto file = PackageBytes::open(s.path.string());
   if (!file) {
@@ -102,15 +89,27 @@ std::optional<Unhashed> read_package(Scanned& s) {
     r.metadata = rpm_to_json(*rpm);
     info = std::move(*rpm);
   }
-  if (package_hashes(s.format) == Hash::sha256)
-    return Unhashed{std::move(*file), std::move(r), std::move(info)};
-  Digests d = digest_all(bytes, package_hashes(s.format));
-  r.md5 = std::move(d.md5);
-  r.sha1 = std::move(d.sha1);
-  r.sha256 = std::move(d.sha256);
-  r.sha512 = std::move(d.sha512);
-  complete(s, std::move(r), std::move(info));
-  return std::nullopt;
+  if (auto others = package_hashes(s.format) & ~Hash::sha256; others != Hash{}) {
+    Digests d = digest_all(bytes, others);
+    r.md5 = std::move(d.md5);
+    r.sha1 = std::move(d.sha1);
+    r.sha512 = std::move(d.sha512);
+  }
+  return Unhashed{std::move(*file), std::move(r), std::move(info)};
+}
+
+// Sets s.record to the record of package `u`, given its SHA-256, with an rpm's index fragments.
+void complete(Scanned& s, Unhashed u, const Sha256& sha256) {
+  PackageRecord& r = u.record;
+  r.sha256 = hex(sha256);
+  if (u.rpm) {
+    r.file = s.path.filename().string(); // only the name matters to the fragments
+    if (auto ok = add_yum_fragments(r, std::move(*u.rpm)); !ok) {
+      s.record = fail(ok.error().with_context(s.path.string()));
+      return;
+    }
+  }
+  s.record = std::move(r);
 }
 
 // Reads package files on every CPU while the pool is still being walked: reading, parsing and
@@ -152,8 +151,7 @@ private:
     more_.notify_all();
   }
 
-  // Reads the files added one after the other, while sha256_each hashes the rpms among them
-  // two at a time.
+  // Reads the files added one after the other, while sha256_each hashes them two at a time.
   void work() {
     std::map<std::size_t, std::pair<Scanned*, Unhashed>> hashing; // by place in files_
     sha256_each(
@@ -174,8 +172,7 @@ private:
         [&](std::size_t at, const Sha256& digest) {
           auto node = hashing.extract(at);
           auto& [s, u] = node.mapped();
-          u.record.sha256 = hex(digest);
-          complete(*s, std::move(u.record), std::move(u.rpm));
+          complete(*s, std::move(u), digest);
           report_read();
         });
   }

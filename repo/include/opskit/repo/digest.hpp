@@ -24,6 +24,12 @@ enum class Hash : unsigned { md5 = 1, sha1 = 2, sha256 = 4, sha512 = 8, all = 15
 constexpr Hash operator|(Hash a, Hash b) noexcept {
   return static_cast<Hash>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
 }
+constexpr Hash operator&(Hash a, Hash b) noexcept {
+  return static_cast<Hash>(static_cast<unsigned>(a) & static_cast<unsigned>(b));
+}
+constexpr Hash operator~(Hash a) noexcept {
+  return static_cast<Hash>(~static_cast<unsigned>(a) & static_cast<unsigned>(Hash::all));
+}
 
 // The digests named by `which` of `data` in one pass over it (the others stay empty).
 Digests digest_all(std::string_view data, Hash which = Hash::all);
