@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,17 +38,45 @@ Result<void> write_all(int fd, std::string_view data, const std::string& name) {
   return {};
 }
 
-// Writes a temporary file beside `path` and starts writing it back to disk, without waiting;
-// returns its name and open descriptor.
-Result<std::pair<std::string, UniqueFd>> write_temporary(const std::string& path,
-                                                         std::string_view data) {
-  if (auto made = make_directories(parent_of(path)); !made)
+// Copies `size` bytes of `from`, from its start, to `to`, in the kernel: copy_file_range, or
+// sendfile where the two files' file systems cannot copy between them. Returns the bytes
+// copied, fewer if `from` is shorter.
+Result<std::size_t> copy_all(int from, int to, std::size_t size, const std::string& name) {
+  std::size_t done = 0;
+  bool ranges = true;
+  while (done < size) {
+    off_t at = static_cast<off_t>(done);
+    ssize_t n = ranges ? ::copy_file_range(from, &at, to, nullptr, size - done, 0)
+                       : ::sendfile(to, from, &at, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && ranges && done == 0 &&
+        (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+      ranges = false;
+      continue;
+    }
+    if (n < 0)
+      return fail(Error::from_errno("copy to", name));
+    if (n == 0)
+      break;
+    done += static_cast<std::size_t>(n);
+  }
+  return done;
+}
+
+// Writes a temporary file beside `path` with fill(fd, temp name) and starts writing it back to
+// disk, without waiting; returns its name and open descriptor. The directories it had to make
+// are added to `created`.
+template <class Fill>
+Result<std::pair<std::string, UniqueFd>>
+write_temporary(const std::string& path, std::vector<std::string>& created, const Fill& fill) {
+  if (auto made = make_directories(parent_of(path), &created); !made)
     return fail(made.error());
   std::string temp = temporary_name(path);
   UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd)
     return fail(Error::from_errno("create", temp));
-  if (auto written = write_all(fd.get(), data, temp); !written) {
+  if (auto written = fill(fd.get(), temp); !written) {
     ::unlink(temp.c_str());
     return fail(written.error());
   }
@@ -73,7 +102,7 @@ Result<void> fsync_directory(const std::string& dir) {
   return {};
 }
 
-Result<void> make_directories(const std::string& path) {
+Result<void> make_directories(const std::string& path, std::vector<std::string>* created) {
   if (path.empty())
     return {};
   struct stat st {};
@@ -84,10 +113,14 @@ Result<void> make_directories(const std::string& path) {
   }
   std::string parent = parent_of(path);
   if (parent != path)
-    if (auto made = make_directories(parent); !made)
+    if (auto made = make_directories(parent, created); !made)
       return made;
-  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+  if (::mkdir(path.c_str(), 0755) == 0) {
+    if (created)
+      created->push_back(path);
+  } else if (errno != EEXIST) {
     return fail(Error::from_errno("mkdir", path));
+  }
   return {};
 }
 
@@ -101,14 +134,35 @@ Result<void> write_file_atomic(const std::string& path, std::string_view data) {
 StagedFiles::~StagedFiles() {
   for (const auto& file : files_)
     ::unlink(file.temp.c_str());
+  // Deepest first; one that holds something else by now stays.
+  for (auto dir = created_.rbegin(); dir != created_.rend(); ++dir)
+    ::rmdir(dir->c_str());
 }
 
 Result<void> StagedFiles::stage(const std::string& path, std::string_view data) {
-  auto temp = write_temporary(path, data);
+  auto temp = write_temporary(path, created_, [data](int fd, const std::string& name) {
+    return write_all(fd, data, name);
+  });
   if (!temp)
     return fail(temp.error());
   files_.push_back({std::move(temp->first), path, std::move(temp->second)});
   return {};
+}
+
+Result<std::size_t> StagedFiles::stage_copy(const std::string& path, const UniqueFd& from,
+                                            std::size_t size) {
+  std::size_t copied = 0;
+  auto temp = write_temporary(path, created_, [&](int fd, const std::string& name) -> Result<void> {
+    auto n = copy_all(from.get(), fd, size, name);
+    if (!n)
+      return fail(n.error());
+    copied = *n;
+    return {};
+  });
+  if (!temp)
+    return fail(temp.error());
+  files_.push_back({std::move(temp->first), path, std::move(temp->second)});
+  return copied;
 }
 
 Result<void> StagedFiles::commit() {
@@ -125,13 +179,16 @@ Result<void> StagedFiles::commit() {
       return fail(Error::from_errno(errors[i] != 0 ? "fsync" : "close", files_[i].temp, err));
   }
   std::set<std::string> dirs;
-  while (!files_.empty()) {
-    const Staged& file = files_.front();
-    if (::rename(file.temp.c_str(), file.path.c_str()) != 0)
-      return fail(Error::from_errno("rename", file.path));
-    dirs.insert(parent_of(file.path));
-    files_.erase(files_.begin());
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    if (::rename(files_[i].temp.c_str(), files_[i].path.c_str()) != 0) {
+      auto error = Error::from_errno("rename", files_[i].path);
+      files_.erase(files_.begin(), files_.begin() + static_cast<std::ptrdiff_t>(i));
+      return fail(std::move(error));
+    }
+    dirs.insert(parent_of(files_[i].path));
   }
+  files_.clear();
+  created_.clear();
   for (const auto& dir : dirs)
     if (auto synced = fsync_directory(dir); !synced)
       return synced;

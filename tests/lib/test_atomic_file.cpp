@@ -2,6 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "opskit/atomic_file.hpp"
 #include "opskit/file.hpp"
@@ -32,4 +37,34 @@ TEST_CASE("atomic file: an uncommitted stage leaves the old file and no temporar
   }
   CHECK(*opskit::read_file(path) == "old\n");
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
+}
+
+TEST_CASE("atomic file: a staged copy holds the source's bytes, from another file system too",
+          "[lib][file]") {
+  opskit::test::TempDir dir;
+  std::string content(300 * 1024 + 5, '\0');
+  for (std::size_t i = 0; i < content.size(); ++i)
+    content[i] = static_cast<char>(i * 7 + i / 4096);
+  // /dev/shm is a tmpfs where it exists: copy_file_range refuses to copy from it to another
+  // file system, and the copy goes by sendfile.
+  std::vector<std::string> sources{dir / "source"};
+  if (std::filesystem::is_directory("/dev/shm"))
+    sources.push_back("/dev/shm/opskit-test-stage-copy-" + std::to_string(::getpid()));
+  for (const auto& source : sources) {
+    INFO(source);
+    REQUIRE(opskit::write_file_atomic(source, content));
+    auto from = opskit::open_file(source, O_RDONLY);
+    REQUIRE(from);
+    opskit::StagedFiles files;
+    auto copied = files.stage_copy(dir / "pool/copy", *from, content.size());
+    REQUIRE(copied);
+    CHECK(*copied == content.size());
+    // A source shorter than asked is copied as far as it goes, and says so.
+    auto shorter = files.stage_copy(dir / "pool/short", *from, content.size() + 10);
+    REQUIRE(shorter);
+    CHECK(*shorter == content.size());
+    REQUIRE(files.commit());
+    CHECK(*opskit::read_file(dir / "pool/copy") == content);
+    std::filesystem::remove(source);
+  }
 }

@@ -10,8 +10,9 @@
 
 namespace opskit {
 
-// Creates `path` and its missing parents with mode 0755; an existing directory is fine.
-Result<void> make_directories(const std::string& path);
+// Creates `path` and its missing parents with mode 0755; an existing directory is fine. The
+// directories made are appended to `created`, when given, parents first.
+Result<void> make_directories(const std::string& path, std::vector<std::string>* created = nullptr);
 
 // fsync of a directory, so that the renames and links in it are on disk.
 Result<void> fsync_directory(const std::string& dir);
@@ -29,8 +30,8 @@ Result<void> write_file_atomic(const std::string& path, std::string_view data);
 // writes "<dir>/.<name>.tmp-<pid>" and starts its write-back; commit() fsyncs them all (side
 // by side), then renames each over its final name in staging order and fsyncs the
 // directories, so the files staged last (a repository's top-level index) appear last. Files not
-// committed are removed when the object dies, so a failure before commit() leaves the final names
-// untouched.
+// committed are removed when the object dies, with the directories staging made for them, so a
+// failure before commit() leaves the final names untouched.
 class StagedFiles {
 public:
   StagedFiles() = default;
@@ -41,6 +42,9 @@ public:
   ~StagedFiles();
 
   Result<void> stage(const std::string& path, std::string_view data);
+  // Stages `size` bytes of the open file `from`, from its start, copied in the kernel; returns
+  // the bytes copied, fewer when `from` is shorter (the file is staged all the same).
+  Result<std::size_t> stage_copy(const std::string& path, const UniqueFd& from, std::size_t size);
   // Renames every staged file into place; stops at the first failure.
   Result<void> commit();
   std::size_t size() const noexcept { return files_.size(); }
@@ -51,6 +55,7 @@ private:
     UniqueFd fd; // open until commit() has fsynced it
   };
   std::vector<Staged> files_;
+  std::vector<std::string> created_; // directories made for files not yet committed
 };
 
 // An exclusive advisory lock (flock) on a lock file, held while the object lives. acquire()
