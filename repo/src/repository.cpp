@@ -23,9 +23,11 @@
 #include "opskit/repo/repository.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <future>
 #include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -55,8 +57,9 @@ namespace opskit::repo {
 using detail::add_yum_fragments;
 using detail::join_path;
 using detail::k_state_dir;
+using detail::open_regular;
 using detail::package_hashes;
-using detail::read_whole;
+using detail::PackageBytes;
 
 namespace {
 
@@ -87,10 +90,13 @@ Detected detect(std::string_view bytes) {
 struct Candidate {
   std::string input;
   PackageRecord record;
-  std::string bytes;
   std::string pool_path; // relative to the repository root
   std::optional<RpmInfo> rpm;
 };
+
+std::string changed_while_pushed(const std::string& input) {
+  return fmt::format("{}: changed while it was being pushed; nothing was added", input);
+}
 
 } // namespace
 
@@ -286,18 +292,35 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   if (!dist_part_ok(*component))
     return fail(fmt::format("bad component '{}': must be [a-z0-9.+_-]", *component));
 
-  // 1. Read and validate everything before touching the repository.
-  std::vector<Candidate> candidates;
-  for (std::size_t i = 0; i < files.size(); ++i) {
+  // 1. Read, validate and hash everything before touching the repository, on every CPU. The
+  //    bytes are not kept: each is copied from its file into the pool later, and checked.
+  std::vector<Result<Candidate>> read(files.size());
+  // Once a file fails, those after it are skipped: push reports the first failure in order.
+  std::atomic<std::size_t> first_failed = files.size();
+  auto failed = [&](std::size_t i, Error error) {
+    read[i] = fail(std::move(error));
+    for (auto at = first_failed.load(); i < at && !first_failed.compare_exchange_weak(at, i);)
+      ;
+  };
+  std::mutex progress_lock;
+  std::size_t progress_done = 0;
+  auto progress = [&] {
+    if (env_.progress) {
+      std::lock_guard hold(progress_lock);
+      env_.progress(++progress_done, files.size() * 2);
+    }
+  };
+  auto parse = [&](std::size_t i) -> Result<PackageBytes> {
     const auto& path = files[i];
-    auto bytes = read_whole(path);
+    auto bytes = PackageBytes::open(path);
     if (!bytes)
       return fail(bytes.error());
-    Candidate c;
+    Candidate& c = *read[i];
     c.input = path;
-    switch (detect(*bytes)) {
+    std::string_view view = bytes->view();
+    switch (detect(view)) {
     case Detected::deb: {
-      auto deb = read_deb(*bytes, path);
+      auto deb = read_deb(view, path);
       if (!deb)
         return fail(deb.error());
       c.record.format = PackageFormat::deb;
@@ -311,7 +334,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
       break;
     }
     case Detected::rpm: {
-      auto rpm = read_rpm(*bytes, path);
+      auto rpm = read_rpm(view, path);
       if (!rpm)
         return fail(rpm.error());
       c.record.format = PackageFormat::rpm;
@@ -328,23 +351,44 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     case Detected::unknown:
       return fail(fmt::format("{}: not a .deb or .rpm package (unknown magic)", path));
     }
-    Digests d = digest_all(*bytes, package_hashes(c.record.format));
     c.record.file = c.pool_path;
-    c.record.size = d.size;
-    c.record.md5 = std::move(d.md5);
-    c.record.sha1 = std::move(d.sha1);
-    c.record.sha256 = std::move(d.sha256);
-    c.record.sha512 = std::move(d.sha512);
-    if (c.rpm)
-      if (auto ok = add_yum_fragments(c.record, std::move(*c.rpm)); !ok)
-        return fail(ok.error().with_context(path));
-    c.bytes = std::move(*bytes);
-    candidates.push_back(std::move(c));
-    if (env_.progress)
-      env_.progress(i + 1, files.size() * 2);
+    c.record.size = view.size();
+    if (auto others = package_hashes(c.record.format) & ~Hash::sha256; others != Hash{}) {
+      Digests d = digest_all(view, others);
+      c.record.md5 = std::move(d.md5);
+      c.record.sha1 = std::move(d.sha1);
+      c.record.sha512 = std::move(d.sha512);
+    }
+    return std::move(*bytes);
+  };
+  detail::hash_each(
+      files.size(),
+      [&](std::size_t i) -> std::optional<PackageBytes> {
+        if (i > first_failed)
+          return std::nullopt;
+        auto bytes = parse(i);
+        if (bytes)
+          return std::move(*bytes);
+        failed(i, bytes.error());
+        return std::nullopt;
+      },
+      [&](std::size_t i, const Sha256& digest) {
+        Candidate& c = *read[i];
+        c.record.sha256 = hex(digest);
+        if (c.rpm)
+          if (auto ok = add_yum_fragments(c.record, std::move(*c.rpm)); !ok)
+            failed(i, ok.error().with_context(c.input));
+        progress();
+      });
+  std::vector<Candidate> candidates;
+  for (auto& c : read) {
+    if (!c)
+      return fail(c.error());
+    candidates.push_back(std::move(*c));
   }
 
-  // 2. Under the lock and one transaction: record, copy, re-index, commit.
+  // 2. Under the lock and one transaction: record, copy, re-index, commit. The pool files are
+  //    staged, checked against the hashes recorded and made visible together.
   auto lock = lock_state();
   if (!lock)
     return fail(lock.error());
@@ -353,6 +397,10 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     return fail(txn.error());
   std::vector<PushedPackage> pushed;
   Touched touched;
+  StagedFiles pool_files;
+  std::vector<const Candidate*> staged;          // what each pool file staged holds
+  std::map<std::string, std::string> staged_sha; // pool path -> SHA-256
+  std::vector<std::string> replaced_files;       // pool files the records pushed leave behind
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto& c = candidates[i];
     const PackageRecord& r = c.record;
@@ -375,7 +423,20 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     // A pool file shared with another record (another dist's, or a version of the same package
     // that differs only in its epoch, which pool names leave out) must not change under it.
     std::string pool_file = join_path(root_, c.pool_path);
-    if (auto on_disk = read_whole(pool_file); on_disk && sha256_hex(*on_disk) != r.sha256) {
+    // Staged by this push already, or in the pool with these bytes: nothing to copy.
+    auto in_push = staged_sha.find(c.pool_path);
+    bool in_place = false, other_content = false;
+    if (in_push != staged_sha.end()) {
+      if (in_push->second != r.sha256)
+        return fail(fmt::format("{}: {} is also the pool file of another package of this push, "
+                                "with other content",
+                                c.input, c.pool_path));
+      in_place = true;
+    } else if (auto on_disk = PackageBytes::open(pool_file); on_disk) {
+      other_content = on_disk->view().size() != r.size || sha256_hex(on_disk->view()) != r.sha256;
+      in_place = !other_content;
+    }
+    if (other_content) {
       auto refs = state_.references(c.pool_path);
       if (!refs)
         return fail(refs.error());
@@ -386,18 +447,49 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
                         "for a version that differs only in its epoch",
                         c.input, c.pool_path));
     }
-    if (auto ok = write_file_atomic(pool_file, c.bytes); !ok)
-      return fail(ok.error());
+    if (!in_place) {
+      auto input = open_regular(c.input);
+      if (!input)
+        return fail(input.error());
+      auto copied = pool_files.stage_copy(pool_file, input->first, r.size);
+      if (!copied)
+        return fail(copied.error());
+      if (*copied != r.size)
+        return fail(changed_while_pushed(c.input));
+      staged.push_back(&c);
+      staged_sha.emplace(c.pool_path, r.sha256);
+    }
     if (auto ok = state_.put(r); !ok)
       return fail(ok.error());
     if (*existing && (*existing)->file != c.pool_path)
-      if (auto refs = state_.references((*existing)->file); refs && *refs == 0)
-        ::unlink(join_path(root_, (*existing)->file).c_str());
+      replaced_files.push_back((*existing)->file);
     touched.add(r);
     pushed.push_back({c.input, r, action});
     if (env_.progress)
       env_.progress(candidates.size() + i + 1, candidates.size() * 2);
   }
+  // What was copied is what was hashed, or an input changed since it was read.
+  std::vector<char> differs(staged.size(), 0); // not vector<bool>: set from two threads
+  detail::hash_each(
+      staged.size(),
+      [&](std::size_t i) -> std::optional<PackageBytes> {
+        auto bytes = PackageBytes::open(temporary_name(join_path(root_, staged[i]->pool_path)));
+        if (bytes)
+          return std::move(*bytes);
+        differs[i] = 1;
+        return std::nullopt;
+      },
+      [&](std::size_t i, const Sha256& digest) {
+        differs[i] = hex(digest) != staged[i]->record.sha256;
+      });
+  for (std::size_t i = 0; i < staged.size(); ++i)
+    if (differs[i])
+      return fail(changed_while_pushed(staged[i]->input));
+  if (auto ok = pool_files.commit(); !ok)
+    return fail(ok.error());
+  for (const auto& file : replaced_files)
+    if (auto refs = state_.references(file); refs && *refs == 0 && !staged_sha.contains(file))
+      ::unlink(join_path(root_, file).c_str());
   if (auto ok = rewrite(touched); !ok)
     return fail(ok.error());
   if (auto ok = txn->commit(); !ok)

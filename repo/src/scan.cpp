@@ -2,7 +2,6 @@
 // Reading a repository's tree back: rescanning the pool (index --rebuild) and checking what is
 // published against the database and the signatures (verify), as apt and dnf would.
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -20,7 +19,6 @@
 #include <fmt/format.h>
 
 #include "opskit/handle.hpp"
-#include "opskit/parallel.hpp"
 #include "opskit/repo/compress.hpp"
 #include "opskit/repo/deb.hpp"
 #include "opskit/repo/rpm.hpp"
@@ -386,35 +384,28 @@ Result<std::vector<std::string>> Repository::verify() {
   // Pool files against their recorded size and SHA-256, hashed on every CPU, two at a time on
   // each; the problems are reported in the records' order.
   std::vector<std::string> pool_problems(records->size());
-  std::atomic<std::size_t> next{0};
   auto differs = [&](std::size_t i) {
     const PackageRecord& r = (*records)[i];
     pool_problems[i] = fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
                                    r.name, r.version);
   };
-  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-  parallel_for(workers, workers, [&](std::size_t) {
-    std::map<std::size_t, PackageBytes> hashing;
-    sha256_each(
-        [&]() -> std::optional<Sha256Job> {
-          for (std::size_t i; (i = next++) < records->size();) {
-            const PackageRecord& r = (*records)[i];
-            auto bytes = PackageBytes::open(join_path(root_, r.file));
-            if (!bytes)
-              pool_problems[i] = bytes.error().message();
-            else if (bytes->view().size() != r.size)
-              differs(i);
-            else
-              return Sha256Job{i, hashing.emplace(i, std::move(*bytes)).first->second.view()};
-          }
-          return std::nullopt;
-        },
-        [&](std::size_t i, const Sha256& digest) {
-          hashing.erase(i);
-          if (hex(digest) != (*records)[i].sha256)
-            differs(i);
-        });
-  });
+  detail::hash_each(
+      records->size(),
+      [&](std::size_t i) -> std::optional<PackageBytes> {
+        const PackageRecord& r = (*records)[i];
+        auto bytes = PackageBytes::open(join_path(root_, r.file));
+        if (!bytes)
+          pool_problems[i] = bytes.error().message();
+        else if (bytes->view().size() != r.size)
+          differs(i);
+        else
+          return std::move(*bytes);
+        return std::nullopt;
+      },
+      [&](std::size_t i, const Sha256& digest) {
+        if (hex(digest) != (*records)[i].sha256)
+          differs(i);
+      });
   for (auto& problem : pool_problems)
     if (!problem.empty())
       problems.push_back(std::move(problem));

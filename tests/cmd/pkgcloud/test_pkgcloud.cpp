@@ -6,6 +6,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <random>
 #include <regex>
 
 #include <fmt/format.h>
@@ -109,6 +110,66 @@ TEST_CASE("pkgcloud: bad input gets one line naming the file, exit 1, repository
     CHECK(std::count(push.err.begin(), push.err.end(), '\n') == 1);
     CHECK(snapshot(repo) == before);
   }
+}
+
+TEST_CASE("pkgcloud: a push of many packages puts each in the pool byte for byte, or none",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  // Every other package is past 256 KiB, which push maps rather than reads.
+  std::mt19937 gen(7);
+  std::vector<std::string> files;
+  for (int i = 0; i < 6; ++i) {
+    std::string name = "many" + std::to_string(i);
+    std::string payload(i % 2 ? 600 * 1024 + i : 100 + i, '\0');
+    for (auto& c : payload)
+      c = static_cast<char>(gen());
+    files.push_back(dir / (name + ".deb"));
+    std::ofstream(files.back(), std::ios::binary)
+        << make_ar({{"debian-binary", "2.0\n"},
+                    {"control.tar.gz", make_tar("./control", control(name, "1.0", "amd64"), "gz")},
+                    {"data.tar", make_tar({{"./usr/share/" + name, payload}})}});
+  }
+  std::ofstream(dir / "junk1.deb") << "not a package\n";
+  std::ofstream(dir / "junk2.deb") << "not a package either\n";
+  auto before = snapshot(repo);
+  auto refused = pkgcloud(repo,
+                          {"push", files[0], files[1], dir / "junk1.deb", files[2], files[3],
+                           dir / "junk2.deb", files[4]},
+                          k_epoch);
+  CHECK(refused.exit_status == 1);
+  CHECK(refused.err.starts_with("pkgcloud: error: " + (dir / "junk1.deb") + ": "));
+  CHECK(snapshot(repo) == before);
+  // Two packages of one pool file but other content: refused, and no directory made for them
+  // stays behind.
+  fs::create_directories(dir / "other");
+  auto twin = dpkg_deb_build(dir.path(), "twin", control("twin", "1.0", "all"));
+  auto other =
+      dpkg_deb_build(dir / "other", "twin", control("twin", "1.0", "all") + "Homepage: x\n");
+  auto twins = pkgcloud(repo, {"push", "--replace", files[1], twin, other}, k_epoch);
+  CHECK(twins.exit_status == 1);
+  CHECK(twins.err == "pkgcloud: error: " + other +
+                         ": deb/debian/pool/main/t/twin/twin_1.0_all.deb is also the pool file of "
+                         "another package of this push, with other content\n");
+  CHECK_FALSE(fs::exists(repo + "/deb/debian/pool"));
+  CHECK(snapshot(repo) == before);
+
+  std::vector<std::string> args{"push"};
+  args.insert(args.end(), files.begin(), files.end());
+  auto push = pkgcloud(repo, args, k_epoch);
+  INFO(push.err);
+  REQUIRE(push.exit_status == 0);
+  for (int i = 0; i < 6; ++i) {
+    std::string name = "many" + std::to_string(i);
+    INFO(name);
+    auto pooled = opskit::read_file(
+        fmt::format("{}/deb/debian/pool/main/m/{}/{}_1.0_amd64.deb", repo, name, name));
+    REQUIRE(pooled);
+    CHECK(*pooled == *opskit::read_file(files[i]));
+  }
+  for (const auto& e : fs::recursive_directory_iterator(repo))
+    CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
 TEST_CASE("pkgcloud: eight concurrent pushes lose nothing", "[pkgcloud]") {
