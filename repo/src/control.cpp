@@ -7,7 +7,8 @@
 // multi-line fields (Description, Conffiles) are meaningful byte for byte — a continuation line
 // of " ." is an empty line of the long description, and tools such as apt show them as written —
 // so continuation lines are kept exactly, never re-wrapped or trimmed. Only the first line's
-// value loses its leading whitespace and every line its trailing '\r'-free newline.
+// value loses its leading whitespace, the value its trailing whitespace (as dpkg's parser and
+// apt-ftparchive drop it: "Architecture: amd64 " is amd64), and every line its newline.
 // A line holding only spaces ends a paragraph in dpkg's parser, as an empty one does.
 #include "opskit/repo/control.hpp"
 
@@ -65,6 +66,8 @@ Result<Stanza> parse_lines(const std::vector<std::string_view>& lines, std::size
     value.remove_prefix(std::min(value.find_first_not_of(" \t"), value.size()));
     fields.push_back({std::string(name), std::string(value)});
   }
+  for (auto& f : fields)
+    f.value.erase(f.value.find_last_not_of(" \t") + 1);
   return Stanza(std::move(fields));
 }
 

@@ -12,17 +12,33 @@ TEST_CASE("deb control: fields keep their order and multi-line values byte for b
                            "Version: 1.0-1\n"
                            "Architecture: amd64\n"
                            "Description: greets\n"
-                           " First line.\n"
+                           " First line.  \n"
                            " .\n"
-                           "   indented  text  \n"
+                           "   indented  text\n"
                            "Conffiles:\n"
                            " /etc/hello.conf 0123\n";
   auto stanza = parse_stanza(text, "control");
   REQUIRE(stanza);
   REQUIRE(stanza->fields().size() == 5);
   CHECK(stanza->fields()[3].name == "Description");
-  CHECK(*stanza->find("description") == "greets\n First line.\n .\n   indented  text  ");
+  CHECK(*stanza->find("description") == "greets\n First line.  \n .\n   indented  text");
   CHECK(stanza->render() == text);
+}
+
+TEST_CASE("deb control: a value ends at its last non-blank byte, as apt-ftparchive reads it",
+          "[repo][deb]") {
+  auto stanza = parse_stanza("Package: hello \n"
+                             "Architecture: amd64\t\n"
+                             "Depends:  \n"
+                             "Description: greets  \n"
+                             " kept  \n"
+                             " last  \n",
+                             "control");
+  REQUIRE(stanza);
+  CHECK(*stanza->find("Package") == "hello");
+  CHECK(*stanza->find("Architecture") == "amd64");
+  CHECK(stanza->find("Depends")->empty());
+  CHECK(*stanza->find("Description") == "greets  \n kept  \n last");
 }
 
 TEST_CASE("deb control: continuation before first field is an error", "[repo][deb]") {
