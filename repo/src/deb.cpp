@@ -88,6 +88,12 @@ Result<std::string> control_file_of(std::string_view member, std::string_view wh
     if (path == "control") {
       if (control)
         return fail(fmt::format("{}: two control files", what));
+      // A link's target is not in the tar entry: apt would index an empty control file.
+      if (archive_entry_hardlink(entry) || archive_entry_filetype(entry) != AE_IFREG)
+        return fail(fmt::format("{}: control is {}, not a regular file", what,
+                                archive_entry_hardlink(entry)               ? "a hard link"
+                                : archive_entry_filetype(entry) == AE_IFLNK ? "a symbolic link"
+                                                                            : "a special file"));
       auto text = read_entry(a.get(), k_deb_control_file_limit, fmt::format("{}: control", what));
       if (!text)
         return fail(text.error());

@@ -64,6 +64,28 @@ std::string make_tar(const std::vector<std::pair<std::string, std::string>>& fil
   return write_archive(false, "", files);
 }
 
+std::string make_tar_link(const std::string& name, const std::string& target, Link link) {
+  ArchiveWrite a(archive_write_new());
+  check(archive_write_set_format_ustar(a.get()), a.get());
+  std::string out(64 * 1024, '\0');
+  std::size_t used = 0;
+  check(archive_write_open_memory(a.get(), out.data(), out.size(), &used), a.get());
+  Entry e(archive_entry_new());
+  archive_entry_set_pathname(e.get(), name.c_str());
+  archive_entry_set_perm(e.get(), 0644);
+  if (link == Link::symbolic) {
+    archive_entry_set_filetype(e.get(), AE_IFLNK);
+    archive_entry_set_symlink(e.get(), target.c_str());
+  } else {
+    archive_entry_set_filetype(e.get(), AE_IFREG);
+    archive_entry_set_hardlink(e.get(), target.c_str());
+  }
+  check(archive_write_header(a.get(), e.get()), a.get());
+  check(archive_write_close(a.get()), a.get());
+  out.resize(used);
+  return out;
+}
+
 std::string make_ar(const std::vector<std::pair<std::string, std::string>>& members) {
   return write_archive(true, "", members);
 }

@@ -18,6 +18,10 @@ std::string make_tar(const std::string& name, const std::string& content,
 // A tar (ustar, uncompressed) of the given files (name, content), in order.
 std::string make_tar(const std::vector<std::pair<std::string, std::string>>& files);
 
+// A tar (ustar, uncompressed) of one link, `name` to `target`.
+enum class Link { symbolic, hard };
+std::string make_tar_link(const std::string& name, const std::string& target, Link link);
+
 // An ar archive of the given members, in order.
 std::string make_ar(const std::vector<std::pair<std::string, std::string>>& members);
 

@@ -7,7 +7,9 @@
 using opskit::repo::read_deb;
 using opskit::test::make_ar;
 using opskit::test::make_deb;
+using opskit::test::Link;
 using opskit::test::make_tar;
+using opskit::test::make_tar_link;
 
 namespace {
 const std::string k_control = "Package: hello\n"
@@ -205,6 +207,13 @@ TEST_CASE("deb: what dpkg would install differently from what the index shows is
   auto two = make_tar({{"./control", k_control}, {"control", "Package: other\n"}});
   CHECK(with({{"control.tar", two}, {"data.tar.gz", data}}) ==
         "x.deb: control.tar: two control files");
+  // A link's target is not in its entry: the control file would read as empty.
+  CHECK(with({{"control.tar", make_tar_link("./control", "other", Link::symbolic)},
+              {"data.tar.gz", data}}) ==
+        "x.deb: control.tar: control is a symbolic link, not a regular file");
+  CHECK(with({{"control.tar", make_tar_link("./control", "other", Link::hard)},
+              {"data.tar.gz", data}}) ==
+        "x.deb: control.tar: control is a hard link, not a regular file");
   // Paths dpkg reads as ./control are read so.
   for (std::string path : {"control", "././control", ".//control", "/control"}) {
     INFO(path);
