@@ -58,8 +58,8 @@ using detail::add_yum_fragments;
 using detail::join_path;
 using detail::k_state_dir;
 using detail::open_regular;
-using detail::package_hashes;
 using detail::PackageBytes;
+using detail::set_other_digests;
 
 namespace {
 
@@ -353,12 +353,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     }
     c.record.file = c.pool_path;
     c.record.size = view.size();
-    if (auto others = package_hashes(c.record.format) & ~Hash::sha256; others != Hash{}) {
-      Digests d = digest_all(view, others);
-      c.record.md5 = std::move(d.md5);
-      c.record.sha1 = std::move(d.sha1);
-      c.record.sha512 = std::move(d.sha512);
-    }
+    set_other_digests(c.record, view);
     return std::move(*bytes);
   };
   detail::hash_each(

@@ -163,6 +163,17 @@ inline Hash package_hashes(PackageFormat format) {
   return format == PackageFormat::deb ? Hash::md5 | Hash::sha256 : Hash::sha256;
 }
 
+// Sets the digests `r`'s format needs but SHA-256, which hash_each or sha256_each computes two
+// files at a time, from its package's `bytes`.
+inline void set_other_digests(PackageRecord& r, std::string_view bytes) {
+  if (auto others = package_hashes(r.format) & ~Hash::sha256; others != Hash{}) {
+    Digests d = digest_all(bytes, others);
+    r.md5 = std::move(d.md5);
+    r.sha1 = std::move(d.sha1);
+    r.sha512 = std::move(d.sha512);
+  }
+}
+
 // An rpm's index fragments, for the pool file `file` (only its name counts: the package sits
 // at "Packages/<name>" in each dnf repository) of `size` bytes and SHA-256 `sha256`.
 inline Result<YumFragments> rpm_fragments(RpmInfo rpm, std::string_view file, std::uint64_t size,

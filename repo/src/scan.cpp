@@ -31,9 +31,9 @@ namespace opskit::repo {
 
 using detail::add_yum_fragments;
 using detail::join_path;
-using detail::package_hashes;
 using detail::PackageBytes;
 using detail::release_hashes;
+using detail::set_other_digests;
 
 namespace {
 
@@ -87,12 +87,7 @@ std::optional<Unhashed> read_package(Scanned& s) {
     r.metadata = rpm_to_json(*rpm);
     info = std::move(*rpm);
   }
-  if (auto others = package_hashes(s.format) & ~Hash::sha256; others != Hash{}) {
-    Digests d = digest_all(bytes, others);
-    r.md5 = std::move(d.md5);
-    r.sha1 = std::move(d.sha1);
-    r.sha512 = std::move(d.sha512);
-  }
+  set_other_digests(r, bytes);
   return Unhashed{std::move(*file), std::move(r), std::move(info)};
 }
 
