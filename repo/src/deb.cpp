@@ -19,6 +19,7 @@
 #include <array>
 #include <climits>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include <archive.h>
@@ -130,6 +131,16 @@ constexpr std::array<std::string_view, 9> k_relation_fields{
     "Depends", "Pre-Depends", "Recommends", "Suggests", "Enhances",
     "Breaks",  "Conflicts",   "Replaces",   "Provides"};
 
+// The fields apt reads as a yes or a no.
+constexpr std::array<std::string_view, 4> k_yes_no_fields{"Essential", "Protected", "Important",
+                                                          "Build-Essential"};
+
+// Whether field name `name` is one of `names`, in any case (field names are case-insensitive).
+bool is_one_of(std::string_view name, std::span<const std::string_view> names) noexcept {
+  return std::any_of(names.begin(), names.end(),
+                     [&](std::string_view n) { return iequals(n, name); });
+}
+
 // apt aborts reading a Packages file that holds a longer string where it keeps one in its
 // cache: Section, Source, and each name and version of a relation field.
 constexpr std::size_t k_max_string = 65534;
@@ -143,9 +154,7 @@ Result<void> check_control_fields(const Stanza& control) {
     if (f.value.size() > k_max_string && (iequals(f.name, "Section") || iequals(f.name, "Source")))
       return fail(fmt::format("{}: {} bytes, past apt's limit of {}", f.name, f.value.size(),
                               k_max_string));
-    bool relation = std::any_of(k_relation_fields.begin(), k_relation_fields.end(),
-                                [&](std::string_view r) { return iequals(r, f.name); });
-    if (relation) {
+    if (is_one_of(f.name, k_relation_fields)) {
       if (auto ok = check_deb_relations(f.value); !ok)
         return fail(ok.error().with_context(f.name));
       if (iequals(f.name, "Provides") && trim(f.value).empty())
@@ -154,8 +163,7 @@ Result<void> check_control_fields(const Stanza& control) {
       if (f.value != "no" && f.value != "same" && f.value != "foreign" && f.value != "allowed")
         return fail(fmt::format("Multi-Arch: '{}' is none of no, same, foreign, allowed",
                                 excerpt(f.value)));
-    } else if (iequals(f.name, "Essential") || iequals(f.name, "Protected") ||
-               iequals(f.name, "Important") || iequals(f.name, "Build-Essential")) {
+    } else if (is_one_of(f.name, k_yes_no_fields)) {
       if (f.value != "yes" && f.value != "no")
         return fail(fmt::format("{}: '{}' is neither yes nor no", f.name, excerpt(f.value)));
     }
@@ -409,8 +417,7 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
   // What the archive says about the file is the archive's to write, not the package's.
   std::vector<Field> fields;
   for (auto& f : control->fields())
-    if (std::none_of(k_archive_fields.begin(), k_archive_fields.end(),
-                     [&](std::string_view name) { return iequals(name, f.name); }))
+    if (!is_one_of(f.name, k_archive_fields))
       fields.push_back(f);
   deb.control = Stanza(std::move(fields));
   return deb;
