@@ -11,7 +11,9 @@ void define_cli(CLI::App& app, Options& o) {
   app.set_version_flag("--version", std::string("pkgcloud ") + k_version);
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();
-  app.add_option("--repo", o.repo, "The repository directory (default: $PKGCLOUD_REPO, else .)")
+  app.add_option("--repo", o.repo,
+                 "The repository directory (default: $PKGCLOUD_REPO, else .); clients read its "
+                 "public/")
       ->envname("PKGCLOUD_REPO");
   app.add_option(
       "--passphrase-file", o.passphrase_file,
@@ -69,7 +71,7 @@ void define_cli(CLI::App& app, Options& o) {
 
   auto* sources = app.add_subcommand("sources", "Print apt and dnf client configuration");
   sources->callback([&o] { o.command = Command::sources; });
-  sources->add_option("--url", o.url, "The URL the repository is served at")->required();
+  sources->add_option("--url", o.url, "The URL the repository's public/ is served at")->required();
 }
 
 } // namespace opskit::cmd::pkgcloud

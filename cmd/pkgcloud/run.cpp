@@ -61,6 +61,7 @@ Result<Environment> environment(const Options& o) {
   }
   if (::isatty(STDERR_FILENO))
     env.progress = draw_progress;
+  env.notice = [](std::string_view line) { fmt::print(stderr, "pkgcloud: {}\n", line); };
   return env;
 }
 
@@ -129,7 +130,8 @@ int run(const Options& o) {
     auto made = Repository::init(root, init, std::move(*env));
     if (!made)
       return failed(made.error());
-    fmt::print("initialised {}\n", root);
+    fmt::print("initialised {}; serve or upload {}, never the repository itself\n", root,
+               made->publication());
     if (o.generate_key)
       fmt::print("signing key in {}/.pkgcloud/gnupg (back it up with the repository: "
                  "gpg --homedir {}/.pkgcloud/gnupg --export-secret-keys)\n",

@@ -466,7 +466,7 @@ Result<void> Repository::write_public_key(Signer& signer) {
     return fail(binary.error());
   StagedFiles files;
   for (auto [name, data] : {std::pair{"gpg.key", &*armored}, std::pair{"gpg.gpg", &*binary}})
-    if (auto ok = files.stage(join_path(root_, name), *data); !ok)
+    if (auto ok = files.stage(join_path(public_, name), *data); !ok)
       return ok;
   return files.commit();
 }
@@ -517,7 +517,7 @@ Repository::write_deb_suites(const std::vector<PackageRecord>& records,
 
   std::vector<std::string> report;
   for (const auto& suite : built) {
-    std::string dir = join_path(root_, suite.dir);
+    std::string dir = join_path(public_, suite.dir);
     remove_stale_temporaries(dir);
     // The previous generation's hashes stay fetchable by-hash for clients holding the old Release.
     std::set<std::string> keep;
@@ -591,7 +591,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     // The repositories configured, and those published before (see plan_dist).
     std::set<std::string> kept(config_.rpm_architectures.begin(), config_.rpm_architectures.end());
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(join_path(root_, "rpm/" + dist), ec))
+    for (const auto& e : fs::directory_iterator(join_path(public_, "rpm/" + dist), ec))
       if (fs::exists(e.path() / "repodata" / "repomd.xml", ec))
         kept.insert(e.path().filename().string());
     auto plans = plan_dist(state_, dist, kept, reuse == Reuse::previous, rows);
@@ -636,7 +636,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
             if (e.arch == "noarch")
               links.push_back(e.source);
       b.packages = plan.packages;
-      std::string dir = join_path(root_, b.dir);
+      std::string dir = join_path(public_, b.dir);
       if (auto old = read_file(join_path(dir, "repodata/repomd.xml")))
         if (auto entries = parse_repomd(*old))
           b.previous = std::move(*entries);
@@ -696,8 +696,8 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
 
   std::vector<std::string> report;
   for (const auto& b : built) {
-    std::string dir = join_path(root_, b.dir);
-    if (auto ok = link_packages(root_, b.dir, *b.rows, b.links,
+    std::string dir = join_path(public_, b.dir);
+    if (auto ok = link_packages(public_, b.dir, *b.rows, b.links,
                                 reuse == Reuse::previous ? Check::no : Check::yes);
         !ok)
       return fail(ok.error());

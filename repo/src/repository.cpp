@@ -5,10 +5,12 @@
 //   .pkgcloud/state.db   every package's identity, checksums and metadata (SQLite)
 //   .pkgcloud/lock       flock'ed by every command that changes the repository
 //   .pkgcloud/gnupg/     the signing keyring made by `init --generate-key`
-//   deb/<distro>/pool/<component>/<prefix>/<source>/<name>_<version>_<arch>.deb
-//   deb/<distro>/dists/<codename>/{InRelease,Release,Release.gpg,<component>/binary-<arch>/...}
-//   rpm/<distro>/<version>/<arch>/{Packages/*.rpm,repodata/...}
-//   gpg.key, gpg.gpg     the public key, armored and binary (for apt's signed-by)
+//   public/              the publication, what clients read, and nothing else:
+//     deb/<distro>/pool/<component>/<prefix>/<source>/<name>_<version>_<arch>.deb
+//     deb/<distro>/dists/<codename>/{InRelease,Release,Release.gpg,<component>/binary-<arch>/...}
+//     rpm/<distro>/<version>/<arch>/{Packages/*.rpm,repodata/...}
+//     gpg.key, gpg.gpg   the public key, armored and binary (for apt's signed-by)
+// Nothing private sits inside public/, so serving or uploading it can leak no secret.
 // Each deb distro is an apt archive of its own (the URL a sources entry names), as Debian and
 // Ubuntu are, so equal codenames of two distros cannot collide and a lost database can be
 // rebuilt from the tree: the path names the distro and the Packages files name the suite.
@@ -56,10 +58,11 @@ namespace opskit::repo {
 
 using detail::add_yum_fragments;
 using detail::join_path;
-using detail::k_state_dir;
 using detail::open_regular;
 using detail::PackageBytes;
+using detail::publication_dir;
 using detail::set_other_digests;
+using detail::state_dir;
 
 namespace {
 
@@ -90,7 +93,7 @@ Detected detect(std::string_view bytes) {
 struct Candidate {
   std::string input;
   PackageRecord record;
-  std::string pool_path; // relative to the repository root
+  std::string pool_path; // relative to the publication
   std::optional<RpmInfo> rpm;
 };
 
@@ -171,12 +174,13 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
   for (const auto& dist : {options.deb_dist, options.rpm_dist})
     if (auto ok = split_dist(dist); !ok)
       return fail(ok.error());
-  std::string state_dir = join_path(root, k_state_dir);
-  if (::access(join_path(state_dir, "state.db").c_str(), F_OK) == 0)
+  std::string state = state_dir(root);
+  if (::access(join_path(state, "state.db").c_str(), F_OK) == 0)
     return fail(fmt::format("init {}: already a repository", root));
-  if (auto made = make_directories(state_dir); !made)
-    return fail(made.error());
-  auto lock = FileLock::acquire(join_path(state_dir, "lock"));
+  for (const auto& dir : {state, publication_dir(root)})
+    if (auto made = make_directories(dir); !made)
+      return fail(made.error());
+  auto lock = FileLock::acquire(join_path(state, "lock"));
   if (!lock)
     return fail(lock.error());
 
@@ -213,9 +217,9 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
     fingerprint = *found;
   }
 
-  auto state = State::open(join_path(state_dir, "state.db"), State::Create::yes);
-  if (!state)
-    return fail(state.error());
+  auto db = State::open(join_path(state, "state.db"), State::Create::yes);
+  if (!db)
+    return fail(db.error());
   RepositoryConfig config;
   config.origin = options.origin;
   config.label = options.label;
@@ -227,15 +231,15 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
   config.key = fingerprint;
   config.valid_for_days = options.valid_for_days;
   {
-    auto txn = state->begin();
+    auto txn = db->begin();
     if (!txn)
       return fail(txn.error());
-    if (auto ok = save_config(*state, config); !ok)
+    if (auto ok = save_config(*db, config); !ok)
       return fail(ok.error());
     if (auto ok = txn->commit(); !ok)
       return fail(ok.error());
   }
-  Repository repo(root, std::move(*state), std::move(config), std::move(env));
+  Repository repo(root, std::move(*db), std::move(config), std::move(env));
   auto signer = repo.signer(SignRequest::if_key);
   if (!signer)
     return fail(signer.error());
@@ -251,10 +255,17 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
 }
 
 Result<Repository> Repository::open(const std::string& root, Environment env) {
-  std::string db = join_path(root, fmt::format("{}/state.db", k_state_dir));
+  std::string db = join_path(state_dir(root), "state.db");
   if (::access(db.c_str(), F_OK) != 0)
     return fail(
         fmt::format("{}: not a pkgcloud repository (no {}; run 'pkgcloud init')", root, db));
+  auto moved = detail::settle_layout(root);
+  if (!moved)
+    return fail(moved.error());
+  if (*moved == detail::Moved::publication && env.notice)
+    env.notice(fmt::format("moved the publication of {} into {}, away from its state and "
+                           "signing key: serve or upload {} from now on",
+                           root, publication_dir(root), publication_dir(root)));
   auto state = State::open(db, State::Create::no);
   if (!state)
     return fail(state.error());
@@ -263,6 +274,10 @@ Result<Repository> Repository::open(const std::string& root, Environment env) {
     return fail(config.error());
   return Repository(root, std::move(*state), std::move(*config), std::move(env));
 }
+
+Repository::Repository(std::string root, State state, RepositoryConfig config, Environment env)
+    : root_(std::move(root)), public_(publication_dir(root_)), state_(std::move(state)),
+      config_(std::move(config)), env_(std::move(env)) {}
 
 Result<std::optional<Repository::Signer>> Repository::signer(SignRequest request) {
   const std::string& fingerprint = config_.key;
@@ -417,7 +432,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     }
     // A pool file shared with another record (another dist's, or a version of the same package
     // that differs only in its epoch, which pool names leave out) must not change under it.
-    std::string pool_file = join_path(root_, c.pool_path);
+    std::string pool_file = join_path(public_, c.pool_path);
     // Staged by this push already, or in the pool with these bytes: nothing to copy.
     auto in_push = staged_sha.find(c.pool_path);
     bool in_place = false, other_content = false;
@@ -468,7 +483,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   detail::hash_each(
       staged.size(),
       [&](std::size_t i) -> std::optional<PackageBytes> {
-        auto bytes = PackageBytes::open(temporary_name(join_path(root_, staged[i]->pool_path)));
+        auto bytes = PackageBytes::open(temporary_name(join_path(public_, staged[i]->pool_path)));
         if (bytes)
           return std::move(*bytes);
         differs[i] = 1;
@@ -484,7 +499,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     return fail(ok.error());
   for (const auto& file : replaced_files)
     if (auto refs = state_.references(file); refs && *refs == 0 && !staged_sha.contains(file))
-      ::unlink(join_path(root_, file).c_str());
+      ::unlink(join_path(public_, file).c_str());
   if (auto ok = rewrite(touched); !ok)
     return fail(ok.error());
   if (auto ok = txn->commit(); !ok)
@@ -562,7 +577,7 @@ Result<void> Repository::check_dist_format(const PackageRecord& r, std::string_v
 }
 
 Result<FileLock> Repository::lock_state() {
-  return FileLock::acquire(join_path(root_, fmt::format("{}/lock", k_state_dir)));
+  return FileLock::acquire(join_path(state_dir(root_), "lock"));
 }
 
 void Repository::Touched::add(const PackageRecord& record) {
@@ -613,9 +628,9 @@ Result<void> Repository::remove_records(const std::vector<PackageRecord>& doomed
     auto refs = state_.references(r.file);
     if (!refs || *refs > 0)
       continue;
-    ::unlink(join_path(root_, r.file).c_str());
+    ::unlink(join_path(public_, r.file).c_str());
     if (r.format == PackageFormat::rpm && r.arch == "noarch") // and its links in each arch
-      for (const auto& arch : fs::directory_iterator(join_path(root_, "rpm/" + r.dist), ec))
+      for (const auto& arch : fs::directory_iterator(join_path(public_, "rpm/" + r.dist), ec))
         fs::remove(arch.path() / "Packages" / fs::path(r.file).filename(), ec);
   }
   return {};

@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "layout.hpp"
 #include "opskit/file.hpp"
 #include "opskit/parallel.hpp"
 #include "opskit/repo/control.hpp"
@@ -36,8 +37,6 @@ struct Repository::Signer {
 };
 
 namespace detail {
-
-inline constexpr const char* k_state_dir = ".pkgcloud";
 
 // A regular file opened for reading, and its size.
 inline Result<std::pair<UniqueFd, std::size_t>> open_regular(const std::string& path) {

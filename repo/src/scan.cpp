@@ -264,7 +264,7 @@ Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records)
                           [this](std::size_t n, std::size_t found) { env_.progress(n, found); })
                     : nullptr);
   std::vector<fs::path> distros;
-  for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec)) {
+  for (const auto& distro : fs::directory_iterator(join_path(public_, "deb"), ec)) {
     distros.push_back(distro.path());
     walk_files((distro.path() / "pool").string(),
                [&](const std::string& dir, std::string_view name) {
@@ -274,7 +274,7 @@ Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records)
   }
   // rpm/<distro>/<version>/<dir>/Packages/*.rpm; noarch files are linked into each arch's
   // directory, and only the copy under noarch/ counts.
-  walk_files(join_path(root_, "rpm"), [&](const std::string& dir, std::string_view name) {
+  walk_files(join_path(public_, "rpm"), [&](const std::string& dir, std::string_view name) {
     if (!name.ends_with(".rpm") || name.size() == 4 || !dir.ends_with("/Packages"))
       return;
     std::string_view parent(dir.data(), dir.size() - std::string_view("/Packages").size());
@@ -324,8 +324,8 @@ Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records)
     if (!s.record)
       return fail(s.record.error());
     PackageRecord& r = *s.record;
-    // Paths were found below root_ + "/", so the relative path is a suffix (no canonicalising).
-    std::string rel = s.path.string().substr(root_.size() + 1);
+    // Paths were found below public_ + "/", so the relative path is a suffix (no canonicalising).
+    std::string rel = s.path.string().substr(public_.size() + 1);
     r.file = rel;
     if (r.format == PackageFormat::deb) {
       std::string distro = rel.substr(4, rel.find('/', 4) - 4); // deb/<distro>/pool/...
@@ -388,7 +388,7 @@ Result<std::vector<std::string>> Repository::verify() {
       records->size(),
       [&](std::size_t i) -> std::optional<PackageBytes> {
         const PackageRecord& r = (*records)[i];
-        auto bytes = PackageBytes::open(join_path(root_, r.file));
+        auto bytes = PackageBytes::open(join_path(public_, r.file));
         if (!bytes)
           pool_problems[i] = bytes.error().message();
         else if (bytes->view().size() != r.size)
@@ -408,13 +408,13 @@ Result<std::vector<std::string>> Repository::verify() {
   // Every apt suite on disk: signatures, then each listed index's size and SHA-256.
   std::error_code ec;
   std::vector<fs::path> suites;
-  for (const auto& distro : fs::directory_iterator(join_path(root_, "deb"), ec))
+  for (const auto& distro : fs::directory_iterator(join_path(public_, "deb"), ec))
     for (const auto& suite : fs::directory_iterator(distro.path() / "dists", ec))
       suites.push_back(suite.path());
   std::sort(suites.begin(), suites.end());
   for (const auto& suite : suites) {
     std::string dir = suite.string();
-    std::string shown = fs::relative(suite, root_, ec).string();
+    std::string shown = fs::relative(suite, public_, ec).string();
     auto release = read_file(dir + "/Release");
     if (!release) {
       problems.push_back(release.error().message());
@@ -467,13 +467,13 @@ Result<std::vector<std::string>> Repository::verify() {
   }
   // Every dnf repository on disk: repomd.xml's signature, then each file's size and SHA-256.
   std::vector<fs::path> repomds;
-  for (const auto& e : fs::recursive_directory_iterator(join_path(root_, "rpm"), ec))
+  for (const auto& e : fs::recursive_directory_iterator(join_path(public_, "rpm"), ec))
     if (e.path().filename() == "repomd.xml" && e.path().parent_path().filename() == "repodata")
       repomds.push_back(e.path());
   std::sort(repomds.begin(), repomds.end());
   for (const auto& path : repomds) {
     fs::path dir = path.parent_path().parent_path();
-    std::string shown = fs::relative(path, root_, ec).string();
+    std::string shown = fs::relative(path, public_, ec).string();
     auto repomd = read_file(path.string());
     if (!repomd) {
       problems.push_back(repomd.error().message());
@@ -511,7 +511,7 @@ Result<std::vector<std::string>> Repository::verify() {
                                        "open-size in repomd.xml say",
                                        shown, e.location));
       else if (e.type == "primary")
-        check_locations(dir, fs::relative(dir, root_, ec), *xml, problems);
+        check_locations(dir, fs::relative(dir, public_, ec), *xml, problems);
     }
   }
   return problems;

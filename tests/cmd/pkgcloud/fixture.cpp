@@ -2,6 +2,7 @@
 #include "fixture.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "opskit/file.hpp"
 #include "opskit/handle.hpp"
 
 namespace opskit::test {
@@ -60,6 +62,18 @@ HttpServer::~HttpServer() {
     ::kill(pid_, SIGTERM);
     ::waitpid(pid_, nullptr, 0);
   }
+}
+
+std::map<std::string, std::string> snapshot(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    // the iterator's paths are `dir` + "/" + a relative path: no need to resolve links
+    std::string rel = e.path().string().substr(dir.size() + 1);
+    if (e.is_regular_file() && !rel.starts_with(".pkgcloud"))
+      files[rel] = *opskit::read_file(e.path().string());
+  }
+  return files;
 }
 
 void kill_after(const std::vector<std::string>& argv, int ms) {

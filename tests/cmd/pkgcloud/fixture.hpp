@@ -4,6 +4,7 @@
 // What pkgcloud's integration tests share: a repository in a temporary directory driven through
 // the built binary with a fixed SOURCE_DATE_EPOCH, and a static HTTP server on 127.0.0.1.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ inline std::string control(const std::string& name, const std::string& version,
          "\nMaintainer: Test <test@example.com>\nDescription: test package " + name +
          "\n Built by the tests.\n .\n  Kept byte for byte.\n";
 }
+
+// Every regular file below `dir` (but .pkgcloud/) by its path relative to `dir`, with its
+// content, to compare before and after.
+std::map<std::string, std::string> snapshot(const std::string& dir);
 
 // Starts argv (stdout and stderr to /dev/null), kills it with SIGKILL after `ms` milliseconds
 // and reaps it.

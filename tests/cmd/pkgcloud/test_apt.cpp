@@ -78,7 +78,7 @@ TEST_CASE("apt: apt-get update and install --download-only from a signed reposit
     FAIL("apt-get and python3 are needed (scripts/dev installs them)");
   Served s;
   make_repository(s);
-  HttpServer server(s.repo);
+  HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt",
                   "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto update = apt({"update"});
@@ -107,11 +107,11 @@ TEST_CASE("apt: a Packages.xz of two blocks (an index past 64 KiB) is read by ap
   auto big =
       dpkg_deb_build(s.dir.path(), "big", control("big", "1.0-1", "amd64") + description, "xz");
   REQUIRE(pkgcloud(s.repo, {"push", big}).exit_status == 0);
-  REQUIRE(fs::file_size(s.repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages") >
+  REQUIRE(fs::file_size(s.repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/Packages") >
           64 * 1024);
   auto key = pkgcloud(s.repo, {"export-key"});
   std::ofstream(s.key, std::ios::binary) << key.out;
-  HttpServer server(s.repo);
+  HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt",
                   "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto update = apt({"-o", "Acquire::CompressionTypes::Order::=xz", "update"});
@@ -127,7 +127,7 @@ TEST_CASE("apt: a tampered Packages file is rejected by apt-get update",
           "[pkgcloud][apt][server]") {
   Served s;
   make_repository(s);
-  std::string dir = s.repo + "/deb/debian/dists/bookworm/main/binary-amd64";
+  std::string dir = s.repo + "/public/deb/debian/dists/bookworm/main/binary-amd64";
   // Tamper with every copy apt could fetch: the plain, compressed and by-hash files.
   std::string evil = *opskit::read_file(dir + "/Packages") +
                      "\nPackage: evil\nVersion: 6.6.6\n"
@@ -135,7 +135,7 @@ TEST_CASE("apt: a tampered Packages file is rejected by apt-get update",
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file())
       std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << evil;
-  HttpServer server(s.repo);
+  HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt",
                   "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto update = apt({"update"});
@@ -154,7 +154,7 @@ TEST_CASE("apt: a repository signed by another key is rejected with NO_PUBKEY",
       0);
   auto key = pkgcloud(other.repo, {"export-key"});
   std::ofstream(other.key, std::ios::binary) << key.out;
-  HttpServer server(s.repo);
+  HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt", "deb [signed-by=" + other.key + "] " + server.url() +
                                      "/deb/debian bookworm main");
   auto update = apt({"update"});
@@ -174,7 +174,7 @@ TEST_CASE("apt: a Release dated in the future is refused when date checks are on
   // Check-Date on, which this machine's own apt configuration turns off).
   auto later = std::to_string(std::time(nullptr) + 2 * 86400);
   REQUIRE(pkgcloud(s.repo, {"index"}, later).exit_status == 0);
-  HttpServer server(s.repo);
+  HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt",
                   "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto update = apt({"update"});
@@ -191,7 +191,7 @@ TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the
           "[pkgcloud][apt][server]") {
   Served s;
   make_repository(s);
-  HttpServer server(s.repo);
+  HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt",
                   "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   std::vector<std::string> debs;
@@ -229,9 +229,9 @@ TEST_CASE("apt: a Release past its Valid-Until is refused as expired", "[pkgclou
                    three_days_ago)
               .exit_status == 0);
   std::ofstream(s.key, std::ios::binary) << pkgcloud(s.repo, {"export-key"}).out;
-  CHECK(opskit::read_file(s.repo + "/deb/debian/dists/bookworm/Release")->find("\nValid-Until: ") !=
-        std::string::npos);
-  HttpServer server(s.repo);
+  CHECK(opskit::read_file(s.repo + "/public/deb/debian/dists/bookworm/Release")
+            ->find("\nValid-Until: ") != std::string::npos);
+  HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt",
                   "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
   auto expired = apt({"update"});

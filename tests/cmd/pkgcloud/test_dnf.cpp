@@ -167,8 +167,8 @@ struct Fixture {
 // The fixture's x86_64 repository served on 127.0.0.1, and a dnf of its own reading it with
 // the fixture's key.
 struct Served {
-  explicit Served(const Fixture& f) : server(f.repo), dnf(f.dir / "dnf") {
-    dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  explicit Served(const Fixture& f) : server(f.repo + "/public"), dnf(f.dir / "dnf") {
+    dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/public/gpg.key", true);
   }
   HttpServer server;
   IsolatedDnf dnf;
@@ -199,9 +199,9 @@ TEST_CASE("dnf: repoquery shows what it shows for createrepo_c's index of the sa
   for (const auto& rpm : f.rpms)
     fs::copy_file(rpm, f.dir / ("reference/" + fs::path(rpm).filename().string()));
   REQUIRE(run({"createrepo_c", "--no-database", f.dir / "reference"}).exit_status == 0);
-  HttpServer server(f.repo);
+  HttpServer server(f.repo + "/public");
   IsolatedDnf ours(f.dir / "ours"), theirs(f.dir / "theirs");
-  ours.add_repo("ours", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  ours.add_repo("ours", server.url() + "/rpm/el/9/x86_64", f.repo + "/public/gpg.key", true);
   theirs.add_repo("theirs", "file://" + (f.dir / "reference"), "", false);
   for (std::string what :
        {"--provides", "--requires", "--conflicts", "--obsoletes", "--recommends", "-l", "--info"}) {
@@ -232,19 +232,20 @@ TEST_CASE("dnf: repoquery shows what it shows for createrepo_c's index of the sa
 TEST_CASE("dnf: an edited primary.xml.gz and another key are rejected", "[pkgcloud][dnf][server]") {
   Fixture f;
   Fixture other;
-  HttpServer server(f.repo);
+  HttpServer server(f.repo + "/public");
   {
     IsolatedDnf dnf(f.dir / "wrongkey");
-    dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", other.repo + "/gpg.key", true);
+    dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", other.repo + "/public/gpg.key",
+                 true);
     auto cache = dnf({"makecache"});
     INFO(cache.out << cache.err);
     CHECK(cache.exit_status != 0);
   }
-  for (const auto& e : fs::directory_iterator(f.repo + "/rpm/el/9/x86_64/repodata"))
+  for (const auto& e : fs::directory_iterator(f.repo + "/public/rpm/el/9/x86_64/repodata"))
     if (e.path().string().ends_with("-primary.xml.gz"))
       std::ofstream(e.path(), std::ios::app | std::ios::binary) << "tampered";
   IsolatedDnf dnf(f.dir / "tampered");
-  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/public/gpg.key", true);
   auto cache = dnf({"makecache"});
   INFO(cache.out << cache.err);
   CHECK(cache.exit_status != 0);
@@ -275,8 +276,8 @@ TEST_CASE("dnf: verify reports a package that primary.xml lists but dnf could no
   REQUIRE(pkgcloud(f.repo, {"verify"}).exit_status == 0);
   // the noarch package's link in the x86_64 repository, which its primary.xml points at
   std::string link = "rpm/el/9/x86_64/Packages/rcommon-2.0-1.noarch.rpm";
-  REQUIRE(fs::exists(f.repo + "/" + link));
-  fs::remove(f.repo + "/" + link);
+  REQUIRE(fs::exists(f.repo + "/public/" + link));
+  fs::remove(f.repo + "/public/" + link);
   auto verify = pkgcloud(f.repo, {"verify"});
   CHECK(verify.exit_status == 1);
   CHECK(verify.out == link + ": listed in primary.xml but missing\n");
@@ -287,7 +288,7 @@ TEST_CASE("dnf: records made before fragments were kept index to the same metada
   Fixture f;
   auto repodata = [&] {
     std::map<std::string, std::string> files;
-    for (const auto& e : fs::directory_iterator(f.repo + "/rpm/el/9/x86_64/repodata"))
+    for (const auto& e : fs::directory_iterator(f.repo + "/public/rpm/el/9/x86_64/repodata"))
       if (e.path().string().ends_with(".xml.gz"))
         files[e.path().filename()] = *opskit::read_file(e.path());
     return files;
@@ -322,7 +323,7 @@ TEST_CASE("dnf: a push writes what a whole index writes, with or without the kep
   // from .pkgcloud/yum/; a whole index writes everything anew from the database.
   Fixture f;
   const std::string epoch = "1764000000";
-  auto repodata = [&] { return published(f.repo + "/rpm/el/9/x86_64"); };
+  auto repodata = [&] { return published(f.repo + "/public/rpm/el/9/x86_64"); };
   std::string extra = rpmbuild(f.dir.path(), "rextra", "3.0", "noarch", "", "");
   REQUIRE(pkgcloud(f.repo, {"push", extra}, epoch).exit_status == 0);
   auto pushed = repodata();
@@ -400,8 +401,9 @@ TEST_CASE("dnf: pushes, replacements and removals in any order write what a whol
     fs::copy(repo, copy, fs::copy_options::recursive);
     REQUIRE(pkgcloud(copy, {"index"}, epoch).exit_status == 0);
     for (const char* arch : {"x86_64", "aarch64"})
-      if (fs::exists(repo + "/rpm/el/9/" + arch + "/repodata/repomd.xml"))
-        CHECK(published(repo + "/rpm/el/9/" + arch) == published(copy + "/rpm/el/9/" + arch));
+      if (fs::exists(repo + "/public/rpm/el/9/" + arch + "/repodata/repomd.xml"))
+        CHECK(published(repo + "/public/rpm/el/9/" + arch) ==
+              published(copy + "/public/rpm/el/9/" + arch));
   }
   auto verify = pkgcloud(repo, {"verify"});
   INFO(verify.out);
@@ -415,7 +417,7 @@ TEST_CASE("dnf: a repository whose last package of its own goes stays, with the 
   auto arm = rpm_set(f.dir.path(), {"rarm"}, "1.0", "aarch64", "one");
   REQUIRE(pkgcloud(f.repo, {"push", arm["rarm"]}).exit_status == 0);
   REQUIRE(pkgcloud(f.repo, {"rm", "rarm"}).exit_status == 0);
-  auto files = published(f.repo + "/rpm/el/9/aarch64");
+  auto files = published(f.repo + "/public/rpm/el/9/aarch64");
   std::string primary;
   for (const auto& [name, data] : files)
     if (name.ends_with("-primary.xml.gz"))
@@ -438,8 +440,10 @@ TEST_CASE("dnf: a --replace'd noarch package reaches every architecture with its
   INFO(replace.err);
   REQUIRE(replace.exit_status == 0);
   auto bytes = *opskit::read_file(again);
-  CHECK(*opskit::read_file(f.repo + "/rpm/el/9/noarch/Packages/rcommon-2.0-1.noarch.rpm") == bytes);
-  CHECK(*opskit::read_file(f.repo + "/rpm/el/9/x86_64/Packages/rcommon-2.0-1.noarch.rpm") == bytes);
+  CHECK(*opskit::read_file(f.repo + "/public/rpm/el/9/noarch/Packages/rcommon-2.0-1.noarch.rpm") ==
+        bytes);
+  CHECK(*opskit::read_file(f.repo + "/public/rpm/el/9/x86_64/Packages/rcommon-2.0-1.noarch.rpm") ==
+        bytes);
   auto verify = pkgcloud(f.repo, {"verify"});
   INFO(verify.out);
   CHECK(verify.exit_status == 0);
@@ -456,7 +460,7 @@ TEST_CASE("dnf: a --replace'd noarch package reaches every architecture with its
 TEST_CASE("dnf: verify reports metadata whose text disagrees with its open-checksum",
           "[pkgcloud][dnf]") {
   Fixture f;
-  std::string repomd = f.repo + "/rpm/el/9/x86_64/repodata/repomd.xml";
+  std::string repomd = f.repo + "/public/rpm/el/9/x86_64/repodata/repomd.xml";
   std::string text = *opskit::read_file(repomd);
   auto at = text.find("<open-checksum type=\"sha256\">");
   REQUIRE(at != std::string::npos);
@@ -486,12 +490,12 @@ TEST_CASE("dnf: after kill -9 at any moment of a push, dnf still accepts the rep
     CHECK(dnf({"repoquery", "rhello"}).out == "rhello-0:1.0-1.x86_64\n");
   }
   // what a killed run left is swept, and the same pushes then land whole
-  fs::create_directories(f.repo + "/rpm/el/9/x86_64/.repodata.next-99999");
-  std::ofstream(f.repo + "/rpm/el/9/x86_64/.repodata.next-99999/repomd.xml") << "half";
+  fs::create_directories(f.repo + "/public/rpm/el/9/x86_64/.repodata.next-99999");
+  std::ofstream(f.repo + "/public/rpm/el/9/x86_64/.repodata.next-99999/repomd.xml") << "half";
   std::vector<std::string> args{"push"};
   args.insert(args.end(), late.begin(), late.end());
   REQUIRE(pkgcloud(f.repo, args).exit_status == 0);
-  CHECK(staging_directories(f.repo + "/rpm/el/9/x86_64").empty());
+  CHECK(staging_directories(f.repo + "/public/rpm/el/9/x86_64").empty());
   // A fresh cache: the HTTP server's Last-Modified has one-second resolution, so within the
   // same second as the last makecache dnf would be told "304 Not Modified" and keep what it has.
   fs::remove_all(f.dir / "dnf/cache");
@@ -513,14 +517,14 @@ TEST_CASE("dnf: a source rpm lands in SRPMS, which dnf reads as a repository of 
   auto push = pkgcloud(f.repo, {"push", srpm});
   INFO(push.err);
   REQUIRE(push.exit_status == 0);
-  CHECK(fs::exists(f.repo + "/rpm/el/9/SRPMS/Packages/rhello-1.0-1.src.rpm"));
-  HttpServer server(f.repo);
+  CHECK(fs::exists(f.repo + "/public/rpm/el/9/SRPMS/Packages/rhello-1.0-1.src.rpm"));
+  HttpServer server(f.repo + "/public");
   IsolatedDnf dnf(f.dir / "dnf");
-  dnf.add_repo("sources", server.url() + "/rpm/el/9/SRPMS", f.repo + "/gpg.key", true);
+  dnf.add_repo("sources", server.url() + "/rpm/el/9/SRPMS", f.repo + "/public/gpg.key", true);
   CHECK(dnf.all("%{name}-%{evr}.%{arch}") == "rhello-1.0-1.src\n");
   // and the binary repository does not list it
   IsolatedDnf binary(f.dir / "binary");
-  binary.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/gpg.key", true);
+  binary.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/public/gpg.key", true);
   CHECK(binary.all("%{name}.%{arch}") == "rcommon.noarch\nrhello.x86_64\n");
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
@@ -539,12 +543,12 @@ TEST_CASE("dnf: where the file system cannot exchange directories, repodata/ is 
     INFO(pushed.err);
     REQUIRE(pushed.exit_status == 0);
   }
-  std::string repodata = f.repo + "/rpm/el/9/x86_64/repodata";
+  std::string repodata = f.repo + "/public/rpm/el/9/x86_64/repodata";
   int gz = 0;
   for (const auto& e : fs::directory_iterator(repodata))
     gz += e.path().string().ends_with(".xml.gz");
   CHECK(gz == 6); // this generation's three and the previous one's, no older
-  CHECK(staging_directories(f.repo + "/rpm/el/9/x86_64").empty());
+  CHECK(staging_directories(f.repo + "/public/rpm/el/9/x86_64").empty());
   Served served(f);
   const IsolatedDnf& dnf = served.dnf;
   CHECK(dnf.all("%{name}") == "rcommon\nrextra\nrhello\nrmore\n");
@@ -553,7 +557,7 @@ TEST_CASE("dnf: where the file system cannot exchange directories, repodata/ is 
 
 TEST_CASE("dnf: index --rebuild recovers rpm records, noarch ones once", "[pkgcloud][dnf]") {
   Fixture f;
-  std::string primary_dir = f.repo + "/rpm/el/9/x86_64/repodata";
+  std::string primary_dir = f.repo + "/public/rpm/el/9/x86_64/repodata";
   auto listing = pkgcloud(f.repo, {"ls"});
   fs::remove(f.repo + "/.pkgcloud/state.db");
   REQUIRE(pkgcloud(f.repo, {"init"}).exit_status == 0);
@@ -580,7 +584,7 @@ TEST_CASE("dnf: a deb is refused in a dist of rpms, and an rpm in the default di
                              ": debian/bookworm is the repository's default dist for debs; push "
                              "rpms with --dist DISTRO/RELEASE such as el/9\n");
   CHECK(pkgcloud(f.repo, {"ls"}).out == listing);
-  CHECK_FALSE(fs::exists(f.repo + "/deb/el"));
+  CHECK_FALSE(fs::exists(f.repo + "/public/deb/el"));
   // A dist of its own for each is fine, and so is each format's default.
   CHECK(pkgcloud(f.repo, {"push", "--dist", "el/8", f.rpms[0]}).exit_status == 0);
   CHECK(pkgcloud(f.repo, {"push", "--dist", "el/8", deb}).exit_status == 1);
@@ -621,12 +625,12 @@ TEST_CASE("dnf: eight concurrent rpm pushes lose nothing", "[pkgcloud][dnf]") {
   auto listing = pkgcloud(repo, {"ls"}).out;
   for (int i = 0; i < 8; ++i)
     CHECK(listing.find("c" + std::to_string(i) + " ") != std::string::npos);
-  std::string repomd = *opskit::read_file(repo + "/rpm/el/9/x86_64/repodata/repomd.xml");
+  std::string repomd = *opskit::read_file(repo + "/public/rpm/el/9/x86_64/repodata/repomd.xml");
   auto verify = pkgcloud(repo, {"verify"});
   INFO(verify.out);
   CHECK(verify.exit_status == 0);
   bool counted = false;
-  for (const auto& e : fs::directory_iterator(repo + "/rpm/el/9/x86_64/repodata"))
+  for (const auto& e : fs::directory_iterator(repo + "/public/rpm/el/9/x86_64/repodata"))
     if (e.path().string().ends_with("-primary.xml.gz") &&
         repomd.find(e.path().filename().string()) != std::string::npos) {
       auto text = run({"zcat", e.path().string()});

@@ -27,17 +27,6 @@ namespace {
 
 constexpr const char* k_epoch = "1764000000";
 
-// Every file below `dir` (but .pkgcloud) with its content, to compare before and after.
-std::map<std::string, std::string> snapshot(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    std::string rel = fs::relative(e.path(), dir).string();
-    if (e.is_regular_file() && !rel.starts_with(".pkgcloud"))
-      files[rel] = *opskit::read_file(e.path().string());
-  }
-  return files;
-}
-
 std::string init_repo(const TempDir& dir) {
   std::string repo = dir / "repo";
   auto init = pkgcloud(repo, {"init", "--generate-key", "Test Repo <repo@example.com>"}, k_epoch);
@@ -73,7 +62,7 @@ TEST_CASE("pkgcloud: push records packages, ls lists them, verify finds nothing 
   REQUIRE(push.exit_status == 0);
   CHECK(push.out == "added hello 1.0-1 amd64 -> debian/bookworm main\n"
                     "added tool 2:3.0 all -> debian/bookworm main\n");
-  CHECK(fs::exists(repo + "/deb/debian/pool/main/t/tool/tool_3.0_all.deb"));
+  CHECK(fs::exists(repo + "/public/deb/debian/pool/main/t/tool/tool_3.0_all.deb"));
 
   auto ls = pkgcloud(repo, {"ls", "--json"});
   REQUIRE(ls.exit_status == 0);
@@ -105,7 +94,7 @@ TEST_CASE("pkgcloud: the same package again is a no-op, other content needs --re
   CHECK(snapshot(repo) == before);
   auto replaced = pkgcloud(repo, {"push", "--replace", changed}, k_epoch);
   CHECK(replaced.out == "replaced hello 1.0 amd64 -> debian/bookworm main\n");
-  CHECK(opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages")
+  CHECK(opskit::read_file(repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/Packages")
             ->find("Homepage: x") != std::string::npos);
 }
 
@@ -162,7 +151,7 @@ TEST_CASE("pkgcloud: a push of many packages puts each in the pool byte for byte
   CHECK(twins.err == "pkgcloud: error: " + other +
                          ": deb/debian/pool/main/t/twin/twin_1.0_all.deb is also the pool file of "
                          "another package of this push, with other content\n");
-  CHECK_FALSE(fs::exists(repo + "/deb/debian/pool"));
+  CHECK_FALSE(fs::exists(repo + "/public/deb/debian/pool"));
   CHECK(snapshot(repo) == before);
 
   std::vector<std::string> args{"push"};
@@ -174,7 +163,7 @@ TEST_CASE("pkgcloud: a push of many packages puts each in the pool byte for byte
     std::string name = "many" + std::to_string(i);
     INFO(name);
     auto pooled = opskit::read_file(
-        fmt::format("{}/deb/debian/pool/main/m/{}/{}_1.0_amd64.deb", repo, name, name));
+        fmt::format("{}/public/deb/debian/pool/main/m/{}/{}_1.0_amd64.deb", repo, name, name));
     REQUIRE(pooled);
     CHECK(*pooled == *opskit::read_file(files[i]));
   }
@@ -232,7 +221,7 @@ TEST_CASE("pkgcloud: eight concurrent pushes lose nothing", "[pkgcloud]") {
     CHECK(outcome.exit_status == 0);
   }
   std::string packages =
-      *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+      *opskit::read_file(repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/Packages");
   for (int i = 0; i < 8; ++i)
     CHECK(packages.find("Package: pkg" + std::to_string(i) + "\n") != std::string::npos);
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
@@ -245,12 +234,13 @@ TEST_CASE("pkgcloud: verify reports a tampered index and damaged or missing pool
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
   auto b = dpkg_deb_build(dir.path(), "world", control("world", "1.0", "amd64"));
   REQUIRE(pkgcloud(repo, {"push", a, b}, k_epoch).exit_status == 0);
-  fs::remove(repo + "/deb/debian/pool/main/w/world/world_1.0_amd64.deb");
-  std::ofstream(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages", std::ios::app)
+  fs::remove(repo + "/public/deb/debian/pool/main/w/world/world_1.0_amd64.deb");
+  std::ofstream(repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/Packages",
+                std::ios::app)
       << "X: y\n";
-  std::ofstream(repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb", std::ios::app)
+  std::ofstream(repo + "/public/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb", std::ios::app)
       << "junk";
-  std::string by_hash = repo + "/deb/debian/dists/bookworm/main/binary-amd64/by-hash/SHA512";
+  std::string by_hash = repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/by-hash/SHA512";
   fs::remove_all(by_hash);
   auto verify = pkgcloud(repo, {"verify"});
   CHECK(verify.exit_status == 1);
@@ -272,7 +262,7 @@ TEST_CASE("pkgcloud: index output is byte-identical for equal state and SOURCE_D
   std::string repo = init_repo(dir);
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
   REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
-  std::string release = repo + "/deb/debian/dists/bookworm/Release";
+  std::string release = repo + "/public/deb/debian/dists/bookworm/Release";
   std::string first = *opskit::read_file(release);
   REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);
   CHECK(*opskit::read_file(release) == first);
@@ -285,7 +275,7 @@ TEST_CASE("pkgcloud: index --rebuild recovers a repository whose database was lo
   REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
   REQUIRE(pkgcloud(repo, {"push", "--component", "contrib", a}, k_epoch).exit_status == 0);
-  std::string packages = repo + "/deb/debian/dists/bookworm/contrib/binary-amd64/Packages";
+  std::string packages = repo + "/public/deb/debian/dists/bookworm/contrib/binary-amd64/Packages";
   std::string before = *opskit::read_file(packages);
   fs::remove(repo + "/.pkgcloud/state.db");
   REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
@@ -307,14 +297,14 @@ TEST_CASE("pkgcloud: index --rebuild records a pool file replaced by hand and ke
   fs::create_directories(dir / "other");
   auto changed = dpkg_deb_build(dir / "other", "hello",
                                 control("hello", "1.0", "amd64") + " Rebuilt by hand.\n");
-  fs::copy_file(changed, repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb",
+  fs::copy_file(changed, repo + "/public/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb",
                 fs::copy_options::overwrite_existing);
   auto rebuilt = pkgcloud(repo, {"index", "--rebuild"}, k_epoch);
   INFO(rebuilt.err);
   REQUIRE(rebuilt.exit_status == 0);
   CHECK(rebuilt.out.starts_with("rescanned 2 packages from the pool\n"));
   std::string packages =
-      *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+      *opskit::read_file(repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/Packages");
   CHECK(packages.find(" Rebuilt by hand.\n") != std::string::npos);
   CHECK(packages.find("Size: " + std::to_string(fs::file_size(changed)) + "\n") !=
         std::string::npos);
@@ -345,7 +335,7 @@ TEST_CASE("pkgcloud: a passphrase-protected key signs with the passphrase and fa
   REQUIRE(init.exit_status == 0);
   // The agent caches passphrases; forget them so the next run must supply one.
   run({"gpgconf", "--homedir", repo + "/.pkgcloud/gnupg", "--kill", "gpg-agent"});
-  std::string in_release = repo + "/deb/debian/dists/bookworm/InRelease";
+  std::string in_release = repo + "/public/deb/debian/dists/bookworm/InRelease";
   std::string before = *opskit::read_file(in_release);
   auto unsigned_run = pkgcloud(repo, {"index"}, "1764000100");
   CHECK(unsigned_run.exit_status == 1);
@@ -374,11 +364,11 @@ TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epoch
   CHECK(prune.out == "removed tool 1.10~rc1 amd64 from debian/bookworm\n"
                      "removed tool 1.9 amd64 from debian/bookworm\n");
   std::string packages =
-      *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+      *opskit::read_file(repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/Packages");
   CHECK(packages.find("Version: 1:0.1\n") != std::string::npos);
   CHECK(packages.find("Version: 1.10\n") != std::string::npos);
   CHECK(packages.find("Version: 1.9\n") == std::string::npos);
-  CHECK_FALSE(fs::exists(repo + "/deb/debian/pool/main/t/tool/tool_1.9_amd64.deb"));
+  CHECK_FALSE(fs::exists(repo + "/public/deb/debian/pool/main/t/tool/tool_1.9_amd64.deb"));
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
@@ -392,10 +382,10 @@ TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when not
   auto rm = pkgcloud(repo, {"rm", "hello=1.0"}, k_epoch);
   CHECK(rm.out == "removed hello 1.0 amd64 from debian/bookworm\n");
   std::string packages =
-      *opskit::read_file(repo + "/deb/debian/dists/bookworm/main/binary-amd64/Packages");
+      *opskit::read_file(repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/Packages");
   CHECK(packages.find("Package: hello") == std::string::npos);
   CHECK(packages.find("Package: other") != std::string::npos);
-  CHECK_FALSE(fs::exists(repo + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb"));
+  CHECK_FALSE(fs::exists(repo + "/public/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb"));
   auto again = pkgcloud(repo, {"rm", "hello"}, k_epoch);
   CHECK(again.exit_status == 1);
   CHECK(again.err == "pkgcloud: error: rm: no package hello\n");
@@ -425,7 +415,7 @@ TEST_CASE("pkgcloud: ls --dist shows one dist's packages", "[pkgcloud]") {
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
   REQUIRE(pkgcloud(repo, {"push", "--dist", "ubuntu/noble", a}, k_epoch).exit_status == 0);
   REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
-  CHECK(fs::exists(repo + "/deb/ubuntu/dists/noble/InRelease"));
+  CHECK(fs::exists(repo + "/public/deb/ubuntu/dists/noble/InRelease"));
   auto ls = pkgcloud(repo, {"ls", "--dist", "ubuntu/noble"});
   CHECK(ls.out == "NAME   VERSION  ARCH   FORMAT  DIST          COMPONENT  SIZE\n"
                   "hello  1.0      amd64  deb     ubuntu/noble  main       " +
@@ -479,15 +469,16 @@ TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one i
   auto exported =
       run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "export-key", "--armor"});
   CHECK(exported.out.starts_with("-----BEGIN PGP PUBLIC KEY BLOCK-----"));
-  CHECK(*opskit::read_file(repo + "/gpg.key") == exported.out);
+  CHECK(*opskit::read_file(repo + "/public/gpg.key") == exported.out);
 }
 
 TEST_CASE("pkgcloud: temporary files a killed run left in the metadata are swept by the next",
           "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
-  std::string stale = repo + "/deb/debian/dists/bookworm/main/binary-amd64/.Packages.tmp-999999";
-  std::string stale_rpm = repo + "/rpm/el/9/x86_64/repodata/.repomd.xml.tmp-999999";
+  std::string stale =
+      repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/.Packages.tmp-999999";
+  std::string stale_rpm = repo + "/public/rpm/el/9/x86_64/repodata/.repomd.xml.tmp-999999";
   std::ofstream(stale) << "half written";
   std::ofstream(stale_rpm) << "half written";
   REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);

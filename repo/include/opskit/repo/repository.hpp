@@ -21,6 +21,9 @@ struct Environment {
   std::time_t now = 0;                   // the Date of new metadata (SOURCE_DATE_EPOCH)
   // Called after each package of a long run with (done, total); may be empty.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Called with one line about what was done on the user's behalf beside the command asked
+  // for (a repository moved to the current layout); may be empty.
+  std::function<void(std::string_view)> notice;
 };
 
 struct InitOptions {
@@ -90,18 +93,21 @@ struct Sources {
   std::string name;
 };
 
-// A package repository in a directory (layout in pkgcloud(1)): deb/<distro>/{pool,dists} for
-// apt, rpm/<distro>/<version>/<arch>/ for dnf, .pkgcloud/ for state, lock and keyring, and the
-// public key as gpg.key and gpg.gpg. Every mutating operation holds .pkgcloud/lock and one SQLite
-// transaction, writes metadata through temporary files renamed top-level-last, and signs before
-// publishing anything, so a failure leaves the previous signed repository in place.
+// A package repository in a directory (layout in pkgcloud(1)): the publication, what clients
+// read, in public/ (deb/<distro>/{pool,dists} for apt, rpm/<distro>/<version>/<arch>/ for dnf,
+// the public key as gpg.key and gpg.gpg), and beside it, never inside, .pkgcloud/ for state,
+// lock and keyring. Every mutating operation holds .pkgcloud/lock and one SQLite transaction,
+// writes metadata through temporary files renamed top-level-last, and signs before publishing
+// anything, so a failure leaves the previous signed repository in place.
 class Repository {
 public:
   // Creates the repository in `root` (which may exist, but must not hold a repository yet),
   // generates or checks the signing key, and writes empty signed indexes for the default dists.
   static Result<Repository> init(const std::string& root, const InitOptions& options,
                                  Environment env);
-  // Opens an existing repository; the error says when `root` holds none.
+  // Opens an existing repository; the error says when `root` holds none. One made before the
+  // publication had a directory of its own is moved to the current layout first, safely at any
+  // moment of a kill, and env.notice says so.
   static Result<Repository> open(const std::string& root, Environment env);
 
   // Reads and validates every file first (nothing is changed if one is bad), then records them,
@@ -125,11 +131,11 @@ public:
   Result<Sources> sources(const std::string& url) const;
 
   const std::string& root() const noexcept { return root_; }
+  // The directory to serve or upload: `root`/public.
+  const std::string& publication() const noexcept { return public_; }
 
 private:
-  Repository(std::string root, State state, RepositoryConfig config, Environment env)
-      : root_(std::move(root)), state_(std::move(state)), config_(std::move(config)),
-        env_(std::move(env)) {}
+  Repository(std::string root, State state, RepositoryConfig config, Environment env);
   struct Signer;
   Result<std::optional<Signer>> signer(SignRequest request);
   // Writes the apt suites (distro, codename) of `records`, which hold every package in state.
@@ -162,6 +168,7 @@ private:
   Result<void> remove_records(const std::vector<PackageRecord>& doomed);
 
   std::string root_;
+  std::string public_; // the publication; pool paths in records are relative to it
   State state_;
   RepositoryConfig config_; // read once when opened: a command sees one configuration
   Environment env_;
