@@ -272,6 +272,20 @@ Result<void> check_name(std::string_view what, std::string_view field, std::stri
   return {};
 }
 
+// Whether the header is a source package's, decided as rpm 4.18 decides it when it reads one
+// (applyRetrofits in lib/package.c): SOURCEPACKAGE marks a source package and SOURCERPM a
+// binary one; a header with neither is a source package when all its files sit in one
+// directory with an empty name, as rpmbuild -bs lays out the spec and the sources. The lead's
+// type is not asked: rpm ignores it too.
+bool is_source(const Header& h) {
+  if (h.has(k_sourcepackage))
+    return true;
+  if (h.has(k_sourcerpm))
+    return false;
+  auto dirs = h.strings(k_dirnames);
+  return dirs.size() == 1 && dirs.front().empty();
+}
+
 } // namespace
 
 std::string RpmInfo::evr() const {
@@ -299,7 +313,7 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   r.name = h->string(k_name);
   r.version = h->string(k_version);
   r.release = h->string(k_release);
-  r.arch = h->has(k_sourcepackage) ? "src" : h->string(k_arch);
+  r.arch = is_source(*h) ? "src" : h->string(k_arch);
   for (auto [field, value] : {std::pair{"name", &r.name}, std::pair{"version", &r.version},
                               std::pair{"release", &r.release}, std::pair{"arch", &r.arch}})
     if (auto ok = check_name(what, field, *value); !ok)

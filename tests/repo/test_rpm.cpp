@@ -107,6 +107,38 @@ TEST_CASE("rpm: files join dirnames and basenames; directories and ghosts are to
   CHECK(r->files[1].type == RpmFileType::ghost);
 }
 
+TEST_CASE("rpm: source or binary is decided as rpm does when neither tag says so", "[repo][rpm]") {
+  // rpmbuild -bs's layout without RPMTAG_SOURCEPACKAGE: the spec and the sources in one
+  // directory with an empty name, and no SOURCERPM
+  auto source = basic();
+  source.resize(4);
+  source.push_back({1022, 6, {"x86_64"}, {}});
+  source.push_back({1030, 4, {}, {0100644, 0100644}});
+  source.push_back({1116, 4, {}, {0, 0}});
+  source.push_back({1117, 8, {"hello.spec", "hello-1.0.tar.gz"}, {}});
+  source.push_back({1118, 8, {""}, {}});
+  auto r = read_rpm(rpm(source), "hello.src.rpm");
+  REQUIRE(r);
+  CHECK(r->arch == "src");
+  CHECK(rpm_file_name(*r) == "hello-1.0-1.el9.src.rpm");
+  // SOURCERPM names the source a binary package came from, whatever its file list
+  auto binary = source;
+  binary.insert(binary.begin() + 5, {1044, 6, {"hello-1.0-1.el9.src.rpm"}, {}});
+  r = read_rpm(rpm(binary), "hello.rpm");
+  REQUIRE(r);
+  CHECK(r->arch == "x86_64");
+  // SOURCEPACKAGE marks a source package, whatever its file list
+  auto marked = basic();
+  marked.push_back({1106, 4, {}, {1}});
+  r = read_rpm(rpm(marked), "marked.src.rpm");
+  REQUIRE(r);
+  CHECK(r->arch == "src");
+  // neither tag and files in named directories: a binary package
+  r = read_rpm(rpm(basic()), "hello.rpm");
+  REQUIRE(r);
+  CHECK(r->arch == "x86_64");
+}
+
 TEST_CASE("rpm: the header range covers the main header after the padded signature",
           "[repo][rpm]") {
   std::string bytes = rpm(basic());

@@ -174,6 +174,41 @@ struct Served {
   IsolatedDnf dnf;
 };
 
+// rpmbuild -bs of the spec the fixture's rhello came from; returns the source rpm's path.
+std::string source_rpm(const Fixture& f) {
+  auto built =
+      run({"rpmbuild", "-bs", "--define", "_topdir " + (f.dir / "top"), f.dir / "rhello.spec"});
+  INFO(built.out << built.err);
+  REQUIRE(built.exit_status == 0);
+  std::string srpm = f.dir / "top/SRPMS/rhello-1.0-1.src.rpm";
+  REQUIRE(fs::exists(srpm));
+  return srpm;
+}
+
+std::uint32_t be32(const std::string& bytes, std::size_t at) {
+  std::uint32_t v = 0;
+  for (std::size_t i = 0; i < 4; ++i)
+    v = v << 8 | static_cast<unsigned char>(bytes.at(at + i));
+  return v;
+}
+
+// A copy of the rpm at `path` whose main header has no RPMTAG_SOURCEPACKAGE (1106), as source
+// rpms of older rpmbuilds have: its entry is renamed to the unused tag 1105 in place.
+std::string without_source_package_tag(const std::string& path, const std::string& out) {
+  std::string bytes = *opskit::read_file(path);
+  std::size_t sig = 96, main = sig + 16 + 16 * be32(bytes, sig + 8) + be32(bytes, sig + 12);
+  main += (8 - main % 8) % 8;
+  bool renamed = false;
+  for (std::size_t i = 0, n = be32(bytes, main + 8); i < n; ++i)
+    if (std::size_t at = main + 16 + 16 * i; be32(bytes, at) == 1106) {
+      bytes[at + 3] = '\x51'; // 1106 = 0x452 -> 0x451
+      renamed = true;
+    }
+  REQUIRE(renamed);
+  std::ofstream(out, std::ios::binary) << bytes;
+  return out;
+}
+
 } // namespace
 
 TEST_CASE("dnf: makecache and install into an installroot from a signed repository",
@@ -507,13 +542,7 @@ TEST_CASE("dnf: after kill -9 at any moment of a push, dnf still accepts the rep
 TEST_CASE("dnf: a source rpm lands in SRPMS, which dnf reads as a repository of its own",
           "[pkgcloud][dnf][server]") {
   Fixture f;
-  // rpmbuild -bs of the spec the fixture's rhello came from
-  auto built =
-      run({"rpmbuild", "-bs", "--define", "_topdir " + (f.dir / "top"), f.dir / "rhello.spec"});
-  INFO(built.out << built.err);
-  REQUIRE(built.exit_status == 0);
-  std::string srpm = f.dir / "top/SRPMS/rhello-1.0-1.src.rpm";
-  REQUIRE(fs::exists(srpm));
+  std::string srpm = source_rpm(f);
   auto push = pkgcloud(f.repo, {"push", srpm});
   INFO(push.err);
   REQUIRE(push.exit_status == 0);
@@ -526,6 +555,27 @@ TEST_CASE("dnf: a source rpm lands in SRPMS, which dnf reads as a repository of 
   IsolatedDnf binary(f.dir / "binary");
   binary.add_repo("pkgcloud", server.url() + "/rpm/el/9/x86_64", f.repo + "/public/gpg.key", true);
   CHECK(binary.all("%{name}.%{arch}") == "rcommon.noarch\nrhello.x86_64\n");
+  CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("dnf: a source rpm without SOURCEPACKAGE is a source rpm, as rpm reads it",
+          "[pkgcloud][dnf][server]") {
+  Fixture f; // its binary rhello-1.0-1.x86_64 is in the repository already
+  std::string srpm = without_source_package_tag(source_rpm(f), f.dir / "old.src.rpm");
+  auto queried = run(
+      {"rpm", "-qp", "--nosignature", "--nodigest", "--qf", "%{SOURCEPACKAGE} %{SOURCERPM}", srpm});
+  REQUIRE(queried.out == "1 (none)");
+  auto push = pkgcloud(f.repo, {"push", srpm});
+  INFO(push.err);
+  REQUIRE(push.exit_status == 0);
+  CHECK(push.out == "added rhello 1.0-1 src -> el/9\n");
+  CHECK(fs::exists(f.repo + "/public/rpm/el/9/SRPMS/Packages/rhello-1.0-1.src.rpm"));
+  // and the binary it was built into is still taken as the same package
+  CHECK(pkgcloud(f.repo, {"push", f.rpms[0]}).out == "unchanged rhello 1.0-1 x86_64 -> el/9\n");
+  HttpServer server(f.repo + "/public");
+  IsolatedDnf dnf(f.dir / "dnf");
+  dnf.add_repo("sources", server.url() + "/rpm/el/9/SRPMS", f.repo + "/public/gpg.key", true);
+  CHECK(dnf.all("%{name}-%{evr}.%{arch}") == "rhello-1.0-1.src\n");
   CHECK(pkgcloud(f.repo, {"verify"}).exit_status == 0);
 }
 
