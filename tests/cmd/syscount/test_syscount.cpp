@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,7 +71,19 @@ struct Count {
   std::uint64_t calls = 0, errors = 0;
   bool operator==(const Count&) const = default;
 };
+// By syscall: "openat" for a call of the machine's own ABI, "statx@i386" for another ABI's.
 using Counts = std::map<std::string, Count>;
+
+// The machine's own ABI as syscount names it: uname -m ("x86_64").
+std::string native_abi() {
+  utsname u{};
+  REQUIRE(::uname(&u) == 0);
+  return u.machine;
+}
+
+std::string count_key(const std::string& name, const std::string& abi) {
+  return abi == native_abi() ? name : name + "@" + abi;
+}
 
 std::ostream& operator<<(std::ostream& out, const Counts& counts) {
   for (const auto& [name, c] : counts)
@@ -78,8 +91,9 @@ std::ostream& operator<<(std::ostream& out, const Counts& counts) {
   return out;
 }
 
-// strace -f -c's table: "% time seconds usecs/call calls [errors] syscall", then a total line.
-// `filter` empty: every call.
+// strace -f -c's tables: "% time seconds usecs/call calls [errors] syscall", then a total line;
+// one for the machine's own ABI, then one for each other ABI seen, headed "System call usage
+// summary for 32 bit mode:" (i386) or "... for x32 mode:". `filter` empty: every call.
 Counts strace_counts(const std::vector<std::string>& command, const TempDir& tmp,
                      const std::string& filter = k_strace_filter) {
   std::string out = tmp.file("strace.txt");
@@ -90,14 +104,21 @@ Counts strace_counts(const std::vector<std::string>& command, const TempDir& tmp
   Outcome done = run(argv);
   INFO(done.err);
   Counts counts;
+  std::string abi = native_abi();
   std::istringstream lines(slurp(out));
   for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("System call usage summary for ")) {
+      abi = line.find("32 bit") != std::string::npos ? "i386"
+            : line.find("x32") != std::string::npos  ? "x32"
+                                                     : native_abi();
+      continue;
+    }
     std::istringstream words(line);
     std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
     if (w.size() < 5 || w[0] == "%" || w.back() == "total" ||
         !std::isdigit(static_cast<unsigned char>(w[0][0])))
       continue;
-    counts[w.back()] = {std::stoull(w[3]), w.size() == 6 ? std::stoull(w[4]) : 0};
+    counts[count_key(w.back(), abi)] = {std::stoull(w[3]), w.size() == 6 ? std::stoull(w[4]) : 0};
   }
   return counts;
 }
@@ -125,8 +146,8 @@ Traced syscount(const std::string& cls, const std::vector<std::string>& command,
 Counts json_counts(const json& report) {
   Counts counts;
   for (const auto& s : report.at("syscalls"))
-    counts[s.at("name").get<std::string>()] = {s.at("calls").get<std::uint64_t>(),
-                                               s.at("errors").get<std::uint64_t>()};
+    counts[count_key(s.at("name"), s.at("abi"))] = {s.at("calls").get<std::uint64_t>(),
+                                                    s.at("errors").get<std::uint64_t>()};
   return counts;
 }
 
@@ -221,6 +242,15 @@ struct Child {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 };
+
+// The header line of the text report's Calls table.
+std::string calls_header(const std::string& report) {
+  auto at = report.find("\nCalls\n");
+  if (at == std::string::npos)
+    return {};
+  at += 7;
+  return report.substr(at, report.find('\n', at) - at);
+}
 
 // "TracerPid" and "State" of a process, from /proc/PID/status.
 std::string proc_status_field(pid_t pid, const std::string& field) {
@@ -512,8 +542,9 @@ TEST_CASE("syscount: --json follows the documented schema", "[syscount]") {
   CHECK(r.at("exit_status") == 4);
   CHECK(r.at("wall_s").is_number());
   for (const auto& s : r.at("syscalls")) {
-    CHECK(s.size() == 5);
+    CHECK(s.size() == 6);
     CHECK(s.at("name").is_string());
+    CHECK(s.at("abi") == native_abi()); // sh is a program of the machine's own ABI
     CHECK(s.at("calls").is_number_unsigned());
     CHECK(s.at("errors").is_number_unsigned());
     CHECK(s.at("errno").is_object());
@@ -577,4 +608,13 @@ TEST_CASE("syscount: without seccomp it traces every call and counts the same", 
   for (const auto& s : report.at("syscalls")) // only the class's calls, filtered in user space
     CHECK((s.at("name") == "newfstatat" || s.at("name") == "access" || s.at("name") == "stat" ||
            s.at("name") == "lstat" || s.at("name") == "fstat" || s.at("name") == "readlink"));
+}
+
+TEST_CASE("syscount: a run in the machine's own ABI only has no abi column", "[syscount]") {
+  auto done = run({tool("syscount"), "stats", "--", "sh", "-c", "test -e /nonexistent-abi"});
+  CHECK(done.exit_status == 1);
+  INFO(done.err);
+  std::string header = calls_header(done.err);
+  CHECK(header.starts_with("syscall"));
+  CHECK(header.find("abi") == std::string::npos);
 }
