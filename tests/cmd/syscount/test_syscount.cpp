@@ -7,9 +7,11 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 
 #include "opskit/handle.hpp"
 #include "process.hpp"
+#include "skip.hpp"
 
 extern char** environ;
 
@@ -242,6 +245,42 @@ struct Child {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 };
+
+// A static 32-bit build of workloads/stat32.c, or why there is none.
+struct Program32 {
+  std::string path; // empty when it cannot be built or run here
+  std::string why_not;
+};
+
+// The errno with which the kernel refuses to execute `program` with no arguments (ENOEXEC when
+// it cannot run 32-bit programs), or 0 when it ran.
+int exec_error(const std::string& program) {
+  std::vector<char*> argv{const_cast<char*>(program.c_str()), nullptr};
+  pid_t pid = 0;
+  if (int rc = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ))
+    return rc;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return 0;
+}
+
+// Builds stat32 in `tmp` with gcc -m32 -static (gcc-multilib), and makes sure it runs.
+Program32 build_stat32(const TempDir& tmp) {
+  if (!have_program("gcc"))
+    return {{}, "gcc is not installed"};
+  std::string exe = tmp.file("stat32");
+  Outcome built = run({"gcc", "-m32", "-static", "-O1", "-o", exe,
+                       std::string(SYSCOUNT_WORKLOAD_SOURCES) + "/stat32.c"});
+  if (built.exit_status != 0)
+    return {{},
+            "gcc -m32 -static cannot build a 32-bit program here (is gcc-multilib "
+            "installed?): " +
+                built.err.substr(0, built.err.find('\n'))};
+  if (int err = exec_error(exe); err != 0)
+    return {{}, std::string("this kernel cannot run 32-bit programs: exec: ") + std::strerror(err)};
+  return {exe, {}};
+}
 
 // The header line of the text report's Calls table.
 std::string calls_header(const std::string& report) {
@@ -608,6 +647,88 @@ TEST_CASE("syscount: without seccomp it traces every call and counts the same", 
   for (const auto& s : report.at("syscalls")) // only the class's calls, filtered in user space
     CHECK((s.at("name") == "newfstatat" || s.at("name") == "access" || s.at("name") == "stat" ||
            s.at("name") == "lstat" || s.at("name") == "fstat" || s.at("name") == "readlink"));
+}
+
+TEST_CASE("syscount: a 32-bit program's calls count under their i386 names, as strace counts them",
+          "[syscount][strace][abi32]") {
+  TempDir tmp;
+  auto s32 = build_stat32(tmp);
+  if (s32.path.empty())
+    OPSKIT_SKIP(s32.why_not);
+  constexpr std::uint64_t n = 50;
+  std::string missing = tmp.file("missing.abi32");
+  for (std::string cls : {"stats", "all"}) {
+    INFO("syscount " << cls);
+    auto report = check_against_strace({s32.path, std::to_string(n), missing}, cls);
+    auto counts = json_counts(report);
+    CHECK(counts["access@i386"] == Count{n, n});
+    CHECK(counts["stat64@i386"] == Count{n, n});
+    CHECK(counts["fstat64@i386"] == Count{n, 0});
+    CHECK(counts["fstatat64@i386"].calls >= n);
+    // libc's stat and lstat go to statx, fstatat64 or stat64, as the C library chooses.
+    std::uint64_t stat_failures = 0;
+    for (std::string name :
+         {"stat", "lstat", "oldstat", "oldlstat", "stat64", "lstat64", "fstatat64", "statx"})
+      stat_failures += counts[name + "@i386"].errors;
+    CHECK(stat_failures == 4 * n); // stat, lstat, stat64 and fstatat64 on the missing path
+    for (const auto& s : report.at("syscalls"))
+      if (s.at("abi") != "i386") // only the execve that started it, made by a 64-bit process
+        CHECK(s.at("name") == "execve");
+
+    const json* path = find_path(report, missing);
+    REQUIRE(path != nullptr);
+    CHECK(path->at("calls") == 5 * n);
+    CHECK(path->at("errno").at("ENOENT") == 5 * n);
+    REQUIRE_FALSE(report.at("failed_dirs").empty());
+    CHECK(report.at("failed_dirs")[0] == json{{"dir", tmp.path.string()}, {"failed", 5 * n}});
+    REQUIRE_FALSE(report.at("failed_suffixes").empty());
+    CHECK(report.at("failed_suffixes")[0] == json{{"suffix", ".abi32"}, {"failed", 5 * n}});
+  }
+}
+
+TEST_CASE("syscount: a 64-bit shell running a 32-bit program counts both ABIs, marked apart",
+          "[syscount][strace][abi32]") {
+  TempDir tmp;
+  auto s32 = build_stat32(tmp);
+  if (s32.path.empty())
+    OPSKIT_SKIP(s32.why_not);
+  constexpr std::uint64_t n = 20, m = 7;
+  std::string missing32 = tmp.file("missing.abi32"), missing64 = tmp.file("missing.abi64");
+  std::string script = "i=0; while [ $i -lt " + std::to_string(m) + " ]; do [ -e " + missing64 +
+                       " ]; i=$((i+1)); done; " + s32.path + " " + std::to_string(n) + " " +
+                       missing32;
+  std::vector<std::string> command{"/bin/sh", "-c", script};
+  check_against_strace(command, "all");
+  auto report = check_against_strace(command, "stats");
+  std::set<std::string> abis;
+  for (const auto& s : report.at("syscalls"))
+    abis.insert(s.at("abi").get<std::string>());
+  CHECK(abis == std::set<std::string>{native_abi(), "i386"});
+  CHECK(json_counts(report)["access@i386"] == Count{n, n});
+  const json* in64 = find_path(report, missing64);
+  REQUIRE(in64 != nullptr);
+  CHECK(in64->at("calls") == m);
+  const json* in32 = find_path(report, missing32);
+  REQUIRE(in32 != nullptr);
+  CHECK(in32->at("calls") == 5 * n);
+
+  auto text = run({tool("syscount"), "stats", "--", "/bin/sh", "-c", script});
+  CHECK(text.exit_status == 0);
+  INFO(text.err);
+  std::string header = calls_header(text.err);
+  CHECK(header.starts_with("syscall"));
+  CHECK(header.find(" abi ") != std::string::npos);
+  bool saw_i386 = false, saw_native = false;
+  std::istringstream lines(text.err);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+    saw_i386 = saw_i386 ||
+               (w.size() >= 3 && w[0] == "access" && w[1] == "i386" && w[2] == std::to_string(n));
+    saw_native = saw_native || (w.size() >= 2 && w[1] == native_abi());
+  }
+  CHECK(saw_i386);
+  CHECK(saw_native);
 }
 
 TEST_CASE("syscount: a run in the machine's own ABI only has no abi column", "[syscount]") {
