@@ -15,7 +15,9 @@ struct Subcommand {
 constexpr Subcommand k_subcommands[] = {
     {trace::SyscallClass::stats,
      "Count the stat family: stat, lstat, fstat, newfstatat, statx, access, faccessat, "
-     "faccessat2, readlink, readlinkat; by syscall, result, path, failed directory and suffix."},
+     "faccessat2, readlink, readlinkat (and for 32-bit programs stat64, lstat64, fstat64, "
+     "fstatat64, oldstat, oldlstat, oldfstat); by syscall, result, path, failed directory and "
+     "suffix."},
     {trace::SyscallClass::files,
      "Count the stat family plus open, openat, openat2, creat, execve, execveat, unlink(at), "
      "rename(at,at2), mkdir(at) and chdir."},

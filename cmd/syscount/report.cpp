@@ -56,6 +56,29 @@ void section(std::string& out, std::string_view title, const Table& table, std::
   out += table.render(width);
 }
 
+// Calls per syscall. When some were made through another ABI than the native one (a 32-bit
+// program on x86_64), an "abi" column tells them apart: statx of i386 is not statx of x86_64.
+Table calls_table(const std::vector<trace::SyscallSummary>& syscalls) {
+  bool other_abi = std::any_of(syscalls.begin(), syscalls.end(),
+                               [](const auto& s) { return s.abi != trace::Abi::native; });
+  std::vector<Column> columns{{"syscall"},
+                              {"calls", Align::right},
+                              {"errors", Align::right},
+                              {"time (s)", Align::right},
+                              {"errors by errno"}};
+  if (other_abi)
+    columns.insert(columns.begin() + 1, {"abi"});
+  Table calls(std::move(columns));
+  for (const auto& s : syscalls) {
+    std::vector<std::string> row{s.name, std::to_string(s.calls), std::to_string(s.errors),
+                                 seconds(s.time_s), errno_list(s.errnos)};
+    if (other_abi)
+      row.insert(row.begin() + 1, std::string(trace::to_string(s.abi)));
+    calls.add_row(std::move(row));
+  }
+  return calls;
+}
+
 } // namespace
 
 std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
@@ -72,15 +95,7 @@ std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
                          command_line(run), run.exit_status);
   std::string out = fit(header, width) + "\n";
 
-  Table calls({{"syscall"},
-               {"calls", Align::right},
-               {"errors", Align::right},
-               {"time (s)", Align::right},
-               {"errors by errno"}});
-  for (const auto& s : summary.syscalls)
-    calls.add_row({s.name, std::to_string(s.calls), std::to_string(s.errors), seconds(s.time_s),
-                   errno_list(s.errnos)});
-  section(out, "Calls", calls, width);
+  section(out, "Calls", calls_table(summary.syscalls), width);
 
   Table results({{"result"}, {"calls", Align::right}});
   if (summary.calls > 0)
@@ -145,6 +160,7 @@ std::string render_json(const RunInfo& run, const trace::TraceSummary& summary, 
   doc["syscalls"] = Json::array();
   for (const auto& s : summary.syscalls)
     doc["syscalls"].push_back({{"name", s.name},
+                               {"abi", trace::to_string(s.abi)},
                                {"calls", s.calls},
                                {"errors", s.errors},
                                {"errno", errno_object(s.errnos)},

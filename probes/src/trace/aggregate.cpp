@@ -117,9 +117,10 @@ void Aggregator::record(const SyscallEvent& event) {
   if (event.nr < 0 || event.nr >= k_max_nr)
     return;
   auto nr = static_cast<std::size_t>(event.nr);
-  if (syscalls_.size() <= nr)
-    syscalls_.resize(nr + 1);
-  auto& s = syscalls_[nr];
+  auto& table = syscalls_[static_cast<std::size_t>(event.abi)];
+  if (table.size() <= nr)
+    table.resize(nr + 1);
+  auto& s = table[nr];
   int err = is_error(event.result) ? static_cast<int>(-event.result) : 0;
   ++s.calls;
   s.time_ns += event.duration_ns;
@@ -157,32 +158,41 @@ void Aggregator::record(const SyscallEvent& event) {
   }
 }
 
-TraceSummary Aggregator::summary(std::size_t max_listed) const {
-  TraceSummary out;
+void Aggregator::add_syscalls(TraceSummary& out) const {
   std::map<int, std::uint64_t> results;
-  for (std::size_t nr = 0; nr < syscalls_.size(); ++nr) {
-    const auto& s = syscalls_[nr];
-    if (s.calls == 0)
-      continue;
-    SyscallSummary row{
-        syscall_name(static_cast<int>(nr)),  static_cast<int>(nr), s.calls, s.errors, {},
-        static_cast<double>(s.time_ns) / 1e9};
-    for (const auto& [err, count] : s.errnos) {
-      row.errnos.push_back({err, count});
-      results[err] += count;
+  for (std::size_t a = 0; a < k_abi_count; ++a) {
+    auto abi = static_cast<Abi>(a);
+    for (std::size_t nr = 0; nr < syscalls_[a].size(); ++nr) {
+      const auto& s = syscalls_[a][nr];
+      if (s.calls == 0)
+        continue;
+      SyscallSummary row{
+          syscall_name(abi, static_cast<int>(nr)), static_cast<int>(nr), abi, s.calls, s.errors, {},
+          static_cast<double>(s.time_ns) / 1e9};
+      for (const auto& [err, count] : s.errnos) {
+        row.errnos.push_back({err, count});
+        results[err] += count;
+      }
+      sort_errnos(row.errnos);
+      out.calls += s.calls;
+      out.errors += s.errors;
+      out.time_s += row.time_s;
+      out.syscalls.push_back(std::move(row));
     }
-    sort_errnos(row.errnos);
-    out.calls += s.calls;
-    out.errors += s.errors;
-    out.time_s += row.time_s;
-    out.syscalls.push_back(std::move(row));
   }
   std::sort(out.syscalls.begin(), out.syscalls.end(), [](const auto& a, const auto& b) {
-    return a.calls != b.calls ? a.calls > b.calls : a.name < b.name;
+    if (a.calls != b.calls)
+      return a.calls > b.calls;
+    return a.name != b.name ? a.name < b.name : a.abi < b.abi;
   });
   for (const auto& [err, count] : results)
     out.results.push_back({err, count});
   sort_errnos(out.results);
+}
+
+TraceSummary Aggregator::summary(std::size_t max_listed) const {
+  TraceSummary out;
+  add_syscalls(out);
 
   // Paths: the top of the exact ones and of the folded directories, merged.
   std::map<std::pair<std::uint64_t, std::uint32_t>, std::vector<ErrnoCount>> extras;

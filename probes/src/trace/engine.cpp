@@ -86,10 +86,16 @@
 // says so through its pipe before it stops; the parent then traces every call and keeps the
 // class's in user space, as in attach mode, and warns that this is slower.
 //
+// ABIs. A 32-bit program on x86_64 calls the kernel through the i386 table, where the numbers
+// mean other calls (4 is write there, stat here), and an x32 program through x32's. The
+// filter has a branch for each (filter.cpp), and each stop is decoded by the architecture
+// GET_SYSCALL_INFO reports (abi.cpp) before it is looked up in that ABI's class table; its
+// pointers are 32 bits wide. A call is counted in the ABI of its entry: the execve that starts a
+// 32-bit program enters as x86_64 and returns as i386, and strace counts it as x86_64 too.
+//
 // Limits, as for strace: the filter sets no_new_privs, so setuid programs run without their
 // privileges; a task created with CLONE_UNTRACED escapes tracing and its counted calls fail with
-// ENOSYS; calls made through another ABI (a 32-bit program on x86_64) are not counted, since
-// their numbers mean other calls, and the filter lets them through.
+// ENOSYS.
 #include "opskit/probes/trace/engine.hpp"
 
 #include <array>
@@ -117,6 +123,7 @@
 
 #include <fmt/format.h>
 
+#include "filter.hpp"
 #include "opskit/file.hpp"
 #include "opskit/handle.hpp"
 #include "opskit/text.hpp"
@@ -202,22 +209,6 @@ private:
   struct sigaction saved_chld_ {};
 };
 
-using FilterPtr = CPtr<void, seccomp_release>;
-
-// A filter returning SECCOMP_RET_TRACE for the class's calls and allowing everything else,
-// including calls of other ABIs (see the essay).
-Result<FilterPtr> build_filter(SyscallClass cls) {
-  FilterPtr ctx(seccomp_init(SCMP_ACT_ALLOW));
-  if (!ctx)
-    return fail("seccomp filter: cannot allocate");
-  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW); rc < 0)
-    return fail(Error::from_errno("seccomp filter:", "bad-arch action", -rc));
-  for (const auto& call : class_syscalls(cls))
-    if (int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_TRACE(0), call.nr, 0); rc < 0)
-      return fail(Error::from_errno("seccomp filter: rule for", call.name, -rc));
-  return ctx;
-}
-
 // The pid's thread group and command name from /proc/<pid>/status ({pid, "?"} when it is gone).
 std::pair<pid_t, std::string> task_identity(pid_t pid) {
   std::pair<pid_t, std::string> out{pid, "?"};
@@ -240,7 +231,7 @@ std::pair<pid_t, std::string> task_identity(pid_t pid) {
 struct Tracee {
   pid_t tgid = 0;
   bool in_call = false; // past the entry of a counted call, waiting for its exit
-  int nr = -1;
+  AbiCall call;
   std::uint64_t start_ns = 0;
   std::size_t path_size = 0;
   std::unique_ptr<char[]> path; // k_path_max + k_cut.size() bytes, allocated once per task
@@ -250,7 +241,6 @@ class Tracer {
 public:
   Tracer(const TraceRequest& request, Aggregator& sink)
       : cls_(request.cls), sink_(sink), on_attached_(request.on_attached),
-        arch_(seccomp_arch_native()),
         page_size_(static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE))) {}
 
   Result<TraceOutcome> launch(const std::string& program, const std::vector<std::string>& argv);
@@ -275,7 +265,6 @@ private:
   SyscallClass cls_;
   Aggregator& sink_;
   std::function<void(std::size_t)> on_attached_;
-  std::uint32_t arch_;
   std::uint64_t page_size_;
   bool filtered_ = false; // a seccomp filter stops only counted calls
   bool attached_ = false; // attach mode
@@ -337,39 +326,39 @@ void Tracer::read_path(pid_t pid, std::uint64_t addr, Tracee& t) {
 void Tracer::on_syscall(pid_t pid, Tracee& t) {
   __ptrace_syscall_info info{};
   long got = ::ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof info, &info);
-  if (got <= 0 || info.arch != arch_) {
+  if (got <= 0) {
     resume(pid, t);
     return;
   }
   const std::uint64_t* args = nullptr;
-  int nr = -1;
+  std::optional<AbiCall> call;
   switch (info.op) {
   case PTRACE_SYSCALL_INFO_ENTRY:
-    nr = static_cast<int>(info.entry.nr);
+    call = decode_call(info.arch, info.entry.nr);
     args = info.entry.args;
     break;
   case PTRACE_SYSCALL_INFO_SECCOMP:
-    nr = static_cast<int>(info.seccomp.nr);
+    call = decode_call(info.arch, info.seccomp.nr);
     args = info.seccomp.args;
     break;
   case PTRACE_SYSCALL_INFO_EXIT:
+    // Counted in the ABI of its entry: an execve of a 32-bit program leaves in i386.
     if (t.in_call) {
       t.in_call = false;
-      sink_.record(SyscallEvent{t.tgid, t.nr, info.exit.rval, now_ns() - t.start_ns,
-                                std::string_view(t.path.get(), t.path_size)});
+      sink_.record(SyscallEvent{t.tgid, t.call.nr, info.exit.rval, now_ns() - t.start_ns,
+                                std::string_view(t.path.get(), t.path_size), t.call.abi});
     }
     resume(pid, t);
     return;
   default:
-    resume(pid, t);
-    return;
+    break;
   }
-  if (in_class(cls_, nr)) {
+  if (call && in_class(cls_, call->abi, call->nr)) {
     t.in_call = true;
-    t.nr = nr;
-    int arg = path_argument(nr);
+    t.call = *call;
+    int arg = path_argument(call->abi, call->nr);
     if (arg >= 0)
-      read_path(pid, args[arg], t);
+      read_path(pid, args[arg] & pointer_mask(call->abi), t);
     else
       t.path_size = 0;
     t.start_ns = now_ns();

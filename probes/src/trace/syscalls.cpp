@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The syscall classes as tables of names, resolved to numbers once through libseccomp so that
-// the same table serves every ABI libseccomp knows (x86_64 has `stat`, arm64 only `newfstatat`).
+// The syscall classes as tables of names, resolved to numbers once per traced ABI through
+// libseccomp, so that one table serves every ABI: x86_64 has `stat` and `newfstatat`, arm64 only
+// `newfstatat`, i386 `stat`, `stat64` and `fstatat64` but no `newfstatat`. A name an ABI lacks
+// is left out of that ABI.
 #include "opskit/probes/trace/syscalls.hpp"
 
 #include <array>
@@ -21,12 +23,15 @@ struct NamedCall {
   int path_arg;
 };
 
-// The stat family; glibc 2.33+ sends stat/lstat/fstat through newfstatat.
+// The stat family; glibc 2.33+ sends stat/lstat/fstat through newfstatat (statx on i386). The
+// 64-bit-size and old forms exist on 32-bit ABIs only.
 constexpr std::array k_stats = {
     NamedCall{"stat", 0},       NamedCall{"lstat", 0},      NamedCall{"fstat", -1},
     NamedCall{"newfstatat", 1}, NamedCall{"statx", 1},      NamedCall{"access", 0},
     NamedCall{"faccessat", 1},  NamedCall{"faccessat2", 1}, NamedCall{"readlink", 0},
-    NamedCall{"readlinkat", 1},
+    NamedCall{"readlinkat", 1}, NamedCall{"stat64", 0},     NamedCall{"lstat64", 0},
+    NamedCall{"fstat64", -1},   NamedCall{"fstatat64", 1},  NamedCall{"oldstat", 0},
+    NamedCall{"oldlstat", 0},   NamedCall{"oldfstat", -1},
 };
 
 // What `files` adds to the stat family. rename* count their first (source) path.
@@ -38,30 +43,41 @@ constexpr std::array k_files_extra = {
     NamedCall{"mkdirat", 1},  NamedCall{"chdir", 0},
 };
 
-// Native syscall numbers stay well below this on every Linux ABI; larger ones are never counted.
+// Syscall numbers stay well below this in every Linux ABI's table; larger ones are never counted.
 constexpr int k_max_nr = 1024;
+
+constexpr unsigned k_stats_bit = 1, k_files_bit = 2;
+
+struct AbiTable {
+  std::array<signed char, k_max_nr> path_arg;
+  std::array<unsigned char, k_max_nr> class_bits{};
+  AbiTable() { path_arg.fill(-1); }
+};
 
 struct Tables {
   std::vector<SyscallSpec> stats, files;
-  std::array<signed char, k_max_nr> path_arg{};
-  std::array<unsigned char, k_max_nr> class_bits{}; // bit 0: stats, bit 1: files
+  std::array<AbiTable, k_abi_count> abis;
 
   Tables() {
-    path_arg.fill(-1);
-    auto add = [this](const NamedCall& call, std::vector<SyscallSpec>& into, unsigned bits) {
-      int nr = seccomp_syscall_resolve_name(std::string(call.name).c_str());
-      if (nr < 0 || nr >= k_max_nr)
-        return;
-      into.push_back({call.name, nr, call.path_arg});
-      path_arg[static_cast<std::size_t>(nr)] = static_cast<signed char>(call.path_arg);
-      class_bits[static_cast<std::size_t>(nr)] |= static_cast<unsigned char>(bits);
-    };
-    for (const auto& call : k_stats) {
-      add(call, stats, 1);
-      add(call, files, 2);
+    for (Abi abi : traced_abis()) {
+      for (const auto& call : k_stats) {
+        add(abi, call, stats, k_stats_bit);
+        add(abi, call, files, k_files_bit);
+      }
+      for (const auto& call : k_files_extra)
+        add(abi, call, files, k_files_bit);
     }
-    for (const auto& call : k_files_extra)
-      add(call, files, 2);
+  }
+
+  void add(Abi abi, const NamedCall& call, std::vector<SyscallSpec>& into, unsigned bit) {
+    int nr = table_nr(
+        abi, seccomp_syscall_resolve_name_arch(seccomp_arch(abi), std::string(call.name).c_str()));
+    if (nr < 0 || nr >= k_max_nr)
+      return; // not a call of this ABI (libseccomp gives its pseudo-number, below 0)
+    into.push_back({call.name, abi, nr, call.path_arg});
+    auto& table = abis[static_cast<std::size_t>(abi)];
+    table.path_arg[static_cast<std::size_t>(nr)] = static_cast<signed char>(call.path_arg);
+    table.class_bits[static_cast<std::size_t>(nr)] |= static_cast<unsigned char>(bit);
   }
 };
 
@@ -103,23 +119,25 @@ std::span<const SyscallSpec> class_syscalls(SyscallClass cls) {
   return {};
 }
 
-bool in_class(SyscallClass cls, int nr) noexcept {
+bool in_class(SyscallClass cls, Abi abi, int nr) noexcept {
   if (cls == SyscallClass::all)
     return true;
   if (nr < 0 || nr >= k_max_nr)
     return false;
-  unsigned bit = cls == SyscallClass::stats ? 1u : 2u;
-  return (tables().class_bits[static_cast<std::size_t>(nr)] & bit) != 0;
+  unsigned bit = cls == SyscallClass::stats ? k_stats_bit : k_files_bit;
+  return (tables().abis[static_cast<std::size_t>(abi)].class_bits[static_cast<std::size_t>(nr)] &
+          bit) != 0;
 }
 
-int path_argument(int nr) noexcept {
+int path_argument(Abi abi, int nr) noexcept {
   if (nr < 0 || nr >= k_max_nr)
     return -1;
-  return tables().path_arg[static_cast<std::size_t>(nr)];
+  return tables().abis[static_cast<std::size_t>(abi)].path_arg[static_cast<std::size_t>(nr)];
 }
 
-std::string syscall_name(int nr) {
-  CPtr<char, ::free> name(seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr));
+std::string syscall_name(Abi abi, int nr) {
+  CPtr<char, ::free> name(nr < 0 ? nullptr
+                                 : seccomp_syscall_resolve_num_arch(seccomp_arch(abi), nr));
   if (!name)
     return "syscall_" + std::to_string(nr);
   return name.get();

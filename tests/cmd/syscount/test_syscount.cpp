@@ -7,14 +7,17 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +25,7 @@
 
 #include "opskit/handle.hpp"
 #include "process.hpp"
+#include "skip.hpp"
 
 extern char** environ;
 
@@ -70,7 +74,19 @@ struct Count {
   std::uint64_t calls = 0, errors = 0;
   bool operator==(const Count&) const = default;
 };
+// By syscall: "openat" for a call of the machine's own ABI, "statx@i386" for another ABI's.
 using Counts = std::map<std::string, Count>;
+
+// The machine's own ABI as syscount names it: uname -m ("x86_64").
+std::string native_abi() {
+  utsname u{};
+  REQUIRE(::uname(&u) == 0);
+  return u.machine;
+}
+
+std::string count_key(const std::string& name, const std::string& abi) {
+  return abi == native_abi() ? name : name + "@" + abi;
+}
 
 std::ostream& operator<<(std::ostream& out, const Counts& counts) {
   for (const auto& [name, c] : counts)
@@ -78,8 +94,9 @@ std::ostream& operator<<(std::ostream& out, const Counts& counts) {
   return out;
 }
 
-// strace -f -c's table: "% time seconds usecs/call calls [errors] syscall", then a total line.
-// `filter` empty: every call.
+// strace -f -c's tables: "% time seconds usecs/call calls [errors] syscall", then a total line;
+// one for the machine's own ABI, then one for each other ABI seen, headed "System call usage
+// summary for 32 bit mode:" (i386) or "... for x32 mode:". `filter` empty: every call.
 Counts strace_counts(const std::vector<std::string>& command, const TempDir& tmp,
                      const std::string& filter = k_strace_filter) {
   std::string out = tmp.file("strace.txt");
@@ -90,14 +107,21 @@ Counts strace_counts(const std::vector<std::string>& command, const TempDir& tmp
   Outcome done = run(argv);
   INFO(done.err);
   Counts counts;
+  std::string abi = native_abi();
   std::istringstream lines(slurp(out));
   for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("System call usage summary for ")) {
+      abi = line.find("32 bit") != std::string::npos ? "i386"
+            : line.find("x32") != std::string::npos  ? "x32"
+                                                     : native_abi();
+      continue;
+    }
     std::istringstream words(line);
     std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
     if (w.size() < 5 || w[0] == "%" || w.back() == "total" ||
         !std::isdigit(static_cast<unsigned char>(w[0][0])))
       continue;
-    counts[w.back()] = {std::stoull(w[3]), w.size() == 6 ? std::stoull(w[4]) : 0};
+    counts[count_key(w.back(), abi)] = {std::stoull(w[3]), w.size() == 6 ? std::stoull(w[4]) : 0};
   }
   return counts;
 }
@@ -125,8 +149,8 @@ Traced syscount(const std::string& cls, const std::vector<std::string>& command,
 Counts json_counts(const json& report) {
   Counts counts;
   for (const auto& s : report.at("syscalls"))
-    counts[s.at("name").get<std::string>()] = {s.at("calls").get<std::uint64_t>(),
-                                               s.at("errors").get<std::uint64_t>()};
+    counts[count_key(s.at("name"), s.at("abi"))] = {s.at("calls").get<std::uint64_t>(),
+                                                    s.at("errors").get<std::uint64_t>()};
   return counts;
 }
 
@@ -222,6 +246,51 @@ struct Child {
   }
 };
 
+// A static 32-bit build of workloads/stat32.c, or why there is none.
+struct Program32 {
+  std::string path; // empty when it cannot be built or run here
+  std::string why_not;
+};
+
+// The errno with which the kernel refuses to execute `program` with no arguments (ENOEXEC when
+// it cannot run 32-bit programs), or 0 when it ran.
+int exec_error(const std::string& program) {
+  std::vector<char*> argv{const_cast<char*>(program.c_str()), nullptr};
+  pid_t pid = 0;
+  if (int rc = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ))
+    return rc;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return 0;
+}
+
+// Builds stat32 in `tmp` with gcc -m32 -static (gcc-multilib), and makes sure it runs.
+Program32 build_stat32(const TempDir& tmp) {
+  if (!have_program("gcc"))
+    return {{}, "gcc is not installed"};
+  std::string exe = tmp.file("stat32");
+  Outcome built = run({"gcc", "-m32", "-static", "-O1", "-o", exe,
+                       std::string(SYSCOUNT_WORKLOAD_SOURCES) + "/stat32.c"});
+  if (built.exit_status != 0)
+    return {{},
+            "gcc -m32 -static cannot build a 32-bit program here (is gcc-multilib "
+            "installed?): " +
+                built.err.substr(0, built.err.find('\n'))};
+  if (int err = exec_error(exe); err != 0)
+    return {{}, std::string("this kernel cannot run 32-bit programs: exec: ") + std::strerror(err)};
+  return {exe, {}};
+}
+
+// The header line of the text report's Calls table.
+std::string calls_header(const std::string& report) {
+  auto at = report.find("\nCalls\n");
+  if (at == std::string::npos)
+    return {};
+  at += 7;
+  return report.substr(at, report.find('\n', at) - at);
+}
+
 // "TracerPid" and "State" of a process, from /proc/PID/status.
 std::string proc_status_field(pid_t pid, const std::string& field) {
   std::istringstream lines(slurp("/proc/" + std::to_string(pid) + "/status"));
@@ -252,7 +321,23 @@ TEST_CASE("syscount: a 25-module Perl load counts as strace counts it", "[syscou
 }
 
 TEST_CASE("syscount: find over a tree counts as strace counts it", "[syscount][strace]") {
-  check_against_strace({"find", "/usr/share/perl", "-name", "x"});
+  TempDir tree; // 20 directories, each with a subdirectory and 10 files
+  for (int d = 0; d < 20; ++d) {
+    fs::create_directories(tree.path / ("d" + std::to_string(d)) / "sub");
+    for (int f = 0; f < 10; ++f)
+      std::ofstream(tree.path / ("d" + std::to_string(d)) / ("f" + std::to_string(f)));
+  }
+  auto report = check_against_strace({"find", tree.path.string(), "-name", "x"});
+  // find looks up each directory it descends into, by a full or a relative name.
+  for (int d = 0; d < 20; ++d) {
+    std::string name = "d" + std::to_string(d);
+    bool seen = false;
+    for (const auto& p : report.at("paths")) {
+      auto path = p.at("path").get<std::string>();
+      seen = seen || path == name || path.ends_with("/" + name);
+    }
+    CHECK(seen);
+  }
 }
 
 TEST_CASE("syscount: a shell script spawning 50 processes counts as strace counts it",
@@ -371,11 +456,22 @@ TEST_CASE("syscount: a wrong command line is a usage error", "[syscount]") {
 }
 
 TEST_CASE("syscount: all counts every call as strace -c does", "[syscount][strace]") {
-  // Calls that never return (exit_group) are counted by neither.
-  auto report = check_against_strace({"sh", "-c", "ls /nonexistent-dir; exit 0"}, "all");
+  // Five cats fail to open a missing file: failing openat calls of our own, whatever else the
+  // environment (a locale, say) makes them open. Calls that never return (exit_group) are
+  // counted by neither.
+  TempDir tmp;
+  std::string missing = tmp.file("missing");
+  auto report = check_against_strace(
+      {"sh", "-c",
+       "i=0; while [ $i -lt 5 ]; do cat " + missing + " 2>/dev/null; i=$((i+1)); done; exit 0"},
+      "all");
   auto counts = json_counts(report);
-  CHECK(counts["execve"].calls == 2);
-  CHECK(counts["openat"].errors > 0);
+  CHECK(counts["execve"].calls == 6);
+  CHECK(counts["openat"].errors >= 5);
+  const json* path = find_path(report, missing);
+  REQUIRE(path != nullptr);
+  CHECK(path->at("calls") == 5);
+  CHECK(path->at("errno").at("ENOENT") == 5);
   CHECK(report.at("class") == "all");
 }
 
@@ -483,8 +579,10 @@ TEST_CASE("syscount: the table fits the width and --per-process lists processes"
 
 TEST_CASE("syscount: --max-paths folds the paths beyond it into their directory", "[syscount]") {
   TempDir tmp;
-  auto traced = syscount("stats", {"perl", "-e", "stat qq(/nonexistent/f$_) for 1 .. 20"}, tmp,
-                         {"--max-paths", "1"});
+  // The one path kept is the first looked up: the dynamic loader's, else perl's stat of "/".
+  auto traced =
+      syscount("stats", {"perl", "-e", "stat q(/); stat qq(/nonexistent/f$_) for 1 .. 20"}, tmp,
+               {"--max-paths", "1"});
   CHECK(traced.outcome.exit_status == 0);
   const json* folded = find_path(traced.report, "/nonexistent/*");
   REQUIRE(folded != nullptr);
@@ -512,8 +610,9 @@ TEST_CASE("syscount: --json follows the documented schema", "[syscount]") {
   CHECK(r.at("exit_status") == 4);
   CHECK(r.at("wall_s").is_number());
   for (const auto& s : r.at("syscalls")) {
-    CHECK(s.size() == 5);
+    CHECK(s.size() == 6);
     CHECK(s.at("name").is_string());
+    CHECK(s.at("abi") == native_abi()); // sh is a program of the machine's own ABI
     CHECK(s.at("calls").is_number_unsigned());
     CHECK(s.at("errors").is_number_unsigned());
     CHECK(s.at("errno").is_object());
@@ -577,4 +676,95 @@ TEST_CASE("syscount: without seccomp it traces every call and counts the same", 
   for (const auto& s : report.at("syscalls")) // only the class's calls, filtered in user space
     CHECK((s.at("name") == "newfstatat" || s.at("name") == "access" || s.at("name") == "stat" ||
            s.at("name") == "lstat" || s.at("name") == "fstat" || s.at("name") == "readlink"));
+}
+
+TEST_CASE("syscount: a 32-bit program's calls count under their i386 names, as strace counts them",
+          "[syscount][strace][abi32]") {
+  TempDir tmp;
+  auto s32 = build_stat32(tmp);
+  if (s32.path.empty())
+    OPSKIT_SKIP(s32.why_not);
+  constexpr std::uint64_t n = 50;
+  std::string missing = tmp.file("missing.abi32");
+  for (std::string cls : {"stats", "all"}) {
+    INFO("syscount " << cls);
+    auto report = check_against_strace({s32.path, std::to_string(n), missing}, cls);
+    auto counts = json_counts(report);
+    CHECK(counts["access@i386"] == Count{n, n});
+    CHECK(counts["stat64@i386"] == Count{n, n});
+    CHECK(counts["fstat64@i386"] == Count{n, 0});
+    CHECK(counts["fstatat64@i386"].calls >= n);
+    // libc's stat and lstat go to statx, fstatat64 or stat64, as the C library chooses.
+    std::uint64_t stat_failures = 0;
+    for (std::string name :
+         {"stat", "lstat", "oldstat", "oldlstat", "stat64", "lstat64", "fstatat64", "statx"})
+      stat_failures += counts[name + "@i386"].errors;
+    CHECK(stat_failures == 4 * n); // stat, lstat, stat64 and fstatat64 on the missing path
+    for (const auto& s : report.at("syscalls"))
+      if (s.at("abi") != "i386") // only the execve that started it, made by a 64-bit process
+        CHECK(s.at("name") == "execve");
+
+    const json* path = find_path(report, missing);
+    REQUIRE(path != nullptr);
+    CHECK(path->at("calls") == 5 * n);
+    CHECK(path->at("errno").at("ENOENT") == 5 * n);
+    REQUIRE_FALSE(report.at("failed_dirs").empty());
+    CHECK(report.at("failed_dirs")[0] == json{{"dir", tmp.path.string()}, {"failed", 5 * n}});
+    REQUIRE_FALSE(report.at("failed_suffixes").empty());
+    CHECK(report.at("failed_suffixes")[0] == json{{"suffix", ".abi32"}, {"failed", 5 * n}});
+  }
+}
+
+TEST_CASE("syscount: a 64-bit shell running a 32-bit program counts both ABIs, marked apart",
+          "[syscount][strace][abi32]") {
+  TempDir tmp;
+  auto s32 = build_stat32(tmp);
+  if (s32.path.empty())
+    OPSKIT_SKIP(s32.why_not);
+  constexpr std::uint64_t n = 20, m = 7;
+  std::string missing32 = tmp.file("missing.abi32"), missing64 = tmp.file("missing.abi64");
+  std::string script = "i=0; while [ $i -lt " + std::to_string(m) + " ]; do [ -e " + missing64 +
+                       " ]; i=$((i+1)); done; " + s32.path + " " + std::to_string(n) + " " +
+                       missing32;
+  std::vector<std::string> command{"/bin/sh", "-c", script};
+  check_against_strace(command, "all");
+  auto report = check_against_strace(command, "stats");
+  std::set<std::string> abis;
+  for (const auto& s : report.at("syscalls"))
+    abis.insert(s.at("abi").get<std::string>());
+  CHECK(abis == std::set<std::string>{native_abi(), "i386"});
+  CHECK(json_counts(report)["access@i386"] == Count{n, n});
+  const json* in64 = find_path(report, missing64);
+  REQUIRE(in64 != nullptr);
+  CHECK(in64->at("calls") == m);
+  const json* in32 = find_path(report, missing32);
+  REQUIRE(in32 != nullptr);
+  CHECK(in32->at("calls") == 5 * n);
+
+  auto text = run({tool("syscount"), "stats", "--", "/bin/sh", "-c", script});
+  CHECK(text.exit_status == 0);
+  INFO(text.err);
+  std::string header = calls_header(text.err);
+  CHECK(header.starts_with("syscall"));
+  CHECK(header.find(" abi ") != std::string::npos);
+  bool saw_i386 = false, saw_native = false;
+  std::istringstream lines(text.err);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+    saw_i386 = saw_i386 ||
+               (w.size() >= 3 && w[0] == "access" && w[1] == "i386" && w[2] == std::to_string(n));
+    saw_native = saw_native || (w.size() >= 2 && w[1] == native_abi());
+  }
+  CHECK(saw_i386);
+  CHECK(saw_native);
+}
+
+TEST_CASE("syscount: a run in the machine's own ABI only has no abi column", "[syscount]") {
+  auto done = run({tool("syscount"), "stats", "--", "sh", "-c", "test -e /nonexistent-abi"});
+  CHECK(done.exit_status == 1);
+  INFO(done.err);
+  std::string header = calls_header(done.err);
+  CHECK(header.starts_with("syscall"));
+  CHECK(header.find("abi") == std::string::npos);
 }

@@ -58,6 +58,52 @@ TEST_CASE("aggregate: counts calls, errors and errnos per syscall", "[probes][tr
   CHECK(s.results[0].count == 2);
 }
 
+#if defined(__x86_64__)
+TEST_CASE("aggregate: the same number in two ABIs is two calls, each named by its ABI",
+          "[probes][trace]") {
+  constexpr int k_i386_write = 4, k_i386_stat64 = 195; // i386's table
+  Aggregator agg;
+  agg.record(call(1, SYS_stat, "/x", ENOENT));
+  SyscallEvent in_i386 = call(1, k_i386_write, "");
+  in_i386.abi = Abi::i386;
+  agg.record(in_i386);
+  agg.record(in_i386);
+  SyscallEvent stat64 = call(1, k_i386_stat64, "/x", ENOENT);
+  stat64.abi = Abi::i386;
+  agg.record(stat64);
+  auto s = agg.summary();
+  REQUIRE(s.syscalls.size() == 3);
+  CHECK(s.syscalls[0].name == "write");
+  CHECK(s.syscalls[0].abi == Abi::i386);
+  CHECK(s.syscalls[0].calls == 2);
+  CHECK(s.syscalls[1].name == "stat");
+  CHECK(s.syscalls[1].abi == Abi::native);
+  CHECK(s.syscalls[2].name == "stat64");
+  CHECK(s.syscalls[2].abi == Abi::i386);
+  CHECK(s.calls == 4);
+  REQUIRE(s.paths.size() == 1); // one path, whichever ABI looked it up
+  CHECK(s.paths[0].calls == 2);
+  REQUIRE(s.failed_dirs.size() == 1);
+  CHECK(s.failed_dirs[0].count == 2);
+}
+
+TEST_CASE("aggregate: a call made in two ABIs is listed once per ABI, native first",
+          "[probes][trace]") {
+  constexpr int k_i386_statx = 383;
+  Aggregator agg;
+  SyscallEvent in_i386 = call(1, k_i386_statx, "/y");
+  in_i386.abi = Abi::i386;
+  agg.record(in_i386);
+  agg.record(call(1, SYS_statx, "/y"));
+  auto s = agg.summary();
+  REQUIRE(s.syscalls.size() == 2);
+  CHECK(s.syscalls[0].name == "statx");
+  CHECK(s.syscalls[0].abi == Abi::native);
+  CHECK(s.syscalls[1].name == "statx");
+  CHECK(s.syscalls[1].abi == Abi::i386);
+}
+#endif
+
 TEST_CASE("aggregate: a call on an fd is counted but is no path lookup", "[probes][trace]") {
   Aggregator agg;
   agg.record(call(1, SYS_fstat, ""));

@@ -2,13 +2,13 @@
 // The engine as a library call: programs found, commands traced into an aggregator.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdlib>
+#include <fstream>
 #include <string>
 
-#include <unistd.h>
-
 #include "opskit/probes/trace/engine.hpp"
+#include "temp_dir.hpp"
 
 using namespace opskit::trace;
 
@@ -25,21 +25,19 @@ TEST_CASE("engine: find_program searches PATH like execvp", "[probes][trace]") {
   CHECK(missing.error().errno_value() == ENOENT);
   CHECK(find_program("/nonexistent/perl5").error().errno_value() == ENOENT);
   // A file without execute permission (root too is refused when no execute bit is set).
-  char plain[] = "/tmp/syscount-engine-test-XXXXXX";
-  int fd = ::mkstemp(plain);
-  REQUIRE(fd >= 0);
-  ::close(fd);
+  opskit::test::TempDir tmp;
+  std::string plain = tmp / "plain";
+  std::ofstream(plain) << "not a program\n";
   auto denied = find_program(plain);
-  ::unlink(plain);
   REQUIRE_FALSE(denied.has_value());
   CHECK(denied.error().errno_value() == EACCES);
-  CHECK(denied.error().message() == std::string("run ") + plain + ": Permission denied");
+  CHECK(denied.error().message() == "run " + plain + ": Permission denied");
 }
 
 TEST_CASE("engine: a traced command's calls reach the aggregator", "[probes][trace][ptrace]") {
   Aggregator aggregator;
   TraceRequest request{
-      SyscallClass::stats, {"sh", "-c", "cd /nonexistent-engine-test 2>/dev/null; exit 5"}, 0, {}};
+      SyscallClass::stats, {"sh", "-c", "test -e /nonexistent-engine-test; exit 5"}, 0, {}};
   auto outcome = run_trace(request, aggregator);
   REQUIRE(outcome.has_value());
   CHECK(outcome->exit_status == 5);
@@ -48,6 +46,10 @@ TEST_CASE("engine: a traced command's calls reach the aggregator", "[probes][tra
   CHECK_FALSE(outcome->detached);
   auto summary = aggregator.summary();
   CHECK(summary.calls > 0);
+  auto looked_up = std::find_if(summary.paths.begin(), summary.paths.end(),
+                                [](const auto& p) { return p.path == "/nonexistent-engine-test"; });
+  REQUIRE(looked_up != summary.paths.end());
+  CHECK(looked_up->errors == 1);
   REQUIRE(summary.processes.size() == 1);
   CHECK(summary.processes[0].comm == "sh");
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include "opskit/probes/trace/abi.hpp"
 #include "opskit/probes/trace/string_table.hpp"
 
 namespace opskit::trace {
@@ -18,10 +20,11 @@ namespace opskit::trace {
 // One finished system call, as the tracing engine reports it.
 struct SyscallEvent {
   pid_t pid = 0;           // the process (thread group id) that made the call
-  int nr = -1;             // native syscall number
+  int nr = -1;             // syscall number in the table of `abi`
   std::int64_t result = 0; // return value; -4095..-1 is a failure with that -errno
   std::uint64_t duration_ns = 0;
   std::string_view path; // the path the call looked up; empty for calls on an fd
+  Abi abi = Abi::native; // the ABI the call was made through
 };
 
 // True when `result` is a failed call's -errno.
@@ -34,9 +37,11 @@ struct ErrnoCount {
   std::uint64_t count = 0;
 };
 
+// One call of one ABI: i386's statx and x86_64's statx are two entries.
 struct SyscallSummary {
-  std::string name;
+  std::string name; // in the ABI's table: "newfstatat", "stat64"
   int nr = -1;
+  Abi abi = Abi::native;
   std::uint64_t calls = 0, errors = 0;
   std::vector<ErrnoCount> errnos; // most frequent first
   double time_s = 0;
@@ -61,7 +66,7 @@ struct ProcessSummary {
 };
 
 // Everything counted, sorted for reading: syscalls, paths, directories and suffixes by count
-// (descending, then by name); processes in the order they started.
+// (descending, then by name, then native ABI first); processes in the order they started.
 struct TraceSummary {
   std::vector<SyscallSummary> syscalls;
   std::vector<ErrnoCount> results;        // failures by errno over all calls
@@ -116,13 +121,15 @@ private:
   };
 
   ProcessCounts& process(pid_t pid);
+  // Fills the summary's syscalls, results and totals.
+  void add_syscalls(TraceSummary& out) const;
   // How many directories the folded and failed-directory tables keep.
   std::size_t max_dirs() const noexcept { return std::max<std::size_t>(limits_.max_paths, 1024); }
   void count_path(StringTable<PathCounts>& table, std::uint32_t table_id, PathCounts& counts,
                   int err);
 
   AggregatorLimits limits_;
-  std::vector<SyscallCounts> syscalls_; // indexed by syscall number
+  std::array<std::vector<SyscallCounts>, k_abi_count> syscalls_; // per ABI, by syscall number
   StringTable<PathCounts> paths_;
   StringTable<PathCounts> folded_; // directory -> lookups of paths beyond max_paths
   StringTable<std::uint64_t> failed_dirs_;
