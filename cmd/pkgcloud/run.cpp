@@ -219,10 +219,11 @@ int run(const Options& o) {
     auto sources = r.sources(o.url);
     if (!sources)
       return failed(sources.error());
-    fmt::print("# /etc/apt/sources.list.d/{}.sources\n{}\n# /etc/apt/sources.list.d/{}.list\n{}\n"
+    fmt::print("# for {} served at {}\n"
+               "# /etc/apt/sources.list.d/{}.sources\n{}\n# /etc/apt/sources.list.d/{}.list\n{}\n"
                "# /etc/yum.repos.d/{}.repo\n{}",
-               sources->name, sources->apt_deb822, sources->name, sources->apt_one_line,
-               sources->name, sources->dnf_repo);
+               r.publication(), o.url, sources->name, sources->apt_deb822, sources->name,
+               sources->apt_one_line, sources->name, sources->dnf_repo);
     return k_exit_ok;
   }
   default:

@@ -126,6 +126,31 @@ TEST_CASE("pkgcloud: serving the publication as its owner shows no state, lock o
   }
 }
 
+TEST_CASE("pkgcloud: sources names the publication to serve, and its URLs are in it",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Layout <layout@example.com>"}).exit_status ==
+          0);
+  auto sources = pkgcloud(repo, {"sources", "--url", "https://repo.example.com/x/"});
+  REQUIRE(sources.exit_status == 0);
+  CHECK(
+      sources.out.starts_with("# for " + repo + "/public served at https://repo.example.com/x/\n"));
+  // every URL it gives is a file or directory of the publication
+  for (const char* path : {"gpg.gpg", "gpg.key", "deb/debian/dists/bookworm/InRelease",
+                           "rpm/el/9/x86_64/repodata/repomd.xml"}) {
+    INFO(path);
+    CHECK(fs::exists(repo + "/public/" + path));
+  }
+  for (const char* text : {"curl -fsSL https://repo.example.com/x/gpg.gpg ",
+                           "URIs: https://repo.example.com/x/deb/debian\n", "Suites: bookworm\n",
+                           "baseurl=https://repo.example.com/x/rpm/el/9/$basearch\n",
+                           "gpgkey=https://repo.example.com/x/gpg.key\n"}) {
+    INFO(text);
+    CHECK(sources.out.find(text) != std::string::npos);
+  }
+}
+
 TEST_CASE("pkgcloud: a repository of the first layout is moved into public/ once, byte for byte",
           "[pkgcloud]") {
   TempDir dir;
