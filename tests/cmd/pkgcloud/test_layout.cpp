@@ -78,16 +78,22 @@ bool first_layout_left(const std::string& repo) {
   return false;
 }
 
-} // namespace
-
-TEST_CASE("pkgcloud: serving the publication as its owner shows no state, lock or key",
-          "[pkgcloud][server]") {
-  TempDir dir;
+// <dir>/repo, signed with a key of its own, holding the deb hello 1.0.
+std::string signed_repo_with_hello(const TempDir& dir) {
   std::string repo = dir / "repo";
   REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Layout <layout@example.com>"}).exit_status ==
           0);
   auto deb = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"), "xz");
   REQUIRE(pkgcloud(repo, {"push", deb}).exit_status == 0);
+  return repo;
+}
+
+} // namespace
+
+TEST_CASE("pkgcloud: serving the publication as its owner shows no state, lock or key",
+          "[pkgcloud][server]") {
+  TempDir dir;
+  std::string repo = signed_repo_with_hello(dir);
   REQUIRE(pkgcloud(repo, {"index", "--sign"}).exit_status == 0);
 
   auto secrets = private_files(repo);
@@ -154,11 +160,7 @@ TEST_CASE("pkgcloud: sources names the publication to serve, and its URLs are in
 TEST_CASE("pkgcloud: a repository of the first layout is moved into public/ once, byte for byte",
           "[pkgcloud]") {
   TempDir dir;
-  std::string repo = dir / "repo";
-  REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Layout <layout@example.com>"}).exit_status ==
-          0);
-  auto deb = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"), "xz");
-  REQUIRE(pkgcloud(repo, {"push", deb}).exit_status == 0);
+  std::string repo = signed_repo_with_hello(dir);
   to_first_layout(repo);
   auto before = first_layout_snapshot(repo);
   REQUIRE(before.contains("gpg.key"));
