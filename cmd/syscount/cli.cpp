@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include <string_view>
+
 #include "opskit/version.hpp"
 
 namespace opskit::cmd::syscount {
@@ -55,6 +57,15 @@ void define_cli(CLI::App& app, Options& options) {
                   "waits for a sleeping CPU to wake");
     cmd->add_option("command", options.command, "The command to run, after --")->take_all();
   }
+}
+
+int take_command(int argc, char** argv, Options& options) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") {
+      options.command.assign(argv + i + 1, argv + argc);
+      return i;
+    }
+  return argc;
 }
 
 } // namespace opskit::cmd::syscount

@@ -28,6 +28,11 @@ struct Options {
 // Defines syscount's command line on `app`, storing what it parses into `options`.
 void define_cli(CLI::App& app, Options& options);
 
+// Takes the words after the first `--` of argv as the command, verbatim, and returns how many
+// words are left before it for the parser: CLI11 would read a word in brackets, such as the
+// `[ -e /x ]` of `sh -c '[ -e /x ]'`, as a list and split it.
+int take_command(int argc, char** argv, Options& options);
+
 // Runs what `options` asks for and returns syscount's exit status: the traced command's.
 int run(const Options& options);
 

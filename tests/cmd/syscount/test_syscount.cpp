@@ -449,6 +449,23 @@ TEST_CASE("syscount: a missing command is reported and exits 127", "[syscount]")
   CHECK(done.exit_status == 127);
 }
 
+TEST_CASE("syscount: the command after -- runs word for word, brackets and commas too",
+          "[syscount]") {
+  TempDir tmp;
+  std::string missing = tmp.file("missing");
+  // `[ -e FILE ]` is the whole word: a list to CLI11, a test to sh
+  auto done = run({tool("syscount"), "stats", "--json", "-o", tmp.file("report.json"), "--", "sh",
+                   "-c", "[ -e " + missing + " ]"});
+  CHECK(done.exit_status == 1);
+  auto report = json::parse(slurp(tmp.file("report.json")));
+  const json* path = find_path(report, missing);
+  REQUIRE(path != nullptr);
+  CHECK(path->at("errno").at("ENOENT") == 1);
+  done = run({tool("syscount"), "stats", "--", "printf", "%s|", "[a,b]", "--json"});
+  CHECK(done.exit_status == 0);
+  CHECK(done.out == "[a,b]|--json|");
+}
+
 TEST_CASE("syscount: a wrong command line is a usage error", "[syscount]") {
   CHECK(run({tool("syscount"), "stats"}).exit_status == 2);
   CHECK(run({tool("syscount"), "stats", "-p", "1", "--", "true"}).exit_status == 2);
