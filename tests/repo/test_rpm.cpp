@@ -5,55 +5,15 @@
 #include <map>
 
 #include "opskit/repo/rpm.hpp"
+#include "rpm_builder.hpp"
 
 using namespace opskit::repo;
+using opskit::test::make_rpm;
+using opskit::test::RpmTag;
 
 namespace {
 
-// A header entry to write: tag, type and its values (strings or numbers).
-struct Tag {
-  std::uint32_t tag, type;
-  std::vector<std::string> strings;
-  std::vector<std::uint32_t> numbers;
-};
-
-void put32(std::string& out, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8)
-    out.push_back(static_cast<char>((v >> shift) & 0xff));
-}
-
-std::string header(const std::vector<Tag>& tags) {
-  std::string index, store;
-  for (const auto& t : tags) {
-    if (t.type == 4)
-      while (store.size() % 4)
-        store.push_back('\0');
-    put32(index, t.tag);
-    put32(index, t.type);
-    put32(index, static_cast<std::uint32_t>(store.size()));
-    put32(index, static_cast<std::uint32_t>(t.type == 4 ? t.numbers.size() : t.strings.size()));
-    for (const auto& s : t.strings)
-      store += s + '\0';
-    for (auto n : t.numbers)
-      put32(store, n);
-  }
-  std::string out("\x8e\xad\xe8\x01\0\0\0\0", 8);
-  put32(out, static_cast<std::uint32_t>(tags.size()));
-  put32(out, static_cast<std::uint32_t>(store.size()));
-  return out + index + store;
-}
-
-// A lead, an empty signature header, padding, and a main header of `tags`.
-std::string rpm(const std::vector<Tag>& tags) {
-  std::string out("\xed\xab\xee\xdb", 4);
-  out.resize(96, '\0');
-  out += header({});
-  while (out.size() % 8)
-    out.push_back('\0');
-  return out + header(tags);
-}
-
-std::vector<Tag> basic() {
+std::vector<RpmTag> basic() {
   return {{1000, 6, {"hello"}, {}},
           {1001, 6, {"1.0"}, {}},
           {1002, 6, {"1.el9"}, {}},
@@ -75,7 +35,7 @@ std::vector<Tag> basic() {
 } // namespace
 
 TEST_CASE("rpm: name, EVR, provides and requires come from the main header", "[repo][rpm]") {
-  auto r = read_rpm(rpm(basic()), "hello.rpm");
+  auto r = read_rpm(make_rpm(basic()), "hello.rpm");
   REQUIRE(r);
   CHECK(r->name == "hello");
   CHECK(r->evr() == "1.0-1.el9");
@@ -98,7 +58,7 @@ TEST_CASE("rpm: name, EVR, provides and requires come from the main header", "[r
 
 TEST_CASE("rpm: files join dirnames and basenames; directories and ghosts are told apart",
           "[repo][rpm]") {
-  auto r = read_rpm(rpm(basic()), "hello.rpm");
+  auto r = read_rpm(make_rpm(basic()), "hello.rpm");
   REQUIRE(r);
   REQUIRE(r->files.size() == 2);
   CHECK(r->files[0].path == "/usr/share/hello");
@@ -117,31 +77,31 @@ TEST_CASE("rpm: source or binary is decided as rpm does when neither tag says so
   source.push_back({1116, 4, {}, {0, 0}});
   source.push_back({1117, 8, {"hello.spec", "hello-1.0.tar.gz"}, {}});
   source.push_back({1118, 8, {""}, {}});
-  auto r = read_rpm(rpm(source), "hello.src.rpm");
+  auto r = read_rpm(make_rpm(source), "hello.src.rpm");
   REQUIRE(r);
   CHECK(r->arch == "src");
   CHECK(rpm_file_name(*r) == "hello-1.0-1.el9.src.rpm");
   // SOURCERPM names the source a binary package came from, whatever its file list
   auto binary = source;
   binary.insert(binary.begin() + 5, {1044, 6, {"hello-1.0-1.el9.src.rpm"}, {}});
-  r = read_rpm(rpm(binary), "hello.rpm");
+  r = read_rpm(make_rpm(binary), "hello.rpm");
   REQUIRE(r);
   CHECK(r->arch == "x86_64");
   // SOURCEPACKAGE marks a source package, whatever its file list
   auto marked = basic();
   marked.push_back({1106, 4, {}, {1}});
-  r = read_rpm(rpm(marked), "marked.src.rpm");
+  r = read_rpm(make_rpm(marked), "marked.src.rpm");
   REQUIRE(r);
   CHECK(r->arch == "src");
   // neither tag and files in named directories: a binary package
-  r = read_rpm(rpm(basic()), "hello.rpm");
+  r = read_rpm(make_rpm(basic()), "hello.rpm");
   REQUIRE(r);
   CHECK(r->arch == "x86_64");
 }
 
 TEST_CASE("rpm: the header range covers the main header after the padded signature",
           "[repo][rpm]") {
-  std::string bytes = rpm(basic());
+  std::string bytes = make_rpm(basic());
   auto r = read_rpm(bytes, "hello.rpm");
   REQUIRE(r);
   CHECK(r->header_start == 96 + 16 + 0);
@@ -151,7 +111,7 @@ TEST_CASE("rpm: the header range covers the main header after the padded signatu
 TEST_CASE("rpm: a wrong magic, a truncated header and a path in the name are refused",
           "[repo][rpm]") {
   CHECK(read_rpm("!<arch>\n", "x.rpm").error().message() == "x.rpm: not an rpm (no lead magic)");
-  std::string bytes = rpm(basic());
+  std::string bytes = make_rpm(basic());
   CHECK(read_rpm(bytes.substr(0, bytes.size() - 10), "cut.rpm").error().message() ==
         "cut.rpm: truncated rpm header at byte 112");
   std::string huge = bytes;
@@ -161,18 +121,18 @@ TEST_CASE("rpm: a wrong magic, a truncated header and a path in the name are ref
   CHECK(message.ends_with(" bytes, past the limit of 256 MiB"));
   auto tags = basic();
   tags[0].strings = {"../../etc/passwd"};
-  CHECK(read_rpm(rpm(tags), "evil.rpm")
+  CHECK(read_rpm(make_rpm(tags), "evil.rpm")
             .error()
             .message()
             .starts_with("evil.rpm: bad name '../../etc/passwd'"));
   tags = basic();
   tags.erase(tags.begin() + 1);
-  CHECK(read_rpm(rpm(tags), "nover.rpm").error().message() ==
+  CHECK(read_rpm(make_rpm(tags), "nover.rpm").error().message() ==
         "nover.rpm: rpm header has no version");
 }
 
 TEST_CASE("rpm: the metadata survives the database's JSON round trip", "[repo][rpm]") {
-  auto r = read_rpm(rpm(basic()), "hello.rpm");
+  auto r = read_rpm(make_rpm(basic()), "hello.rpm");
   REQUIRE(r);
   auto back = rpm_from_json(rpm_to_json(*r));
   REQUIRE(back);
@@ -186,7 +146,7 @@ TEST_CASE("rpm: text that is not UTF-8 is read as ISO-8859-1, as createrepo_c re
   tags[3].strings = {"Gr\xfc\xdf"
                      "e"};                         // Latin-1 "Grüße"
   tags[14].strings = {"hello", "caf\xc3\xa9.log"}; // UTF-8 already: kept
-  auto r = read_rpm(rpm(tags), "latin1.rpm");
+  auto r = read_rpm(make_rpm(tags), "latin1.rpm");
   REQUIRE(r);
   CHECK(r->summary == "Gr\xc3\xbc\xc3\x9f"
                       "e");
@@ -200,26 +160,28 @@ TEST_CASE("rpm: text that is not UTF-8 is read as ISO-8859-1, as createrepo_c re
 TEST_CASE("rpm: a bad name is quoted on one line, cut short, and must be ASCII", "[repo][rpm]") {
   auto tags = basic();
   tags[0].strings = {"two\nlines"};
-  CHECK(
-      read_rpm(rpm(tags), "x.rpm").error().message().starts_with("x.rpm: bad name 'two\\nlines'"));
+  CHECK(read_rpm(make_rpm(tags), "x.rpm")
+            .error()
+            .message()
+            .starts_with("x.rpm: bad name 'two\\nlines'"));
   tags[0].strings = {std::string(100, 'a') + "/"};
-  CHECK(read_rpm(rpm(tags), "x.rpm")
+  CHECK(read_rpm(make_rpm(tags), "x.rpm")
             .error()
             .message()
             .starts_with("x.rpm: bad name '" + std::string(64, 'a') + "...'"));
   tags[0].strings = {std::string(250, 'a')};
-  CHECK(read_rpm(rpm(tags), "x.rpm").error().message() ==
+  CHECK(read_rpm(make_rpm(tags), "x.rpm").error().message() ==
         "x.rpm: name, version, release and architecture make a pool file name of 271 bytes, past "
         "the limit of 255");
   tags[0].strings = {"caf\xc3\xa9"};
-  CHECK(read_rpm(rpm(tags), "x.rpm").error().message().find("non-ASCII") != std::string::npos);
+  CHECK(read_rpm(make_rpm(tags), "x.rpm").error().message().find("non-ASCII") != std::string::npos);
 }
 
 TEST_CASE("rpm: a source package is told by its SOURCEPACKAGE tag and gets arch src",
           "[repo][rpm]") {
   auto tags = basic();
   tags.push_back({1106, 4, {}, {1}});
-  auto r = read_rpm(rpm(tags), "hello.src.rpm");
+  auto r = read_rpm(make_rpm(tags), "hello.src.rpm");
   REQUIRE(r);
   CHECK(r->arch == "src");
   CHECK(rpm_file_name(*r) == "hello-1.0-1.el9.src.rpm");
