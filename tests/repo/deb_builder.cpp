@@ -32,8 +32,7 @@ std::string write_archive(bool ar, const std::string& compression,
     check(archive_write_add_filter_gzip(a.get()), a.get());
     // no time in the gzip header: the same members make the same bytes
     check(archive_write_set_filter_option(a.get(), "gzip", "timestamp", nullptr), a.get());
-  }
-  else if (compression == "xz")
+  } else if (compression == "xz")
     check(archive_write_add_filter_xz(a.get()), a.get());
   else if (compression == "zst")
     check(archive_write_add_filter_zstd(a.get()), a.get());
