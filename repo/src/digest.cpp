@@ -8,7 +8,9 @@
 #include <openssl/evp.h>
 
 #include "opskit/handle.hpp"
+#if OPSKIT_SHA_NI
 #include "sha256_ni.hpp"
+#endif
 
 namespace opskit::repo {
 
@@ -51,6 +53,18 @@ std::string finish(EVP_MD_CTX* ctx) {
   return hex(finish_raw(ctx));
 }
 
+// One message at a time, with OpenSSL.
+void sha256_each_openssl(const std::function<std::optional<Sha256Job>()>& next,
+                         const std::function<void(std::size_t, const Sha256&)>& done) {
+  while (auto job = next()) {
+    Sha256 digest{};
+    if (EVP_Digest(job->bytes.data(), job->bytes.size(), digest.data(), nullptr, EVP_sha256(),
+                   nullptr) != 1)
+      throw std::runtime_error("OpenSSL: cannot compute a digest");
+    done(job->id, digest);
+  }
+}
+
 } // namespace
 
 Digests digest_all(std::string_view data, Hash which) {
@@ -84,14 +98,11 @@ std::string sha256_hex(std::string_view data) {
 
 void sha256_each(const std::function<std::optional<Sha256Job>()>& next,
                  const std::function<void(std::size_t, const Sha256&)>& done) {
+#if !OPSKIT_SHA_NI
+  sha256_each_openssl(next, done);
+#else
   if (!detail::sha_extensions()) {
-    while (auto job = next()) {
-      Sha256 digest{};
-      if (EVP_Digest(job->bytes.data(), job->bytes.size(), digest.data(), nullptr, EVP_sha256(),
-                     nullptr) != 1)
-        throw std::runtime_error("OpenSSL: cannot compute a digest");
-      done(job->id, digest);
-    }
+    sha256_each_openssl(next, done);
     return;
   }
   // Two lanes, each holding a message until its whole blocks are hashed; a lane that runs out
@@ -130,6 +141,7 @@ void sha256_each(const std::function<std::optional<Sha256Job>()>& next,
         take(lane);
       }
   }
+#endif
 }
 
 struct Sha256Stream::Context {
