@@ -11,7 +11,6 @@ namespace opskit::trace {
 
 namespace {
 
-constexpr int k_max_nr = 4096; // larger numbers are not syscalls: ignored
 constexpr std::size_t k_max_suffixes = 10'000;
 constexpr std::string_view k_others = "(others)";
 
@@ -114,7 +113,7 @@ void Aggregator::count_path(StringTable<PathCounts>& table, std::uint32_t table_
 }
 
 void Aggregator::record(const SyscallEvent& event) {
-  if (event.nr < 0 || event.nr >= k_max_nr)
+  if (event.nr < 0 || event.nr >= k_max_syscall_nr)
     return;
   auto nr = static_cast<std::size_t>(event.nr);
   auto& table = syscalls_[static_cast<std::size_t>(event.abi)];

@@ -43,14 +43,11 @@ constexpr std::array k_files_extra = {
     NamedCall{"mkdirat", 1},  NamedCall{"chdir", 0},
 };
 
-// Syscall numbers stay well below this in every Linux ABI's table; larger ones are never counted.
-constexpr int k_max_nr = 1024;
-
 constexpr unsigned k_stats_bit = 1, k_files_bit = 2;
 
 struct AbiTable {
-  std::array<signed char, k_max_nr> path_arg;
-  std::array<unsigned char, k_max_nr> class_bits{};
+  std::array<signed char, k_max_syscall_nr> path_arg;
+  std::array<unsigned char, k_max_syscall_nr> class_bits{};
   AbiTable() { path_arg.fill(-1); }
 };
 
@@ -72,7 +69,7 @@ struct Tables {
   void add(Abi abi, const NamedCall& call, std::vector<SyscallSpec>& into, unsigned bit) {
     int nr = table_nr(
         abi, seccomp_syscall_resolve_name_arch(seccomp_arch(abi), std::string(call.name).c_str()));
-    if (nr < 0 || nr >= k_max_nr)
+    if (nr < 0 || nr >= k_max_syscall_nr)
       return; // not a call of this ABI (libseccomp gives its pseudo-number, below 0)
     into.push_back({call.name, abi, nr, call.path_arg});
     auto& table = abis[static_cast<std::size_t>(abi)];
@@ -122,7 +119,7 @@ std::span<const SyscallSpec> class_syscalls(SyscallClass cls) {
 bool in_class(SyscallClass cls, Abi abi, int nr) noexcept {
   if (cls == SyscallClass::all)
     return true;
-  if (nr < 0 || nr >= k_max_nr)
+  if (nr < 0 || nr >= k_max_syscall_nr)
     return false;
   unsigned bit = cls == SyscallClass::stats ? k_stats_bit : k_files_bit;
   return (tables().abis[static_cast<std::size_t>(abi)].class_bits[static_cast<std::size_t>(nr)] &
@@ -130,7 +127,7 @@ bool in_class(SyscallClass cls, Abi abi, int nr) noexcept {
 }
 
 int path_argument(Abi abi, int nr) noexcept {
-  if (nr < 0 || nr >= k_max_nr)
+  if (nr < 0 || nr >= k_max_syscall_nr)
     return -1;
   return tables().abis[static_cast<std::size_t>(abi)].path_arg[static_cast<std::size_t>(nr)];
 }

@@ -16,6 +16,10 @@ namespace opskit::trace {
 // execute, remove, rename or create by path and chdir; `all` is every system call.
 enum class SyscallClass { stats, files, all };
 
+// Syscall numbers stay well below this in every Linux ABI's table; a call numbered past it is
+// never counted.
+inline constexpr int k_max_syscall_nr = 1024;
+
 std::string_view to_string(SyscallClass cls) noexcept;
 // "stats", "files" or "all"; nothing for any other word.
 std::optional<SyscallClass> parse_class(std::string_view word) noexcept;
