@@ -13,36 +13,43 @@ bool is_digit(char c) noexcept {
 }
 } // namespace
 
+int compare_digit_runs(std::string_view& a, std::string_view& b) noexcept {
+  while (!a.empty() && a.front() == '0')
+    a.remove_prefix(1);
+  while (!b.empty() && b.front() == '0')
+    b.remove_prefix(1);
+  std::size_t la = 0, lb = 0;
+  while (la < a.size() && is_digit(a[la]))
+    ++la;
+  while (lb < b.size() && is_digit(b[lb]))
+    ++lb;
+  int result = 0;
+  if (la != lb)
+    result = la < lb ? -1 : 1;
+  else if (int c = a.substr(0, la).compare(b.substr(0, lb)); c != 0)
+    result = c < 0 ? -1 : 1;
+  a.remove_prefix(la);
+  b.remove_prefix(lb);
+  return result;
+}
+
 bool natural_less(std::string_view a, std::string_view b) noexcept {
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (is_digit(a[i]) && is_digit(b[j])) {
-      std::size_t i0 = i, j0 = j;
-      while (i0 < a.size() && a[i0] == '0')
-        ++i0;
-      while (j0 < b.size() && b[j0] == '0')
-        ++j0;
-      std::size_t i1 = i0, j1 = j0;
-      while (i1 < a.size() && is_digit(a[i1]))
-        ++i1;
-      while (j1 < b.size() && is_digit(b[j1]))
-        ++j1;
-      if (i1 - i0 != j1 - j0)
-        return i1 - i0 < j1 - j0;
-      if (int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0)); c != 0)
+  while (!a.empty() && !b.empty()) {
+    if (is_digit(a.front()) && is_digit(b.front())) {
+      std::size_t a_size = a.size(), b_size = b.size();
+      if (int c = compare_digit_runs(a, b); c != 0)
         return c < 0;
-      if (i1 - i != j1 - j) // same value: fewer leading zeros first
-        return i1 - i < j1 - j;
-      i = i1;
-      j = j1;
+      // the same value: the run with fewer leading zeros first
+      if (std::size_t ra = a_size - a.size(), rb = b_size - b.size(); ra != rb)
+        return ra < rb;
       continue;
     }
-    if (a[i] != b[j])
-      return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
-    ++i;
-    ++j;
+    if (a.front() != b.front())
+      return static_cast<unsigned char>(a.front()) < static_cast<unsigned char>(b.front());
+    a.remove_prefix(1);
+    b.remove_prefix(1);
   }
-  return a.size() - i < b.size() - j;
+  return a.size() < b.size();
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

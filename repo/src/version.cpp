@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "opskit/text.hpp"
+
 namespace opskit::repo {
 
 namespace {
@@ -36,27 +38,6 @@ int dpkg_order(char c) noexcept {
   return 0;
 }
 
-// Compares runs of digits by value without overflow: skip zeros, longer wins, then lexically.
-int compare_numbers(std::string_view& a, std::string_view& b) noexcept {
-  while (!a.empty() && a.front() == '0')
-    a.remove_prefix(1);
-  while (!b.empty() && b.front() == '0')
-    b.remove_prefix(1);
-  std::size_t la = 0, lb = 0;
-  while (la < a.size() && is_digit(a[la]))
-    ++la;
-  while (lb < b.size() && is_digit(b[lb]))
-    ++lb;
-  int result = 0;
-  if (la != lb)
-    result = la < lb ? -1 : 1;
-  else if (int c = a.substr(0, la).compare(b.substr(0, lb)); c != 0)
-    result = c < 0 ? -1 : 1;
-  a.remove_prefix(la);
-  b.remove_prefix(lb);
-  return result;
-}
-
 int verrevcmp(std::string_view a, std::string_view b) noexcept {
   while (!a.empty() || !b.empty()) {
     while ((!a.empty() && !is_digit(a.front())) || (!b.empty() && !is_digit(b.front()))) {
@@ -69,7 +50,7 @@ int verrevcmp(std::string_view a, std::string_view b) noexcept {
       if (!b.empty())
         b.remove_prefix(1);
     }
-    if (int c = compare_numbers(a, b); c != 0)
+    if (int c = compare_digit_runs(a, b); c != 0)
       return c;
   }
   return 0;
@@ -100,7 +81,7 @@ int compare_epochs(std::string_view a, std::string_view b) noexcept {
     a = "0";
   if (b.empty())
     b = "0";
-  return compare_numbers(a, b);
+  return compare_digit_runs(a, b);
 }
 
 int rpmvercmp(std::string_view a, std::string_view b) noexcept {
@@ -153,7 +134,7 @@ int rpmvercmp(std::string_view a, std::string_view b) noexcept {
     if (rb.empty())
       return numeric ? 1 : -1;
     if (numeric) {
-      if (int c = compare_numbers(ra, rb); c != 0)
+      if (int c = compare_digit_runs(ra, rb); c != 0)
         return c;
     } else if (int c = ra.compare(rb); c != 0) {
       return c < 0 ? -1 : 1;

@@ -19,6 +19,22 @@ TEST_CASE("natural_less: numbers inside names sort by value", "[lib][text]") {
   CHECK_FALSE(opskit::natural_less("x01", "x1"));
 }
 
+TEST_CASE("compare_digit_runs: runs of any length compare by value and are consumed",
+          "[lib][text]") {
+  std::string_view a = "0099999999999999999999x", b = "100000000000000000000y";
+  CHECK(opskit::compare_digit_runs(a, b) < 0); // past 64 bits, leading zeros skipped
+  CHECK(a == "x");
+  CHECK(b == "y");
+  a = "007a";
+  b = "7b";
+  CHECK(opskit::compare_digit_runs(a, b) == 0);
+  CHECK(a == "a");
+  a = "abc";
+  b = "0";
+  CHECK(opskit::compare_digit_runs(a, b) == 0); // no digits: the run 0
+  CHECK(a == "abc");
+}
+
 TEST_CASE("closest_match: suggests a near name and nothing for a far one", "[lib][text]") {
   std::vector<std::string> children{"stats", "swappiness", "meminfo"};
   CHECK(opskit::closest_match("stat", children) == "stats");

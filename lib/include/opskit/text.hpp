@@ -13,6 +13,11 @@ namespace opskit {
 // Name order for dotted names: runs of digits compare by value, so cpu.2 sorts before cpu.10.
 bool natural_less(std::string_view a, std::string_view b) noexcept;
 
+// Compares the runs of digits that `a` and `b` start with by value, however long they are
+// (leading zeros skipped, then the longer run is the greater, then digit by digit), and removes
+// them from both: negative, 0 or positive. A view that starts with no digit has the run 0.
+int compare_digit_runs(std::string_view& a, std::string_view& b) noexcept;
+
 // Levenshtein distance (insertions, deletions, substitutions each cost 1).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
