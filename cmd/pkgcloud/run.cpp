@@ -164,7 +164,7 @@ int run(const Options& o) {
     if (o.rebuild)
       fmt::print("rescanned {} packages from the pool\n", report->rescanned);
     for (const auto& line : report->indexes)
-      fmt::print("{}{}\n", line, report->signed_ ? ", signed" : ", unsigned");
+      fmt::print("{}{}\n", line, report->is_signed ? ", signed" : ", unsigned");
     return k_exit_ok;
   }
   case Command::ls:

@@ -555,7 +555,7 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
     return fail(ok.error());
   report.indexes = std::move(*written);
   report.indexes.insert(report.indexes.end(), rpm_written->begin(), rpm_written->end());
-  report.signed_ = signer->has_value();
+  report.is_signed = signer->has_value();
   return report;
 }
 

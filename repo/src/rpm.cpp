@@ -232,15 +232,19 @@ void split_evr(std::string_view evr, RpmDependency& d) {
   }
 }
 
+// Whether a list is of requirements, where rpm's own rpmlib() entries are left out and the
+// pre-install flags count.
+enum class Requirements { no, yes };
+
 std::vector<RpmDependency> dependencies(const Header& h, std::uint32_t names_tag,
                                         std::uint32_t flags_tag, std::uint32_t versions_tag,
-                                        bool requires_list) {
+                                        Requirements list) {
   auto names = h.strings(names_tag);
   auto flags = h.numbers(flags_tag);
   auto versions = h.strings(versions_tag);
   std::vector<RpmDependency> out;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    if (requires_list && names[i].starts_with("rpmlib("))
+    if (list == Requirements::yes && names[i].starts_with("rpmlib("))
       continue;
     RpmDependency d;
     d.name = names[i];
@@ -248,7 +252,8 @@ std::vector<RpmDependency> dependencies(const Header& h, std::uint32_t names_tag
     d.flags = flags_word(f);
     if (!d.flags.empty() && i < versions.size())
       split_evr(versions[i], d);
-    d.pre = requires_list && (f & (k_sense_prereq | k_sense_script_pre | k_sense_script_post));
+    d.pre = list == Requirements::yes &&
+            (f & (k_sense_prereq | k_sense_script_pre | k_sense_script_post));
     if (std::find(out.begin(), out.end(), d) == out.end())
       out.push_back(std::move(d));
   }
@@ -341,22 +346,27 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   r.header_start = main_at;
   r.header_end = main_at + h->size();
 
-  r.provides = dependencies(*h, k_providename, k_provideflags, k_provideversion, false);
-  r.requires_ = dependencies(*h, k_requirename, k_requireflags, k_requireversion, true);
+  r.provides = dependencies(*h, k_providename, k_provideflags, k_provideversion, Requirements::no);
+  r.requirements =
+      dependencies(*h, k_requirename, k_requireflags, k_requireversion, Requirements::yes);
   // A requirement the package provides itself (config(x) = EVR) is no requirement: createrepo_c
   // leaves it out, and dnf shows the metadata as written.
-  std::erase_if(r.requires_, [&](const RpmDependency& d) {
+  std::erase_if(r.requirements, [&](const RpmDependency& d) {
     return std::any_of(r.provides.begin(), r.provides.end(), [&](const RpmDependency& p) {
       return p.name == d.name && p.flags == d.flags && p.epoch == d.epoch &&
              p.version == d.version && p.release == d.release;
     });
   });
-  r.conflicts = dependencies(*h, k_conflictname, k_conflictflags, k_conflictversion, false);
-  r.obsoletes = dependencies(*h, k_obsoletename, k_obsoleteflags, k_obsoleteversion, false);
-  r.recommends = dependencies(*h, k_recommendname, k_recommendflags, k_recommendversion, false);
-  r.suggests = dependencies(*h, k_suggestname, k_suggestflags, k_suggestversion, false);
-  r.supplements = dependencies(*h, k_supplementname, k_supplementflags, k_supplementversion, false);
-  r.enhances = dependencies(*h, k_enhancename, k_enhanceflags, k_enhanceversion, false);
+  r.conflicts =
+      dependencies(*h, k_conflictname, k_conflictflags, k_conflictversion, Requirements::no);
+  r.obsoletes =
+      dependencies(*h, k_obsoletename, k_obsoleteflags, k_obsoleteversion, Requirements::no);
+  r.recommends =
+      dependencies(*h, k_recommendname, k_recommendflags, k_recommendversion, Requirements::no);
+  r.suggests = dependencies(*h, k_suggestname, k_suggestflags, k_suggestversion, Requirements::no);
+  r.supplements =
+      dependencies(*h, k_supplementname, k_supplementflags, k_supplementversion, Requirements::no);
+  r.enhances = dependencies(*h, k_enhancename, k_enhanceflags, k_enhanceversion, Requirements::no);
 
   auto basenames = h->strings(k_basenames);
   auto dirnames = h->strings(k_dirnames);
@@ -426,7 +436,7 @@ std::string rpm_to_json(const RpmInfo& r) {
   j["archive_size"] = r.archive_size;
   j["header_range"] = {r.header_start, r.header_end};
   j["provides"] = deps_json(r.provides);
-  j["requires"] = deps_json(r.requires_);
+  j["requires"] = deps_json(r.requirements);
   j["conflicts"] = deps_json(r.conflicts);
   j["obsoletes"] = deps_json(r.obsoletes);
   j["recommends"] = deps_json(r.recommends);
@@ -470,7 +480,7 @@ Result<RpmInfo> rpm_from_json(std::string_view text) {
     r.header_start = j.at("header_range")[0];
     r.header_end = j.at("header_range")[1];
     r.provides = deps_from(j.at("provides"));
-    r.requires_ = deps_from(j.at("requires"));
+    r.requirements = deps_from(j.at("requires"));
     r.conflicts = deps_from(j.at("conflicts"));
     r.obsoletes = deps_from(j.at("obsoletes"));
     r.recommends = deps_from(j.at("recommends"));

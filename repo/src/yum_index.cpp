@@ -128,8 +128,10 @@ void version_element(Xml& xml, const RpmInfo& r) {
       .close();
 }
 
-void dependency_list(Xml& xml, const char* name, const std::vector<RpmDependency>& deps,
-                     bool with_pre) {
+// Whether a dependency list marks the entries needed before install with pre="1".
+enum class Pre { omit, mark };
+
+void dependency_list(Xml& xml, const char* name, const std::vector<RpmDependency>& deps, Pre pre) {
   if (deps.empty())
     return;
   xml.open(name);
@@ -142,7 +144,7 @@ void dependency_list(Xml& xml, const char* name, const std::vector<RpmDependency
       if (!d.release.empty())
         xml.attr("rel", d.release);
     }
-    if (with_pre && d.pre)
+    if (pre == Pre::mark && d.pre)
       xml.attr("pre", "1");
     xml.close();
   }
@@ -154,9 +156,12 @@ bool primary_file(std::string_view path) {
          path == "/usr/lib/sendmail";
 }
 
-void file_elements(Xml& xml, const RpmInfo& r, bool primary_only) {
+// primary.xml lists only the files dnf resolves paths against; filelists.xml every file.
+enum class Files { primary, all };
+
+void file_elements(Xml& xml, const RpmInfo& r, Files which) {
   for (const auto& f : r.files) {
-    if (primary_only && !primary_file(f.path))
+    if (which == Files::primary && !primary_file(f.path))
       continue;
     xml.open("file");
     if (f.type == RpmFileType::dir)
@@ -197,15 +202,15 @@ Result<std::string> primary_fragment(const YumPackage& p) {
       .attr("start", std::to_string(r.header_start))
       .attr("end", std::to_string(r.header_end))
       .close();
-  dependency_list(xml, "rpm:provides", r.provides, false);
-  dependency_list(xml, "rpm:requires", r.requires_, true);
-  dependency_list(xml, "rpm:conflicts", r.conflicts, false);
-  dependency_list(xml, "rpm:obsoletes", r.obsoletes, false);
-  dependency_list(xml, "rpm:suggests", r.suggests, false);
-  dependency_list(xml, "rpm:enhances", r.enhances, false);
-  dependency_list(xml, "rpm:recommends", r.recommends, false);
-  dependency_list(xml, "rpm:supplements", r.supplements, false);
-  file_elements(xml, r, true);
+  dependency_list(xml, "rpm:provides", r.provides, Pre::omit);
+  dependency_list(xml, "rpm:requires", r.requirements, Pre::mark);
+  dependency_list(xml, "rpm:conflicts", r.conflicts, Pre::omit);
+  dependency_list(xml, "rpm:obsoletes", r.obsoletes, Pre::omit);
+  dependency_list(xml, "rpm:suggests", r.suggests, Pre::omit);
+  dependency_list(xml, "rpm:enhances", r.enhances, Pre::omit);
+  dependency_list(xml, "rpm:recommends", r.recommends, Pre::omit);
+  dependency_list(xml, "rpm:supplements", r.supplements, Pre::omit);
+  file_elements(xml, r, Files::primary);
   xml.close().close();
   return xml.finish("primary.xml");
 }
@@ -214,7 +219,7 @@ Result<std::string> filelists_fragment(const YumPackage& p) {
   Xml xml(Xml::Part::fragment);
   xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
   version_element(xml, p.rpm);
-  file_elements(xml, p.rpm, false);
+  file_elements(xml, p.rpm, Files::all);
   xml.close();
   return xml.finish("filelists.xml");
 }

@@ -49,11 +49,11 @@ TEST_CASE("rpm: name, EVR, provides and requires come from the main header", "[r
   CHECK(r->provides[1].version == "1.0");
   CHECK(r->provides[1].release == "1.el9");
   // rpmlib() requirements are rpm's own and stay out; SCRIPT_PRE makes pre="1"
-  REQUIRE(r->requires_.size() == 2);
-  CHECK(r->requires_[0].name == "libc.so.6()(64bit)");
-  CHECK_FALSE(r->requires_[0].pre);
-  CHECK(r->requires_[1].name == "/bin/sh");
-  CHECK(r->requires_[1].pre);
+  REQUIRE(r->requirements.size() == 2);
+  CHECK(r->requirements[0].name == "libc.so.6()(64bit)");
+  CHECK_FALSE(r->requirements[0].pre);
+  CHECK(r->requirements[1].name == "/bin/sh");
+  CHECK(r->requirements[1].pre);
 }
 
 TEST_CASE("rpm: files join dirnames and basenames; directories and ghosts are told apart",
@@ -137,7 +137,7 @@ TEST_CASE("rpm: the metadata survives the database's JSON round trip", "[repo][r
   auto back = rpm_from_json(rpm_to_json(*r));
   REQUIRE(back);
   CHECK(rpm_to_json(*back) == rpm_to_json(*r));
-  CHECK(back->requires_ == r->requires_);
+  CHECK(back->requirements == r->requirements);
 }
 
 TEST_CASE("rpm: text that is not UTF-8 is read as ISO-8859-1, as createrepo_c reads it",

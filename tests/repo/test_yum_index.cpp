@@ -23,7 +23,7 @@ YumPackage package(const std::string& name, const std::string& epoch, const std:
   p.rpm.arch = "noarch";
   p.rpm.summary = "a <b> & \"c\"";
   p.rpm.files = {{"/etc/x.conf", RpmFileType::file}, {"/usr/share/x", RpmFileType::dir}};
-  p.rpm.requires_ = {{"/bin/sh", "", "", "", "", true}};
+  p.rpm.requirements = {{"/bin/sh", "", "", "", "", true}};
   p.location = "Packages/" + name + ".rpm";
   p.size = 100;
   p.sha256 = std::string(64, 'a');

@@ -82,7 +82,7 @@ struct RemoveFilter {
 struct IndexReport {
   std::vector<std::string> indexes;
   std::size_t rescanned = 0;
-  bool signed_ = false;
+  bool is_signed = false;
 };
 
 // The ways to use a repository served at a URL.

@@ -41,7 +41,7 @@ struct RpmInfo {
   std::uint64_t build_time = 0;
   std::uint64_t installed_size = 0, archive_size = 0;
   std::uint64_t header_start = 0, header_end = 0; // byte range of the main header in the file
-  std::vector<RpmDependency> provides, requires_, conflicts, obsoletes, recommends, suggests,
+  std::vector<RpmDependency> provides, requirements, conflicts, obsoletes, recommends, suggests,
       supplements, enhances;
   std::vector<RpmFile> files; // sorted by path
   std::vector<RpmChangelog> changelogs;
