@@ -101,6 +101,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -123,6 +124,7 @@
 
 #include <fmt/format.h>
 
+#include "counters/reader.hpp"
 #include "filter.hpp"
 #include "opskit/file.hpp"
 #include "opskit/handle.hpp"
@@ -215,16 +217,12 @@ std::pair<pid_t, std::string> task_identity(pid_t pid) {
   auto text = read_file(fmt::format("/proc/{}/status", pid));
   if (!text)
     return out;
-  std::string_view rest = *text;
-  while (!rest.empty()) {
-    auto eol = rest.find('\n');
-    auto line = rest.substr(0, eol);
-    rest = eol == std::string_view::npos ? std::string_view{} : rest.substr(eol + 1);
-    if (line.starts_with("Name:"))
-      out.second = std::string(trim(line.substr(5)));
-    else if (line.starts_with("Tgid:"))
-      out.first = static_cast<pid_t>(std::atoi(std::string(trim(line.substr(5))).c_str()));
-  }
+  const counters::Layout status; // "Key:" and its values, a record a line
+  counters::Locator name{"Name", -1}, tgid{"Tgid", 0};
+  if (auto token = counters::locate(*text, status, name))
+    out.second = std::string(*token);
+  if (auto token = counters::locate(*text, status, tgid))
+    std::from_chars(token->data(), token->data() + token->size(), out.first);
   return out;
 }
 
