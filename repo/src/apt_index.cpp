@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "layout.hpp"
 #include "opskit/repo/compress.hpp"
 #include "opskit/repo/digest.hpp"
 #include "opskit/repo/version.hpp"
@@ -48,11 +49,10 @@ std::string packages_stanza(const PackageRecord& r) {
   while (!out.empty() && out.back() == '\n')
     out.pop_back();
   out.push_back('\n');
-  // Filename is relative to the apt archive root, deb/<distro>/; the record's file is relative to
-  // the repository root, deb/<distro>/pool/...
-  std::string_view file = r.file;
-  if (auto pool = file.find("/pool/"); pool != std::string_view::npos)
-    file.remove_prefix(pool + 1);
+  // Filename is relative to the apt archive, deb/<distro>/; the record's file is relative to the
+  // publication, deb/<distro>/pool/...
+  auto pool = detail::parse_deb_pool_file(r.file);
+  std::string_view file = pool ? std::string_view(pool->filename) : std::string_view(r.file);
   fmt::format_to(std::back_inserter(out), "Filename: {}\nSize: {}\nMD5sum: {}\n", file, r.size,
                  r.md5);
   if (!r.sha1.empty())

@@ -3,7 +3,9 @@
 
 // Where a repository keeps its parts. Not installed.
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "opskit/error.hpp"
 
@@ -21,6 +23,39 @@ inline std::string state_dir(const std::string& root) {
 inline std::string publication_dir(const std::string& root) {
   return root + "/" + k_publication_dir;
 }
+
+// Paths inside the publication, each relative to it. Each deb distro is an apt archive of its
+// own, deb/<distro>/, with its suites in dists/ and its packages in pool/; each rpm dist
+// ("el/9") has a dnf repository per architecture, rpm/<dist>/<arch>/, and SRPMS/ for source
+// packages, each with its packages in Packages/ and its metadata in repodata/.
+inline constexpr std::string_view k_source_repository = "SRPMS";
+
+// deb/<distro>: the apt archive a sources entry names.
+std::string deb_archive(std::string_view distro);
+// deb/<distro>/dists/<codename>
+std::string deb_suite(std::string_view distro, std::string_view codename);
+// deb/<distro>/<pool_path>, where pool_path is "pool/<component>/..." (deb_pool_path).
+std::string deb_pool_file(std::string_view distro, std::string_view pool_path);
+// rpm/<dist>: the dnf repositories of a dist.
+std::string rpm_dist_dir(std::string_view dist);
+// The repository an rpm of `arch` is filed in: its arch's, or SRPMS for a source package.
+std::string_view rpm_repository_of(std::string_view arch);
+// rpm/<dist>/<repository>
+std::string rpm_repository(std::string_view dist, std::string_view repository);
+// rpm/<dist>/<repository of arch>/Packages/<file>
+std::string rpm_package_file(std::string_view dist, std::string_view arch, std::string_view file);
+
+// A deb pool file's path read back: its distro, and its path inside the apt archive (the
+// Packages Filename, "pool/<component>/...") with the component it names.
+struct DebPoolFile {
+  std::string distro, filename, component;
+  bool operator==(const DebPoolFile&) const = default;
+};
+// Nothing when `path` is not deb/<distro>/pool/<component>/<file...>.
+std::optional<DebPoolFile> parse_deb_pool_file(std::string_view path);
+// The dist ("el/9") of rpm/<distro>/<version>/<repository>/Packages/<file>; nothing for any
+// other path.
+std::optional<std::string> parse_rpm_package_dist(std::string_view path);
 
 enum class Moved { nothing, publication };
 

@@ -205,15 +205,11 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
   return {};
 }
 
-// The repository directory under rpm/<dist>/ of an rpm of `arch`.
-std::string_view repository_of(std::string_view arch) {
-  return arch == "src" ? std::string_view("SRPMS") : arch;
-}
-
 // True if an rpm of `arch` goes into repository `repository`: its own, and noarch ones into
 // each binary repository.
 bool belongs(std::string_view arch, std::string_view repository) {
-  return repository_of(arch) == repository || (arch == "noarch" && repository != "SRPMS");
+  return detail::rpm_repository_of(arch) == repository ||
+         (arch == "noarch" && repository != detail::k_source_repository);
 }
 
 YumEntry entry_of(const YumRows& rows, std::size_t i) {
@@ -379,7 +375,8 @@ plan_from_saved(const State& state, const std::string& dist, const YumTracked& t
     if (!tracked.runs.contains(arch))
       return std::nullopt;
   for (const auto& id : tracked.changed)
-    if (id.arch != "noarch" && !tracked.runs.contains(std::string(repository_of(id.arch))))
+    if (id.arch != "noarch" &&
+        !tracked.runs.contains(std::string(detail::rpm_repository_of(id.arch))))
       return std::nullopt;
   std::map<std::string, RepositoryPlan> plans;
   for (const auto& [arch, saved] : tracked.runs) {
@@ -438,7 +435,7 @@ Result<DistPlan> plan_dist(const State& state, const std::string& dist,
   std::set<std::string> arches = kept;
   for (const auto& r : rows.rows)
     if (r.arch != "noarch")
-      arches.emplace(repository_of(r.arch));
+      arches.emplace(detail::rpm_repository_of(r.arch));
   std::map<std::string, RepositoryPlan> plans;
   for (const auto& arch : arches) {
     std::vector<YumEntry> entries;
@@ -500,7 +497,7 @@ Repository::write_deb_suites(const std::vector<PackageRecord>& records,
     auto index = build_apt_suite(input);
     if (!index)
       return fail(index.error());
-    Suite suite{fmt::format("deb/{}/dists/{}", distro, codename), std::move(*index), "", "",
+    Suite suite{detail::deb_suite(distro, codename), std::move(*index), "", "",
                 input.packages.size()};
     if (signer) {
       auto clear = signer->keyring.clear_sign(signer->fingerprint, suite.index.release);
@@ -591,7 +588,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     // The repositories configured, and those published before (see plan_dist).
     std::set<std::string> kept(config_.rpm_architectures.begin(), config_.rpm_architectures.end());
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(join_path(public_, "rpm/" + dist), ec))
+    for (const auto& e : fs::directory_iterator(join_path(public_, detail::rpm_dist_dir(dist)), ec))
       if (fs::exists(e.path() / "repodata" / "repomd.xml", ec))
         kept.insert(e.path().filename().string());
     auto plans = plan_dist(state_, dist, kept, reuse == Reuse::previous, rows);
@@ -627,10 +624,10 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     };
     for (auto& [arch, plan] : plans->repositories) {
       Built b;
-      b.dir = fmt::format("rpm/{}/{}", dist, arch);
+      b.dir = detail::rpm_repository(dist, arch);
       // The noarch rows to link into this repository: every one in a whole index.
       std::vector<std::size_t> links;
-      if (reuse == Reuse::none && arch != "SRPMS")
+      if (reuse == Reuse::none && arch != detail::k_source_repository)
         for (const auto& run : plan.runs)
           for (const auto& e : run.entries)
             if (e.arch == "noarch")
@@ -674,7 +671,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       // A rewrite links the packages of the runs it wrote anew, or of those the ones changed
       // since the last rewrite when it knows them (a --replace'd noarch package among them,
       // whose old link still holds its old content); the others were linked before.
-      if (reuse == Reuse::previous && arch != "SRPMS")
+      if (reuse == Reuse::previous && arch != detail::k_source_repository)
         for (std::size_t i : filled)
           if (rows.rows[i].arch == "noarch" && plans->changed_since(rows.rows[i]))
             links.push_back(i);

@@ -345,7 +345,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
       c.record.version = deb->version;
       c.record.arch = deb->architecture;
       c.record.metadata = deb->control.render();
-      c.pool_path = fmt::format("deb/{}/{}", dist_parts->first, deb_pool_path(*deb, *component));
+      c.pool_path = detail::deb_pool_file(dist_parts->first, deb_pool_path(*deb, *component));
       break;
     }
     case Detected::rpm: {
@@ -358,8 +358,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
       c.record.version = rpm->evr();
       c.record.arch = rpm->arch;
       c.record.metadata = rpm_to_json(*rpm);
-      std::string dir = rpm->arch == "src" ? "SRPMS" : rpm->arch;
-      c.pool_path = fmt::format("rpm/{}/{}/Packages/{}", *rpm_dist, dir, rpm_file_name(*rpm));
+      c.pool_path = detail::rpm_package_file(*rpm_dist, rpm->arch, rpm_file_name(*rpm));
       c.rpm = std::move(*rpm);
       break;
     }
@@ -630,7 +629,8 @@ Result<void> Repository::remove_records(const std::vector<PackageRecord>& doomed
       continue;
     ::unlink(join_path(public_, r.file).c_str());
     if (r.format == PackageFormat::rpm && r.arch == "noarch") // and its links in each arch
-      for (const auto& arch : fs::directory_iterator(join_path(public_, "rpm/" + r.dist), ec))
+      for (const auto& arch :
+           fs::directory_iterator(join_path(public_, detail::rpm_dist_dir(r.dist)), ec))
         fs::remove(arch.path() / "Packages" / fs::path(r.file).filename(), ec);
   }
   return {};
@@ -735,7 +735,7 @@ Result<Sources> Repository::sources(const std::string& url) const {
   bool first = true;
   for (const auto& [dist, components] : deb) {
     auto [distro, codename] = *split_dist(dist);
-    std::string uri = fmt::format("{}/deb/{}", base, distro);
+    std::string uri = fmt::format("{}/{}", base, detail::deb_archive(distro));
     std::string comps = fmt::format("{}", fmt::join(components, " "));
     if (!first)
       out.apt_deb822 += "\n";
@@ -753,9 +753,10 @@ Result<Sources> Repository::sources(const std::string& url) const {
       out.dnf_repo += "\n";
     first = false;
     fmt::format_to(std::back_inserter(out.dnf_repo),
-                   "[{}-{}-{}]\nname={} {} {}\nbaseurl={}/rpm/{}/{}/$basearch\nenabled=1\n"
+                   "[{}-{}-{}]\nname={} {} {}\nbaseurl={}/{}/$basearch\nenabled=1\n"
                    "repo_gpgcheck=1\ngpgcheck=0\ngpgkey={}/gpg.key\n",
-                   out.name, distro, version, *label, distro, version, base, distro, version, base);
+                   out.name, distro, version, *label, distro, version, base,
+                   detail::rpm_dist_dir(dist), base);
   }
   return out;
 }

@@ -328,23 +328,25 @@ Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records)
     std::string rel = s.path.string().substr(public_.size() + 1);
     r.file = rel;
     if (r.format == PackageFormat::deb) {
-      std::string distro = rel.substr(4, rel.find('/', 4) - 4); // deb/<distro>/pool/...
-      std::string filename = rel.substr(rel.find("/pool/") + 1);
-      auto where = placed.find({distro, filename});
+      auto pool = detail::parse_deb_pool_file(rel);
+      if (!pool)
+        continue; // found below deb/<distro>/pool/, so never
+      auto where = placed.find({pool->distro, pool->filename});
       std::string codename;
       if (where != placed.end()) {
         std::tie(codename, r.component) = where->second;
-      } else if (distro == default_dist->first) {
+      } else if (pool->distro == default_dist->first) {
         codename = default_dist->second;
-        r.component = filename.substr(5, filename.find('/', 5) - 5);
+        r.component = pool->component;
       } else {
         continue; // a distro without indexes or default: no suite to put it in
       }
-      r.dist = fmt::format("{}/{}", distro, codename);
+      r.dist = fmt::format("{}/{}", pool->distro, codename);
     } else {
-      fs::path dist =
-          fs::path(rel).parent_path().parent_path().parent_path(); // rpm/<distro>/<version>
-      r.dist = dist.string().substr(4);
+      auto dist = detail::parse_rpm_package_dist(rel);
+      if (!dist)
+        continue; // found as rpm/<distro>/<version>/<repository>/Packages/*.rpm, so never
+      r.dist = std::move(*dist);
     }
     ++count;
     auto same = known.find({r.format, r.dist, r.name, r.version, r.arch});
