@@ -197,7 +197,7 @@ Result<Moved> settle_layout(const std::string& root) {
   if (*step == Step::none)
     return Moved::nothing;
   std::string context = "move the publication of " + root + " into " + publication_dir(root);
-  auto lock = FileLock::acquire(state_dir(root) + "/lock");
+  auto lock = FileLock::acquire(lock_file(root));
   if (!lock)
     return fail(lock.error().with_context(context));
   step = next_step(root); // another run may have moved it while this one waited for the lock

@@ -20,6 +20,10 @@ inline constexpr const char* k_publication_dir = "public";
 inline std::string state_dir(const std::string& root) {
   return root + "/" + k_state_dir;
 }
+// The file every command that changes the repository holds locked.
+inline std::string lock_file(const std::string& root) {
+  return state_dir(root) + "/lock";
+}
 inline std::string publication_dir(const std::string& root) {
   return root + "/" + k_publication_dir;
 }

@@ -180,7 +180,7 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
   for (const auto& dir : {state, publication_dir(root)})
     if (auto made = make_directories(dir); !made)
       return fail(made.error());
-  auto lock = FileLock::acquire(join_path(state, "lock"));
+  auto lock = FileLock::acquire(detail::lock_file(root));
   if (!lock)
     return fail(lock.error());
 
@@ -576,7 +576,7 @@ Result<void> Repository::check_dist_format(const PackageRecord& r, std::string_v
 }
 
 Result<FileLock> Repository::lock_state() {
-  return FileLock::acquire(join_path(state_dir(root_), "lock"));
+  return FileLock::acquire(detail::lock_file(root_));
 }
 
 void Repository::Touched::add(const PackageRecord& record) {
