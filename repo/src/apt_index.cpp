@@ -52,7 +52,7 @@ std::string packages_stanza(const PackageRecord& r) {
   // Filename is relative to the apt archive, deb/<distro>/; the record's file is relative to the
   // publication, deb/<distro>/pool/...
   auto pool = detail::parse_deb_pool_file(r.file);
-  std::string_view file = pool ? std::string_view(pool->filename) : std::string_view(r.file);
+  std::string_view file = pool ? pool->filename : std::string_view(r.file);
   fmt::format_to(std::back_inserter(out), "Filename: {}\nSize: {}\nMD5sum: {}\n", file, r.size,
                  r.md5);
   if (!r.sha1.empty())

@@ -172,8 +172,7 @@ std::optional<DebPoolFile> parse_deb_pool_file(std::string_view path) {
   auto end = component.find('/');
   if (end == 0 || end == std::string_view::npos)
     return std::nullopt;
-  return DebPoolFile{std::string(path.substr(0, slash)), std::string(filename),
-                     std::string(component.substr(0, end))};
+  return DebPoolFile{path.substr(0, slash), filename, component.substr(0, end)};
 }
 
 std::optional<std::string> parse_rpm_package_dist(std::string_view path) {

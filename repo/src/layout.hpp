@@ -50,9 +50,10 @@ std::string rpm_repository(std::string_view dist, std::string_view repository);
 std::string rpm_package_file(std::string_view dist, std::string_view arch, std::string_view file);
 
 // A deb pool file's path read back: its distro, and its path inside the apt archive (the
-// Packages Filename, "pool/<component>/...") with the component it names.
+// Packages Filename, "pool/<component>/...") with the component it names; views into the path
+// parsed, which every Packages stanza is written from.
 struct DebPoolFile {
-  std::string distro, filename, component;
+  std::string_view distro, filename, component;
   bool operator==(const DebPoolFile&) const = default;
 };
 // Nothing when `path` is not deb/<distro>/pool/<component>/<file...>.

@@ -331,13 +331,13 @@ Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records)
       auto pool = detail::parse_deb_pool_file(rel);
       if (!pool)
         continue; // found below deb/<distro>/pool/, so never
-      auto where = placed.find({pool->distro, pool->filename});
+      auto where = placed.find({std::string(pool->distro), std::string(pool->filename)});
       std::string codename;
       if (where != placed.end()) {
         std::tie(codename, r.component) = where->second;
       } else if (pool->distro == default_dist->first) {
         codename = default_dist->second;
-        r.component = pool->component;
+        r.component = std::string(pool->component);
       } else {
         continue; // a distro without indexes or default: no suite to put it in
       }
