@@ -41,10 +41,8 @@ void draw_progress(std::size_t done, std::size_t total) {
 Result<Environment> environment(const Options& o) {
   Environment env;
   if (o.passphrase_file) {
-    auto text = read_file(*o.passphrase_file);
-    if (!text)
-      return fail(text.error());
-    std::string pass = *text;
+    OPSKIT_TRY_ASSIGN(auto text, read_file(*o.passphrase_file));
+    std::string pass = text;
     if (auto nl = pass.find('\n'); nl != std::string::npos)
       pass.resize(nl);
     env.passphrase = std::move(pass);

@@ -70,8 +70,7 @@ Result<std::size_t> copy_all(int from, int to, std::size_t size, const std::stri
 template <class Fill>
 Result<std::pair<std::string, UniqueFd>>
 write_temporary(const std::string& path, std::vector<std::string>& created, const Fill& fill) {
-  if (auto made = make_directories(parent_of(path), &created); !made)
-    return fail(made.error());
+  OPSKIT_TRY(make_directories(parent_of(path), &created));
   std::string temp = temporary_name(path);
   UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd)
@@ -113,8 +112,7 @@ Result<void> make_directories(const std::string& path, std::vector<std::string>*
   }
   std::string parent = parent_of(path);
   if (parent != path)
-    if (auto made = make_directories(parent, created); !made)
-      return made;
+    OPSKIT_TRY(make_directories(parent, created));
   if (::mkdir(path.c_str(), 0755) == 0) {
     if (created)
       created->push_back(path);
@@ -126,8 +124,7 @@ Result<void> make_directories(const std::string& path, std::vector<std::string>*
 
 Result<void> write_file_atomic(const std::string& path, std::string_view data) {
   StagedFiles files;
-  if (auto staged = files.stage(path, data); !staged)
-    return staged;
+  OPSKIT_TRY(files.stage(path, data));
   return files.commit();
 }
 
@@ -140,28 +137,25 @@ StagedFiles::~StagedFiles() {
 }
 
 Result<void> StagedFiles::stage(const std::string& path, std::string_view data) {
-  auto temp = write_temporary(path, created_, [data](int fd, const std::string& name) {
-    return write_all(fd, data, name);
-  });
-  if (!temp)
-    return fail(temp.error());
-  files_.push_back({std::move(temp->first), path, std::move(temp->second)});
+  OPSKIT_TRY_ASSIGN(auto temp,
+                    write_temporary(path, created_, [data](int fd, const std::string& name) {
+                      return write_all(fd, data, name);
+                    }));
+  files_.push_back({std::move(temp.first), path, std::move(temp.second)});
   return {};
 }
 
 Result<std::size_t> StagedFiles::stage_copy(const std::string& path, const UniqueFd& from,
                                             std::size_t size) {
   std::size_t copied = 0;
-  auto temp = write_temporary(path, created_, [&](int fd, const std::string& name) -> Result<void> {
-    auto n = copy_all(from.get(), fd, size, name);
-    if (!n)
-      return fail(n.error());
-    copied = *n;
-    return {};
-  });
-  if (!temp)
-    return fail(temp.error());
-  files_.push_back({std::move(temp->first), path, std::move(temp->second)});
+  OPSKIT_TRY_ASSIGN(
+      auto temp,
+      write_temporary(path, created_, [&](int fd, const std::string& name) -> Result<void> {
+        OPSKIT_TRY_ASSIGN(auto n, copy_all(from.get(), fd, size, name));
+        copied = n;
+        return {};
+      }));
+  files_.push_back({std::move(temp.first), path, std::move(temp.second)});
   return copied;
 }
 
@@ -190,8 +184,7 @@ Result<void> StagedFiles::commit() {
   files_.clear();
   created_.clear();
   for (const auto& dir : dirs)
-    if (auto synced = fsync_directory(dir); !synced)
-      return synced;
+    OPSKIT_TRY(fsync_directory(dir));
   return {};
 }
 

@@ -31,14 +31,10 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
 }
 
 Result<std::string> read_file(const std::string& path) {
-  auto fd = open_file(path, O_RDONLY);
-  if (!fd)
-    return fail(fd.error());
+  OPSKIT_TRY_ASSIGN(auto fd, open_file(path, O_RDONLY));
   std::string buffer(4096, '\0');
-  auto text = pread_whole(fd->get(), buffer, path);
-  if (!text)
-    return fail(text.error());
-  buffer.resize(text->size());
+  OPSKIT_TRY_ASSIGN(auto text, pread_whole(fd.get(), buffer, path));
+  buffer.resize(text.size());
   return buffer;
 }
 

@@ -103,24 +103,20 @@ Result<std::vector<Stanza>> parse_stanzas(std::string_view text, std::string_vie
     std::size_t end = i;
     while (end < lines.size() && !is_blank(lines[end]))
       ++end;
-    auto stanza = parse_lines(lines, i, end, what);
-    if (!stanza)
-      return fail(stanza.error());
-    stanzas.push_back(std::move(*stanza));
+    OPSKIT_TRY_ASSIGN(auto stanza, parse_lines(lines, i, end, what));
+    stanzas.push_back(std::move(stanza));
     i = end;
   }
   return stanzas;
 }
 
 Result<Stanza> parse_stanza(std::string_view text, std::string_view what) {
-  auto stanzas = parse_stanzas(text, what);
-  if (!stanzas)
-    return fail(stanzas.error());
-  if (stanzas->empty())
+  OPSKIT_TRY_ASSIGN(auto stanzas, parse_stanzas(text, what));
+  if (stanzas.empty())
     return fail(fmt::format("{}: empty", what));
-  if (stanzas->size() > 1)
+  if (stanzas.size() > 1)
     return fail(fmt::format("{}: more than one paragraph", what));
-  return std::move(stanzas->front());
+  return std::move(stanzas.front());
 }
 
 } // namespace opskit::repo

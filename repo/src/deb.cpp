@@ -95,10 +95,9 @@ Result<std::string> control_file_of(std::string_view member, std::string_view wh
                                 archive_entry_hardlink(entry)               ? "a hard link"
                                 : archive_entry_filetype(entry) == AE_IFLNK ? "a symbolic link"
                                                                             : "a special file"));
-      auto text = read_entry(a.get(), k_deb_control_file_limit, fmt::format("{}: control", what));
-      if (!text)
-        return fail(text.error());
-      control = std::move(*text);
+      OPSKIT_TRY_ASSIGN(auto text, read_entry(a.get(), k_deb_control_file_limit,
+                                              fmt::format("{}: control", what)));
+      control = std::move(text);
       continue;
     }
     auto size = archive_entry_size(entry);
@@ -329,12 +328,10 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
       if (name != "debian-binary")
         return fail(
             fmt::format("{}: first ar member is '{}', not debian-binary", what, excerpt(name)));
-      auto text = read_entry(a.get(), 64, fmt::format("{}: debian-binary", what));
-      if (!text)
-        return fail(text.error());
-      if (!starts_with(*text, "2."))
+      OPSKIT_TRY_ASSIGN(auto text, read_entry(a.get(), 64, fmt::format("{}: debian-binary", what)));
+      if (!starts_with(text, "2."))
         return fail(fmt::format("{}: unsupported deb format version '{}'", what,
-                                excerpt(text->substr(0, text->find('\n')))));
+                                excerpt(text.substr(0, text.find('\n')))));
       have_version = true;
     } else if (starts_with(name, "control.tar")) {
       // dpkg refuses both, and would install from another control file than the index shows.
@@ -343,13 +340,9 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
       if (have_data)
         return fail(fmt::format("{}: data.tar before control.tar", what));
       std::string member_what = fmt::format("{}: {}", what, excerpt(name));
-      auto member = read_entry(a.get(), k_deb_control_tar_limit, member_what);
-      if (!member)
-        return fail(member.error());
-      auto text = control_file_of(*member, member_what);
-      if (!text)
-        return fail(text.error());
-      control_text = std::move(*text);
+      OPSKIT_TRY_ASSIGN(auto member, read_entry(a.get(), k_deb_control_tar_limit, member_what));
+      OPSKIT_TRY_ASSIGN(auto text, control_file_of(member, member_what));
+      control_text = std::move(text);
     } else if (starts_with(name, "data.tar")) {
       if (have_data)
         return fail(fmt::format("{}: two data.tar members", what));
@@ -373,15 +366,13 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
         "{}: control: line {}: {}", what,
         1 + std::count(control_text->begin(), control_text->begin() + bad, '\n'),
         (*control_text)[bad] == '\r' ? "a carriage return (CRLF line ends?)" : "a NUL byte"));
-  auto control = parse_stanza(*control_text, fmt::format("{}: control", what));
-  if (!control)
-    return fail(control.error());
-  if (auto ok = check_control_fields(*control); !ok)
+  OPSKIT_TRY_ASSIGN(auto control, parse_stanza(*control_text, fmt::format("{}: control", what)));
+  if (auto ok = check_control_fields(control); !ok)
     return fail(ok.error().with_context(fmt::format("{}: control field", what)));
   DebInfo deb;
   for (auto [field, out] : {std::pair{"Package", &deb.name}, std::pair{"Version", &deb.version},
                             std::pair{"Architecture", &deb.architecture}}) {
-    const std::string* value = control->find(field);
+    const std::string* value = control.find(field);
     if (!value || value->empty())
       return fail(fmt::format("{}: control file has no {} field", what, field));
     if (value->find('\n') != std::string::npos)
@@ -398,7 +389,7 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
                             "binary package is built for one, or for all",
                             what, arch));
   deb.source = deb.name;
-  if (const std::string* source = control->find("Source")) {
+  if (const std::string* source = control.find("Source")) {
     std::string_view s = *source;
     deb.source = std::string(s.substr(0, s.find_first_of(" (")));
     if (auto ok = check_deb_name(deb.source); !ok)
@@ -416,7 +407,7 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
                             deb.source.size(), k_name_max));
   // What the archive says about the file is the archive's to write, not the package's.
   std::vector<Field> fields;
-  for (auto& f : control->fields())
+  for (auto& f : control.fields())
     if (!is_one_of(f.name, k_archive_fields))
       fields.push_back(f);
   deb.control = Stanza(std::move(fields));

@@ -72,8 +72,7 @@ Result<void> remove_old_entries(const std::string& root) {
     if (fs::remove_all(path, ec) == static_cast<std::uintmax_t>(-1))
       return fail(fs_error("remove", path, ec));
   }
-  if (auto synced = fsync_directory(root); !synced)
-    return synced;
+  OPSKIT_TRY(fsync_directory(root));
   if (std::string note = state_dir(root) + k_note; ::unlink(note.c_str()) != 0 && errno != ENOENT)
     return fail(Error::from_errno("remove", note));
   return {};
@@ -84,8 +83,7 @@ Result<void> link_old_publication(const std::string& root, const std::string& st
   fs::remove_all(staging, ec);
   if (ec)
     return fail(fs_error("remove", staging, ec));
-  if (auto made = make_directories(staging); !made)
-    return made;
+  OPSKIT_TRY(make_directories(staging));
   for (const char* entry : k_old_entries) {
     fs::path from = fs::path(root) / entry;
     if (!fs::exists(fs::symlink_status(from, ec)))
@@ -103,16 +101,12 @@ Result<void> link_old_publication(const std::string& root, const std::string& st
 Result<void> move_publication(const std::string& root) {
   std::string state = state_dir(root), publication = publication_dir(root);
   std::string staging = state + k_staging;
-  if (auto noted = write_file_atomic(state + k_note, "deb rpm gpg.key gpg.gpg\n"); !noted)
-    return noted;
-  if (auto linked = link_old_publication(root, staging); !linked)
-    return linked;
+  OPSKIT_TRY(write_file_atomic(state + k_note, "deb rpm gpg.key gpg.gpg\n"));
+  OPSKIT_TRY(link_old_publication(root, staging));
   if (::rename(staging.c_str(), publication.c_str()) != 0)
     return fail(Error::from_errno("rename", staging));
-  if (auto synced = fsync_directory(root); !synced)
-    return synced;
-  if (auto synced = fsync_directory(state); !synced)
-    return synced;
+  OPSKIT_TRY(fsync_directory(root));
+  OPSKIT_TRY(fsync_directory(state));
   return remove_old_entries(root);
 }
 
@@ -120,10 +114,8 @@ Result<void> move_publication(const std::string& root) {
 enum class Step { none, move, finish };
 
 Result<Step> next_step(const std::string& root) {
-  auto has_publication = exists(publication_dir(root));
+  OPSKIT_TRY_ASSIGN(auto has_publication, exists(publication_dir(root)));
   if (!has_publication)
-    return fail(has_publication.error());
-  if (!*has_publication)
     return Step::move;
   auto noted = exists(state_dir(root) + k_note);
   if (!noted)

@@ -86,10 +86,8 @@ Result<void> place_link(const std::string& from, const std::string& to) {
   std::string temp = temporary_name(to);
   ::unlink(temp.c_str());
   if (::link(from.c_str(), temp.c_str()) != 0) {
-    auto bytes = detail::read_whole(from);
-    if (!bytes)
-      return fail(bytes.error());
-    return write_file_atomic(to, *bytes);
+    OPSKIT_TRY_ASSIGN(auto bytes, detail::read_whole(from));
+    return write_file_atomic(to, bytes);
   }
   if (::rename(temp.c_str(), to.c_str()) != 0) {
     int error = errno;
@@ -108,8 +106,7 @@ Result<void> link_packages(const std::string& root, const std::string& dir, cons
   if (which.empty())
     return {};
   std::string packages = fmt::format("{}/{}/Packages", root, dir);
-  if (auto made = make_directories(packages); !made)
-    return made;
+  OPSKIT_TRY(make_directories(packages));
   using Inodes = std::vector<std::pair<std::string, ino_t>>;
   std::map<std::string, Inodes> sources; // directory -> its files
   Inodes present;
@@ -136,8 +133,7 @@ Result<void> link_packages(const std::string& root, const std::string& dir, cons
     } else if (same_file(from, to)) {
       continue;
     }
-    if (auto ok = place_link(from, to); !ok)
-      return ok;
+    OPSKIT_TRY(place_link(from, to));
   }
   return {};
 }
@@ -158,8 +154,7 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
                                const std::vector<std::string>& kept,
                                const std::vector<std::pair<std::string, std::string_view>>& files,
                                StagedFiles staged) {
-  if (auto made = make_directories(parent); !made)
-    return made;
+  OPSKIT_TRY(make_directories(parent));
   std::error_code ec;
   // Directories a killed run left, with whatever generation they hold.
   for (const auto& e : fs::directory_iterator(parent, ec))
@@ -175,10 +170,8 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
       return fail(Error::from_errno("copy", from, ec.value()));
   }
   for (const auto& [name, data] : files)
-    if (auto ok = staged.stage(join_path(next, name), data); !ok)
-      return ok;
-  if (auto ok = staged.commit(); !ok) // fsyncs every file and `next` itself
-    return ok;
+    OPSKIT_TRY(staged.stage(join_path(next, name), data));
+  OPSKIT_TRY(staged.commit());
   if (::access(current.c_str(), F_OK) != 0) {
     if (::rename(next.c_str(), current.c_str()) != 0)
       return fail(Error::from_errno("rename", next));
@@ -190,8 +183,7 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
     for (const auto& [name, data] : files)
       if (::rename(join_path(next, name).c_str(), join_path(current, name).c_str()) != 0)
         return fail(Error::from_errno("rename", join_path(current, name)));
-    if (auto ok = fsync_directory(current); !ok)
-      return ok;
+    OPSKIT_TRY(fsync_directory(current));
     std::set<std::string> keep(kept.begin(), kept.end());
     for (const auto& [name, data] : files)
       keep.insert(name);
@@ -199,8 +191,7 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
       if (!keep.contains(e.path().filename().string()))
         fs::remove(e.path(), ec);
   }
-  if (auto ok = fsync_directory(parent); !ok)
-    return ok;
+  OPSKIT_TRY(fsync_directory(parent));
   fs::remove_all(next, ec); // the previous generation, now under the temporary name
   return {};
 }
@@ -275,8 +266,7 @@ Result<std::vector<YumEntry>> entries_between(const State& state, const std::str
   std::optional<std::string_view> last_name;
   if (upto)
     last_name = upto->name;
-  if (auto ok = state.yum_rows_between(dist, after ? after->name : "", last_name, rows); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(state.yum_rows_between(dist, after ? after->name : "", last_name, rows));
   std::optional<YumEntry> low, high;
   if (after)
     low = entry_of(*after);
@@ -304,10 +294,9 @@ Result<std::optional<RepositoryPlan>> plan_since(const State& state, const std::
     if (std::none_of(changed.begin(), changed.end(),
                      [&](const YumIdentity& id) { return belongs(id.arch, arch); }))
       return RepositoryPlan{};
-    auto entries = entries_between(state, dist, arch, std::nullopt, std::nullopt, rows);
-    if (!entries)
-      return fail(entries.error());
-    return plan_all(std::move(*entries));
+    OPSKIT_TRY_ASSIGN(auto entries,
+                      entries_between(state, dist, arch, std::nullopt, std::nullopt, rows));
+    return plan_all(std::move(entries));
   }
   std::vector<YumEntry> lasts;
   for (const auto& run : saved)
@@ -344,12 +333,10 @@ Result<std::optional<RepositoryPlan>> plan_since(const State& state, const std::
     std::optional<YumIdentity> upto;
     if (end < saved.size())
       upto = saved[end - 1].last;
-    auto entries = entries_between(state, dist, arch, after, upto, rows);
-    if (!entries)
-      return fail(entries.error());
-    if (upto && (entries->empty() || !yum_run_ends(entries->back())))
+    OPSKIT_TRY_ASSIGN(auto entries, entries_between(state, dist, arch, after, upto, rows));
+    if (upto && (entries.empty() || !yum_run_ends(entries.back())))
       return std::nullopt;
-    RepositoryPlan part = plan_all(std::move(*entries));
+    RepositoryPlan part = plan_all(std::move(entries));
     for (std::size_t r = 0; r < part.runs.size(); ++r) {
       auto [low, high] = std::move(part.ranges[r]);
       plan.add(std::move(part.runs[r]), r == 0 ? after : std::move(low),
@@ -380,12 +367,10 @@ plan_from_saved(const State& state, const std::string& dist, const YumTracked& t
       return std::nullopt;
   std::map<std::string, RepositoryPlan> plans;
   for (const auto& [arch, saved] : tracked.runs) {
-    auto plan = plan_since(state, dist, arch, saved, tracked.changed, rows);
+    OPSKIT_TRY_ASSIGN(auto plan, plan_since(state, dist, arch, saved, tracked.changed, rows));
     if (!plan)
-      return fail(plan.error());
-    if (!*plan)
       return std::nullopt;
-    plans.emplace(arch, std::move(**plan));
+    plans.emplace(arch, std::move(*plan));
   }
   return plans;
 }
@@ -417,21 +402,16 @@ struct DistPlan {
 Result<DistPlan> plan_dist(const State& state, const std::string& dist,
                            const std::set<std::string>& kept, bool rewrite, YumRows& rows) {
   if (rewrite) {
-    auto tracked = state.yum_tracked(dist);
-    if (!tracked)
-      return fail(tracked.error());
-    if (*tracked) {
-      auto plans = plan_from_saved(state, dist, **tracked, kept, rows);
-      if (!plans)
-        return fail(plans.error());
-      if (*plans)
-        return DistPlan{std::move(**plans), std::move((*tracked)->changed)};
+    OPSKIT_TRY_ASSIGN(auto tracked, state.yum_tracked(dist));
+    if (tracked) {
+      OPSKIT_TRY_ASSIGN(auto plans, plan_from_saved(state, dist, *tracked, kept, rows));
+      if (plans)
+        return DistPlan{std::move(*plans), std::move(tracked->changed)};
     }
   }
-  auto read = state.yum_rows(dist, rewrite ? State::Text::none : State::Text::all);
-  if (!read)
-    return fail(read.error());
-  rows = std::move(*read);
+  OPSKIT_TRY_ASSIGN(auto read,
+                    state.yum_rows(dist, rewrite ? State::Text::none : State::Text::all));
+  rows = std::move(read);
   std::set<std::string> arches = kept;
   for (const auto& r : rows.rows)
     if (r.arch != "noarch")
@@ -455,16 +435,11 @@ using detail::release_hashes;
 using detail::rpm_fragments;
 
 Result<void> Repository::write_public_key(Signer& signer) {
-  auto armored = signer.keyring.export_key(signer.fingerprint, Armor::yes);
-  if (!armored)
-    return fail(armored.error());
-  auto binary = signer.keyring.export_key(signer.fingerprint, Armor::no);
-  if (!binary)
-    return fail(binary.error());
+  OPSKIT_TRY_ASSIGN(auto armored, signer.keyring.export_key(signer.fingerprint, Armor::yes));
+  OPSKIT_TRY_ASSIGN(auto binary, signer.keyring.export_key(signer.fingerprint, Armor::no));
   StagedFiles files;
-  for (auto [name, data] : {std::pair{"gpg.key", &*armored}, std::pair{"gpg.gpg", &*binary}})
-    if (auto ok = files.stage(join_path(public_, name), *data); !ok)
-      return ok;
+  for (auto [name, data] : {std::pair{"gpg.key", &armored}, std::pair{"gpg.gpg", &binary}})
+    OPSKIT_TRY(files.stage(join_path(public_, name), *data));
   return files.commit();
 }
 
@@ -494,10 +469,8 @@ Repository::write_deb_suites(const std::vector<PackageRecord>& records,
     for (const auto& r : records)
       if (r.format == PackageFormat::deb && r.dist == dist)
         input.packages.push_back(r);
-    auto index = build_apt_suite(input);
-    if (!index)
-      return fail(index.error());
-    Suite suite{detail::deb_suite(distro, codename), std::move(*index), "", "",
+    OPSKIT_TRY_ASSIGN(auto index, build_apt_suite(input));
+    Suite suite{detail::deb_suite(distro, codename), std::move(index), "", "",
                 input.packages.size()};
     if (signer) {
       auto clear = signer->keyring.clear_sign(signer->fingerprint, suite.index.release);
@@ -533,19 +506,14 @@ Repository::write_deb_suites(const std::vector<PackageRecord>& records,
         if (::access(path.c_str(), F_OK) == 0)
           continue; // content-addressed: already there is already right
       }
-      if (auto ok = files.stage(path, f.data); !ok)
-        return fail(ok.error());
+      OPSKIT_TRY(files.stage(path, f.data));
     }
-    if (auto ok = files.stage(join_path(dir, "Release"), suite.index.release); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(files.stage(join_path(dir, "Release"), suite.index.release));
     if (signer) {
-      if (auto ok = files.stage(join_path(dir, "Release.gpg"), suite.release_gpg); !ok)
-        return fail(ok.error());
-      if (auto ok = files.stage(join_path(dir, "InRelease"), suite.in_release); !ok)
-        return fail(ok.error());
+      OPSKIT_TRY(files.stage(join_path(dir, "Release.gpg"), suite.release_gpg));
+      OPSKIT_TRY(files.stage(join_path(dir, "InRelease"), suite.in_release));
     }
-    if (auto ok = files.commit(); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(files.commit());
     if (!signer) { // signatures of an older Release would now be wrong
       ::unlink(join_path(dir, "InRelease").c_str());
       ::unlink(join_path(dir, "Release.gpg").c_str());
@@ -583,19 +551,16 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     // reads everything, and drops the saved runs as it drops the kept texts.
     YumRows& rows = dist_rows.emplace_back();
     if (reuse == Reuse::none)
-      if (auto ok = state_.drop_yum_runs(dist); !ok)
-        return fail(ok.error());
+      OPSKIT_TRY(state_.drop_yum_runs(dist));
     // The repositories configured, and those published before (see plan_dist).
     std::set<std::string> kept(config_.rpm_architectures.begin(), config_.rpm_architectures.end());
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(join_path(public_, detail::rpm_dist_dir(dist)), ec))
       if (fs::exists(e.path() / "repodata" / "repomd.xml", ec))
         kept.insert(e.path().filename().string());
-    auto plans = plan_dist(state_, dist, kept, reuse == Reuse::previous, rows);
-    if (!plans)
-      return fail(plans.error());
+    OPSKIT_TRY_ASSIGN(auto plans, plan_dist(state_, dist, kept, reuse == Reuse::previous, rows));
     std::map<std::string, std::vector<YumRunRecord>> saved;
-    for (auto& [arch, plan] : plans->repositories)
+    for (auto& [arch, plan] : plans.repositories)
       saved.emplace(arch, std::move(plan.records));
     // Gives the fragments of `entries` (their source is their row), written from the metadata
     // where the row has none, and notes their rows in `filled`.
@@ -605,8 +570,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       for (const YumEntry* e : entries)
         which.push_back(e->source);
       filled.insert(filled.end(), which.begin(), which.end());
-      if (auto ok = state_.read_text(rows, which); !ok)
-        return ok;
+      OPSKIT_TRY(state_.read_text(rows, which));
       for (YumEntry* e : entries) {
         const YumRows::Row& r = rows.rows[e->source];
         e->xml = {r.primary, r.filelists, r.other};
@@ -622,7 +586,7 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       }
       return {};
     };
-    for (auto& [arch, plan] : plans->repositories) {
+    for (auto& [arch, plan] : plans.repositories) {
       Built b;
       b.dir = detail::rpm_repository(dist, arch);
       // The noarch rows to link into this repository: every one in a whole index.
@@ -664,16 +628,15 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
                                rows);
       };
       filled.clear();
-      auto index = build_yum_repo(std::move(plan.runs), env_.now, previous, fill, entries_of);
-      if (!index)
-        return fail(index.error());
-      b.index = std::move(*index);
+      OPSKIT_TRY_ASSIGN(auto index,
+                        build_yum_repo(std::move(plan.runs), env_.now, previous, fill, entries_of));
+      b.index = std::move(index);
       // A rewrite links the packages of the runs it wrote anew, or of those the ones changed
       // since the last rewrite when it knows them (a --replace'd noarch package among them,
       // whose old link still holds its old content); the others were linked before.
       if (reuse == Reuse::previous && arch != detail::k_source_repository)
         for (std::size_t i : filled)
-          if (rows.rows[i].arch == "noarch" && plans->changed_since(rows.rows[i]))
+          if (rows.rows[i].arch == "noarch" && plans.changed_since(rows.rows[i]))
             links.push_back(i);
       b.rows = &rows;
       b.links = std::move(links);
@@ -687,17 +650,14 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
       built.push_back(std::move(b));
     }
     if (reuse == Reuse::previous)
-      if (auto ok = state_.save_yum_runs(dist, saved); !ok)
-        return fail(ok.error());
+      OPSKIT_TRY(state_.save_yum_runs(dist, saved));
   }
 
   std::vector<std::string> report;
   for (const auto& b : built) {
     std::string dir = join_path(public_, b.dir);
-    if (auto ok = link_packages(public_, b.dir, *b.rows, b.links,
-                                reuse == Reuse::previous ? Check::no : Check::yes);
-        !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(link_packages(public_, b.dir, *b.rows, b.links,
+                             reuse == Reuse::previous ? Check::no : Check::yes));
     // Files the previous repomd.xml names stay for clients that hold it.
     std::vector<std::string> kept;
     for (const auto& e : b.previous)
@@ -719,16 +679,11 @@ Result<std::vector<std::string>> Repository::write_rpm_dists(const std::set<std:
     std::string texts = join_path(root_, yum_text_dir(b.dir));
     StagedFiles staged;
     if (reuse == Reuse::previous) {
-      if (auto made = make_directories(texts); !made)
-        return fail(made.error());
+      OPSKIT_TRY(make_directories(texts));
       for (const auto& t : b.index.texts)
-        if (auto ok = staged.stage(join_path(texts, t.path), t.data); !ok)
-          return fail(ok.error());
+        OPSKIT_TRY(staged.stage(join_path(texts, t.path), t.data));
     }
-    if (auto ok =
-            replace_directory(dir, join_path(dir, "repodata"), kept, files, std::move(staged));
-        !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(replace_directory(dir, join_path(dir, "repodata"), kept, files, std::move(staged)));
     if (reuse == Reuse::previous) {
       std::set<std::string_view> live(b.index.text_names.begin(), b.index.text_names.end());
       for (const auto& [name, inode] : file_inodes(texts))

@@ -127,25 +127,19 @@ Result<RepositoryConfig> load_config(const State& state) {
                                                   {"keyring", &c.keyring},
                                                   {"key", &c.key}};
   for (auto [key, field] : texts) {
-    auto value = state.config(key);
-    if (!value)
-      return fail(value.error());
-    if (*value)
-      *field = std::move(**value);
+    OPSKIT_TRY_ASSIGN(auto value, state.config(key));
+    if (value)
+      *field = std::move(*value);
   }
   for (auto [key, field] : {std::pair{"architectures", &c.architectures},
                             std::pair{"rpm_architectures", &c.rpm_architectures}}) {
-    auto value = state.config(key);
-    if (!value)
-      return fail(value.error());
-    if (*value)
-      *field = words(**value);
+    OPSKIT_TRY_ASSIGN(auto value, state.config(key));
+    if (value)
+      *field = words(*value);
   }
-  auto days = state.config("valid_for_days");
-  if (!days)
-    return fail(days.error());
-  if (*days)
-    c.valid_for_days = static_cast<unsigned>(std::strtoul((*days)->c_str(), nullptr, 10));
+  OPSKIT_TRY_ASSIGN(auto days, state.config("valid_for_days"));
+  if (days)
+    c.valid_for_days = static_cast<unsigned>(std::strtoul(days->c_str(), nullptr, 10));
   return c;
 }
 
@@ -162,8 +156,7 @@ Result<void> save_config(State& state, const RepositoryConfig& c) {
       {"key", c.key},
       {"valid_for_days", std::to_string(c.valid_for_days)}};
   for (const auto& [key, value] : entries)
-    if (auto ok = state.set_config(key, value); !ok)
-      return ok;
+    OPSKIT_TRY(state.set_config(key, value));
   return {};
 }
 
@@ -172,54 +165,37 @@ Result<void> save_config(State& state, const RepositoryConfig& c) {
 Result<Repository> Repository::init(const std::string& root, const InitOptions& options,
                                     Environment env) {
   for (const auto& dist : {options.deb_dist, options.rpm_dist})
-    if (auto ok = split_dist(dist); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(split_dist(dist));
   std::string state = state_dir(root);
   if (::access(join_path(state, "state.db").c_str(), F_OK) == 0)
     return fail(fmt::format("init {}: already a repository", root));
   for (const auto& dir : {state, publication_dir(root)})
-    if (auto made = make_directories(dir); !made)
-      return fail(made.error());
-  auto lock = FileLock::acquire(detail::lock_file(root));
-  if (!lock)
-    return fail(lock.error());
+    OPSKIT_TRY(make_directories(dir));
+  OPSKIT_TRY_ASSIGN(auto lock, FileLock::acquire(detail::lock_file(root)));
 
   // The key first: a failure here leaves no half-made repository behind but .pkgcloud/.
   std::string keyring_home, fingerprint;
   if (options.generate_key) {
     keyring_home = k_repo_keyring;
     std::string home = join_path(root, keyring_home);
-    if (auto made = make_directories(home); !made)
-      return fail(made.error());
+    OPSKIT_TRY(make_directories(home));
     ::chmod(home.c_str(), 0700);
     // gpg picks the digest from these preferences: SHA-512 first, never SHA-1.
-    if (auto ok = write_file_atomic(join_path(home, "gpg.conf"),
-                                    "personal-digest-preferences SHA512 SHA384 SHA256\n"
-                                    "cert-digest-algo SHA512\n"
-                                    "default-preference-list SHA512 SHA384 SHA256 AES256 AES192 "
-                                    "AES ZLIB BZIP2 ZIP Uncompressed\n");
-        !ok)
-      return fail(ok.error());
-    auto keyring = Keyring::open(home, env.passphrase);
-    if (!keyring)
-      return fail(keyring.error());
-    auto made = keyring->generate_key(*options.generate_key);
-    if (!made)
-      return fail(made.error());
-    fingerprint = *made;
+    OPSKIT_TRY(write_file_atomic(join_path(home, "gpg.conf"),
+                                 "personal-digest-preferences SHA512 SHA384 SHA256\n"
+                                 "cert-digest-algo SHA512\n"
+                                 "default-preference-list SHA512 SHA384 SHA256 AES256 AES192 "
+                                 "AES ZLIB BZIP2 ZIP Uncompressed\n"));
+    OPSKIT_TRY_ASSIGN(auto keyring, Keyring::open(home, env.passphrase));
+    OPSKIT_TRY_ASSIGN(auto made, keyring.generate_key(*options.generate_key));
+    fingerprint = made;
   } else if (options.key) {
-    auto keyring = Keyring::open("", env.passphrase);
-    if (!keyring)
-      return fail(keyring.error());
-    auto found = keyring->find_secret_key(*options.key);
-    if (!found)
-      return fail(found.error());
-    fingerprint = *found;
+    OPSKIT_TRY_ASSIGN(auto keyring, Keyring::open("", env.passphrase));
+    OPSKIT_TRY_ASSIGN(auto found, keyring.find_secret_key(*options.key));
+    fingerprint = found;
   }
 
-  auto db = State::open(join_path(state, "state.db"), State::Create::yes);
-  if (!db)
-    return fail(db.error());
+  OPSKIT_TRY_ASSIGN(auto db, State::open(join_path(state, "state.db"), State::Create::yes));
   RepositoryConfig config;
   config.origin = options.origin;
   config.label = options.label;
@@ -231,26 +207,17 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
   config.key = fingerprint;
   config.valid_for_days = options.valid_for_days;
   {
-    auto txn = db->begin();
-    if (!txn)
-      return fail(txn.error());
-    if (auto ok = save_config(*db, config); !ok)
-      return fail(ok.error());
-    if (auto ok = txn->commit(); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY_ASSIGN(auto txn, db.begin());
+    OPSKIT_TRY(save_config(db, config));
+    OPSKIT_TRY(txn.commit());
   }
-  Repository repo(root, std::move(*db), std::move(config), std::move(env));
-  auto signer = repo.signer(SignRequest::if_key);
-  if (!signer)
-    return fail(signer.error());
-  if (*signer)
-    if (auto ok = repo.write_public_key(**signer); !ok)
-      return fail(ok.error());
+  Repository repo(root, std::move(db), std::move(config), std::move(env));
+  OPSKIT_TRY_ASSIGN(auto signer, repo.signer(SignRequest::if_key));
+  if (signer)
+    OPSKIT_TRY(repo.write_public_key(*signer));
   auto [distro, codename] = *split_dist(options.deb_dist);
-  if (auto written = repo.write_deb_suites({}, {{distro, codename}}, *signer); !written)
-    return fail(written.error());
-  if (auto written = repo.write_rpm_dists({options.rpm_dist}, *signer); !written)
-    return fail(written.error());
+  OPSKIT_TRY(repo.write_deb_suites({}, {{distro, codename}}, signer));
+  OPSKIT_TRY(repo.write_rpm_dists({options.rpm_dist}, signer));
   return repo;
 }
 
@@ -259,20 +226,14 @@ Result<Repository> Repository::open(const std::string& root, Environment env) {
   if (::access(db.c_str(), F_OK) != 0)
     return fail(
         fmt::format("{}: not a pkgcloud repository (no {}; run 'pkgcloud init')", root, db));
-  auto moved = detail::settle_layout(root);
-  if (!moved)
-    return fail(moved.error());
-  if (*moved == detail::Moved::publication && env.notice)
+  OPSKIT_TRY_ASSIGN(auto moved, detail::settle_layout(root));
+  if (moved == detail::Moved::publication && env.notice)
     env.notice(fmt::format("moved the publication of {} into {}, away from its state and "
                            "signing key: serve or upload {} from now on",
                            root, publication_dir(root), publication_dir(root)));
-  auto state = State::open(db, State::Create::no);
-  if (!state)
-    return fail(state.error());
-  auto config = load_config(*state);
-  if (!config)
-    return fail(config.error());
-  return Repository(root, std::move(*state), std::move(*config), std::move(env));
+  OPSKIT_TRY_ASSIGN(auto state, State::open(db, State::Create::no));
+  OPSKIT_TRY_ASSIGN(auto config, load_config(state));
+  return Repository(root, std::move(state), std::move(config), std::move(env));
 }
 
 Repository::Repository(std::string root, State state, RepositoryConfig config, Environment env)
@@ -288,10 +249,9 @@ Result<std::optional<Repository::Signer>> Repository::signer(SignRequest request
           fmt::format("{}: no signing key configured (init --generate-key or --key)", root_));
     return std::optional<Signer>();
   }
-  auto keyring = Keyring::open(home.empty() ? "" : join_path(root_, home), env_.passphrase);
-  if (!keyring)
-    return fail(keyring.error());
-  return std::optional<Signer>(Signer{std::move(*keyring), fingerprint});
+  OPSKIT_TRY_ASSIGN(auto keyring,
+                    Keyring::open(home.empty() ? "" : join_path(root_, home), env_.passphrase));
+  return std::optional<Signer>(Signer{std::move(keyring), fingerprint});
 }
 
 Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::string>& files,
@@ -299,11 +259,8 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   const std::string* deb_dist = options.dist ? &*options.dist : &config_.deb_dist;
   const std::string* rpm_dist = options.dist ? &*options.dist : &config_.rpm_dist;
   const std::string* component = options.component ? &*options.component : &config_.component;
-  auto dist_parts = split_dist(*deb_dist);
-  if (!dist_parts)
-    return fail(dist_parts.error());
-  if (auto ok = split_dist(*rpm_dist); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY_ASSIGN(auto dist_parts, split_dist(*deb_dist));
+  OPSKIT_TRY(split_dist(*rpm_dist));
   if (!dist_part_ok(*component))
     return fail(fmt::format("bad component '{}': must be [a-z0-9.+_-]", *component));
 
@@ -327,39 +284,33 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   };
   auto parse = [&](std::size_t i) -> Result<PackageBytes> {
     const auto& path = files[i];
-    auto bytes = PackageBytes::open(path);
-    if (!bytes)
-      return fail(bytes.error());
+    OPSKIT_TRY_ASSIGN(auto bytes, PackageBytes::open(path));
     Candidate& c = *read[i];
     c.input = path;
-    std::string_view view = bytes->view();
+    std::string_view view = bytes.view();
     switch (detect(view)) {
     case Detected::deb: {
-      auto deb = read_deb(view, path);
-      if (!deb)
-        return fail(deb.error());
+      OPSKIT_TRY_ASSIGN(auto deb, read_deb(view, path));
       c.record.format = PackageFormat::deb;
       c.record.dist = *deb_dist;
       c.record.component = *component;
-      c.record.name = deb->name;
-      c.record.version = deb->version;
-      c.record.arch = deb->architecture;
-      c.record.metadata = deb->control.render();
-      c.pool_path = detail::deb_pool_file(dist_parts->first, deb_pool_path(*deb, *component));
+      c.record.name = deb.name;
+      c.record.version = deb.version;
+      c.record.arch = deb.architecture;
+      c.record.metadata = deb.control.render();
+      c.pool_path = detail::deb_pool_file(dist_parts.first, deb_pool_path(deb, *component));
       break;
     }
     case Detected::rpm: {
-      auto rpm = read_rpm(view, path);
-      if (!rpm)
-        return fail(rpm.error());
+      OPSKIT_TRY_ASSIGN(auto rpm, read_rpm(view, path));
       c.record.format = PackageFormat::rpm;
       c.record.dist = *rpm_dist;
-      c.record.name = rpm->name;
-      c.record.version = rpm->evr();
-      c.record.arch = rpm->arch;
-      c.record.metadata = rpm_to_json(*rpm);
-      c.pool_path = detail::rpm_package_file(*rpm_dist, rpm->arch, rpm_file_name(*rpm));
-      c.rpm = std::move(*rpm);
+      c.record.name = rpm.name;
+      c.record.version = rpm.evr();
+      c.record.arch = rpm.arch;
+      c.record.metadata = rpm_to_json(rpm);
+      c.pool_path = detail::rpm_package_file(*rpm_dist, rpm.arch, rpm_file_name(rpm));
+      c.rpm = std::move(rpm);
       break;
     }
     case Detected::unknown:
@@ -368,7 +319,7 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
     c.record.file = c.pool_path;
     c.record.size = view.size();
     set_other_digests(c.record, view);
-    return std::move(*bytes);
+    return bytes;
   };
   detail::hash_each(
       files.size(),
@@ -398,12 +349,8 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
 
   // 2. Under the lock and one transaction: record, copy, re-index, commit. The pool files are
   //    staged, checked against the hashes recorded and made visible together.
-  auto lock = lock_state();
-  if (!lock)
-    return fail(lock.error());
-  auto txn = state_.begin();
-  if (!txn)
-    return fail(txn.error());
+  OPSKIT_TRY_ASSIGN(auto lock, lock_state());
+  OPSKIT_TRY_ASSIGN(auto txn, state_.begin());
   std::vector<PushedPackage> pushed;
   Touched touched;
   StagedFiles pool_files;
@@ -413,15 +360,12 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto& c = candidates[i];
     const PackageRecord& r = c.record;
-    if (auto ok = check_dist_format(r, c.input); !ok)
-      return fail(ok.error());
-    auto existing = state_.find(r.format, r.dist, r.name, r.version, r.arch);
-    if (!existing)
-      return fail(existing.error());
+    OPSKIT_TRY(check_dist_format(r, c.input));
+    OPSKIT_TRY_ASSIGN(auto existing, state_.find(r.format, r.dist, r.name, r.version, r.arch));
     PushAction action = PushAction::added;
-    if (*existing) {
-      if ((*existing)->sha256 == r.sha256 && (*existing)->component == r.component) {
-        pushed.push_back({c.input, **existing, PushAction::unchanged});
+    if (existing) {
+      if (existing->sha256 == r.sha256 && existing->component == r.component) {
+        pushed.push_back({c.input, *existing, PushAction::unchanged});
         continue;
       }
       if (options.replace == Replace::no)
@@ -446,32 +390,25 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
       in_place = !other_content;
     }
     if (other_content) {
-      auto refs = state_.references(c.pool_path);
-      if (!refs)
-        return fail(refs.error());
-      int own = *existing && (*existing)->file == c.pool_path ? 1 : 0;
-      if (*refs > own)
+      OPSKIT_TRY_ASSIGN(auto refs, state_.references(c.pool_path));
+      int own = existing && existing->file == c.pool_path ? 1 : 0;
+      if (refs > own)
         return fail(
             fmt::format("{}: {} is already in the pool with other content, for another dist or "
                         "for a version that differs only in its epoch",
                         c.input, c.pool_path));
     }
     if (!in_place) {
-      auto input = open_regular(c.input);
-      if (!input)
-        return fail(input.error());
-      auto copied = pool_files.stage_copy(pool_file, input->first, r.size);
-      if (!copied)
-        return fail(copied.error());
-      if (*copied != r.size)
+      OPSKIT_TRY_ASSIGN(auto input, open_regular(c.input));
+      OPSKIT_TRY_ASSIGN(auto copied, pool_files.stage_copy(pool_file, input.first, r.size));
+      if (copied != r.size)
         return fail(changed_while_pushed(c.input));
       staged.push_back(&c);
       staged_sha.emplace(c.pool_path, r.sha256);
     }
-    if (auto ok = state_.put(r); !ok)
-      return fail(ok.error());
-    if (*existing && (*existing)->file != c.pool_path)
-      replaced_files.push_back((*existing)->file);
+    OPSKIT_TRY(state_.put(r));
+    if (existing && existing->file != c.pool_path)
+      replaced_files.push_back(existing->file);
     touched.add(r);
     pushed.push_back({c.input, r, action});
     if (env_.progress)
@@ -494,67 +431,50 @@ Result<std::vector<PushedPackage>> Repository::push(const std::vector<std::strin
   for (std::size_t i = 0; i < staged.size(); ++i)
     if (differs[i])
       return fail(changed_while_pushed(staged[i]->input));
-  if (auto ok = pool_files.commit(); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(pool_files.commit());
   for (const auto& file : replaced_files)
     if (auto refs = state_.references(file); refs && *refs == 0 && !staged_sha.contains(file))
       ::unlink(join_path(public_, file).c_str());
-  if (auto ok = rewrite(touched); !ok)
-    return fail(ok.error());
-  if (auto ok = txn->commit(); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(rewrite(touched));
+  OPSKIT_TRY(txn.commit());
   return pushed;
 }
 
 Result<IndexReport> Repository::index(const IndexOptions& options) {
-  auto lock = lock_state();
-  if (!lock)
-    return fail(lock.error());
-  auto signer = this->signer(options.sign);
-  if (!signer)
-    return fail(signer.error());
+  OPSKIT_TRY_ASSIGN(auto lock, lock_state());
+  OPSKIT_TRY_ASSIGN(auto signer, this->signer(options.sign));
   IndexReport report;
-  auto txn = state_.begin();
-  if (!txn)
-    return fail(txn.error());
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
+  OPSKIT_TRY_ASSIGN(auto txn, state_.begin());
+  OPSKIT_TRY_ASSIGN(auto records, state_.packages());
   if (options.rebuild) {
-    auto rescanned = rescan_pool(*records);
-    if (!rescanned)
-      return fail(rescanned.error());
-    report.rescanned = *rescanned;
+    OPSKIT_TRY_ASSIGN(auto rescanned, rescan_pool(records));
+    report.rescanned = rescanned;
   }
   std::set<std::pair<std::string, std::string>> suites{*split_dist(config_.deb_dist)};
-  for (const auto& r : *records)
+  for (const auto& r : records)
     if (r.format == PackageFormat::deb)
       suites.insert(*split_dist(r.dist));
-  if (*signer)
-    if (auto ok = write_public_key(**signer); !ok)
-      return fail(ok.error());
+  if (signer)
+    OPSKIT_TRY(write_public_key(*signer));
   std::set<std::string> rpm_dists{config_.rpm_dist};
-  for (const auto& r : *records)
+  for (const auto& r : records)
     if (r.format == PackageFormat::rpm)
       rpm_dists.insert(r.dist);
   // The apt suites and the dnf repositories have no file in common: they are written side by
   // side, the dnf ones with a signing context of their own (a gpgme context is one thread's).
-  auto rpm_signer = this->signer(options.sign);
-  if (!rpm_signer)
-    return fail(rpm_signer.error());
+  OPSKIT_TRY_ASSIGN(auto rpm_signer, this->signer(options.sign));
   auto rpm_job =
-      std::async(std::launch::async, [&] { return write_rpm_dists(rpm_dists, *rpm_signer); });
-  auto written = write_deb_suites(*records, {suites.begin(), suites.end()}, *signer);
+      std::async(std::launch::async, [&] { return write_rpm_dists(rpm_dists, rpm_signer); });
+  auto written = write_deb_suites(records, {suites.begin(), suites.end()}, signer);
   auto rpm_written = rpm_job.get();
   if (!written)
     return fail(written.error());
   if (!rpm_written)
     return fail(rpm_written.error());
-  if (auto ok = txn->commit(); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(txn.commit());
   report.indexes = std::move(*written);
   report.indexes.insert(report.indexes.end(), rpm_written->begin(), rpm_written->end());
-  report.is_signed = signer->has_value();
+  report.is_signed = signer.has_value();
   return report;
 }
 
@@ -564,13 +484,11 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
 Result<void> Repository::check_dist_format(const PackageRecord& r, std::string_view input) const {
   bool deb = r.format == PackageFormat::deb;
   PackageFormat other = deb ? PackageFormat::rpm : PackageFormat::deb;
-  auto holds = state_.holds(other, r.dist);
-  if (!holds)
-    return fail(holds.error());
-  if (!*holds && r.dist != (deb ? config_.rpm_dist : config_.deb_dist))
+  OPSKIT_TRY_ASSIGN(auto holds, state_.holds(other, r.dist));
+  if (!holds && r.dist != (deb ? config_.rpm_dist : config_.deb_dist))
     return {};
   return fail(fmt::format("{}: {} {} {}; push {} with --dist DISTRO/RELEASE such as {}", input,
-                          r.dist, *holds ? "holds" : "is the repository's default dist for",
+                          r.dist, holds ? "holds" : "is the repository's default dist for",
                           deb ? "rpms" : "debs", deb ? "debs" : "rpms",
                           deb ? "debian/bookworm" : "el/9"));
 }
@@ -589,38 +507,25 @@ void Repository::Touched::add(const PackageRecord& record) {
 Result<void> Repository::rewrite(const Touched& touched) {
   if (touched.suites.empty() && touched.rpm_dists.empty())
     return {};
-  auto signer = this->signer(SignRequest::if_key);
-  if (!signer)
-    return fail(signer.error());
+  OPSKIT_TRY_ASSIGN(auto signer, this->signer(SignRequest::if_key));
   if (!touched.suites.empty()) {
-    auto records = state_.packages(PackageFormat::deb);
-    if (!records)
-      return fail(records.error());
-    if (auto written =
-            write_deb_suites(*records, {touched.suites.begin(), touched.suites.end()}, *signer);
-        !written)
-      return fail(written.error());
+    OPSKIT_TRY_ASSIGN(auto records, state_.packages(PackageFormat::deb));
+    OPSKIT_TRY(write_deb_suites(records, {touched.suites.begin(), touched.suites.end()}, signer));
   }
   if (!touched.rpm_dists.empty())
-    if (auto written = write_rpm_dists(touched.rpm_dists, *signer, Reuse::previous); !written)
-      return fail(written.error());
+    OPSKIT_TRY(write_rpm_dists(touched.rpm_dists, signer, Reuse::previous));
   return {};
 }
 
 Result<void> Repository::remove_records(const std::vector<PackageRecord>& doomed) {
-  auto txn = state_.begin();
-  if (!txn)
-    return fail(txn.error());
+  OPSKIT_TRY_ASSIGN(auto txn, state_.begin());
   Touched touched;
   for (const auto& r : doomed) {
-    if (auto ok = state_.remove(r.id); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(state_.remove(r.id));
     touched.add(r);
   }
-  if (auto ok = rewrite(touched); !ok)
-    return fail(ok.error());
-  if (auto ok = txn->commit(); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(rewrite(touched));
+  OPSKIT_TRY(txn.commit());
   // Pool files go only after the indexes that named them are replaced (and committed).
   std::error_code ec;
   for (const auto& r : doomed) {
@@ -637,14 +542,10 @@ Result<void> Repository::remove_records(const std::vector<PackageRecord>& doomed
 }
 
 Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter) {
-  auto lock = lock_state();
-  if (!lock)
-    return fail(lock.error());
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
+  OPSKIT_TRY_ASSIGN(auto lock, lock_state());
+  OPSKIT_TRY_ASSIGN(auto records, state_.packages());
   std::vector<PackageRecord> doomed;
-  for (auto& r : *records) {
+  for (auto& r : records) {
     if (r.name != filter.name || (filter.dist && r.dist != *filter.dist) ||
         (filter.arch && r.arch != *filter.arch))
       continue;
@@ -657,23 +558,18 @@ Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter
     return fail(fmt::format("rm: no package {}{}{}{}{}{}", filter.name, filter.version ? "=" : "",
                             filter.version.value_or(""), filter.dist ? " in " : "",
                             filter.dist.value_or(""), filter.arch ? " for " + *filter.arch : ""));
-  if (auto ok = remove_records(doomed); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(remove_records(doomed));
   return doomed;
 }
 
 Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep,
                                                      const std::optional<std::string>& dist) {
-  auto lock = lock_state();
-  if (!lock)
-    return fail(lock.error());
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
+  OPSKIT_TRY_ASSIGN(auto lock, lock_state());
+  OPSKIT_TRY_ASSIGN(auto records, state_.packages());
   std::map<std::tuple<PackageFormat, std::string, std::string, std::string>,
            std::vector<PackageRecord>>
       groups;
-  for (auto& r : *records)
+  for (auto& r : records)
     if (!dist || r.dist == *dist)
       groups[{r.format, r.dist, r.name, r.arch}].push_back(std::move(r));
   std::vector<PackageRecord> doomed;
@@ -687,8 +583,7 @@ Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep,
       doomed.push_back(std::move(versions[i]));
   }
   if (!doomed.empty())
-    if (auto ok = remove_records(doomed); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(remove_records(doomed));
   return doomed;
 }
 
@@ -697,16 +592,12 @@ Result<std::vector<PackageRecord>> Repository::list(const std::optional<std::str
 }
 
 Result<std::string> Repository::export_key(Armor armor) {
-  auto signer = this->signer(SignRequest::required);
-  if (!signer)
-    return fail(signer.error());
-  return (*signer)->keyring.export_key((*signer)->fingerprint, armor);
+  OPSKIT_TRY_ASSIGN(auto signer, this->signer(SignRequest::required));
+  return signer->keyring.export_key(signer->fingerprint, armor);
 }
 
 Result<Sources> Repository::sources(const std::string& url) const {
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
+  OPSKIT_TRY_ASSIGN(auto records, state_.packages());
   const std::string* deb_dist = &config_.deb_dist;
   const std::string* rpm_dist = &config_.rpm_dist;
   const std::string* label = &config_.label;
@@ -724,7 +615,7 @@ Result<Sources> Repository::sources(const std::string& url) const {
   std::map<std::string, std::set<std::string>> deb;
   std::set<std::string> rpm{*rpm_dist};
   deb[*deb_dist].insert(*component);
-  for (const auto& r : *records) {
+  for (const auto& r : records) {
     if (r.format == PackageFormat::deb)
       deb[r.dist].insert(r.component);
     else

@@ -40,15 +40,13 @@ namespace detail {
 
 // A regular file opened for reading, and its size.
 inline Result<std::pair<UniqueFd, std::size_t>> open_regular(const std::string& path) {
-  auto fd = open_file(path, O_RDONLY);
-  if (!fd)
-    return fail(fd.error());
+  OPSKIT_TRY_ASSIGN(auto fd, open_file(path, O_RDONLY));
   struct stat st {};
-  if (::fstat(fd->get(), &st) != 0)
+  if (::fstat(fd.get(), &st) != 0)
     return fail(Error::from_errno("stat", path));
   if (!S_ISREG(st.st_mode))
     return fail(fmt::format("{}: not a regular file", path));
-  return std::pair{std::move(*fd), static_cast<std::size_t>(st.st_size)};
+  return std::pair{std::move(fd), static_cast<std::size_t>(st.st_size)};
 }
 
 // Reads the rest of open file `fd`, `size` bytes long (fewer if it shrinks); `path` names it.
@@ -72,10 +70,8 @@ inline Result<std::string> read_whole(const UniqueFd& fd, std::size_t size,
 
 // Reads a whole regular file with its size known up front (packages can be large).
 inline Result<std::string> read_whole(const std::string& path) {
-  auto file = open_regular(path);
-  if (!file)
-    return fail(file.error());
-  return read_whole(file->first, file->second, path);
+  OPSKIT_TRY_ASSIGN(auto file, open_regular(path));
+  return read_whole(file.first, file.second, path);
 }
 
 // A file's bytes for reading and hashing: mapped read-only when it is large (from `map_from`
@@ -85,18 +81,16 @@ public:
   static constexpr std::size_t k_map_from = 256 * 1024;
   static constexpr std::size_t k_huge_page = 2 * 1024 * 1024;
   static Result<PackageBytes> open(const std::string& path, std::size_t map_from = k_map_from) {
-    auto file = open_regular(path);
-    if (!file)
-      return fail(file.error());
+    OPSKIT_TRY_ASSIGN(auto file, open_regular(path));
     PackageBytes bytes;
-    auto size = file->second;
+    auto size = file.second;
     if (size >= map_from && size > 0) {
       // A file of a huge page or more is marked before its pages are faulted in (all at once,
       // as MAP_POPULATE would): what comes from disk then enters the page cache in 2 MiB
       // folios, which this and every later reading maps with one page-table entry, not 512.
       bool huge = size >= k_huge_page;
       void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (huge ? 0 : MAP_POPULATE),
-                         file->first.get(), 0);
+                         file.first.get(), 0);
       if (map != MAP_FAILED) {
         if (huge) {
           ::madvise(map, size, MADV_HUGEPAGE);      // advice only: small pages work too
@@ -107,10 +101,8 @@ public:
         return bytes;
       }
     }
-    auto read = read_whole(file->first, size, path);
-    if (!read)
-      return fail(read.error());
-    bytes.data_ = std::move(*read);
+    OPSKIT_TRY_ASSIGN(auto read, read_whole(file.first, size, path));
+    bytes.data_ = std::move(read);
     return bytes;
   }
   PackageBytes(PackageBytes&& other) noexcept
@@ -184,12 +176,10 @@ inline Result<YumFragments> rpm_fragments(RpmInfo rpm, std::string_view file, st
 
 // Writes an rpm record's index fragments from its metadata, size and SHA-256.
 inline Result<void> add_yum_fragments(PackageRecord& r, RpmInfo rpm) {
-  auto xml = rpm_fragments(std::move(rpm), r.file, r.size, r.sha256);
-  if (!xml)
-    return fail(xml.error());
-  r.xml_primary = std::move(xml->primary);
-  r.xml_filelists = std::move(xml->filelists);
-  r.xml_other = std::move(xml->other);
+  OPSKIT_TRY_ASSIGN(auto xml, rpm_fragments(std::move(rpm), r.file, r.size, r.sha256));
+  r.xml_primary = std::move(xml.primary);
+  r.xml_filelists = std::move(xml.filelists);
+  r.xml_other = std::move(xml.other);
   return {};
 }
 

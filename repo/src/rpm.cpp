@@ -305,50 +305,45 @@ std::string rpm_file_name(const RpmInfo& rpm) {
 Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   if (bytes.size() < 96 || bytes.substr(0, 4) != std::string_view("\xed\xab\xee\xdb", 4))
     return fail(fmt::format("{}: not an rpm (no lead magic)", what));
-  auto sig = Header::parse(bytes, 96, what);
-  if (!sig)
-    return fail(sig.error());
-  std::size_t main_at = 96 + sig->size();
+  OPSKIT_TRY_ASSIGN(auto sig, Header::parse(bytes, 96, what));
+  std::size_t main_at = 96 + sig.size();
   main_at += (8 - main_at % 8) % 8;
-  auto h = Header::parse(bytes, main_at, what);
-  if (!h)
-    return fail(h.error());
+  OPSKIT_TRY_ASSIGN(auto h, Header::parse(bytes, main_at, what));
 
   RpmInfo r;
-  r.name = h->string(k_name);
-  r.version = h->string(k_version);
-  r.release = h->string(k_release);
-  r.arch = is_source(*h) ? "src" : h->string(k_arch);
+  r.name = h.string(k_name);
+  r.version = h.string(k_version);
+  r.release = h.string(k_release);
+  r.arch = is_source(h) ? "src" : h.string(k_arch);
   for (auto [field, value] : {std::pair{"name", &r.name}, std::pair{"version", &r.version},
                               std::pair{"release", &r.release}, std::pair{"arch", &r.arch}})
-    if (auto ok = check_name(what, field, *value); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(check_name(what, field, *value));
   if (auto file = rpm_file_name(r).size(); file > NAME_MAX)
     return fail(fmt::format("{}: name, version, release and architecture make a pool file name "
                             "of {} bytes, past the limit of {}",
                             what, file, NAME_MAX));
-  if (auto epoch = h->number(k_epoch))
+  if (auto epoch = h.number(k_epoch))
     r.epoch = std::to_string(*epoch);
-  r.summary = h->string(k_summary);
-  r.description = h->string(k_description);
-  r.url = h->string(k_url);
-  r.license = h->string(k_license);
-  r.vendor = h->string(k_vendor);
-  r.group = h->string(k_group);
-  r.packager = h->string(k_packager);
-  r.buildhost = h->string(k_buildhost);
-  r.sourcerpm = h->string(k_sourcerpm);
-  r.build_time = h->number(k_buildtime).value_or(0);
-  r.installed_size = h->number(k_longsize).value_or(h->number(k_size).value_or(0));
+  r.summary = h.string(k_summary);
+  r.description = h.string(k_description);
+  r.url = h.string(k_url);
+  r.license = h.string(k_license);
+  r.vendor = h.string(k_vendor);
+  r.group = h.string(k_group);
+  r.packager = h.string(k_packager);
+  r.buildhost = h.string(k_buildhost);
+  r.sourcerpm = h.string(k_sourcerpm);
+  r.build_time = h.number(k_buildtime).value_or(0);
+  r.installed_size = h.number(k_longsize).value_or(h.number(k_size).value_or(0));
   r.archive_size =
-      h->number(k_longarchivesize)
-          .value_or(h->number(k_archivesize).value_or(sig->number(k_sig_payloadsize).value_or(0)));
+      h.number(k_longarchivesize)
+          .value_or(h.number(k_archivesize).value_or(sig.number(k_sig_payloadsize).value_or(0)));
   r.header_start = main_at;
-  r.header_end = main_at + h->size();
+  r.header_end = main_at + h.size();
 
-  r.provides = dependencies(*h, k_providename, k_provideflags, k_provideversion, Requirements::no);
+  r.provides = dependencies(h, k_providename, k_provideflags, k_provideversion, Requirements::no);
   r.requirements =
-      dependencies(*h, k_requirename, k_requireflags, k_requireversion, Requirements::yes);
+      dependencies(h, k_requirename, k_requireflags, k_requireversion, Requirements::yes);
   // A requirement the package provides itself (config(x) = EVR) is no requirement: createrepo_c
   // leaves it out, and dnf shows the metadata as written.
   std::erase_if(r.requirements, [&](const RpmDependency& d) {
@@ -358,21 +353,21 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
     });
   });
   r.conflicts =
-      dependencies(*h, k_conflictname, k_conflictflags, k_conflictversion, Requirements::no);
+      dependencies(h, k_conflictname, k_conflictflags, k_conflictversion, Requirements::no);
   r.obsoletes =
-      dependencies(*h, k_obsoletename, k_obsoleteflags, k_obsoleteversion, Requirements::no);
+      dependencies(h, k_obsoletename, k_obsoleteflags, k_obsoleteversion, Requirements::no);
   r.recommends =
-      dependencies(*h, k_recommendname, k_recommendflags, k_recommendversion, Requirements::no);
-  r.suggests = dependencies(*h, k_suggestname, k_suggestflags, k_suggestversion, Requirements::no);
+      dependencies(h, k_recommendname, k_recommendflags, k_recommendversion, Requirements::no);
+  r.suggests = dependencies(h, k_suggestname, k_suggestflags, k_suggestversion, Requirements::no);
   r.supplements =
-      dependencies(*h, k_supplementname, k_supplementflags, k_supplementversion, Requirements::no);
-  r.enhances = dependencies(*h, k_enhancename, k_enhanceflags, k_enhanceversion, Requirements::no);
+      dependencies(h, k_supplementname, k_supplementflags, k_supplementversion, Requirements::no);
+  r.enhances = dependencies(h, k_enhancename, k_enhanceflags, k_enhanceversion, Requirements::no);
 
-  auto basenames = h->strings(k_basenames);
-  auto dirnames = h->strings(k_dirnames);
-  auto dirindexes = h->numbers(k_dirindexes);
-  auto modes = h->numbers(k_filemodes);
-  auto fileflags = h->numbers(k_fileflags);
+  auto basenames = h.strings(k_basenames);
+  auto dirnames = h.strings(k_dirnames);
+  auto dirindexes = h.numbers(k_dirindexes);
+  auto modes = h.numbers(k_filemodes);
+  auto fileflags = h.numbers(k_fileflags);
   if (dirindexes.size() < basenames.size())
     return fail(fmt::format("{}: rpm file list is inconsistent", what));
   for (std::size_t i = 0; i < basenames.size(); ++i) {
@@ -388,9 +383,9 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   std::sort(r.files.begin(), r.files.end(),
             [](const RpmFile& a, const RpmFile& b) { return a.path < b.path; });
 
-  auto times = h->numbers(k_changelogtime);
-  auto authors = h->strings(k_changelogname);
-  auto texts = h->strings(k_changelogtext);
+  auto times = h.numbers(k_changelogtime);
+  auto authors = h.strings(k_changelogname);
+  auto texts = h.strings(k_changelogtext);
   for (std::size_t i = 0; i < times.size() && i < authors.size() && i < texts.size(); ++i)
     r.changelogs.push_back({authors[i], times[i], texts[i]});
   return r;

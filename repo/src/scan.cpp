@@ -255,9 +255,7 @@ void check_locations(const fs::path& dir, const fs::path& shown, std::string_vie
 } // namespace
 
 Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records) {
-  auto default_dist = split_dist(config_.deb_dist);
-  if (!default_dist)
-    return fail(default_dist.error());
+  OPSKIT_TRY_ASSIGN(auto default_dist, split_dist(config_.deb_dist));
   std::error_code ec;
   ParallelReader reader(
       env_.progress ? std::function<void(std::size_t, std::size_t)>(
@@ -335,8 +333,8 @@ Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records)
       std::string codename;
       if (where != placed.end()) {
         std::tie(codename, r.component) = where->second;
-      } else if (pool->distro == default_dist->first) {
-        codename = default_dist->second;
+      } else if (pool->distro == default_dist.first) {
+        codename = default_dist.second;
         r.component = std::string(pool->component);
       } else {
         continue; // a distro without indexes or default: no suite to put it in
@@ -356,40 +354,33 @@ Result<std::size_t> Repository::rescan_pool(std::vector<PackageRecord>& records)
         continue;
       known.erase(same); // a second file of the same package is recorded too, as before
     }
-    if (auto ok = state_.put(r); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(state_.put(r));
     changed = true;
   }
   if (changed) {
-    auto updated = state_.packages();
-    if (!updated)
-      return fail(updated.error());
-    records = std::move(*updated);
+    OPSKIT_TRY_ASSIGN(auto updated, state_.packages());
+    records = std::move(updated);
   }
   return count;
 }
 
 Result<std::vector<std::string>> Repository::verify() {
   std::vector<std::string> problems;
-  auto signer = this->signer(SignRequest::if_key);
-  if (!signer)
-    return fail(signer.error());
-  auto records = state_.packages();
-  if (!records)
-    return fail(records.error());
+  OPSKIT_TRY_ASSIGN(auto signer, this->signer(SignRequest::if_key));
+  OPSKIT_TRY_ASSIGN(auto records, state_.packages());
 
   // Pool files against their recorded size and SHA-256, hashed on every CPU, two at a time on
   // each; the problems are reported in the records' order.
-  std::vector<std::string> pool_problems(records->size());
+  std::vector<std::string> pool_problems(records.size());
   auto differs = [&](std::size_t i) {
-    const PackageRecord& r = (*records)[i];
+    const PackageRecord& r = records[i];
     pool_problems[i] = fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
                                    r.name, r.version);
   };
   detail::hash_each(
-      records->size(),
+      records.size(),
       [&](std::size_t i) -> std::optional<PackageBytes> {
-        const PackageRecord& r = (*records)[i];
+        const PackageRecord& r = records[i];
         auto bytes = PackageBytes::open(join_path(public_, r.file));
         if (!bytes)
           pool_problems[i] = bytes.error().message();
@@ -400,7 +391,7 @@ Result<std::vector<std::string>> Repository::verify() {
         return std::nullopt;
       },
       [&](std::size_t i, const Sha256& digest) {
-        if (hex(digest) != (*records)[i].sha256)
+        if (hex(digest) != records[i].sha256)
           differs(i);
       });
   for (auto& problem : pool_problems)
@@ -422,8 +413,8 @@ Result<std::vector<std::string>> Repository::verify() {
       problems.push_back(release.error().message());
       continue;
     }
-    if (*signer) {
-      auto& keyring = (**signer).keyring;
+    if (signer) {
+      auto& keyring = signer->keyring;
       auto in_release = read_file(dir + "/InRelease");
       if (!in_release) {
         problems.push_back(in_release.error().message());
@@ -481,11 +472,11 @@ Result<std::vector<std::string>> Repository::verify() {
       problems.push_back(repomd.error().message());
       continue;
     }
-    if (*signer) {
+    if (signer) {
       auto asc = read_file(path.string() + ".asc");
       if (!asc)
         problems.push_back(asc.error().message());
-      else if (auto check = (**signer).keyring.verify_detached(*asc, *repomd); !check)
+      else if (auto check = signer->keyring.verify_detached(*asc, *repomd); !check)
         problems.push_back(check.error().message());
       else if (!check->good)
         problems.push_back(fmt::format("{}.asc: bad signature: {}", shown, check->problem));

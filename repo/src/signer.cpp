@@ -140,14 +140,12 @@ Result<std::string> Keyring::find_secret_key(const std::string& spec) {
 }
 
 Result<std::string> Keyring::export_key(const std::string& fingerprint, Armor armor) {
-  auto out = empty_data();
-  if (!out)
-    return fail(out.error());
+  OPSKIT_TRY_ASSIGN(auto out, empty_data());
   gpgme_set_armor(ctx_.get(), armor == Armor::yes);
   if (auto err =
-          gpgme_op_export(ctx_.get(), fingerprint.c_str(), GPGME_EXPORT_MODE_MINIMAL, out->get()))
+          gpgme_op_export(ctx_.get(), fingerprint.c_str(), GPGME_EXPORT_MODE_MINIMAL, out.get()))
     return fail(fmt::format("export key {}: {}", fingerprint, gpg_problem(err)));
-  std::string key = take(*out);
+  std::string key = take(out);
   if (key.empty())
     return fail(fmt::format("export key {}: not in the keyring", fingerprint));
   return key;

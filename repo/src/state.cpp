@@ -175,23 +175,16 @@ Result<State> State::open(const std::string& path, Create create) {
   State state(std::move(db), path);
   // Reads through a memory map rather than a pread per 4 KiB page: an index of thousands of
   // packages reads the whole table.
-  if (auto ok = state.exec(
-          "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=1073741824;");
-      !ok)
-    return fail(ok.error());
-  if (auto ok = state.exec(k_schema); !ok)
-    return fail(ok.error());
-  if (auto ok = state.exec(yum_triggers().c_str()); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(
+      state.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=1073741824;"));
+  OPSKIT_TRY(state.exec(k_schema));
+  OPSKIT_TRY(state.exec(yum_triggers().c_str()));
   // Databases made before the index fragments were kept lack their columns: add them empty
   // (indexing then writes the fragments from the metadata).
   if (!state.exec("SELECT xml_primary FROM packages LIMIT 0"))
-    if (auto ok =
-            state.exec("ALTER TABLE packages ADD COLUMN xml_primary TEXT NOT NULL DEFAULT '';"
-                       "ALTER TABLE packages ADD COLUMN xml_filelists TEXT NOT NULL DEFAULT '';"
-                       "ALTER TABLE packages ADD COLUMN xml_other TEXT NOT NULL DEFAULT '';");
-        !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(state.exec("ALTER TABLE packages ADD COLUMN xml_primary TEXT NOT NULL DEFAULT '';"
+                          "ALTER TABLE packages ADD COLUMN xml_filelists TEXT NOT NULL DEFAULT '';"
+                          "ALTER TABLE packages ADD COLUMN xml_other TEXT NOT NULL DEFAULT '';"));
   return state;
 }
 
@@ -208,10 +201,8 @@ Result<void> State::exec(const char* sql) const {
 Result<std::optional<std::string>> State::config(const std::string& key) const {
   Query q(*this, "SELECT value FROM config WHERE key = ?");
   q.bind(key);
-  auto row = q.step();
+  OPSKIT_TRY_ASSIGN(auto row, q.step());
   if (!row)
-    return fail(row.error());
-  if (!*row)
     return std::nullopt;
   return column_text(q.get(), 0);
 }
@@ -219,8 +210,7 @@ Result<std::optional<std::string>> State::config(const std::string& key) const {
 Result<void> State::set_config(const std::string& key, const std::string& value) {
   Query q(*this, "INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)");
   q.bind(key).bind(value);
-  if (auto done = q.step(); !done)
-    return fail(done.error());
+  OPSKIT_TRY(q.step());
   return {};
 }
 
@@ -230,10 +220,8 @@ namespace {
 template <typename Each>
 Result<void> for_each_row(Query& q, Each each) {
   for (;;) {
-    auto row = q.step();
+    OPSKIT_TRY_ASSIGN(auto row, q.step());
     if (!row)
-      return fail(row.error());
-    if (!*row)
       return {};
     each(q.get());
   }
@@ -241,8 +229,7 @@ Result<void> for_each_row(Query& q, Each each) {
 
 Result<std::vector<PackageRecord>> all_records(Query& q) {
   std::vector<PackageRecord> out;
-  if (auto ok = for_each_row(q, [&out](sqlite3_stmt* s) { out.push_back(read_record(s)); }); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(for_each_row(q, [&out](sqlite3_stmt* s) { out.push_back(read_record(s)); }));
   return out;
 }
 
@@ -336,28 +323,23 @@ void read_yum_text(YumRows& rows, YumRows::Row& r, sqlite3_stmt* s, int first) {
 Result<YumRows> State::yum_rows(const std::string& dist, Text text) const {
   YumRows out;
   if (text == Text::none) {
-    if (auto ok = yum_rows_between(dist, "", std::nullopt, out); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(yum_rows_between(dist, "", std::nullopt, out));
     return out;
   }
   Query q(*this, fmt::format("SELECT id, name, version, arch, file, sha256, size, {} "
                              "FROM packages WHERE +format = 'rpm' AND +dist = ?",
                              k_yum_text_columns));
   q.bind(dist);
-  auto ok = for_each_row(
-      q, [&](sqlite3_stmt* s) { read_yum_text(out, read_yum_identity(out, s), s, 7); });
-  if (!ok)
-    return fail(ok.error());
+  OPSKIT_TRY(for_each_row(
+      q, [&](sqlite3_stmt* s) { read_yum_text(out, read_yum_identity(out, s), s, 7); }));
   return out;
 }
 
 Result<std::optional<YumTracked>> State::yum_tracked(const std::string& dist) const {
   Query tracked(*this, "SELECT repositories FROM yum_tracked WHERE dist = ?");
   tracked.bind(dist);
-  auto row = tracked.step();
+  OPSKIT_TRY_ASSIGN(auto row, tracked.step());
   if (!row)
-    return fail(row.error());
-  if (!*row)
     return std::nullopt;
   YumTracked out;
   for (auto& name : words(column_view(tracked.get(), 0)))
@@ -386,15 +368,13 @@ Result<std::optional<YumTracked>> State::yum_tracked(const std::string& dist) co
 
 Result<void> State::save_yum_runs(const std::string& dist,
                                   const std::map<std::string, std::vector<YumRunRecord>>& runs) {
-  if (auto ok = drop_yum_runs(dist); !ok)
-    return ok;
+  OPSKIT_TRY(drop_yum_runs(dist));
   std::string names;
   for (const auto& [repository, list] : runs)
     names += (names.empty() ? "" : " ") + repository;
   Query tracked(*this, "INSERT INTO yum_tracked (dist, repositories) VALUES (?, ?)");
   tracked.bind(dist).bind(names);
-  if (auto done = tracked.step(); !done)
-    return fail(done.error());
+  OPSKIT_TRY(tracked.step());
   Query insert(*this, "INSERT INTO yum_runs (dist, repository, position, last_name, "
                       "last_version, last_arch, key, packages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (const auto& [dir, list] : runs)
@@ -403,8 +383,7 @@ Result<void> State::save_yum_runs(const std::string& dist,
       insert.bind(dist).bind(dir).bind(static_cast<std::int64_t>(i)).bind(run.last.name);
       insert.bind(run.last.version).bind(run.last.arch).bind(run.key);
       insert.bind(static_cast<std::int64_t>(run.packages));
-      if (auto done = insert.step(); !done)
-        return fail(done.error());
+      OPSKIT_TRY(insert.step());
       insert.reset();
     }
   return {};
@@ -416,8 +395,7 @@ Result<void> State::drop_yum_runs(const std::string& dist) {
         "DELETE FROM yum_changed WHERE dist = ?"}) {
     Query q(*this, sql);
     q.bind(dist);
-    if (auto done = q.step(); !done)
-      return fail(done.error());
+    OPSKIT_TRY(q.step());
   }
   return {};
 }
@@ -443,10 +421,8 @@ Result<void> State::read_text(YumRows& rows, std::span<const std::size_t> which)
     if (r.text_read)
       continue;
     q.bind(r.id);
-    auto row = q.step();
+    OPSKIT_TRY_ASSIGN(auto row, q.step());
     if (!row)
-      return fail(row.error());
-    if (!*row)
       return fail(fmt::format("database {}: package {} is gone", path_, r.file));
     read_yum_text(rows, r, q.get(), 0);
     q.reset();
@@ -464,10 +440,8 @@ Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std
                   k_columns);
   Query q(*this, sql.c_str());
   q.bind(format_name(format)).bind(dist).bind(name).bind(version).bind(arch);
-  auto row = q.step();
+  OPSKIT_TRY_ASSIGN(auto row, q.step());
   if (!row)
-    return fail(row.error());
-  if (!*row)
     return std::nullopt;
   return read_record(q.get());
 }
@@ -487,40 +461,33 @@ Result<std::int64_t> State::put(const PackageRecord& r) {
   q.bind(r.arch).bind(r.file).bind(static_cast<std::int64_t>(r.size)).bind(r.md5).bind(r.sha1);
   q.bind(r.sha256).bind(r.sha512).bind(r.metadata).bind(r.xml_primary).bind(r.xml_filelists);
   q.bind(r.xml_other);
-  if (auto done = q.step(); !done)
-    return fail(done.error());
+  OPSKIT_TRY(q.step());
   return sqlite3_last_insert_rowid(db_.get());
 }
 
 Result<void> State::remove(std::int64_t id) {
   Query q(*this, "DELETE FROM packages WHERE id = ?");
   q.bind(id);
-  if (auto done = q.step(); !done)
-    return fail(done.error());
+  OPSKIT_TRY(q.step());
   return {};
 }
 
 Result<int> State::references(const std::string& file) const {
   Query q(*this, "SELECT count(*) FROM packages WHERE file = ?");
   q.bind(file);
-  auto row = q.step();
-  if (!row)
-    return fail(row.error());
+  OPSKIT_TRY(q.step());
   return sqlite3_column_int(q.get(), 0);
 }
 
 Result<bool> State::holds(PackageFormat format, const std::string& dist) const {
   Query q(*this, "SELECT EXISTS (SELECT 1 FROM packages WHERE format = ? AND dist = ?)");
   q.bind(format_name(format)).bind(dist);
-  auto row = q.step();
-  if (!row)
-    return fail(row.error());
+  OPSKIT_TRY(q.step());
   return sqlite3_column_int(q.get(), 0) != 0;
 }
 
 Result<State::Transaction> State::begin() {
-  if (auto ok = exec("BEGIN IMMEDIATE"); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(exec("BEGIN IMMEDIATE"));
   return Transaction(db_.get());
 }
 

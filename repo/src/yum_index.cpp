@@ -257,10 +257,8 @@ Result<YumIndex> build_yum_repo(std::vector<YumPackage> packages, std::time_t da
   evrs.reserve(packages.size());
   std::vector<YumEntry> entries;
   for (const auto& p : packages) {
-    auto xml = yum_fragments(p);
-    if (!xml)
-      return fail(xml.error());
-    const YumFragments& f = fragments.emplace_back(std::move(*xml));
+    OPSKIT_TRY_ASSIGN(auto xml, yum_fragments(p));
+    const YumFragments& f = fragments.emplace_back(std::move(xml));
     entries.push_back({p.rpm.name,
                        evrs.emplace_back(p.rpm.evr()),
                        p.rpm.arch,
@@ -454,12 +452,10 @@ Result<YumIndex> build_yum_repo(std::vector<YumRun> runs, std::time_t date,
       continue;
     if (!entries_of)
       return fail("yum index: a carried run without its entries");
-    auto entries = entries_of(r);
-    if (!entries)
-      return fail(entries.error());
-    if (entries->size() != run.packages || run_key(*entries) != run.key)
+    OPSKIT_TRY_ASSIGN(auto entries, entries_of(r));
+    if (entries.size() != run.packages || run_key(entries) != run.key)
       return fail("yum index: a carried run's packages have changed; run `pkgcloud index`");
-    run.entries = std::move(*entries);
+    run.entries = std::move(entries);
   }
   std::vector<YumEntry*> wanted;
   for (std::size_t r = 0; r < runs.size(); ++r)
@@ -470,8 +466,7 @@ Result<YumIndex> build_yum_repo(std::vector<YumRun> runs, std::time_t date,
   if (!wanted.empty()) {
     if (!fill)
       return fail(fmt::format("{}: no index fragments", wanted.front()->file));
-    if (auto ok = fill(wanted); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(fill(wanted));
   }
   for (std::size_t k = 0; k < docs.size(); ++k)
     for (std::size_t r = 0; r < runs.size(); ++r) {
@@ -555,10 +550,8 @@ Result<YumIndex> build_yum_repo(std::vector<YumRun> runs, std::time_t date,
     index.files.push_back({std::move(path), std::move(gz)});
   }
   repomd.close();
-  auto text = repomd.finish("repomd.xml");
-  if (!text)
-    return fail(text.error());
-  index.repomd = std::move(*text);
+  OPSKIT_TRY_ASSIGN(auto text, repomd.finish("repomd.xml"));
+  index.repomd = std::move(text);
   return index;
 }
 
@@ -596,11 +589,9 @@ Result<Doc> parse_xml(std::string_view text, const char* name) {
 } // namespace
 
 Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text) {
-  auto doc = parse_xml(text, "repomd.xml");
-  if (!doc)
-    return fail(doc.error());
+  OPSKIT_TRY_ASSIGN(auto doc, parse_xml(text, "repomd.xml"));
   std::vector<RepomdEntry> out;
-  for (xmlNode* data = xmlDocGetRootElement(doc->get())->children; data; data = data->next) {
+  for (xmlNode* data = xmlDocGetRootElement(doc.get())->children; data; data = data->next) {
     if (!name_is(data, "data"))
       continue;
     RepomdEntry e;

@@ -4,6 +4,7 @@
 #include <expected>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace opskit {
 
@@ -42,3 +43,25 @@ inline std::unexpected<Error> fail(Error error) {
 }
 
 } // namespace opskit
+
+// Propagation of a failed Result to the caller, which returns a Result too:
+//   OPSKIT_TRY(file.commit());                        // a Result<void>, or any Result
+//   OPSKIT_TRY_ASSIGN(auto bytes, read_file(path));   // declares `bytes` as the value
+//   OPSKIT_TRY_ASSIGN(config_, load_config(state));   // or assigns an existing one
+// `expr` is evaluated once; on failure its Error is returned as it is. OPSKIT_TRY_ASSIGN is
+// two statements: give it a line of its own, not an unbraced if's body.
+#define OPSKIT_TRY(expr)                                                                           \
+  do {                                                                                             \
+    if (auto&& opskit_try_ = (expr); !opskit_try_)                                                 \
+      return ::opskit::fail(std::forward<decltype(opskit_try_)>(opskit_try_).error());             \
+  } while (false)
+
+#define OPSKIT_TRY_ASSIGN(target, expr)                                                            \
+  OPSKIT_TRY_ASSIGN_AT_(OPSKIT_TRY_NAME_(opskit_try_, __LINE__), target, expr)
+#define OPSKIT_TRY_NAME_(a, b) OPSKIT_TRY_CAT_(a, b)
+#define OPSKIT_TRY_CAT_(a, b) a##b
+#define OPSKIT_TRY_ASSIGN_AT_(result, target, expr)                                                \
+  auto result = (expr);                                                                            \
+  if (!result)                                                                                     \
+    return ::opskit::fail(std::move(result).error());                                              \
+  target = std::move(*result)

@@ -85,12 +85,10 @@ Error Namespace::unknown(std::string_view name) const {
 }
 
 Result<std::vector<Info>> Namespace::list(std::string_view prefix) const {
-  auto found = fields(prefix);
-  if (!found)
-    return fail(found.error());
+  OPSKIT_TRY_ASSIGN(auto found, fields(prefix));
   std::vector<Info> infos;
-  infos.reserve(found->size());
-  for (auto& field : *found)
+  infos.reserve(found.size());
+  for (auto& field : found)
     infos.push_back(std::move(field.info));
   return infos;
 }
@@ -99,10 +97,8 @@ Result<Snapshot> Namespace::snapshot(std::span<const std::string> names) const {
   std::vector<Field> all;
   std::unordered_set<std::string> seen;
   for (const auto& name : names) {
-    auto found = fields(name);
-    if (!found)
-      return fail(found.error());
-    for (auto& field : *found)
+    OPSKIT_TRY_ASSIGN(auto found, fields(name));
+    for (auto& field : found)
       if (seen.insert(field.info.name).second)
         all.push_back(std::move(field));
   }
@@ -119,23 +115,19 @@ Result<std::vector<Field>> Namespace::leaf(std::string_view name) const {
 }
 
 Result<Handle> Namespace::resolve(std::string_view name) const {
-  auto found = leaf(name);
-  if (!found)
-    return fail(found.error());
-  return Handle(Snapshot(std::move(*found)));
+  OPSKIT_TRY_ASSIGN(auto found, leaf(name));
+  return Handle(Snapshot(std::move(found)));
 }
 
 Result<Snapshot> Namespace::source_snapshot(std::string_view name) const {
-  auto leaf = this->leaf(name);
-  if (!leaf)
-    return fail(leaf.error());
-  if (leaf->front().layout.shape == Layout::Shape::whole) // a /proc/sys file is its own source
-    return Snapshot(std::move(*leaf));
+  OPSKIT_TRY_ASSIGN(auto leaf, this->leaf(name));
+  if (leaf.front().layout.shape == Layout::Shape::whole) // a /proc/sys file is its own source
+    return Snapshot(std::move(leaf));
   // The names of one file can sit under two prefixes (/proc/stat feeds cpu.* and kern.*), so
   // look through everything that is not another process.
   std::string_view scope = name.starts_with("proc.") ? name.substr(0, name.find('.', 5)) : "";
   auto all = find_fields(proc_root_, scope);
-  std::erase_if(all, [&](const Field& f) { return f.path != leaf->front().path; });
+  std::erase_if(all, [&](const Field& f) { return f.path != leaf.front().path; });
   sort_unique(all);
   return Snapshot(std::move(all));
 }
@@ -147,17 +139,13 @@ Result<std::optional<Value>> Namespace::write(std::string_view name, std::string
     return fail(fmt::format("{}: not a /proc/sys entry, so not writable", name), ENOENT);
   std::optional<Value> before;
   if ((st.st_mode & 0444) != 0 && !never_read(name)) {
-    auto old = read_file(*path);
-    if (!old)
-      return fail(old.error());
-    std::string_view text = trim(*old);
+    OPSKIT_TRY_ASSIGN(auto old, read_file(*path));
+    std::string_view text = trim(old);
     before = parse_number(text).value_or(Value(std::string(text)));
   }
-  auto fd = open_file(*path, O_WRONLY | O_TRUNC);
-  if (!fd)
-    return fail(fd.error());
+  OPSKIT_TRY_ASSIGN(auto fd, open_file(*path, O_WRONLY | O_TRUNC));
   std::string line = std::string(value) + "\n";
-  ssize_t n = ::write(fd->get(), line.data(), line.size());
+  ssize_t n = ::write(fd.get(), line.data(), line.size());
   if (n < 0)
     return fail(Error::from_errno("write", fmt::format("{} = {}", name, value)));
   if (static_cast<std::size_t>(n) != line.size())

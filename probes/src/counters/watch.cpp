@@ -58,25 +58,20 @@ double ns_per_call(std::size_t iterations, F&& f) {
 } // namespace
 
 Result<BenchResult> bench(const Namespace& ns, std::string_view name, std::size_t iterations) {
-  auto handle = ns.resolve(name);
-  if (!handle)
-    return fail(handle.error());
-  if (auto first = handle->read(); !first)
-    return fail(first.error());
-  auto whole = ns.source_snapshot(name);
-  if (!whole)
-    return fail(whole.error());
+  OPSKIT_TRY_ASSIGN(auto handle, ns.resolve(name));
+  OPSKIT_TRY(handle.read());
+  OPSKIT_TRY_ASSIGN(auto whole, ns.source_snapshot(name));
 
   BenchResult result;
   result.iterations = iterations;
-  result.snapshot_names = whole->size();
+  result.snapshot_names = whole.size();
   bool failed = false;
   result.by_name_ns = ns_per_call(iterations, [&] {
     auto h = ns.resolve(name);
     failed |= !h || !h->read();
   });
-  result.handle_ns = ns_per_call(iterations, [&] { failed |= !handle->read(); });
-  result.snapshot_ns = ns_per_call(iterations, [&] { failed |= whole->read() != 0; });
+  result.handle_ns = ns_per_call(iterations, [&] { failed |= !handle.read(); });
+  result.snapshot_ns = ns_per_call(iterations, [&] { failed |= whole.read() != 0; });
   if (failed)
     return fail(name.empty() ? "bench: a read failed"
                              : std::string(name) + ": a read failed during the benchmark");

@@ -485,10 +485,8 @@ Result<TraceOutcome> Tracer::launch(const std::string& program,
                                     const std::vector<std::string>& argv) {
   FilterPtr filter;
   if (cls_ != SyscallClass::all) {
-    auto built = build_filter(cls_);
-    if (!built)
-      return fail(built.error());
-    filter = std::move(*built);
+    OPSKIT_TRY_ASSIGN(auto built, build_filter(cls_));
+    filter = std::move(built);
     filtered_ = true;
   }
   std::vector<char*> args;
@@ -548,8 +546,7 @@ Result<TraceOutcome> Tracer::launch(const std::string& program,
     g_forward_to.store(pid);
     start_ns_ = now_ns();
     ::kill(pid, SIGCONT);
-    if (auto ok = loop(); !ok)
-      return fail(ok.error());
+    OPSKIT_TRY(loop());
   } else {
     main_status_ = status;
   }
@@ -591,8 +588,7 @@ Result<TraceOutcome> Tracer::attach(pid_t pid) {
         auto error = Error::from_errno("attach to", std::to_string(pid));
         if (!tracees_.empty()) { // let go of the threads already seized
           begin_detach();
-          if (auto ok = loop(); !ok)
-            return fail(ok.error());
+          OPSKIT_TRY(loop());
         }
         return fail(error);
       }
@@ -605,8 +601,7 @@ Result<TraceOutcome> Tracer::attach(pid_t pid) {
   start_ns_ = now_ns();
   if (on_attached_)
     on_attached_(tracees_.size());
-  if (auto ok = loop(); !ok)
-    return fail(ok.error());
+  OPSKIT_TRY(loop());
   TraceOutcome outcome;
   outcome.detached = !main_status_.has_value();
   outcome.exit_status = main_status_ ? shell_status(*main_status_) : 0;
@@ -656,10 +651,8 @@ Result<TraceOutcome> run_trace(const TraceRequest& request, Aggregator& sink) {
     return tracer.attach(request.attach_pid);
   if (request.command.empty())
     return fail("no command to trace");
-  auto program = find_program(request.command.front());
-  if (!program)
-    return fail(program.error());
-  return tracer.launch(*program, request.command);
+  OPSKIT_TRY_ASSIGN(auto program, find_program(request.command.front()));
+  return tracer.launch(program, request.command);
 }
 
 } // namespace opskit::trace
