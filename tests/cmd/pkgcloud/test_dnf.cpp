@@ -17,8 +17,8 @@
 #include "../../repo/deb_builder.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
-#include "opskit/repo/compress.hpp"
-#include "opskit/repo/yum_index.hpp"
+#include "opskit/repo/codec/compress.hpp"
+#include "opskit/repo/index/yum/yum.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;

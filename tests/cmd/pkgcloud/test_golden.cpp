@@ -15,7 +15,7 @@
 #include "../../repo/rpm_builder.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
-#include "opskit/repo/digest.hpp"
+#include "opskit/repo/codec/digest.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;

@@ -10,8 +10,8 @@
 
 #include "opskit/atomic_file.hpp"
 #include "opskit/error.hpp"
-#include "opskit/repo/signer.hpp"
-#include "opskit/repo/state.hpp"
+#include "opskit/repo/store/keyring.hpp"
+#include "opskit/repo/store/state.hpp"
 
 namespace opskit::repo {
 

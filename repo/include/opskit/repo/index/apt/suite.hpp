@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "opskit/error.hpp"
+#include "opskit/repo/store/state.hpp"
+
+namespace opskit::repo {
+
+// One file of a suite's metadata, its path relative to dists/<suite>/.
+struct IndexFile {
+  std::string path;
+  std::string data;
+};
+
+// What one apt suite (dists/<codename>) is made of.
+struct AptSuiteInput {
+  std::string codename;
+  std::string origin, label;
+  std::vector<std::string> architectures; // at least one; "all" packages go into each
+  std::vector<std::string> components;    // components to list even when empty
+  std::vector<PackageRecord> packages;    // deb records of this suite, any order
+  std::time_t date = 0;
+  std::optional<std::time_t> valid_until;
+};
+
+// The suite's indexes and its Release file. `files` hold the by-hash/SHA{256,512}/<hash> copies,
+// then every Packages, Packages.gz and Packages.xz: the order to publish them in. `release` is the
+// Release text.
+struct AptSuiteIndex {
+  std::vector<IndexFile> files;
+  std::string release;
+};
+
+// The Packages stanza of one record: its control fields in their order, then Filename (below
+// the distro directory), Size, MD5sum, SHA1 (when recorded), SHA256 and SHA512 (when recorded).
+std::string packages_stanza(const PackageRecord& record);
+
+// Builds the suite's metadata, deterministic for equal input: packages sorted by name, version
+// (dpkg order) and arch; architectures and components sorted.
+Result<AptSuiteIndex> build_apt_suite(const AptSuiteInput& input);
+
+// RFC 2822 date in UTC as apt wants it: "Sat, 30 Nov 2026 05:52:41 UTC".
+std::string rfc2822_utc(std::time_t t);
+
+} // namespace opskit::repo

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+// OpenPGP signing of repository metadata through gpgme.
+//
+// apt wants InRelease (a clear-signed Release, RFC 4880 §7) and accepts Release + Release.gpg (a
+// detached signature); dnf wants repomd.xml.asc, an armored detached signature of repomd.xml.
+// What is subtle: apt 2.6 rejects signatures made with SHA-1 ("weak digest"), and gpg picks the
+// digest from the key's preferences, so the digest of each new signature is checked here and a
+// signature under SHA-256 is an error, not a repository apt will refuse later. Keys made by
+// `init --generate-key` live in a GNUPGHOME of their own whose gpg.conf prefers SHA-512. With
+// a passphrase, pinentry runs in loopback mode so gpg-agent asks this process (the callback
+// below) and never a terminal or a GUI.
+#include "opskit/repo/store/keyring.hpp"
+
+#include <cstring>
+#include <mutex>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace opskit::repo {
+
+namespace {
+
+using Data = CPtr<gpgme_data, gpgme_data_release>;
+using Key = CPtr<_gpgme_key, gpgme_key_unref>;
+
+std::string gpg_problem(gpgme_error_t err) {
+  return gpgme_strerror(err);
+}
+
+Result<Data> data_from(std::string_view bytes) {
+  gpgme_data_t d = nullptr;
+  if (auto err = gpgme_data_new_from_mem(&d, bytes.data(), bytes.size(), 1))
+    return fail(fmt::format("gpgme: {}", gpg_problem(err)));
+  return Data(d);
+}
+
+Result<Data> empty_data() {
+  gpgme_data_t d = nullptr;
+  if (auto err = gpgme_data_new(&d))
+    return fail(fmt::format("gpgme: {}", gpg_problem(err)));
+  return Data(d);
+}
+
+std::string take(Data& data) {
+  std::size_t size = 0;
+  char* bytes = gpgme_data_release_and_get_mem(data.release(), &size);
+  std::string out(bytes ? bytes : "", bytes ? size : 0);
+  gpgme_free(bytes);
+  return out;
+}
+
+void initialise_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    gpgme_check_version(nullptr);
+    gpgme_set_locale(nullptr, LC_CTYPE, "C");
+  });
+}
+
+SignatureCheck check_result(gpgme_verify_result_t result) {
+  SignatureCheck check;
+  if (!result || !result->signatures) {
+    check.problem = "no signature";
+    return check;
+  }
+  gpgme_signature_t sig = result->signatures;
+  check.fingerprint = sig->fpr ? sig->fpr : "";
+  if (gpgme_err_code(sig->status) != GPG_ERR_NO_ERROR) {
+    check.problem = gpg_problem(sig->status);
+    return check;
+  }
+  if (sig->hash_algo == GPGME_MD_MD5 || sig->hash_algo == GPGME_MD_SHA1 ||
+      sig->hash_algo == GPGME_MD_RMD160) {
+    check.problem = "made with a weak digest";
+    return check;
+  }
+  check.good = true;
+  return check;
+}
+
+} // namespace
+
+Keyring::Keyring(Context ctx, std::string home, std::optional<std::string> passphrase)
+    : ctx_(std::move(ctx)), home_(std::move(home)),
+      passphrase_(std::make_unique<std::optional<std::string>>(std::move(passphrase))) {
+  gpgme_set_passphrase_cb(ctx_.get(), &Keyring::passphrase_callback, passphrase_.get());
+}
+
+gpgme_error_t Keyring::passphrase_callback(void* hook, const char* /*uid_hint*/,
+                                           const char* /*info*/, int previous_bad, int fd) {
+  const auto& passphrase = *static_cast<const std::optional<std::string>*>(hook);
+  if (!passphrase || previous_bad)
+    return gpgme_error(GPG_ERR_BAD_PASSPHRASE);
+  std::string line = *passphrase + "\n";
+  if (gpgme_io_writen(fd, line.data(), line.size()) != 0)
+    return gpgme_error(GPG_ERR_CANCELED);
+  return 0;
+}
+
+Result<Keyring> Keyring::open(const std::string& home, std::optional<std::string> passphrase) {
+  initialise_once();
+  gpgme_ctx_t raw = nullptr;
+  if (auto err = gpgme_new(&raw))
+    return fail(fmt::format("gpgme: {}", gpg_problem(err)));
+  Context ctx(raw);
+  if (auto err = gpgme_set_protocol(raw, GPGME_PROTOCOL_OpenPGP))
+    return fail(fmt::format("gpgme: {}", gpg_problem(err)));
+  if (!home.empty())
+    if (auto err = gpgme_ctx_set_engine_info(raw, GPGME_PROTOCOL_OpenPGP, nullptr, home.c_str()))
+      return fail(fmt::format("keyring {}: {}", home, gpg_problem(err)));
+  if (auto err = gpgme_set_pinentry_mode(raw, GPGME_PINENTRY_MODE_LOOPBACK))
+    return fail(fmt::format("gpgme: loopback pinentry: {}", gpg_problem(err)));
+  return Keyring(std::move(ctx), home, std::move(passphrase));
+}
+
+Result<std::string> Keyring::generate_key(const std::string& user_id) {
+  unsigned flags = GPGME_CREATE_SIGN | GPGME_CREATE_NOEXPIRE | GPGME_CREATE_FORCE;
+  if (!*passphrase_)
+    flags |= GPGME_CREATE_NOPASSWD;
+  if (auto err = gpgme_op_createkey(ctx_.get(), user_id.c_str(), "ed25519", 0, 0, nullptr, flags))
+    return fail(fmt::format("generate key for '{}': {}", user_id, gpg_problem(err)));
+  gpgme_genkey_result_t result = gpgme_op_genkey_result(ctx_.get());
+  if (!result || !result->fpr)
+    return fail(fmt::format("generate key for '{}': gpg reported no fingerprint", user_id));
+  return std::string(result->fpr);
+}
+
+Result<std::string> Keyring::find_secret_key(const std::string& spec) {
+  gpgme_key_t raw = nullptr;
+  if (auto err = gpgme_get_key(ctx_.get(), spec.c_str(), &raw, 1))
+    return fail(
+        fmt::format("secret key {}: {}", spec,
+                    gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
+  Key key(raw);
+  if (!key->can_sign)
+    return fail(fmt::format("secret key {}: cannot sign", spec));
+  return std::string(key->fpr);
+}
+
+Result<std::string> Keyring::export_key(const std::string& fingerprint, Armor armor) {
+  OPSKIT_TRY_ASSIGN(auto out, empty_data());
+  gpgme_set_armor(ctx_.get(), armor == Armor::yes);
+  if (auto err =
+          gpgme_op_export(ctx_.get(), fingerprint.c_str(), GPGME_EXPORT_MODE_MINIMAL, out.get()))
+    return fail(fmt::format("export key {}: {}", fingerprint, gpg_problem(err)));
+  std::string key = take(out);
+  if (key.empty())
+    return fail(fmt::format("export key {}: not in the keyring", fingerprint));
+  return key;
+}
+
+Result<std::string> Keyring::sign(const std::string& fingerprint, std::string_view text,
+                                  gpgme_sig_mode_t mode) {
+  gpgme_key_t raw = nullptr;
+  if (auto err = gpgme_get_key(ctx_.get(), fingerprint.c_str(), &raw, 1))
+    return fail(
+        fmt::format("signing key {}: {}", fingerprint,
+                    gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
+  Key key(raw);
+  gpgme_signers_clear(ctx_.get());
+  if (auto err = gpgme_signers_add(ctx_.get(), key.get()))
+    return fail(fmt::format("signing key {}: {}", fingerprint, gpg_problem(err)));
+  gpgme_set_armor(ctx_.get(), 1);
+  gpgme_set_textmode(ctx_.get(), 0);
+  auto in = data_from(text);
+  auto out = empty_data();
+  if (!in || !out)
+    return fail(!in ? in.error() : out.error());
+  if (auto err = gpgme_op_sign(ctx_.get(), in->get(), out->get(), mode))
+    return fail(fmt::format("sign with {}: {}", fingerprint, gpg_problem(err)));
+  gpgme_sign_result_t result = gpgme_op_sign_result(ctx_.get());
+  if (!result || !result->signatures || result->invalid_signers)
+    return fail(fmt::format("sign with {}: gpg made no signature", fingerprint));
+  auto algo = result->signatures->hash_algo;
+  if (algo == GPGME_MD_MD5 || algo == GPGME_MD_SHA1 || algo == GPGME_MD_RMD160 ||
+      algo == GPGME_MD_SHA224)
+    return fail(fmt::format("sign with {}: gpg chose the weak digest {}, which apt rejects; set "
+                            "personal-digest-preferences SHA512 in gpg.conf",
+                            fingerprint, gpgme_hash_algo_name(algo)));
+  return take(*out);
+}
+
+Result<std::string> Keyring::clear_sign(const std::string& fingerprint, std::string_view text) {
+  return sign(fingerprint, text, GPGME_SIG_MODE_CLEAR);
+}
+
+Result<std::string> Keyring::detach_sign(const std::string& fingerprint, std::string_view text) {
+  return sign(fingerprint, text, GPGME_SIG_MODE_DETACH);
+}
+
+Result<SignatureCheck> Keyring::verify_detached(std::string_view signature, std::string_view text) {
+  auto sig = data_from(signature);
+  auto in = data_from(text);
+  if (!sig || !in)
+    return fail(!sig ? sig.error() : in.error());
+  if (auto err = gpgme_op_verify(ctx_.get(), sig->get(), in->get(), nullptr))
+    return SignatureCheck{false, "", gpg_problem(err), ""};
+  return check_result(gpgme_op_verify_result(ctx_.get()));
+}
+
+Result<SignatureCheck> Keyring::verify_clear_signed(std::string_view message) {
+  auto sig = data_from(message);
+  auto plain = empty_data();
+  if (!sig || !plain)
+    return fail(!sig ? sig.error() : plain.error());
+  if (auto err = gpgme_op_verify(ctx_.get(), sig->get(), nullptr, plain->get()))
+    return SignatureCheck{false, "", gpg_problem(err), ""};
+  SignatureCheck check = check_result(gpgme_op_verify_result(ctx_.get()));
+  check.signed_text = take(*plain);
+  return check;
+}
+
+} // namespace opskit::repo
