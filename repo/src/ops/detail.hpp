@@ -21,7 +21,8 @@
 
 #include <fmt/format.h>
 
-#include "store/layout.hpp"
+#include "layout/paths.hpp"
+#include "tree/migrate.hpp"
 #include "opskit/file.hpp"
 #include "opskit/parallel.hpp"
 #include "opskit/repo/format/deb/control.hpp"

@@ -27,7 +27,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "store/layout.hpp"
+#include "layout/paths.hpp"
 #include "opskit/repo/codec/compress.hpp"
 #include "opskit/repo/codec/digest.hpp"
 #include "opskit/repo/format/version.hpp"

@@ -13,75 +13,10 @@
 
 #include "opskit/error.hpp"
 #include "opskit/handle.hpp"
+#include "opskit/repo/format/record.hpp"
+#include "opskit/repo/store/yum_rows.hpp"
 
 namespace opskit::repo {
-
-enum class PackageFormat { deb, rpm };
-
-// One package as the repository knows it. `file` is relative to the repository root.
-// `metadata` is the deb control paragraph as written, or the rpm's parsed header as JSON.
-struct PackageRecord {
-  std::int64_t id = 0;
-  PackageFormat format = PackageFormat::deb;
-  std::string dist;      // "debian/bookworm", "el/9"
-  std::string component; // "main" for deb; empty for rpm
-  std::string name, version, arch;
-  std::string file;
-  std::uint64_t size = 0;
-  std::string md5, sha1, sha256, sha512;
-  std::string metadata;
-  // rpm only: the package's <package> elements of primary, filelists and other.xml, written
-  // once at push so that indexing pastes them (see yum_index.hpp); empty for deb.
-  std::string xml_primary, xml_filelists, xml_other;
-
-  bool operator==(const PackageRecord&) const = default;
-};
-
-std::string_view format_name(PackageFormat format) noexcept;
-
-// The part of an rpm's record that its yum metadata needs, its text held in a few large blocks
-// that the rows view (an index of thousands of rpms reads megabytes of fragments): moving a
-// YumRows keeps the views valid.
-struct YumRows {
-  struct Row {
-    std::int64_t id = 0;
-    std::string_view name, version, arch, file, sha256;
-    std::uint64_t size = 0;
-    // The fragments, when read (see State::yum_rows); the metadata only where they are missing.
-    std::string_view metadata, primary, filelists, other;
-    bool text_read = false;
-  };
-  std::vector<Row> rows;
-  // A copy of `text` in the blocks, valid as long as they are.
-  std::string_view hold(std::string_view text);
-  // Each block is mapped with its pages populated in one call: faulting in megabytes of fresh
-  // memory a page at a time cost more than reading the rows.
-  struct Unmap {
-    std::size_t size = 0;
-    void operator()(char* p) const noexcept;
-  };
-  std::vector<std::unique_ptr<char[], Unmap>> blocks;
-
-private:
-  char* free_ = nullptr;
-  std::size_t left_ = 0;
-};
-
-// An rpm's identity in a dist: name, version ("[epoch:]version-release") and arch.
-struct YumIdentity {
-  std::string name, version, arch;
-};
-// A run of packages of a dnf repository (see yum_index.hpp's YumRun) as a rewrite saved it:
-// its last package, the key of what its fragments are made of and how many packages it has.
-struct YumRunRecord {
-  YumIdentity last;
-  std::string key;
-  std::uint64_t packages = 0;
-};
-struct YumTracked {
-  std::map<std::string, std::vector<YumRunRecord>> runs; // by directory: "x86_64", "SRPMS"
-  std::vector<YumIdentity> changed;                      // sorted
-};
 
 // The repository's SQLite database (.pkgcloud/state.db): a config table of key/value settings
 // and a packages table keyed by (format, dist, name, version, arch). Writers hold a Transaction

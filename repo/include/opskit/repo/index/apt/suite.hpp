@@ -7,15 +7,10 @@
 #include <vector>
 
 #include "opskit/error.hpp"
-#include "opskit/repo/store/state.hpp"
+#include "opskit/repo/format/record.hpp"
+#include "opskit/repo/index/index_file.hpp"
 
 namespace opskit::repo {
-
-// One file of a suite's metadata, its path relative to dists/<suite>/.
-struct IndexFile {
-  std::string path;
-  std::string data;
-};
 
 // What one apt suite (dists/<codename>) is made of.
 struct AptSuiteInput {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "opskit/error.hpp"
-#include "opskit/repo/index/apt/suite.hpp"
+#include "opskit/repo/index/index_file.hpp"
 #include "opskit/repo/format/rpm/rpm.hpp"
 
 namespace opskit::repo {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Where a repository keeps its parts. Not installed.
+// Where a repository keeps its parts: every path, made here and parsed back here. Index
+// writers, the store and the tree all name paths through it; it depends on nothing of theirs.
+// Not installed.
 
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "opskit/error.hpp"
 
 namespace opskit::repo::detail {
 
@@ -61,15 +61,5 @@ std::optional<DebPoolFile> parse_deb_pool_file(std::string_view path);
 // The dist ("el/9") of rpm/<distro>/<version>/<repository>/Packages/<file>; nothing for any
 // other path.
 std::optional<std::string> parse_rpm_package_dist(std::string_view path);
-
-enum class Moved { nothing, publication };
-
-// Brings the repository at `root` to the current layout. Repositories made before the
-// publication had a directory of its own kept it at the top, beside .pkgcloud/; this moves it
-// into public/ so that a kill at any moment leaves one layout or the other, whole, and the next
-// call finishes what a killed one left. Takes the repository's lock when there is work; costs
-// two system calls when there is none. Fails with the path and the reason when a file cannot
-// be linked, renamed or removed.
-Result<Moved> settle_layout(const std::string& root);
 
 } // namespace opskit::repo::detail

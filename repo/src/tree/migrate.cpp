@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Where a repository keeps its parts: the paths of the publication, both ways, and the move of
-// a repository of the first layout to the current one.
+// The move of a repository of the first layout to the current one.
 //
 // The first layout kept the publication (deb/, rpm/, gpg.key, gpg.gpg) at the repository's top,
 // beside .pkgcloud/, so that serving or syncing the repository's directory, as the documents
@@ -18,7 +17,9 @@
 // pkgcloud's own to throw away); killed after it, the new layout is whole, and the note tells
 // the next run that the entries at the top are what the move left, not files of the user's.
 // Hard links keep each file's identity: a noarch rpm linked into every arch stays one file.
-#include "store/layout.hpp"
+#include "tree/migrate.hpp"
+
+#include "layout/paths.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -124,62 +125,6 @@ Result<Step> next_step(const std::string& root) {
 }
 
 } // namespace
-
-std::string deb_archive(std::string_view distro) {
-  return fmt::format("deb/{}", distro);
-}
-
-std::string deb_suite(std::string_view distro, std::string_view codename) {
-  return fmt::format("deb/{}/dists/{}", distro, codename);
-}
-
-std::string deb_pool_file(std::string_view distro, std::string_view pool_path) {
-  return fmt::format("deb/{}/{}", distro, pool_path);
-}
-
-std::string rpm_dist_dir(std::string_view dist) {
-  return fmt::format("rpm/{}", dist);
-}
-
-std::string_view rpm_repository_of(std::string_view arch) {
-  return arch == "src" ? k_source_repository : arch;
-}
-
-std::string rpm_repository(std::string_view dist, std::string_view repository) {
-  return fmt::format("rpm/{}/{}", dist, repository);
-}
-
-std::string rpm_package_file(std::string_view dist, std::string_view arch, std::string_view file) {
-  return fmt::format("rpm/{}/{}/Packages/{}", dist, rpm_repository_of(arch), file);
-}
-
-std::optional<DebPoolFile> parse_deb_pool_file(std::string_view path) {
-  if (!path.starts_with("deb/"))
-    return std::nullopt;
-  path.remove_prefix(4);
-  auto slash = path.find('/');
-  if (slash == 0 || slash == std::string_view::npos || !path.substr(slash).starts_with("/pool/"))
-    return std::nullopt;
-  std::string_view filename = path.substr(slash + 1), component = filename.substr(5);
-  auto end = component.find('/');
-  if (end == 0 || end == std::string_view::npos)
-    return std::nullopt;
-  return DebPoolFile{path.substr(0, slash), filename, component.substr(0, end)};
-}
-
-std::optional<std::string> parse_rpm_package_dist(std::string_view path) {
-  // rpm / distro / version / repository / Packages / file
-  std::vector<std::string_view> parts;
-  for (std::size_t at = 0; at <= path.size();) {
-    auto slash = std::min(path.find('/', at), path.size());
-    parts.push_back(path.substr(at, slash - at));
-    at = slash + 1;
-  }
-  if (parts.size() != 6 || parts[0] != "rpm" || parts[4] != "Packages" ||
-      std::any_of(parts.begin(), parts.end(), [](std::string_view p) { return p.empty(); }))
-    return std::nullopt;
-  return fmt::format("{}/{}", parts[1], parts[2]);
-}
 
 Result<Moved> settle_layout(const std::string& root) {
   auto step = next_step(root);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
-#include "store/layout.hpp"
+#include "layout/paths.hpp"
 
 using namespace opskit::repo::detail;
 
