@@ -42,6 +42,7 @@ void define_cli(CLI::App& app, Options& o) {
   index->callback([&o] { o.command = Command::index; });
   index->add_flag("--sign", o.sign, "Fail unless the metadata can be signed");
   index->add_flag("--rebuild", o.rebuild, "Rescan the pool first (recovers a lost database)");
+  index->add_flag("--json", o.json, "Print what was written as a JSON object");
 
   auto* ls = app.add_subcommand("ls", "List the packages");
   ls->callback([&o] { o.command = Command::ls; });
@@ -64,6 +65,7 @@ void define_cli(CLI::App& app, Options& o) {
   auto* verify =
       app.add_subcommand("verify", "Check indexes, signatures and pool files as clients would");
   verify->callback([&o] { o.command = Command::verify; });
+  verify->add_flag("--json", o.json, "Print the problems found as a JSON array");
 
   auto* exp = app.add_subcommand("export-key", "Print the public signing key");
   exp->callback([&o] { o.command = Command::export_key; });

@@ -14,6 +14,7 @@
 #include "opskit/file.hpp"
 #include "opskit/repo/repository.hpp"
 #include "opskit/table.hpp"
+#include "render.hpp"
 
 namespace opskit::cmd::pkgcloud {
 
@@ -159,10 +160,7 @@ int run(const Options& o) {
     auto report = r.index(index);
     if (!report)
       return failed(report.error());
-    if (o.rebuild)
-      fmt::print("rescanned {} packages from the pool\n", report->rescanned);
-    for (const auto& line : report->indexes)
-      fmt::print("{}{}\n", line, report->is_signed ? ", signed" : ", unsigned");
+    fmt::print("{}", o.json ? index_json(*report, o.rebuild) : index_text(*report, o.rebuild));
     return k_exit_ok;
   }
   case Command::ls:
@@ -190,14 +188,14 @@ int run(const Options& o) {
     auto problems = r.verify();
     if (!problems)
       return failed(problems.error());
-    for (const auto& p : *problems)
-      fmt::print("{}\n", p);
+    fmt::print("{}", o.json ? problems_json(*problems) : problems_text(*problems));
     if (!problems->empty()) {
       print_error("pkgcloud", fmt::format("verify: {} problem{}", problems->size(),
                                           problems->size() == 1 ? "" : "s"));
       return k_exit_failure;
     }
-    fmt::print("ok\n");
+    if (!o.json)
+      fmt::print("ok\n");
     return k_exit_ok;
   }
   case Command::export_key: {
@@ -217,11 +215,7 @@ int run(const Options& o) {
     auto sources = r.sources(o.url);
     if (!sources)
       return failed(sources.error());
-    fmt::print("# for {} served at {}\n"
-               "# /etc/apt/sources.list.d/{}.sources\n{}\n# /etc/apt/sources.list.d/{}.list\n{}\n"
-               "# /etc/yum.repos.d/{}.repo\n{}",
-               r.publication(), o.url, sources->name, sources->apt_deb822, sources->name,
-               sources->apt_one_line, sources->name, sources->dnf_repo);
+    fmt::print("{}", sources_text(*sources, r.publication(), o.url));
     return k_exit_ok;
   }
   default:

@@ -17,6 +17,11 @@ inline constexpr const char* k_state_dir = ".pkgcloud";
 // pool files relative to it.
 inline constexpr const char* k_publication_dir = "public";
 
+// `root`/`rel`.
+inline std::string join_path(const std::string& root, std::string_view rel) {
+  return root + "/" + std::string(rel);
+}
+
 inline std::string state_dir(const std::string& root) {
   return root + "/" + k_state_dir;
 }

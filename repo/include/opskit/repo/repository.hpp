@@ -4,16 +4,20 @@
 #include <ctime>
 #include <functional>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "opskit/atomic_file.hpp"
 #include "opskit/error.hpp"
+#include "opskit/repo/format/record.hpp"
 #include "opskit/repo/store/keyring.hpp"
 #include "opskit/repo/store/state.hpp"
 
 namespace opskit::repo {
+
+namespace ops {
+struct Context;
+}
 
 // What a command takes from its surroundings; cmd/ fills it from the environment.
 struct Environment {
@@ -78,19 +82,49 @@ struct RemoveFilter {
   std::optional<std::string> version, dist, arch;
 };
 
-// What index wrote: one line per suite or rpm repository ("deb/debian/dists/bookworm: 3 packages").
+// One index written: an apt suite or a dnf repository, its directory relative to the
+// publication ("deb/debian/dists/bookworm", "rpm/el/9/x86_64"), how many packages it lists, and
+// the files written into it (relative to `dir`), in the order they were published.
+struct WrittenIndex {
+  PackageFormat format = PackageFormat::deb;
+  std::string dir;
+  std::size_t packages = 0;
+  std::vector<std::string> files;
+};
+
+// What index wrote, every apt suite and then every dnf repository, and how many packages a
+// rebuild found that state did not hold as they are.
 struct IndexReport {
-  std::vector<std::string> indexes;
+  std::vector<WrittenIndex> indexes;
   std::size_t rescanned = 0;
   bool is_signed = false;
 };
 
-// The ways to use a repository served at a URL.
+// One thing verify found that a client would trip over: the file (relative to the
+// publication), what is wrong with it in a word ("unreadable", "size", "sha256", "signature",
+// "missing", "malformed"), what was expected and found where that applies, and the line that
+// says it all.
+struct Problem {
+  std::string file, what, expected, found;
+  std::string message;
+};
+
+// The ways to use a repository served at a URL: apt archives with their suites and components,
+// dnf repositories by dist, and the name the client files take (from the label).
+struct AptSource {
+  std::string uri, suite;
+  std::vector<std::string> components;
+};
+struct DnfSource {
+  std::string distro, version; // the dist's parts: "el", "9"
+  std::string baseurl;         // with $basearch for the client to fill
+};
 struct Sources {
-  std::string apt_deb822;   // for /etc/apt/sources.list.d/<name>.sources
-  std::string apt_one_line; // for /etc/apt/sources.list.d/<name>.list
-  std::string dnf_repo;     // for /etc/yum.repos.d/<name>.repo
-  std::string name;
+  std::string name;             // "pkgcloud": /etc/apt/sources.list.d/<name>.sources, <name>.repo
+  std::string label;            // the repository's label, for dnf's name=
+  std::string key_url, gpg_url; // the public key, armored (dnf) and binary (apt)
+  std::vector<AptSource> apt;
+  std::vector<DnfSource> dnf;
 };
 
 // A package repository in a directory (layout in pkgcloud(1)): the publication, what clients
@@ -125,8 +159,9 @@ public:
   // Every package (of one dist when given), sorted, as ls shows it: without its metadata, index
   // fragments and MD5, SHA-1 and SHA-512 sums.
   Result<std::vector<PackageRecord>> list(const std::optional<std::string>& dist) const;
-  // Every problem a client would trip over, one line each; empty when the repository is sound.
-  Result<std::vector<std::string>> verify();
+  // Every problem a client would trip over, in the order of the files; none when the
+  // repository is sound.
+  Result<std::vector<Problem>> verify();
   Result<std::string> export_key(Armor armor);
   Result<Sources> sources(const std::string& url) const;
 
@@ -136,36 +171,8 @@ public:
 
 private:
   Repository(std::string root, State state, RepositoryConfig config, Environment env);
-  struct Signer;
-  Result<std::optional<Signer>> signer(SignRequest request);
-  // Writes the apt suites (distro, codename) of `records`, which hold every package in state.
-  Result<std::vector<std::string>>
-  write_deb_suites(const std::vector<PackageRecord>& records,
-                   const std::vector<std::pair<std::string, std::string>>& suites,
-                   std::optional<Signer>& signer);
-  // Reuse::previous copies the unchanged parts of each dist's current .xml.gz files (push, rm,
-  // prune); a full index compresses everything anew, so that it also repairs damaged files.
-  enum class Reuse { none, previous };
-  Result<std::vector<std::string>> write_rpm_dists(const std::set<std::string>& dists,
-                                                   std::optional<Signer>& signer,
-                                                   Reuse reuse = Reuse::none);
-  Result<void> write_public_key(Signer& signer);
-  // Refuses a package for a dist of the other format (`input` names it in the error).
-  Result<void> check_dist_format(const PackageRecord& r, std::string_view input) const;
-  // The deb suites and rpm dists that a change to some packages touches.
-  struct Touched {
-    std::set<std::pair<std::string, std::string>> suites;
-    std::set<std::string> rpm_dists;
-    void add(const PackageRecord& record);
-  };
-  // Rewrites the indexes `touched` names, signed when the repository has a key.
-  Result<void> rewrite(const Touched& touched);
-  // The lock every change to the repository holds, beside its state database.
-  Result<FileLock> lock_state();
-  // Reads every package in the pool and records those that differ from `records` (every
-  // package in state), which it then brings up to date; returns how many it found.
-  Result<std::size_t> rescan_pool(std::vector<PackageRecord>& records);
-  Result<void> remove_records(const std::vector<PackageRecord>& doomed);
+  // The view of this repository that its operations (ops/*.cpp) take.
+  ops::Context context();
 
   std::string root_;
   std::string public_; // the publication; pool paths in records are relative to it

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include "render.hpp"
+
+#include <iterator>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace opskit::cmd::pkgcloud {
+
+std::string index_text(const repo::IndexReport& report, bool rebuilt) {
+  std::string out;
+  if (rebuilt)
+    out += fmt::format("rescanned {} packages from the pool\n", report.rescanned);
+  for (const auto& index : report.indexes)
+    fmt::format_to(std::back_inserter(out), "{}: {} packages, {}\n", index.dir, index.packages,
+                   report.is_signed ? "signed" : "unsigned");
+  return out;
+}
+
+std::string index_json(const repo::IndexReport& report, bool rebuilt) {
+  auto indexes = nlohmann::json::array();
+  for (const auto& index : report.indexes)
+    indexes.push_back({{"format", repo::format_name(index.format)},
+                       {"dir", index.dir},
+                       {"packages", index.packages},
+                       {"files", index.files}});
+  nlohmann::json out{{"indexes", indexes}, {"signed", report.is_signed}};
+  if (rebuilt)
+    out["rescanned"] = report.rescanned;
+  return out.dump(2) + "\n";
+}
+
+std::string problems_text(const std::vector<repo::Problem>& problems) {
+  std::string out;
+  for (const auto& p : problems)
+    out += p.message + "\n";
+  return out;
+}
+
+std::string problems_json(const std::vector<repo::Problem>& problems) {
+  auto out = nlohmann::json::array();
+  for (const auto& p : problems) {
+    nlohmann::json problem{{"file", p.file}, {"what", p.what}, {"message", p.message}};
+    if (!p.expected.empty())
+      problem["expected"] = p.expected;
+    if (!p.found.empty())
+      problem["found"] = p.found;
+    out.push_back(std::move(problem));
+  }
+  return out.dump(2) + "\n";
+}
+
+namespace {
+
+// /etc/apt/sources.list.d/<name>.sources and <name>.list, after the line that fetches the key.
+std::pair<std::string, std::string> apt_entries(const repo::Sources& s) {
+  std::string keyring = fmt::format("/etc/apt/keyrings/{}.gpg", s.name);
+  std::string fetch = fmt::format("# curl -fsSL {} -o {}\n", s.gpg_url, keyring);
+  std::string deb822 = fetch, one_line = fetch;
+  for (std::size_t i = 0; i < s.apt.size(); ++i) {
+    const auto& a = s.apt[i];
+    std::string components = fmt::format("{}", fmt::join(a.components, " "));
+    if (i > 0)
+      deb822 += "\n";
+    fmt::format_to(std::back_inserter(deb822),
+                   "Types: deb\nURIs: {}\nSuites: {}\nComponents: {}\nSigned-By: {}\n", a.uri,
+                   a.suite, components, keyring);
+    fmt::format_to(std::back_inserter(one_line), "deb [signed-by={}] {} {} {}\n", keyring, a.uri,
+                   a.suite, components);
+  }
+  return {deb822, one_line};
+}
+
+// /etc/yum.repos.d/<name>.repo: one section per dist.
+std::string dnf_repo(const repo::Sources& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.dnf.size(); ++i) {
+    const auto& d = s.dnf[i];
+    if (i > 0)
+      out += "\n";
+    fmt::format_to(std::back_inserter(out),
+                   "[{}-{}-{}]\nname={} {} {}\nbaseurl={}\nenabled=1\n"
+                   "repo_gpgcheck=1\ngpgcheck=0\ngpgkey={}\n",
+                   s.name, d.distro, d.version, s.label, d.distro, d.version, d.baseurl, s.key_url);
+  }
+  return out;
+}
+
+} // namespace
+
+std::string sources_text(const repo::Sources& sources, const std::string& publication,
+                         const std::string& url) {
+  auto [deb822, one_line] = apt_entries(sources);
+  return fmt::format("# for {} served at {}\n"
+                     "# /etc/apt/sources.list.d/{}.sources\n{}\n"
+                     "# /etc/apt/sources.list.d/{}.list\n{}\n"
+                     "# /etc/yum.repos.d/{}.repo\n{}",
+                     publication, url, sources.name, deb822, sources.name, one_line, sources.name,
+                     dnf_repo(sources));
+}
+
+} // namespace opskit::cmd::pkgcloud

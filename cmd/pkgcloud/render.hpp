@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What pkgcloud prints for what the library returns: text for people, JSON for programs.
+
+#include <string>
+#include <vector>
+
+#include "opskit/repo/repository.hpp"
+
+namespace opskit::cmd::pkgcloud {
+
+// index: one line per index ("deb/debian/dists/bookworm: 3 packages, signed"), after the rescan.
+std::string index_text(const repo::IndexReport& report, bool rebuilt);
+std::string index_json(const repo::IndexReport& report, bool rebuilt);
+
+// verify: one line per problem; JSON: an array of objects (file, what, expected, found, message).
+std::string problems_text(const std::vector<repo::Problem>& problems);
+std::string problems_json(const std::vector<repo::Problem>& problems);
+
+// sources: the apt deb822 and one-line entries and the dnf .repo file, for `publication` served
+// at `url`, each under a comment naming the file it goes in.
+std::string sources_text(const repo::Sources& sources, const std::string& publication,
+                         const std::string& url);
+
+} // namespace opskit::cmd::pkgcloud

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Reading a Release file back: what a rewrite keeps by hash and what verify checks. Not
+// installed.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace opskit::repo {
+
+// One line of a Release hash list: " <hash> <size> <path>".
+struct ReleaseEntry {
+  std::uint64_t size = 0;
+  std::string hash;
+};
+
+// The entries of one hash list ("SHA256", "SHA512") of Release text `release`, by path; none
+// when the text or the list is missing or malformed (a malformed line is skipped).
+std::map<std::string, ReleaseEntry> release_hashes(std::string_view release,
+                                                   std::string_view list_name);
+
+} // namespace opskit::repo

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// index: every apt suite and dnf repository written anew from state (after a rescan of the
+// pool with --rebuild), and the public key.
+#include <future>
+#include <set>
+
+#include "ops/ops.hpp"
+#include "ops/write.hpp"
+
+namespace opskit::repo::ops {
+
+Result<IndexReport> index(const Context& ctx, const IndexOptions& options) {
+  OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
+  OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, options.sign));
+  IndexReport report;
+  OPSKIT_TRY_ASSIGN(auto txn, ctx.state.begin());
+  OPSKIT_TRY_ASSIGN(auto records, ctx.state.packages());
+  if (options.rebuild) {
+    OPSKIT_TRY_ASSIGN(auto rescanned, rescan_pool(ctx, records));
+    report.rescanned = rescanned;
+  }
+  std::set<std::pair<std::string, std::string>> suites{*split_dist(ctx.config.deb_dist)};
+  for (const auto& r : records)
+    if (r.format == PackageFormat::deb)
+      suites.insert(*split_dist(r.dist));
+  if (signer)
+    OPSKIT_TRY(write_public_key(ctx, *signer));
+  std::set<std::string> rpm_dists{ctx.config.rpm_dist};
+  for (const auto& r : records)
+    if (r.format == PackageFormat::rpm)
+      rpm_dists.insert(r.dist);
+  // The apt suites and the dnf repositories have no file in common: they are written side by
+  // side, the dnf ones with a signing context of their own (a gpgme context is one thread's).
+  OPSKIT_TRY_ASSIGN(auto rpm_signer, open_signer(ctx, options.sign));
+  auto rpm_job =
+      std::async(std::launch::async, [&] { return write_rpm_dists(ctx, rpm_dists, rpm_signer); });
+  auto written = write_deb_suites(ctx, records, {suites.begin(), suites.end()}, signer);
+  auto rpm_written = rpm_job.get();
+  if (!written)
+    return fail(written.error());
+  if (!rpm_written)
+    return fail(rpm_written.error());
+  OPSKIT_TRY(txn.commit());
+  report.indexes = std::move(*written);
+  report.indexes.insert(report.indexes.end(), rpm_written->begin(), rpm_written->end());
+  report.is_signed = signer.has_value();
+  return report;
+}
+
+} // namespace opskit::repo::ops

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// init: a new repository, its key first, so that a failure leaves nothing half-made but
+// .pkgcloud/; then its settings, then empty signed indexes for the default dists.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "layout/paths.hpp"
+#include "ops/config.hpp"
+#include "ops/ops.hpp"
+#include "ops/write.hpp"
+#include "opskit/file.hpp"
+
+namespace opskit::repo::ops {
+
+using detail::join_path;
+
+namespace {
+
+constexpr const char* k_repo_keyring = ".pkgcloud/gnupg";
+
+// A new ed25519 key in `root`'s own keyring; returns its fingerprint.
+Result<std::string> generate_key(const std::string& root, const std::string& user_id,
+                                 const Environment& env) {
+  std::string home = join_path(root, k_repo_keyring);
+  OPSKIT_TRY(make_directories(home));
+  ::chmod(home.c_str(), 0700);
+  // gpg picks the digest from these preferences: SHA-512 first, never SHA-1.
+  OPSKIT_TRY(write_file_atomic(join_path(home, "gpg.conf"),
+                               "personal-digest-preferences SHA512 SHA384 SHA256\n"
+                               "cert-digest-algo SHA512\n"
+                               "default-preference-list SHA512 SHA384 SHA256 AES256 AES192 "
+                               "AES ZLIB BZIP2 ZIP Uncompressed\n"));
+  OPSKIT_TRY_ASSIGN(auto keyring, Keyring::open(home, env.passphrase));
+  return keyring.generate_key(user_id);
+}
+
+RepositoryConfig config_of(const InitOptions& options) {
+  RepositoryConfig config;
+  config.origin = options.origin;
+  config.label = options.label;
+  config.deb_dist = options.deb_dist;
+  config.rpm_dist = options.rpm_dist;
+  config.component = options.component;
+  config.architectures = options.architectures;
+  config.valid_for_days = options.valid_for_days;
+  return config;
+}
+
+} // namespace
+
+Result<Created> create(const std::string& root, const InitOptions& options,
+                       const Environment& env) {
+  for (const auto& dist : {options.deb_dist, options.rpm_dist})
+    OPSKIT_TRY(split_dist(dist));
+  std::string state = detail::state_dir(root);
+  if (::access(join_path(state, "state.db").c_str(), F_OK) == 0)
+    return fail(fmt::format("init {}: already a repository", root));
+  for (const auto& dir : {state, detail::publication_dir(root)})
+    OPSKIT_TRY(make_directories(dir));
+  OPSKIT_TRY_ASSIGN(auto lock, FileLock::acquire(detail::lock_file(root)));
+  RepositoryConfig config = config_of(options);
+  if (options.generate_key) {
+    config.keyring = k_repo_keyring;
+    OPSKIT_TRY_ASSIGN(config.key, generate_key(root, *options.generate_key, env));
+  } else if (options.key) {
+    OPSKIT_TRY_ASSIGN(auto keyring, Keyring::open("", env.passphrase));
+    OPSKIT_TRY_ASSIGN(config.key, keyring.find_secret_key(*options.key));
+  }
+  OPSKIT_TRY_ASSIGN(auto db, State::open(join_path(state, "state.db"), State::Create::yes));
+  OPSKIT_TRY_ASSIGN(auto txn, db.begin());
+  OPSKIT_TRY(save_config(db, config));
+  OPSKIT_TRY(txn.commit());
+  return Created{std::move(lock), std::move(db), std::move(config)};
+}
+
+Result<void> publish_empty(const Context& ctx, const InitOptions& options) {
+  OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
+  if (signer)
+    OPSKIT_TRY(write_public_key(ctx, *signer));
+  OPSKIT_TRY_ASSIGN(auto suite, split_dist(options.deb_dist));
+  OPSKIT_TRY(write_deb_suites(ctx, {}, {suite}, signer));
+  OPSKIT_TRY(write_rpm_dists(ctx, {options.rpm_dist}, signer));
+  return {};
+}
+
+} // namespace opskit::repo::ops

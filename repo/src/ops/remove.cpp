@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// rm and prune: records removed and their indexes rewritten in one transaction; pool files go
+// only after the indexes that named them are replaced (and committed).
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "layout/paths.hpp"
+#include "ops/ops.hpp"
+#include "ops/write.hpp"
+#include "opskit/repo/format/deb/deb.hpp"
+#include "opskit/repo/format/version.hpp"
+#include "opskit/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace opskit::repo::ops {
+
+using detail::join_path;
+
+namespace {
+
+Result<void> remove_records(const Context& ctx, const std::vector<PackageRecord>& doomed) {
+  OPSKIT_TRY_ASSIGN(auto txn, ctx.state.begin());
+  Touched touched;
+  for (const auto& r : doomed) {
+    OPSKIT_TRY(ctx.state.remove(r.id));
+    touched.add(r);
+  }
+  OPSKIT_TRY(rewrite(ctx, touched));
+  OPSKIT_TRY(txn.commit());
+  // Pool files go only after the indexes that named them are replaced (and committed).
+  std::error_code ec;
+  for (const auto& r : doomed) {
+    auto refs = ctx.state.references(r.file);
+    if (!refs || *refs > 0)
+      continue;
+    ::unlink(join_path(ctx.publication, r.file).c_str());
+    if (r.format == PackageFormat::rpm && r.arch == "noarch") // and its links in each arch
+      for (const auto& arch :
+           fs::directory_iterator(join_path(ctx.publication, detail::rpm_dist_dir(r.dist)), ec))
+        fs::remove(arch.path() / "Packages" / fs::path(r.file).filename(), ec);
+  }
+  return {};
+}
+
+} // namespace
+
+Result<std::vector<PackageRecord>> remove(const Context& ctx, const RemoveFilter& filter) {
+  OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
+  OPSKIT_TRY_ASSIGN(auto records, ctx.state.packages());
+  std::vector<PackageRecord> doomed;
+  for (auto& r : records) {
+    if (r.name != filter.name || (filter.dist && r.dist != *filter.dist) ||
+        (filter.arch && r.arch != *filter.arch))
+      continue;
+    if (filter.version && r.version != *filter.version &&
+        !(r.format == PackageFormat::rpm && strip_epoch(r.version) == *filter.version))
+      continue;
+    doomed.push_back(std::move(r));
+  }
+  if (doomed.empty())
+    return fail(fmt::format("rm: no package {}{}{}{}{}{}", filter.name, filter.version ? "=" : "",
+                            filter.version.value_or(""), filter.dist ? " in " : "",
+                            filter.dist.value_or(""), filter.arch ? " for " + *filter.arch : ""));
+  OPSKIT_TRY(remove_records(ctx, doomed));
+  return doomed;
+}
+
+Result<std::vector<PackageRecord>> prune(const Context& ctx, std::size_t keep,
+                                         const std::optional<std::string>& dist) {
+  OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
+  OPSKIT_TRY_ASSIGN(auto records, ctx.state.packages());
+  std::map<std::tuple<PackageFormat, std::string, std::string, std::string>,
+           std::vector<PackageRecord>>
+      groups;
+  for (auto& r : records)
+    if (!dist || r.dist == *dist)
+      groups[{r.format, r.dist, r.name, r.arch}].push_back(std::move(r));
+  std::vector<PackageRecord> doomed;
+  for (auto& [key, versions] : groups) {
+    std::sort(versions.begin(), versions.end(), [](const PackageRecord& a, const PackageRecord& b) {
+      int c = a.format == PackageFormat::deb ? compare_deb_versions(a.version, b.version)
+                                             : compare_rpm_versions(a.version, b.version);
+      return c > 0; // newest first
+    });
+    for (std::size_t i = keep; i < versions.size(); ++i)
+      doomed.push_back(std::move(versions[i]));
+  }
+  if (!doomed.empty())
+    OPSKIT_TRY(remove_records(ctx, doomed));
+  return doomed;
+}
+
+} // namespace opskit::repo::ops

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// verify: what is published checked as apt and dnf would check it, against the database and the
+// signing key: every pool file's size and SHA-256, every apt suite's signatures and the indexes
+// its Release lists (by-hash copies too), every dnf repository's signature, the files its
+// repomd.xml lists, and the packages its primary.xml lists.
+#include <algorithm>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "codec/file_bytes.hpp"
+#include "index/apt/release_hashes.hpp"
+#include "layout/paths.hpp"
+#include "ops/ops.hpp"
+#include "opskit/file.hpp"
+#include "opskit/repo/codec/compress.hpp"
+#include "opskit/repo/index/yum/yum.hpp"
+
+namespace fs = std::filesystem;
+
+namespace opskit::repo::ops {
+
+using detail::join_path;
+using detail::PackageBytes;
+
+namespace {
+
+// primary.xml of the largest public repositories is a few hundred MB.
+constexpr std::size_t k_max_primary = std::size_t{2} << 30;
+
+// What verify has found so far.
+class Problems {
+public:
+  void add(std::string file, std::string what, std::string message, std::string expected = {},
+           std::string found = {}) {
+    list_.push_back({std::move(file), std::move(what), std::move(expected), std::move(found),
+                     std::move(message)});
+  }
+  // `file` could not be read: `error` says why.
+  void unreadable(std::string file, const Error& error) {
+    add(std::move(file), "unreadable", error.message());
+  }
+  std::vector<Problem> take() { return std::move(list_); }
+
+private:
+  std::vector<Problem> list_;
+};
+
+// `path` relative to the publication `publication`, which it lies below.
+std::string shown(const std::string& publication, const fs::path& path) {
+  return path.string().substr(publication.size() + 1);
+}
+
+// Pool files against their recorded size and SHA-256, hashed on every CPU, two at a time on
+// each; the problems are reported in the records' order.
+void verify_pool(const Context& ctx, const std::vector<PackageRecord>& records,
+                 Problems& problems) {
+  std::vector<std::optional<Problem>> found(records.size());
+  auto differs = [&](std::size_t i) {
+    const PackageRecord& r = records[i];
+    found[i] = Problem{r.file, "sha256", r.sha256, "",
+                       fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
+                                   r.name, r.version)};
+  };
+  detail::hash_each(
+      records.size(),
+      [&](std::size_t i) -> std::optional<PackageBytes> {
+        const PackageRecord& r = records[i];
+        auto bytes = PackageBytes::open(join_path(ctx.publication, r.file));
+        if (!bytes)
+          found[i] = Problem{r.file, "unreadable", "", "", bytes.error().message()};
+        else if (bytes->view().size() != r.size)
+          differs(i);
+        else
+          return std::move(*bytes);
+        return std::nullopt;
+      },
+      [&](std::size_t i, const Sha256& digest) {
+        if (hex(digest) != records[i].sha256)
+          differs(i);
+      });
+  for (auto& problem : found)
+    if (problem)
+      problems.add(std::move(problem->file), std::move(problem->what), std::move(problem->message),
+                   std::move(problem->expected), std::move(problem->found));
+}
+
+// InRelease and Release.gpg of the suite in `dir` against its Release text.
+void verify_apt_signatures(const std::string& dir, const std::string& suite,
+                           const std::string& release, Keyring& keyring, Problems& problems) {
+  std::string in_release_file = suite + "/InRelease", gpg_file = suite + "/Release.gpg";
+  auto in_release = read_file(dir + "/InRelease");
+  if (!in_release) {
+    problems.unreadable(in_release_file, in_release.error());
+  } else if (auto check = keyring.verify_clear_signed(*in_release); !check) {
+    problems.unreadable(in_release_file, check.error());
+  } else if (!check->good) {
+    problems.add(in_release_file, "signature",
+                 fmt::format("{}/InRelease: bad signature: {}", suite, check->problem));
+  } else if (check->signed_text != release) {
+    problems.add(in_release_file, "signature",
+                 fmt::format("{}/InRelease: signs another text than Release", suite));
+  }
+  auto detached = read_file(dir + "/Release.gpg");
+  if (!detached) {
+    problems.unreadable(gpg_file, detached.error());
+  } else if (auto check = keyring.verify_detached(*detached, release); !check) {
+    problems.unreadable(gpg_file, check.error());
+  } else if (!check->good) {
+    problems.add(gpg_file, "signature",
+                 fmt::format("{}/Release.gpg: bad signature: {}", suite, check->problem));
+  }
+}
+
+// One apt suite: signatures, then each listed index's size and SHA-256, then the by-hash
+// copies apt fetches instead with Acquire-By-Hash.
+void verify_apt_suite(const Context& ctx, const fs::path& path, std::optional<Signer>& signer,
+                      Problems& problems) {
+  std::string dir = path.string(), suite = shown(ctx.publication, path);
+  auto release = read_file(dir + "/Release");
+  if (!release)
+    return problems.unreadable(suite + "/Release", release.error());
+  if (signer)
+    verify_apt_signatures(dir, suite, *release, signer->keyring, problems);
+  auto listed = release_hashes(*release, "SHA256");
+  if (listed.empty())
+    problems.add(suite + "/Release", "malformed", fmt::format("{}/Release: no SHA256 list", suite));
+  for (const auto& [name, entry] : listed) {
+    std::string file = suite + "/" + name;
+    auto bytes = read_file(dir + "/" + name);
+    if (!bytes)
+      problems.unreadable(file, bytes.error());
+    else if (bytes->size() != entry.size)
+      problems.add(file, "size",
+                   fmt::format("{}: size {} but Release says {}", file, bytes->size(), entry.size),
+                   std::to_string(entry.size), std::to_string(bytes->size()));
+    else if (auto sha = sha256_hex(*bytes); sha != entry.hash)
+      problems.add(file, "sha256", fmt::format("{}: SHA-256 differs from Release", file),
+                   entry.hash, sha);
+  }
+  if (release->find("\nAcquire-By-Hash: yes\n") == std::string::npos)
+    return;
+  for (const char* list : {"SHA256", "SHA512"})
+    for (const auto& [name, entry] : release_hashes(*release, list)) {
+      std::string by_hash =
+          fmt::format("{}/by-hash/{}/{}", fs::path(name).parent_path().string(), list, entry.hash);
+      if (::access((dir + "/" + by_hash).c_str(), F_OK) != 0)
+        problems.add(
+            suite + "/" + by_hash, "missing",
+            fmt::format("{}/{}: missing, though Release says Acquire-By-Hash", suite, by_hash));
+    }
+}
+
+// Every package a dnf repository's primary.xml lists is where it says, with its size: what
+// dnf would download (a noarch package is a link in each architecture's directory).
+void check_locations(const fs::path& dir, const std::string& repository, std::string_view primary,
+                     Problems& problems) {
+  auto locations = parse_primary_locations(primary);
+  if (!locations)
+    return problems.add(
+        repository + "/repodata", "malformed",
+        fmt::format("{}: primary.xml.gz: {}", repository, locations.error().message()));
+  for (const auto& l : *locations) {
+    std::error_code ec;
+    std::string file = repository + "/" + l.href;
+    auto size = fs::file_size(dir / l.href, ec);
+    if (ec)
+      problems.add(file, "missing", fmt::format("{}: listed in primary.xml but missing", file));
+    else if (size != l.size)
+      problems.add(file, "size",
+                   fmt::format("{}: size {} but primary.xml says {}", file, size, l.size),
+                   std::to_string(l.size), std::to_string(size));
+  }
+}
+
+// One file that repomd.xml (`shown`) lists, in the repository `dir`.
+void verify_repomd_entry(const Context& ctx, const fs::path& dir, const std::string& shown_repomd,
+                         const RepomdEntry& e, Problems& problems) {
+  std::string file = shown(ctx.publication, dir / e.location);
+  auto bytes = read_file((dir / e.location).string());
+  if (!bytes)
+    return problems.unreadable(file, bytes.error());
+  if (bytes->size() != e.size)
+    return problems.add(file, "size",
+                        fmt::format("{}: {} has size {} but repomd.xml says {}", shown_repomd,
+                                    e.location, bytes->size(), e.size),
+                        std::to_string(e.size), std::to_string(bytes->size()));
+  if (auto sha = sha256_hex(*bytes); sha != e.checksum)
+    return problems.add(
+        file, "sha256",
+        fmt::format("{}: {} has another SHA-256 than repomd.xml says", shown_repomd, e.location),
+        e.checksum, sha);
+  auto xml = gzip_decompress(*bytes, k_max_primary);
+  if (!xml)
+    return problems.add(file, "malformed",
+                        fmt::format("{}: {}: {}", shown_repomd, e.location, xml.error().message()));
+  if (!e.open_checksum.empty() &&
+      (xml->size() != e.open_size || sha256_hex(*xml) != e.open_checksum))
+    return problems.add(file, "open-checksum",
+                        fmt::format("{}: {} holds other text than its open-checksum and "
+                                    "open-size in repomd.xml say",
+                                    shown_repomd, e.location),
+                        e.open_checksum, "");
+  if (e.type == "primary")
+    check_locations(dir, shown(ctx.publication, dir), *xml, problems);
+}
+
+// One dnf repository: repomd.xml's signature, then each file it lists.
+void verify_yum_repo(const Context& ctx, const fs::path& path, std::optional<Signer>& signer,
+                     Problems& problems) {
+  fs::path dir = path.parent_path().parent_path();
+  std::string repomd_file = shown(ctx.publication, path);
+  auto repomd = read_file(path.string());
+  if (!repomd)
+    return problems.unreadable(repomd_file, repomd.error());
+  if (signer) {
+    auto asc = read_file(path.string() + ".asc");
+    if (!asc)
+      problems.unreadable(repomd_file + ".asc", asc.error());
+    else if (auto check = signer->keyring.verify_detached(*asc, *repomd); !check)
+      problems.unreadable(repomd_file + ".asc", check.error());
+    else if (!check->good)
+      problems.add(repomd_file + ".asc", "signature",
+                   fmt::format("{}.asc: bad signature: {}", repomd_file, check->problem));
+  }
+  auto entries = parse_repomd(*repomd);
+  if (!entries)
+    return problems.add(repomd_file, "malformed",
+                        fmt::format("{}: {}", repomd_file, entries.error().message()));
+  for (const auto& e : *entries)
+    verify_repomd_entry(ctx, dir, repomd_file, e, problems);
+}
+
+} // namespace
+
+Result<std::vector<Problem>> verify(const Context& ctx) {
+  Problems problems;
+  OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
+  OPSKIT_TRY_ASSIGN(auto records, ctx.state.packages());
+  verify_pool(ctx, records, problems);
+  std::error_code ec;
+  std::vector<fs::path> suites;
+  for (const auto& distro : fs::directory_iterator(join_path(ctx.publication, "deb"), ec))
+    for (const auto& suite : fs::directory_iterator(distro.path() / "dists", ec))
+      suites.push_back(suite.path());
+  std::sort(suites.begin(), suites.end());
+  for (const auto& suite : suites)
+    verify_apt_suite(ctx, suite, signer, problems);
+  std::vector<fs::path> repomds;
+  for (const auto& e : fs::recursive_directory_iterator(join_path(ctx.publication, "rpm"), ec))
+    if (e.path().filename() == "repomd.xml" && e.path().parent_path().filename() == "repodata")
+      repomds.push_back(e.path());
+  std::sort(repomds.begin(), repomds.end());
+  for (const auto& path : repomds)
+    verify_yum_repo(ctx, path, signer, problems);
+  return problems.take();
+}
+
+} // namespace opskit::repo::ops

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Writing a repository's metadata: apt suites (write_apt.cpp), dnf repositories
+// (write_yum.cpp), the public key, and the rewrite after a change (write.cpp). Every index is
+// built and signed in memory before its first file is written, and written through tree/ in
+// the order that keeps readers safe. Not installed.
+
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ops/context.hpp"
+#include "opskit/error.hpp"
+#include "opskit/repo/repository.hpp"
+#include "tree/yum_plan.hpp"
+
+namespace opskit::repo::ops {
+
+using tree::Reuse;
+
+// Writes the apt suites (distro, codename) of `records`, which hold every deb in state.
+Result<std::vector<WrittenIndex>>
+write_deb_suites(const Context& ctx, const std::vector<PackageRecord>& records,
+                 const std::vector<std::pair<std::string, std::string>>& suites,
+                 std::optional<Signer>& signer);
+
+// Writes the dnf repositories of `dists`; Reuse::previous copies the unchanged parts of each
+// repository's current .xml.gz files (push, rm, prune), Reuse::none compresses everything anew.
+Result<std::vector<WrittenIndex>> write_rpm_dists(const Context& ctx,
+                                                  const std::set<std::string>& dists,
+                                                  std::optional<Signer>& signer,
+                                                  Reuse reuse = Reuse::none);
+
+// gpg.key and gpg.gpg, the public key armored and binary, at the top of the publication.
+Result<void> write_public_key(const Context& ctx, Signer& signer);
+
+// The deb suites and rpm dists that a change to some packages touches.
+struct Touched {
+  std::set<std::pair<std::string, std::string>> suites;
+  std::set<std::string> rpm_dists;
+  void add(const PackageRecord& record);
+};
+
+// Rewrites the indexes `touched` names, signed when the repository has a key.
+Result<void> rewrite(const Context& ctx, const Touched& touched);
+
+} // namespace opskit::repo::ops

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// Writing apt suites: each built and signed in memory, then its files staged and renamed
+// content-addressed first (by-hash), then the indexes, then Release, Release.gpg and InRelease.
+// The previous generation's by-hash files stay for clients that hold the old Release.
+#include <ctime>
+#include <filesystem>
+#include <set>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "index/apt/release_hashes.hpp"
+#include "layout/paths.hpp"
+#include "ops/write.hpp"
+#include "opskit/atomic_file.hpp"
+#include "opskit/file.hpp"
+#include "opskit/repo/index/apt/suite.hpp"
+#include "tree/local.hpp"
+
+namespace fs = std::filesystem;
+
+namespace opskit::repo::ops {
+
+using detail::join_path;
+
+namespace {
+
+// A suite in memory, signed where the repository has a key.
+struct Suite {
+  std::string dir; // relative to the publication: deb/<distro>/dists/<codename>
+  AptSuiteIndex index;
+  std::string in_release, release_gpg;
+  std::size_t packages = 0;
+  bool is_signed = false;
+};
+
+Result<Suite> build_suite(const Context& ctx, const std::vector<PackageRecord>& records,
+                          const std::string& distro, const std::string& codename,
+                          std::optional<Signer>& signer) {
+  const RepositoryConfig& config = ctx.config;
+  AptSuiteInput input;
+  input.codename = codename;
+  input.origin = config.origin;
+  input.label = config.label;
+  input.architectures = config.architectures;
+  input.components = {config.component};
+  input.date = ctx.env.now;
+  if (config.valid_for_days > 0)
+    input.valid_until = ctx.env.now + static_cast<std::time_t>(config.valid_for_days) * 86400;
+  std::string dist = fmt::format("{}/{}", distro, codename);
+  for (const auto& r : records)
+    if (r.format == PackageFormat::deb && r.dist == dist)
+      input.packages.push_back(r);
+  OPSKIT_TRY_ASSIGN(auto index, build_apt_suite(input));
+  Suite suite{detail::deb_suite(distro, codename), std::move(index), "", "", input.packages.size()};
+  if (signer) {
+    auto clear = signer->keyring.clear_sign(signer->fingerprint, suite.index.release);
+    if (!clear)
+      return fail(clear.error().with_context(fmt::format("sign {}/InRelease", suite.dir)));
+    auto detached = signer->keyring.detach_sign(signer->fingerprint, suite.index.release);
+    if (!detached)
+      return fail(detached.error().with_context(fmt::format("sign {}/Release.gpg", suite.dir)));
+    suite.in_release = std::move(*clear);
+    suite.release_gpg = std::move(*detached);
+    suite.is_signed = true;
+  }
+  return suite;
+}
+
+// The by-hash names that the Release in `dir` lists: the generation clients may hold.
+std::set<std::string> listed_by_hash(const std::string& dir) {
+  std::set<std::string> hashes;
+  if (auto old = read_file(join_path(dir, "Release")))
+    for (const char* list : {"SHA256", "SHA512"})
+      for (const auto& [path, entry] : release_hashes(*old, list))
+        hashes.insert(entry.hash);
+  return hashes;
+}
+
+// Writes `suite` into the publication; returns the files written, relative to its directory.
+Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& suite) {
+  std::string dir = join_path(ctx.publication, suite.dir);
+  tree::remove_stale_temporaries(dir);
+  std::set<std::string> keep = listed_by_hash(dir);
+  StagedFiles files;
+  std::vector<std::string> written;
+  std::set<std::string> by_hash_dirs;
+  auto stage = [&](const std::string& name, std::string_view data) -> Result<void> {
+    written.push_back(name);
+    return files.stage(join_path(dir, name), data);
+  };
+  for (const auto& f : suite.index.files) {
+    if (auto at = f.path.find("/by-hash/"); at != std::string::npos) {
+      auto slash = f.path.rfind('/');
+      keep.insert(f.path.substr(slash + 1));
+      by_hash_dirs.insert(join_path(dir, f.path.substr(0, slash)));
+      if (::access(join_path(dir, f.path).c_str(), F_OK) == 0)
+        continue; // content-addressed: already there is already right
+    }
+    OPSKIT_TRY(stage(f.path, f.data));
+  }
+  OPSKIT_TRY(stage("Release", suite.index.release));
+  if (suite.is_signed) {
+    OPSKIT_TRY(stage("Release.gpg", suite.release_gpg));
+    OPSKIT_TRY(stage("InRelease", suite.in_release));
+  }
+  OPSKIT_TRY(files.commit());
+  if (!suite.is_signed) { // signatures of an older Release would now be wrong
+    ::unlink(join_path(dir, "InRelease").c_str());
+    ::unlink(join_path(dir, "Release.gpg").c_str());
+  }
+  std::error_code ec;
+  for (const auto& by_hash : by_hash_dirs)
+    for (const auto& entry : fs::directory_iterator(by_hash, ec))
+      if (!keep.contains(entry.path().filename().string()))
+        fs::remove(entry.path(), ec);
+  return written;
+}
+
+} // namespace
+
+Result<std::vector<WrittenIndex>>
+write_deb_suites(const Context& ctx, const std::vector<PackageRecord>& records,
+                 const std::vector<std::pair<std::string, std::string>>& suites,
+                 std::optional<Signer>& signer) {
+  // Everything in memory and signed before the first file is touched.
+  std::vector<Suite> built;
+  for (const auto& [distro, codename] : suites) {
+    OPSKIT_TRY_ASSIGN(auto suite, build_suite(ctx, records, distro, codename, signer));
+    built.push_back(std::move(suite));
+  }
+  std::vector<WrittenIndex> report;
+  for (const auto& suite : built) {
+    OPSKIT_TRY_ASSIGN(auto files, place_suite(ctx, suite));
+    report.push_back({PackageFormat::deb, suite.dir, suite.packages, std::move(files)});
+  }
+  return report;
+}
+
+} // namespace opskit::repo::ops
