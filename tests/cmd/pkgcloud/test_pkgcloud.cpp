@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 
 #include "../../repo/deb_builder.hpp"
+#include <nlohmann/json.hpp>
+
 #include "fixture.hpp"
 #include "opskit/file.hpp"
 #include "opskit/text.hpp"
@@ -484,4 +486,39 @@ TEST_CASE("pkgcloud: temporary files a killed run left in the metadata are swept
   REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);
   CHECK_FALSE(fs::exists(stale));
   CHECK_FALSE(fs::exists(stale_rpm));
+}
+
+TEST_CASE("pkgcloud: index --json and verify --json report files and problems for programs",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
+  auto index = pkgcloud(repo, {"index", "--json"}, k_epoch);
+  REQUIRE(index.exit_status == 0);
+  auto report = nlohmann::json::parse(index.out);
+  CHECK(report["signed"] == true);
+  REQUIRE(report["indexes"].size() == 2);
+  const auto& suite = report["indexes"][0];
+  CHECK(suite["format"] == "deb");
+  CHECK(suite["dir"] == "deb/debian/dists/bookworm");
+  CHECK(suite["packages"] == 1);
+  auto files = suite["files"].get<std::vector<std::string>>();
+  REQUIRE(files.size() >= 3);
+  CHECK(files[files.size() - 3] == "Release"); // then its signatures, InRelease last
+  CHECK(files.back() == "InRelease");
+  CHECK(report["indexes"][1]["dir"] == "rpm/el/9/x86_64");
+
+  auto sound = pkgcloud(repo, {"verify", "--json"});
+  CHECK(sound.exit_status == 0);
+  CHECK(nlohmann::json::parse(sound.out) == nlohmann::json::array());
+  std::string pool = "deb/debian/pool/main/h/hello/hello_1.0_amd64.deb";
+  std::ofstream(repo + "/public/" + pool, std::ios::app) << "junk";
+  auto verify = pkgcloud(repo, {"verify", "--json"});
+  CHECK(verify.exit_status == 1);
+  auto problems = nlohmann::json::parse(verify.out);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0]["file"] == pool);
+  CHECK(problems[0]["what"] == "sha256");
+  CHECK(problems[0]["message"].get<std::string>().starts_with(pool + ": size or SHA-256 differs"));
 }
