@@ -16,12 +16,17 @@
 
 #include <unistd.h>
 
+#include <gpgme.h>
+
 #include <fmt/format.h>
+
+#include "opskit/handle.hpp"
 
 namespace opskit::repo {
 
 namespace {
 
+using Context = CPtr<gpgme_context, gpgme_release>;
 using Data = CPtr<gpgme_data, gpgme_data_release>;
 using Key = CPtr<_gpgme_key, gpgme_key_unref>;
 
@@ -80,16 +85,10 @@ SignatureCheck check_result(gpgme_verify_result_t result) {
   return check;
 }
 
-} // namespace
-
-Keyring::Keyring(Context ctx, std::string home, std::optional<std::string> passphrase)
-    : ctx_(std::move(ctx)), home_(std::move(home)),
-      passphrase_(std::make_unique<std::optional<std::string>>(std::move(passphrase))) {
-  gpgme_set_passphrase_cb(ctx_.get(), &Keyring::passphrase_callback, passphrase_.get());
-}
-
-gpgme_error_t Keyring::passphrase_callback(void* hook, const char* /*uid_hint*/,
-                                           const char* /*info*/, int previous_bad, int fd) {
+// Hands gpg-agent the passphrase (`hook`, a std::optional<std::string>) through loopback
+// pinentry; refuses when there is none or gpg says the last one was wrong.
+gpgme_error_t passphrase_callback(void* hook, const char* /*uid_hint*/, const char* /*info*/,
+                                  int previous_bad, int fd) {
   const auto& passphrase = *static_cast<const std::optional<std::string>*>(hook);
   if (!passphrase || previous_bad)
     return gpgme_error(GPG_ERR_BAD_PASSPHRASE);
@@ -98,6 +97,29 @@ gpgme_error_t Keyring::passphrase_callback(void* hook, const char* /*uid_hint*/,
     return gpgme_error(GPG_ERR_CANCELED);
   return 0;
 }
+
+} // namespace
+
+struct Keyring::Impl {
+  Impl(Context context, std::optional<std::string> secret)
+      : ctx(std::move(context)), passphrase(std::move(secret)) {
+    gpgme_set_passphrase_cb(ctx.get(), &passphrase_callback, &passphrase);
+  }
+  // The callback holds the passphrase's address: an Impl stays where it was made.
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  Result<std::string> sign(const std::string& fingerprint, std::string_view text,
+                           gpgme_sig_mode_t mode);
+
+  Context ctx;
+  std::optional<std::string> passphrase;
+};
+
+Keyring::Keyring(std::unique_ptr<Impl> impl, std::string home) noexcept
+    : impl_(std::move(impl)), home_(std::move(home)) {}
+Keyring::Keyring(Keyring&&) noexcept = default;
+Keyring& Keyring::operator=(Keyring&&) noexcept = default;
+Keyring::~Keyring() = default;
 
 Result<Keyring> Keyring::open(const std::string& home, std::optional<std::string> passphrase) {
   initialise_once();
@@ -112,16 +134,17 @@ Result<Keyring> Keyring::open(const std::string& home, std::optional<std::string
       return fail(fmt::format("keyring {}: {}", home, gpg_problem(err)));
   if (auto err = gpgme_set_pinentry_mode(raw, GPGME_PINENTRY_MODE_LOOPBACK))
     return fail(fmt::format("gpgme: loopback pinentry: {}", gpg_problem(err)));
-  return Keyring(std::move(ctx), home, std::move(passphrase));
+  return Keyring(std::make_unique<Impl>(std::move(ctx), std::move(passphrase)), home);
 }
 
 Result<std::string> Keyring::generate_key(const std::string& user_id) {
   unsigned flags = GPGME_CREATE_SIGN | GPGME_CREATE_NOEXPIRE | GPGME_CREATE_FORCE;
-  if (!*passphrase_)
+  if (!impl_->passphrase)
     flags |= GPGME_CREATE_NOPASSWD;
-  if (auto err = gpgme_op_createkey(ctx_.get(), user_id.c_str(), "ed25519", 0, 0, nullptr, flags))
+  if (auto err =
+          gpgme_op_createkey(impl_->ctx.get(), user_id.c_str(), "ed25519", 0, 0, nullptr, flags))
     return fail(fmt::format("generate key for '{}': {}", user_id, gpg_problem(err)));
-  gpgme_genkey_result_t result = gpgme_op_genkey_result(ctx_.get());
+  gpgme_genkey_result_t result = gpgme_op_genkey_result(impl_->ctx.get());
   if (!result || !result->fpr)
     return fail(fmt::format("generate key for '{}': gpg reported no fingerprint", user_id));
   return std::string(result->fpr);
@@ -129,7 +152,7 @@ Result<std::string> Keyring::generate_key(const std::string& user_id) {
 
 Result<std::string> Keyring::find_secret_key(const std::string& spec) {
   gpgme_key_t raw = nullptr;
-  if (auto err = gpgme_get_key(ctx_.get(), spec.c_str(), &raw, 1))
+  if (auto err = gpgme_get_key(impl_->ctx.get(), spec.c_str(), &raw, 1))
     return fail(
         fmt::format("secret key {}: {}", spec,
                     gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
@@ -141,9 +164,9 @@ Result<std::string> Keyring::find_secret_key(const std::string& spec) {
 
 Result<std::string> Keyring::export_key(const std::string& fingerprint, Armor armor) {
   OPSKIT_TRY_ASSIGN(auto out, empty_data());
-  gpgme_set_armor(ctx_.get(), armor == Armor::yes);
-  if (auto err =
-          gpgme_op_export(ctx_.get(), fingerprint.c_str(), GPGME_EXPORT_MODE_MINIMAL, out.get()))
+  gpgme_set_armor(impl_->ctx.get(), armor == Armor::yes);
+  if (auto err = gpgme_op_export(impl_->ctx.get(), fingerprint.c_str(), GPGME_EXPORT_MODE_MINIMAL,
+                                 out.get()))
     return fail(fmt::format("export key {}: {}", fingerprint, gpg_problem(err)));
   std::string key = take(out);
   if (key.empty())
@@ -151,26 +174,26 @@ Result<std::string> Keyring::export_key(const std::string& fingerprint, Armor ar
   return key;
 }
 
-Result<std::string> Keyring::sign(const std::string& fingerprint, std::string_view text,
-                                  gpgme_sig_mode_t mode) {
+Result<std::string> Keyring::Impl::sign(const std::string& fingerprint, std::string_view text,
+                                        gpgme_sig_mode_t mode) {
   gpgme_key_t raw = nullptr;
-  if (auto err = gpgme_get_key(ctx_.get(), fingerprint.c_str(), &raw, 1))
+  if (auto err = gpgme_get_key(ctx.get(), fingerprint.c_str(), &raw, 1))
     return fail(
         fmt::format("signing key {}: {}", fingerprint,
                     gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
   Key key(raw);
-  gpgme_signers_clear(ctx_.get());
-  if (auto err = gpgme_signers_add(ctx_.get(), key.get()))
+  gpgme_signers_clear(ctx.get());
+  if (auto err = gpgme_signers_add(ctx.get(), key.get()))
     return fail(fmt::format("signing key {}: {}", fingerprint, gpg_problem(err)));
-  gpgme_set_armor(ctx_.get(), 1);
-  gpgme_set_textmode(ctx_.get(), 0);
+  gpgme_set_armor(ctx.get(), 1);
+  gpgme_set_textmode(ctx.get(), 0);
   auto in = data_from(text);
   auto out = empty_data();
   if (!in || !out)
     return fail(!in ? in.error() : out.error());
-  if (auto err = gpgme_op_sign(ctx_.get(), in->get(), out->get(), mode))
+  if (auto err = gpgme_op_sign(ctx.get(), in->get(), out->get(), mode))
     return fail(fmt::format("sign with {}: {}", fingerprint, gpg_problem(err)));
-  gpgme_sign_result_t result = gpgme_op_sign_result(ctx_.get());
+  gpgme_sign_result_t result = gpgme_op_sign_result(ctx.get());
   if (!result || !result->signatures || result->invalid_signers)
     return fail(fmt::format("sign with {}: gpg made no signature", fingerprint));
   auto algo = result->signatures->hash_algo;
@@ -183,11 +206,11 @@ Result<std::string> Keyring::sign(const std::string& fingerprint, std::string_vi
 }
 
 Result<std::string> Keyring::clear_sign(const std::string& fingerprint, std::string_view text) {
-  return sign(fingerprint, text, GPGME_SIG_MODE_CLEAR);
+  return impl_->sign(fingerprint, text, GPGME_SIG_MODE_CLEAR);
 }
 
 Result<std::string> Keyring::detach_sign(const std::string& fingerprint, std::string_view text) {
-  return sign(fingerprint, text, GPGME_SIG_MODE_DETACH);
+  return impl_->sign(fingerprint, text, GPGME_SIG_MODE_DETACH);
 }
 
 Result<SignatureCheck> Keyring::verify_detached(std::string_view signature, std::string_view text) {
@@ -195,9 +218,9 @@ Result<SignatureCheck> Keyring::verify_detached(std::string_view signature, std:
   auto in = data_from(text);
   if (!sig || !in)
     return fail(!sig ? sig.error() : in.error());
-  if (auto err = gpgme_op_verify(ctx_.get(), sig->get(), in->get(), nullptr))
+  if (auto err = gpgme_op_verify(impl_->ctx.get(), sig->get(), in->get(), nullptr))
     return SignatureCheck{false, "", gpg_problem(err), ""};
-  return check_result(gpgme_op_verify_result(ctx_.get()));
+  return check_result(gpgme_op_verify_result(impl_->ctx.get()));
 }
 
 Result<SignatureCheck> Keyring::verify_clear_signed(std::string_view message) {
@@ -205,9 +228,9 @@ Result<SignatureCheck> Keyring::verify_clear_signed(std::string_view message) {
   auto plain = empty_data();
   if (!sig || !plain)
     return fail(!sig ? sig.error() : plain.error());
-  if (auto err = gpgme_op_verify(ctx_.get(), sig->get(), nullptr, plain->get()))
+  if (auto err = gpgme_op_verify(impl_->ctx.get(), sig->get(), nullptr, plain->get()))
     return SignatureCheck{false, "", gpg_problem(err), ""};
-  SignatureCheck check = check_result(gpgme_op_verify_result(ctx_.get()));
+  SignatureCheck check = check_result(gpgme_op_verify_result(impl_->ctx.get()));
   check.signed_text = take(*plain);
   return check;
 }

@@ -7,8 +7,11 @@
 
 #include <sys/mman.h>
 
+#include <sqlite3.h>
+
 #include <fmt/format.h>
 
+#include "opskit/handle.hpp"
 #include "opskit/text.hpp"
 
 namespace opskit::repo {
@@ -101,12 +104,24 @@ std::string_view format_name(PackageFormat format) noexcept {
   return format == PackageFormat::rpm ? "rpm" : "deb";
 }
 
+namespace {
+
+using Db = CPtr<sqlite3, sqlite3_close_v2>;
+using Statement = CPtr<sqlite3_stmt, sqlite3_finalize>;
+using Statements = std::map<std::string, Statement>;
+
+// "database PATH: WHY", from the connection's last error.
+Error problem(sqlite3* db, const std::string& path) {
+  return Error(fmt::format("database {}: {}", path, sqlite3_errmsg(db)));
+}
+
 // A statement of the State's cache with its parameters bound by position; errors carry the
 // database path. The statement is reset for its next use when the Query dies.
 class Query {
 public:
-  Query(const State& state, const std::string& sql) : db_(state.db_.get()), path_(state.path_) {
-    auto& slot = (*state.statements_)[sql];
+  Query(sqlite3* db, const std::string& path, Statements& cache, const std::string& sql)
+      : db_(db), path_(path) {
+    auto& slot = cache[sql];
     if (!slot) {
       sqlite3_stmt* s = nullptr;
       rc_ = sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
@@ -134,14 +149,14 @@ public:
   // Steps once: true with a row, false when done.
   Result<bool> step() {
     if (rc_ != SQLITE_OK)
-      return fail(problem());
+      return fail(problem(db_, path_));
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW)
       return true;
     if (rc == SQLITE_DONE)
       return false;
     rc_ = rc;
-    return fail(problem());
+    return fail(problem(db_, path_));
   }
   sqlite3_stmt* get() const noexcept { return stmt_; }
   // Ready to bind and step again.
@@ -152,15 +167,32 @@ public:
   }
 
 private:
-  Error problem() const {
-    return Error(fmt::format("database {}: {}", path_, sqlite3_errmsg(db_)));
-  }
   sqlite3* db_;
   const std::string& path_;
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
   int index_ = 0;
 };
+
+} // namespace
+
+struct State::Impl {
+  Impl(Db connection, std::string file) : db(std::move(connection)), path(std::move(file)) {}
+  // A Query of the statement `sql`, prepared on its first use.
+  Query query(const std::string& sql) const { return Query(db.get(), path, statements, sql); }
+  Result<void> exec(const char* sql) const;
+
+  Db db;
+  std::string path;
+  // Prepared once per process and reused (a rescan inserts thousands of rows); declared after
+  // db so that they are finalized before it closes.
+  mutable Statements statements;
+};
+
+State::State(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
+State::State(State&&) noexcept = default;
+State& State::operator=(State&&) noexcept = default;
+State::~State() = default;
 
 Result<State> State::open(const std::string& path, Create create) {
   sqlite3* raw = nullptr;
@@ -172,34 +204,34 @@ Result<State> State::open(const std::string& path, Create create) {
         fmt::format("database {}: {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   // Concurrent writers wait for each other instead of failing with SQLITE_BUSY.
   sqlite3_busy_timeout(db.get(), 60'000);
-  State state(std::move(db), path);
+  auto impl = std::make_unique<Impl>(std::move(db), path);
   // Reads through a memory map rather than a pread per 4 KiB page: an index of thousands of
   // packages reads the whole table.
   OPSKIT_TRY(
-      state.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=1073741824;"));
-  OPSKIT_TRY(state.exec(k_schema));
-  OPSKIT_TRY(state.exec(yum_triggers().c_str()));
+      impl->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=1073741824;"));
+  OPSKIT_TRY(impl->exec(k_schema));
+  OPSKIT_TRY(impl->exec(yum_triggers().c_str()));
   // Databases made before the index fragments were kept lack their columns: add them empty
   // (indexing then writes the fragments from the metadata).
-  if (!state.exec("SELECT xml_primary FROM packages LIMIT 0"))
-    OPSKIT_TRY(state.exec("ALTER TABLE packages ADD COLUMN xml_primary TEXT NOT NULL DEFAULT '';"
+  if (!impl->exec("SELECT xml_primary FROM packages LIMIT 0"))
+    OPSKIT_TRY(impl->exec("ALTER TABLE packages ADD COLUMN xml_primary TEXT NOT NULL DEFAULT '';"
                           "ALTER TABLE packages ADD COLUMN xml_filelists TEXT NOT NULL DEFAULT '';"
                           "ALTER TABLE packages ADD COLUMN xml_other TEXT NOT NULL DEFAULT '';"));
-  return state;
+  return State(std::move(impl));
 }
 
-Result<void> State::exec(const char* sql) const {
+Result<void> State::Impl::exec(const char* sql) const {
   char* message = nullptr;
-  if (sqlite3_exec(db_.get(), sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : sqlite3_errmsg(db_.get());
+  if (sqlite3_exec(db.get(), sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message ? message : sqlite3_errmsg(db.get());
     sqlite3_free(message);
-    return fail(fmt::format("database {}: {}", path_, text));
+    return fail(fmt::format("database {}: {}", path, text));
   }
   return {};
 }
 
 Result<std::optional<std::string>> State::config(const std::string& key) const {
-  Query q(*this, "SELECT value FROM config WHERE key = ?");
+  auto q = impl_->query("SELECT value FROM config WHERE key = ?");
   q.bind(key);
   OPSKIT_TRY_ASSIGN(auto row, q.step());
   if (!row)
@@ -208,7 +240,7 @@ Result<std::optional<std::string>> State::config(const std::string& key) const {
 }
 
 Result<void> State::set_config(const std::string& key, const std::string& value) {
-  Query q(*this, "INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)");
+  auto q = impl_->query("INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)");
   q.bind(key).bind(value);
   OPSKIT_TRY(q.step());
   return {};
@@ -238,7 +270,7 @@ Result<std::vector<PackageRecord>> all_records(Query& q) {
 Result<std::vector<PackageRecord>> State::packages() const {
   std::string sql =
       fmt::format("SELECT {} FROM packages ORDER BY format, dist, name, version, arch", k_columns);
-  Query q(*this, sql.c_str());
+  auto q = impl_->query(sql);
   return all_records(q);
 }
 
@@ -246,7 +278,7 @@ Result<std::vector<PackageRecord>> State::packages(PackageFormat format) const {
   std::string sql = fmt::format(
       "SELECT {} FROM packages WHERE format = ? ORDER BY format, dist, name, version, arch",
       k_columns);
-  Query q(*this, sql.c_str());
+  auto q = impl_->query(sql);
   q.bind(format_name(format));
   return all_records(q);
 }
@@ -257,7 +289,7 @@ Result<std::vector<PackageRecord>> State::listing(const std::optional<std::strin
       "SELECT id, format, dist, component, name, version, arch, file, size, '', '', sha256, '', "
       "'', '', '', '' FROM packages {} ORDER BY format, dist, name, version, arch",
       dist ? "WHERE dist = ?" : "");
-  Query q(*this, sql);
+  auto q = impl_->query(sql);
   if (dist)
     q.bind(*dist);
   return all_records(q);
@@ -326,9 +358,9 @@ Result<YumRows> State::yum_rows(const std::string& dist, Text text) const {
     OPSKIT_TRY(yum_rows_between(dist, "", std::nullopt, out));
     return out;
   }
-  Query q(*this, fmt::format("SELECT id, name, version, arch, file, sha256, size, {} "
-                             "FROM packages WHERE +format = 'rpm' AND +dist = ?",
-                             k_yum_text_columns));
+  auto q = impl_->query(fmt::format("SELECT id, name, version, arch, file, sha256, size, {} "
+                                    "FROM packages WHERE +format = 'rpm' AND +dist = ?",
+                                    k_yum_text_columns));
   q.bind(dist);
   OPSKIT_TRY(for_each_row(
       q, [&](sqlite3_stmt* s) { read_yum_text(out, read_yum_identity(out, s), s, 7); }));
@@ -336,7 +368,7 @@ Result<YumRows> State::yum_rows(const std::string& dist, Text text) const {
 }
 
 Result<std::optional<YumTracked>> State::yum_tracked(const std::string& dist) const {
-  Query tracked(*this, "SELECT repositories FROM yum_tracked WHERE dist = ?");
+  auto tracked = impl_->query("SELECT repositories FROM yum_tracked WHERE dist = ?");
   tracked.bind(dist);
   OPSKIT_TRY_ASSIGN(auto row, tracked.step());
   if (!row)
@@ -344,8 +376,8 @@ Result<std::optional<YumTracked>> State::yum_tracked(const std::string& dist) co
   YumTracked out;
   for (auto& name : words(column_view(tracked.get(), 0)))
     out.runs.try_emplace(std::move(name));
-  Query runs(*this, "SELECT repository, last_name, last_version, last_arch, key, packages "
-                    "FROM yum_runs WHERE dist = ? ORDER BY repository, position");
+  auto runs = impl_->query("SELECT repository, last_name, last_version, last_arch, key, packages "
+                           "FROM yum_runs WHERE dist = ? ORDER BY repository, position");
   runs.bind(dist);
   auto ok = for_each_row(runs, [&](sqlite3_stmt* s) {
     auto& run = out.runs[column_text(s, 0)].emplace_back();
@@ -355,8 +387,8 @@ Result<std::optional<YumTracked>> State::yum_tracked(const std::string& dist) co
   });
   if (!ok)
     return fail(ok.error());
-  Query changed(*this, "SELECT name, version, arch FROM yum_changed WHERE dist = ? "
-                       "ORDER BY name, version, arch");
+  auto changed = impl_->query("SELECT name, version, arch FROM yum_changed WHERE dist = ? "
+                              "ORDER BY name, version, arch");
   changed.bind(dist);
   ok = for_each_row(changed, [&](sqlite3_stmt* s) {
     out.changed.push_back({column_text(s, 0), column_text(s, 1), column_text(s, 2)});
@@ -372,11 +404,12 @@ Result<void> State::save_yum_runs(const std::string& dist,
   std::string names;
   for (const auto& [repository, list] : runs)
     names += (names.empty() ? "" : " ") + repository;
-  Query tracked(*this, "INSERT INTO yum_tracked (dist, repositories) VALUES (?, ?)");
+  auto tracked = impl_->query("INSERT INTO yum_tracked (dist, repositories) VALUES (?, ?)");
   tracked.bind(dist).bind(names);
   OPSKIT_TRY(tracked.step());
-  Query insert(*this, "INSERT INTO yum_runs (dist, repository, position, last_name, "
-                      "last_version, last_arch, key, packages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  auto insert =
+      impl_->query("INSERT INTO yum_runs (dist, repository, position, last_name, "
+                   "last_version, last_arch, key, packages) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (const auto& [dir, list] : runs)
     for (std::size_t i = 0; i < list.size(); ++i) {
       const YumRunRecord& run = list[i];
@@ -393,7 +426,7 @@ Result<void> State::drop_yum_runs(const std::string& dist) {
   for (const char* sql :
        {"DELETE FROM yum_tracked WHERE dist = ?", "DELETE FROM yum_runs WHERE dist = ?",
         "DELETE FROM yum_changed WHERE dist = ?"}) {
-    Query q(*this, sql);
+    auto q = impl_->query(sql);
     q.bind(dist);
     OPSKIT_TRY(q.step());
   }
@@ -402,12 +435,12 @@ Result<void> State::drop_yum_runs(const std::string& dist) {
 
 Result<void> State::yum_rows_between(const std::string& dist, std::string_view first,
                                      std::optional<std::string_view> last, YumRows& into) const {
-  Query q(*this, last ? "SELECT id, name, version, arch, file, sha256, size FROM packages "
-                        "WHERE dist = ? AND format = 'rpm' AND name >= ? AND name <= ? "
-                        "ORDER BY name, version, arch"
-                      : "SELECT id, name, version, arch, file, sha256, size FROM packages "
-                        "WHERE dist = ? AND format = 'rpm' AND name >= ? "
-                        "ORDER BY name, version, arch");
+  auto q = impl_->query(last ? "SELECT id, name, version, arch, file, sha256, size FROM packages "
+                               "WHERE dist = ? AND format = 'rpm' AND name >= ? AND name <= ? "
+                               "ORDER BY name, version, arch"
+                             : "SELECT id, name, version, arch, file, sha256, size FROM packages "
+                               "WHERE dist = ? AND format = 'rpm' AND name >= ? "
+                               "ORDER BY name, version, arch");
   q.bind(dist).bind(first);
   if (last)
     q.bind(*last);
@@ -415,7 +448,7 @@ Result<void> State::yum_rows_between(const std::string& dist, std::string_view f
 }
 
 Result<void> State::read_text(YumRows& rows, std::span<const std::size_t> which) const {
-  Query q(*this, fmt::format("SELECT {} FROM packages WHERE id = ?", k_yum_text_columns));
+  auto q = impl_->query(fmt::format("SELECT {} FROM packages WHERE id = ?", k_yum_text_columns));
   for (std::size_t i : which) {
     YumRows::Row& r = rows.rows.at(i);
     if (r.text_read)
@@ -423,7 +456,7 @@ Result<void> State::read_text(YumRows& rows, std::span<const std::size_t> which)
     q.bind(r.id);
     OPSKIT_TRY_ASSIGN(auto row, q.step());
     if (!row)
-      return fail(fmt::format("database {}: package {} is gone", path_, r.file));
+      return fail(fmt::format("database {}: package {} is gone", impl_->path, r.file));
     read_yum_text(rows, r, q.get(), 0);
     q.reset();
   }
@@ -438,7 +471,7 @@ Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std
       fmt::format("SELECT {} FROM packages WHERE format = ? AND dist = ? AND name = ? "
                   "AND version = ? AND arch = ?",
                   k_columns);
-  Query q(*this, sql.c_str());
+  auto q = impl_->query(sql);
   q.bind(format_name(format)).bind(dist).bind(name).bind(version).bind(arch);
   OPSKIT_TRY_ASSIGN(auto row, q.step());
   if (!row)
@@ -447,57 +480,57 @@ Result<std::optional<PackageRecord>> State::find(PackageFormat format, const std
 }
 
 Result<std::int64_t> State::put(const PackageRecord& r) {
-  Query q(*this,
-          "INSERT INTO packages (format, dist, component, name, version, arch, file, size, md5, "
-          "sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-          "ON CONFLICT (format, dist, name, version, arch) DO UPDATE SET "
-          "component = excluded.component, file = excluded.file, size = excluded.size, "
-          "md5 = excluded.md5, sha1 = excluded.sha1, sha256 = excluded.sha256, "
-          "sha512 = excluded.sha512, metadata = excluded.metadata, "
-          "xml_primary = excluded.xml_primary, xml_filelists = excluded.xml_filelists, "
-          "xml_other = excluded.xml_other");
+  auto q = impl_->query(
+      "INSERT INTO packages (format, dist, component, name, version, arch, file, size, md5, "
+      "sha1, sha256, sha512, metadata, xml_primary, xml_filelists, xml_other) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (format, dist, name, version, arch) DO UPDATE SET "
+      "component = excluded.component, file = excluded.file, size = excluded.size, "
+      "md5 = excluded.md5, sha1 = excluded.sha1, sha256 = excluded.sha256, "
+      "sha512 = excluded.sha512, metadata = excluded.metadata, "
+      "xml_primary = excluded.xml_primary, xml_filelists = excluded.xml_filelists, "
+      "xml_other = excluded.xml_other");
   q.bind(format_name(r.format)).bind(r.dist).bind(r.component).bind(r.name).bind(r.version);
   q.bind(r.arch).bind(r.file).bind(static_cast<std::int64_t>(r.size)).bind(r.md5).bind(r.sha1);
   q.bind(r.sha256).bind(r.sha512).bind(r.metadata).bind(r.xml_primary).bind(r.xml_filelists);
   q.bind(r.xml_other);
   OPSKIT_TRY(q.step());
-  return sqlite3_last_insert_rowid(db_.get());
+  return sqlite3_last_insert_rowid(impl_->db.get());
 }
 
 Result<void> State::remove(std::int64_t id) {
-  Query q(*this, "DELETE FROM packages WHERE id = ?");
+  auto q = impl_->query("DELETE FROM packages WHERE id = ?");
   q.bind(id);
   OPSKIT_TRY(q.step());
   return {};
 }
 
 Result<int> State::references(const std::string& file) const {
-  Query q(*this, "SELECT count(*) FROM packages WHERE file = ?");
+  auto q = impl_->query("SELECT count(*) FROM packages WHERE file = ?");
   q.bind(file);
   OPSKIT_TRY(q.step());
   return sqlite3_column_int(q.get(), 0);
 }
 
 Result<bool> State::holds(PackageFormat format, const std::string& dist) const {
-  Query q(*this, "SELECT EXISTS (SELECT 1 FROM packages WHERE format = ? AND dist = ?)");
+  auto q = impl_->query("SELECT EXISTS (SELECT 1 FROM packages WHERE format = ? AND dist = ?)");
   q.bind(format_name(format)).bind(dist);
   OPSKIT_TRY(q.step());
   return sqlite3_column_int(q.get(), 0) != 0;
 }
 
 Result<State::Transaction> State::begin() {
-  OPSKIT_TRY(exec("BEGIN IMMEDIATE"));
-  return Transaction(db_.get());
+  OPSKIT_TRY(impl_->exec("BEGIN IMMEDIATE"));
+  return Transaction(impl_.get());
 }
 
 State::Transaction::~Transaction() {
-  if (db_)
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  if (impl_)
+    sqlite3_exec(impl_->db.get(), "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 Result<void> State::Transaction::commit() {
-  sqlite3* db = std::exchange(db_, nullptr);
+  sqlite3* db = std::exchange(impl_, nullptr)->db.get();
   if (sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
     std::string message = sqlite3_errmsg(db);
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -27,6 +27,14 @@ PackageRecord rpm(const std::string& name, const std::string& xml) {
   return r;
 }
 
+// The value of `key` in the config table, "(none)" when unset, "(error)" when unreadable.
+std::string config_of(const State& state, const std::string& key) {
+  auto value = state.config(key);
+  if (!value)
+    return "(error)";
+  return value->value_or("(none)");
+}
+
 } // namespace
 
 TEST_CASE("state: yum rows carry every package's fragments, or none until read_text",
@@ -134,4 +142,49 @@ TEST_CASE("state: saved yum runs come back with every rpm record of their dist c
   auto dropped = state->yum_tracked("el/9");
   REQUIRE(dropped);
   CHECK_FALSE(*dropped);
+}
+
+TEST_CASE("state: a transaction dropped uncommitted rolls back, a committed one stays",
+          "[repo][store]") {
+  opskit::test::TempDir dir;
+  auto state = State::open(dir / "state.db", State::Create::yes);
+  REQUIRE(state);
+  {
+    auto txn = state->begin();
+    REQUIRE(txn);
+    REQUIRE(state->set_config("origin", "dropped"));
+  }
+  CHECK(config_of(*state, "origin") == "(none)");
+  {
+    auto txn = state->begin();
+    REQUIRE(txn);
+    REQUIRE(state->set_config("origin", "kept"));
+    REQUIRE(txn->commit());
+  }
+  auto reopened = State::open(dir / "state.db", State::Create::no);
+  REQUIRE(reopened);
+  CHECK(config_of(*reopened, "origin") == "kept");
+}
+
+TEST_CASE("state: a moved State keeps its database and the transaction begun before the move",
+          "[repo][store]") {
+  opskit::test::TempDir dir;
+  auto opened = State::open(dir / "state.db", State::Create::yes);
+  REQUIRE(opened);
+  REQUIRE(opened->set_config("before", "1")); // prepares and caches the statement
+  auto txn = opened->begin();
+  REQUIRE(txn);
+  State moved = std::move(*opened);
+  REQUIRE(moved.set_config("during", "2"));
+  State::Transaction carried = std::move(*txn);
+  REQUIRE(carried.commit());
+
+  auto other = State::open(dir / "other.db", State::Create::yes);
+  REQUIRE(other);
+  *other = std::move(moved);
+  CHECK(config_of(*other, "before") == "1");
+  CHECK(config_of(*other, "during") == "2");
+  auto reopened = State::open(dir / "state.db", State::Create::no);
+  REQUIRE(reopened);
+  CHECK(config_of(*reopened, "during") == "2");
 }

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include <gpgme.h>
-
 #include "opskit/error.hpp"
-#include "opskit/handle.hpp"
 
 namespace opskit::repo {
 
@@ -26,9 +24,15 @@ struct SignatureCheck {
 // ($GNUPGHOME, else ~/.gnupg) when `home` is empty. Passphrases go to gpg-agent through
 // loopback pinentry, never on a command line. Signatures use SHA-512 (keys generated here prefer
 // it) and any signature made with a digest weaker than SHA-256 is refused, as apt refuses it.
+// Move-only, and used by one thread at a time (a gpgme context is one thread's); gpgme itself
+// stays in keyring.cpp.
 class Keyring {
 public:
+  // Fails when gpgme cannot make an OpenPGP context on `home`.
   static Result<Keyring> open(const std::string& home, std::optional<std::string> passphrase);
+  Keyring(Keyring&&) noexcept;
+  Keyring& operator=(Keyring&&) noexcept;
+  ~Keyring();
 
   // Creates an ed25519 signing key for `user_id` ("Name <mail>") that does not expire, protected
   // by the passphrase when there is one; returns its fingerprint.
@@ -50,15 +54,10 @@ public:
   const std::string& home() const noexcept { return home_; }
 
 private:
-  using Context = CPtr<gpgme_context, gpgme_release>;
-  Keyring(Context ctx, std::string home, std::optional<std::string> passphrase);
-  Result<std::string> sign(const std::string& fingerprint, std::string_view text,
-                           gpgme_sig_mode_t mode);
-  static gpgme_error_t passphrase_callback(void* hook, const char* uid_hint, const char* info,
-                                           int previous_bad, int fd);
-  Context ctx_;
+  struct Impl; // the gpgme context and the passphrase its callback hands out
+  Keyring(std::unique_ptr<Impl> impl, std::string home) noexcept;
+  std::unique_ptr<Impl> impl_;
   std::string home_;
-  std::unique_ptr<std::optional<std::string>> passphrase_; // stable address for the callback
 };
 
 } // namespace opskit::repo

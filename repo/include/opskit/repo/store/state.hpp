@@ -7,12 +7,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-#include <sqlite3.h>
-
 #include "opskit/error.hpp"
-#include "opskit/handle.hpp"
 #include "opskit/repo/format/record.hpp"
 #include "opskit/repo/store/yum_rows.hpp"
 
@@ -20,12 +19,18 @@ namespace opskit::repo {
 
 // The repository's SQLite database (.pkgcloud/state.db): a config table of key/value settings
 // and a packages table keyed by (format, dist, name, version, arch). Writers hold a Transaction
-// (BEGIN IMMEDIATE: one writer at a time, readers keep their snapshot).
+// (BEGIN IMMEDIATE: one writer at a time, readers keep their snapshot). Move-only; SQLite itself
+// stays in state.cpp.
 class State {
+  struct Impl; // the connection and its prepared statements
+
 public:
   // Opens (and with Create::yes creates) the database at `path`; errors name the path.
   enum class Create { no, yes };
   static Result<State> open(const std::string& path, Create create);
+  State(State&&) noexcept;
+  State& operator=(State&&) noexcept;
+  ~State();
 
   Result<std::optional<std::string>> config(const std::string& key) const;
   Result<void> set_config(const std::string& key, const std::string& value);
@@ -73,31 +78,21 @@ public:
   // BEGIN IMMEDIATE ... COMMIT, rolled back when dropped uncommitted.
   class Transaction {
   public:
-    Transaction(Transaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+    Transaction(Transaction&& other) noexcept : impl_(std::exchange(other.impl_, nullptr)) {}
     Transaction& operator=(Transaction&&) = delete;
     ~Transaction();
     Result<void> commit();
 
   private:
     friend class State;
-    explicit Transaction(sqlite3* db) : db_(db) {}
-    sqlite3* db_;
+    explicit Transaction(Impl* impl) noexcept : impl_(impl) {}
+    Impl* impl_; // the State's, which outlives its transactions
   };
   Result<Transaction> begin();
 
 private:
-  using Db = CPtr<sqlite3, sqlite3_close_v2>;
-  using Statement = CPtr<sqlite3_stmt, sqlite3_finalize>;
-  friend class Query;
-  State(Db db, std::string path)
-      : db_(std::move(db)), path_(std::move(path)),
-        statements_(std::make_unique<std::map<std::string, Statement>>()) {}
-  Result<void> exec(const char* sql) const;
-  Db db_;
-  std::string path_;
-  // Prepared once per process and reused (a rescan inserts thousands of rows); declared after
-  // db_ so that they are finalized before it closes.
-  std::unique_ptr<std::map<std::string, Statement>> statements_;
+  explicit State(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
 };
 
 } // namespace opskit::repo
