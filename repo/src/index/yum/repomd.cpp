@@ -66,6 +66,26 @@ Result<Doc> parse_xml(std::string_view text, const char* name) {
 
 } // namespace
 
+Result<std::string> write_repomd(std::span<const RepomdEntry> entries, std::time_t date) {
+  detail::Xml repomd;
+  repomd.open("repomd")
+      .attr("xmlns", "http://linux.duke.edu/metadata/repo")
+      .attr("xmlns:rpm", "http://linux.duke.edu/metadata/rpm");
+  repomd.element("revision", std::to_string(date));
+  for (const auto& e : entries) {
+    repomd.open("data").attr("type", e.type);
+    repomd.open("checksum").attr("type", "sha256").text(e.checksum).close();
+    repomd.open("open-checksum").attr("type", "sha256").text(e.open_checksum).close();
+    repomd.open("location").attr("href", e.location).close();
+    repomd.element("timestamp", std::to_string(date));
+    repomd.element("size", std::to_string(e.size));
+    repomd.element("open-size", std::to_string(e.open_size));
+    repomd.close();
+  }
+  repomd.close();
+  return repomd.finish("repomd.xml");
+}
+
 Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text) {
   OPSKIT_TRY_ASSIGN(auto doc, parse_xml(text, "repomd.xml"));
   std::vector<RepomdEntry> out;

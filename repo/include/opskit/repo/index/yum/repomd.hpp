@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,10 @@ struct RepomdEntry {
 
 // The <data> entries of a repomd.xml; an error when it is not well-formed XML.
 Result<std::vector<RepomdEntry>> parse_repomd(std::string_view text);
+
+// The text of a repomd.xml listing `entries` in their order, with `date` as its revision and
+// every timestamp; fails when libxml2 cannot write it.
+Result<std::string> write_repomd(std::span<const RepomdEntry> entries, std::time_t date);
 
 // Where primary.xml says each package is (relative to the repository directory), and its size.
 struct YumLocation {
