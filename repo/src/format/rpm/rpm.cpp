@@ -184,26 +184,9 @@ bool is_source(const RpmHeader& h) {
   return dirs.size() == 1 && dirs.front().empty();
 }
 
-} // namespace
-
-std::string RpmInfo::evr() const {
-  std::string out = epoch.empty() || epoch == "0" ? "" : epoch + ":";
-  return out + version + "-" + release;
-}
-
-std::string rpm_file_name(const RpmInfo& rpm) {
-  return fmt::format("{}-{}-{}.{}.rpm", rpm.name, rpm.version, rpm.release, rpm.arch);
-}
-
-Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
-  if (bytes.size() < 96 || bytes.substr(0, 4) != std::string_view("\xed\xab\xee\xdb", 4))
-    return fail(fmt::format("{}: not an rpm (no lead magic)", what));
-  OPSKIT_TRY_ASSIGN(auto sig, RpmHeader::parse(bytes, 96, what));
-  std::size_t main_at = 96 + sig.size();
-  main_at += (8 - main_at % 8) % 8;
-  OPSKIT_TRY_ASSIGN(auto h, RpmHeader::parse(bytes, main_at, what));
-
-  RpmInfo r;
+// The name, version, release and arch, each a name that can make a file name and a URL, and a
+// pool file name that fits in a directory.
+Result<void> read_names(const RpmHeader& h, std::string_view what, RpmInfo& r) {
   r.name = h.string(k_name);
   r.version = h.string(k_version);
   r.release = h.string(k_release);
@@ -215,6 +198,12 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
     return fail(fmt::format("{}: name, version, release and architecture make a pool file name "
                             "of {} bytes, past the limit of {}",
                             what, file, NAME_MAX));
+  return {};
+}
+
+// The epoch, the descriptive strings and the sizes: from the main header `h`, falling back on
+// the signature `sig` for the archive's size.
+void read_description(const RpmHeader& h, const RpmHeader& sig, RpmInfo& r) {
   if (auto epoch = h.number(k_epoch))
     r.epoch = std::to_string(*epoch);
   r.summary = h.string(k_summary);
@@ -231,9 +220,9 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   r.archive_size =
       h.number(k_longarchivesize)
           .value_or(h.number(k_archivesize).value_or(sig.number(k_sig_payloadsize).value_or(0)));
-  r.header_start = main_at;
-  r.header_end = main_at + h.size();
+}
 
+void read_dependencies(const RpmHeader& h, RpmInfo& r) {
   r.provides = dependencies(h, k_providename, k_provideflags, k_provideversion, Requirements::no);
   r.requirements =
       dependencies(h, k_requirename, k_requireflags, k_requireversion, Requirements::yes);
@@ -255,7 +244,10 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   r.supplements =
       dependencies(h, k_supplementname, k_supplementflags, k_supplementversion, Requirements::no);
   r.enhances = dependencies(h, k_enhancename, k_enhanceflags, k_enhanceversion, Requirements::no);
+}
 
+// The files, sorted by path; an error when a file's directory index has no directory.
+Result<std::vector<RpmFile>> read_files(const RpmHeader& h, std::string_view what) {
   auto basenames = h.strings(k_basenames);
   auto dirnames = h.strings(k_dirnames);
   auto dirindexes = h.numbers(k_dirindexes);
@@ -263,6 +255,7 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   auto fileflags = h.numbers(k_fileflags);
   if (dirindexes.size() < basenames.size())
     return fail(fmt::format("{}: rpm file list is inconsistent", what));
+  std::vector<RpmFile> files;
   for (std::size_t i = 0; i < basenames.size(); ++i) {
     if (dirindexes[i] >= dirnames.size())
       return fail(fmt::format("{}: rpm file list is inconsistent", what));
@@ -271,16 +264,50 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
       f.type = RpmFileType::ghost;
     else if (i < modes.size() && (modes[i] & 0170000) == 0040000)
       f.type = RpmFileType::dir;
-    r.files.push_back(std::move(f));
+    files.push_back(std::move(f));
   }
-  std::sort(r.files.begin(), r.files.end(),
+  std::sort(files.begin(), files.end(),
             [](const RpmFile& a, const RpmFile& b) { return a.path < b.path; });
+  return files;
+}
 
+std::vector<RpmChangelog> read_changelogs(const RpmHeader& h) {
   auto times = h.numbers(k_changelogtime);
   auto authors = h.strings(k_changelogname);
   auto texts = h.strings(k_changelogtext);
+  std::vector<RpmChangelog> changelogs;
   for (std::size_t i = 0; i < times.size() && i < authors.size() && i < texts.size(); ++i)
-    r.changelogs.push_back({authors[i], times[i], texts[i]});
+    changelogs.push_back({authors[i], times[i], texts[i]});
+  return changelogs;
+}
+
+} // namespace
+
+std::string RpmInfo::evr() const {
+  std::string out = epoch.empty() || epoch == "0" ? "" : epoch + ":";
+  return out + version + "-" + release;
+}
+
+std::string rpm_file_name(const RpmInfo& rpm) {
+  return fmt::format("{}-{}-{}.{}.rpm", rpm.name, rpm.version, rpm.release, rpm.arch);
+}
+
+Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
+  if (bytes.size() < 96 || bytes.substr(0, 4) != std::string_view("\xed\xab\xee\xdb", 4))
+    return fail(fmt::format("{}: not an rpm (no lead magic)", what));
+  OPSKIT_TRY_ASSIGN(auto sig, RpmHeader::parse(bytes, 96, what));
+  std::size_t main_at = 96 + sig.size();
+  main_at += (8 - main_at % 8) % 8;
+  OPSKIT_TRY_ASSIGN(auto h, RpmHeader::parse(bytes, main_at, what));
+
+  RpmInfo r;
+  OPSKIT_TRY(read_names(h, what, r));
+  read_description(h, sig, r);
+  r.header_start = main_at;
+  r.header_end = main_at + h.size();
+  read_dependencies(h, r);
+  OPSKIT_TRY_ASSIGN(r.files, read_files(h, what));
+  r.changelogs = read_changelogs(h);
   return r;
 }
 
