@@ -170,17 +170,75 @@ Result<void> check_control_fields(const Stanza& control) {
   return {};
 }
 
+void skip_space(std::string_view& t) {
+  t.remove_prefix(std::min(t.find_first_not_of(" \t\n"), t.size()));
+}
+
+// The text of `t` up to the first of `stop`, taken off `t`.
+std::string_view take(std::string_view& t, std::string_view stop) {
+  std::string_view word = t.substr(0, t.find_first_of(stop));
+  t.remove_prefix(word.size());
+  return word;
+}
+
+// The "(op version)" that `rest` starts with, taken off it; `alt` is the alternative, for errors.
+Result<void> check_version_relation(std::string_view& rest, std::string_view alt) {
+  rest.remove_prefix(1);
+  skip_space(rest);
+  std::string_view op = take(rest, "0123456789 \t\n)");
+  if (op != "<<" && op != "<=" && op != "=" && op != ">=" && op != ">>" && op != "<" && op != ">")
+    return fail(fmt::format("bad relation '{}' in '{}'", excerpt(op), excerpt(alt)));
+  skip_space(rest);
+  std::string_view version = take(rest, " \t\n)");
+  skip_space(rest);
+  if (version.empty() || rest.empty() || rest.front() != ')')
+    return fail(fmt::format("no version and ')' in '{}'", excerpt(alt)));
+  for (char c : version)
+    if (!is_version_char(c))
+      return fail(fmt::format("bad version in '{}'", excerpt(alt)));
+  if (version.size() > k_max_string)
+    return fail(
+        fmt::format("a version of {} bytes, past apt's limit of {}", version.size(), k_max_string));
+  rest.remove_prefix(1);
+  skip_space(rest);
+  return {};
+}
+
+// One alternative of a relation: "name[:arch] [(op version)]".
+Result<void> check_alternative(std::string_view alt) {
+  std::string_view rest = trim(alt);
+  if (rest.empty())
+    return fail("an empty alternative around '|'");
+  // dpkg takes any case here, and one character.
+  std::string_view name = take(rest, " \t\n:([<|");
+  if (name.empty() || !is_alnum(name.front()) || !std::all_of(name.begin(), name.end(), [](char c) {
+        return is_alnum(c) || c == '+' || c == '.' || c == '-';
+      }))
+    return fail(fmt::format("bad package name in '{}'", excerpt(trim(alt))));
+  if (name.size() > k_max_string)
+    return fail(fmt::format("a package name of {} bytes, past apt's limit of {}", name.size(),
+                            k_max_string));
+  if (!rest.empty() && rest.front() == ':') {
+    rest.remove_prefix(1);
+    if (auto ok = check_deb_architecture(take(rest, " \t\n([<")); !ok)
+      return fail(fmt::format("bad architecture qualifier in '{}'", excerpt(trim(alt))));
+  }
+  skip_space(rest);
+  if (!rest.empty() && rest.front() == '(')
+    OPSKIT_TRY(check_version_relation(rest, trim(alt)));
+  if (!rest.empty() && (rest.front() == '[' || rest.front() == '<'))
+    return fail(fmt::format("'{}': architecture restrictions and build profiles belong to "
+                            "source packages",
+                            excerpt(trim(alt))));
+  if (!rest.empty())
+    return fail(
+        fmt::format("unexpected '{}' in '{}'", excerpt(rest.substr(0, 1)), excerpt(trim(alt))));
+  return {};
+}
+
 } // namespace
 
 Result<void> check_deb_relations(std::string_view value) {
-  auto skip_space = [](std::string_view& t) {
-    t.remove_prefix(std::min(t.find_first_not_of(" \t\n"), t.size()));
-  };
-  auto take = [](std::string_view& t, std::string_view stop) {
-    std::string_view word = t.substr(0, t.find_first_of(stop));
-    t.remove_prefix(word.size());
-    return word;
-  };
   if (trim(value).empty())
     return {};
   for (bool more = true; more;) {
@@ -192,52 +250,7 @@ Result<void> check_deb_relations(std::string_view value) {
     while (!item.empty()) {
       std::string_view alt = item.substr(0, item.find('|'));
       item.remove_prefix(std::min(alt.size() + 1, item.size()));
-      std::string_view rest = trim(alt);
-      if (rest.empty())
-        return fail("an empty alternative around '|'");
-      // dpkg takes any case here, and one character.
-      std::string_view name = take(rest, " \t\n:([<|");
-      if (name.empty() || !is_alnum(name.front()) ||
-          !std::all_of(name.begin(), name.end(),
-                       [](char c) { return is_alnum(c) || c == '+' || c == '.' || c == '-'; }))
-        return fail(fmt::format("bad package name in '{}'", excerpt(trim(alt))));
-      if (name.size() > k_max_string)
-        return fail(fmt::format("a package name of {} bytes, past apt's limit of {}", name.size(),
-                                k_max_string));
-      if (!rest.empty() && rest.front() == ':') {
-        rest.remove_prefix(1);
-        if (auto ok = check_deb_architecture(take(rest, " \t\n([<")); !ok)
-          return fail(fmt::format("bad architecture qualifier in '{}'", excerpt(trim(alt))));
-      }
-      skip_space(rest);
-      if (!rest.empty() && rest.front() == '(') {
-        rest.remove_prefix(1);
-        skip_space(rest);
-        std::string_view op = take(rest, "0123456789 \t\n)");
-        if (op != "<<" && op != "<=" && op != "=" && op != ">=" && op != ">>" && op != "<" &&
-            op != ">")
-          return fail(fmt::format("bad relation '{}' in '{}'", excerpt(op), excerpt(trim(alt))));
-        skip_space(rest);
-        std::string_view version = take(rest, " \t\n)");
-        skip_space(rest);
-        if (version.empty() || rest.empty() || rest.front() != ')')
-          return fail(fmt::format("no version and ')' in '{}'", excerpt(trim(alt))));
-        for (char c : version)
-          if (!is_version_char(c))
-            return fail(fmt::format("bad version in '{}'", excerpt(trim(alt))));
-        if (version.size() > k_max_string)
-          return fail(fmt::format("a version of {} bytes, past apt's limit of {}", version.size(),
-                                  k_max_string));
-        rest.remove_prefix(1);
-        skip_space(rest);
-      }
-      if (!rest.empty() && (rest.front() == '[' || rest.front() == '<'))
-        return fail(fmt::format("'{}': architecture restrictions and build profiles belong to "
-                                "source packages",
-                                excerpt(trim(alt))));
-      if (!rest.empty())
-        return fail(
-            fmt::format("unexpected '{}' in '{}'", excerpt(rest.substr(0, 1)), excerpt(trim(alt))));
+      OPSKIT_TRY(check_alternative(alt));
     }
   }
   return {};
