@@ -170,17 +170,75 @@ Result<void> check_control_fields(const Stanza& control) {
   return {};
 }
 
+void skip_space(std::string_view& t) {
+  t.remove_prefix(std::min(t.find_first_not_of(" \t\n"), t.size()));
+}
+
+// The text of `t` up to the first of `stop`, taken off `t`.
+std::string_view take(std::string_view& t, std::string_view stop) {
+  std::string_view word = t.substr(0, t.find_first_of(stop));
+  t.remove_prefix(word.size());
+  return word;
+}
+
+// The "(op version)" that `rest` starts with, taken off it; `alt` is the alternative, for errors.
+Result<void> check_version_relation(std::string_view& rest, std::string_view alt) {
+  rest.remove_prefix(1);
+  skip_space(rest);
+  std::string_view op = take(rest, "0123456789 \t\n)");
+  if (op != "<<" && op != "<=" && op != "=" && op != ">=" && op != ">>" && op != "<" && op != ">")
+    return fail(fmt::format("bad relation '{}' in '{}'", excerpt(op), excerpt(alt)));
+  skip_space(rest);
+  std::string_view version = take(rest, " \t\n)");
+  skip_space(rest);
+  if (version.empty() || rest.empty() || rest.front() != ')')
+    return fail(fmt::format("no version and ')' in '{}'", excerpt(alt)));
+  for (char c : version)
+    if (!is_version_char(c))
+      return fail(fmt::format("bad version in '{}'", excerpt(alt)));
+  if (version.size() > k_max_string)
+    return fail(
+        fmt::format("a version of {} bytes, past apt's limit of {}", version.size(), k_max_string));
+  rest.remove_prefix(1);
+  skip_space(rest);
+  return {};
+}
+
+// One alternative of a relation: "name[:arch] [(op version)]".
+Result<void> check_alternative(std::string_view alt) {
+  std::string_view rest = trim(alt);
+  if (rest.empty())
+    return fail("an empty alternative around '|'");
+  // dpkg takes any case here, and one character.
+  std::string_view name = take(rest, " \t\n:([<|");
+  if (name.empty() || !is_alnum(name.front()) || !std::all_of(name.begin(), name.end(), [](char c) {
+        return is_alnum(c) || c == '+' || c == '.' || c == '-';
+      }))
+    return fail(fmt::format("bad package name in '{}'", excerpt(trim(alt))));
+  if (name.size() > k_max_string)
+    return fail(fmt::format("a package name of {} bytes, past apt's limit of {}", name.size(),
+                            k_max_string));
+  if (!rest.empty() && rest.front() == ':') {
+    rest.remove_prefix(1);
+    if (auto ok = check_deb_architecture(take(rest, " \t\n([<")); !ok)
+      return fail(fmt::format("bad architecture qualifier in '{}'", excerpt(trim(alt))));
+  }
+  skip_space(rest);
+  if (!rest.empty() && rest.front() == '(')
+    OPSKIT_TRY(check_version_relation(rest, trim(alt)));
+  if (!rest.empty() && (rest.front() == '[' || rest.front() == '<'))
+    return fail(fmt::format("'{}': architecture restrictions and build profiles belong to "
+                            "source packages",
+                            excerpt(trim(alt))));
+  if (!rest.empty())
+    return fail(
+        fmt::format("unexpected '{}' in '{}'", excerpt(rest.substr(0, 1)), excerpt(trim(alt))));
+  return {};
+}
+
 } // namespace
 
 Result<void> check_deb_relations(std::string_view value) {
-  auto skip_space = [](std::string_view& t) {
-    t.remove_prefix(std::min(t.find_first_not_of(" \t\n"), t.size()));
-  };
-  auto take = [](std::string_view& t, std::string_view stop) {
-    std::string_view word = t.substr(0, t.find_first_of(stop));
-    t.remove_prefix(word.size());
-    return word;
-  };
   if (trim(value).empty())
     return {};
   for (bool more = true; more;) {
@@ -192,52 +250,7 @@ Result<void> check_deb_relations(std::string_view value) {
     while (!item.empty()) {
       std::string_view alt = item.substr(0, item.find('|'));
       item.remove_prefix(std::min(alt.size() + 1, item.size()));
-      std::string_view rest = trim(alt);
-      if (rest.empty())
-        return fail("an empty alternative around '|'");
-      // dpkg takes any case here, and one character.
-      std::string_view name = take(rest, " \t\n:([<|");
-      if (name.empty() || !is_alnum(name.front()) ||
-          !std::all_of(name.begin(), name.end(),
-                       [](char c) { return is_alnum(c) || c == '+' || c == '.' || c == '-'; }))
-        return fail(fmt::format("bad package name in '{}'", excerpt(trim(alt))));
-      if (name.size() > k_max_string)
-        return fail(fmt::format("a package name of {} bytes, past apt's limit of {}", name.size(),
-                                k_max_string));
-      if (!rest.empty() && rest.front() == ':') {
-        rest.remove_prefix(1);
-        if (auto ok = check_deb_architecture(take(rest, " \t\n([<")); !ok)
-          return fail(fmt::format("bad architecture qualifier in '{}'", excerpt(trim(alt))));
-      }
-      skip_space(rest);
-      if (!rest.empty() && rest.front() == '(') {
-        rest.remove_prefix(1);
-        skip_space(rest);
-        std::string_view op = take(rest, "0123456789 \t\n)");
-        if (op != "<<" && op != "<=" && op != "=" && op != ">=" && op != ">>" && op != "<" &&
-            op != ">")
-          return fail(fmt::format("bad relation '{}' in '{}'", excerpt(op), excerpt(trim(alt))));
-        skip_space(rest);
-        std::string_view version = take(rest, " \t\n)");
-        skip_space(rest);
-        if (version.empty() || rest.empty() || rest.front() != ')')
-          return fail(fmt::format("no version and ')' in '{}'", excerpt(trim(alt))));
-        for (char c : version)
-          if (!is_version_char(c))
-            return fail(fmt::format("bad version in '{}'", excerpt(trim(alt))));
-        if (version.size() > k_max_string)
-          return fail(fmt::format("a version of {} bytes, past apt's limit of {}", version.size(),
-                                  k_max_string));
-        rest.remove_prefix(1);
-        skip_space(rest);
-      }
-      if (!rest.empty() && (rest.front() == '[' || rest.front() == '<'))
-        return fail(fmt::format("'{}': architecture restrictions and build profiles belong to "
-                                "source packages",
-                                excerpt(trim(alt))));
-      if (!rest.empty())
-        return fail(
-            fmt::format("unexpected '{}' in '{}'", excerpt(rest.substr(0, 1)), excerpt(trim(alt))));
+      OPSKIT_TRY(check_alternative(alt));
     }
   }
   return {};
@@ -306,16 +319,67 @@ std::string deb_pool_path(const DebInfo& deb, std::string_view component) {
   return fmt::format("pool/{}/{}/{}/{}", component, prefix, source, deb_file_name(deb));
 }
 
-Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
+namespace {
+
+// The ar members read so far, to tell a missing, doubled or misplaced one.
+struct Members {
+  std::optional<std::string> control_text;
+  bool have_version = false, have_data = false;
+};
+
+Result<void> read_debian_binary(archive* a, std::string_view what) {
+  OPSKIT_TRY_ASSIGN(auto text, read_entry(a, 64, fmt::format("{}: debian-binary", what)));
+  if (!starts_with(text, "2."))
+    return fail(fmt::format("{}: unsupported deb format version '{}'", what,
+                            excerpt(text.substr(0, text.find('\n')))));
+  return {};
+}
+
+// ./control of control.tar member `name`.
+Result<std::string> read_control_member(archive* a, std::string_view name, std::string_view what) {
+  std::string member_what = fmt::format("{}: {}", what, excerpt(name));
+  OPSKIT_TRY_ASSIGN(auto member, read_entry(a, k_deb_control_tar_limit, member_what));
+  return control_file_of(member, member_what);
+}
+
+// Reads the current member, the `index`th, named `name`, into `found`.
+Result<void> read_member(archive* a, int index, const std::string& name, std::string_view what,
+                         Members& found) {
+  if (index == 0) {
+    if (name != "debian-binary")
+      return fail(
+          fmt::format("{}: first ar member is '{}', not debian-binary", what, excerpt(name)));
+    OPSKIT_TRY(read_debian_binary(a, what));
+    found.have_version = true;
+  } else if (starts_with(name, "control.tar")) {
+    // dpkg refuses both, and would install from another control file than the index shows.
+    if (found.control_text)
+      return fail(fmt::format("{}: two control.tar members", what));
+    if (found.have_data)
+      return fail(fmt::format("{}: data.tar before control.tar", what));
+    OPSKIT_TRY_ASSIGN(found.control_text, read_control_member(a, name, what));
+  } else if (starts_with(name, "data.tar")) {
+    if (found.have_data)
+      return fail(fmt::format("{}: two data.tar members", what));
+    found.have_data = true;
+    // The payload's integrity is checked against its digests by apt; here only its presence.
+    if (archive_read_data_skip(a) != ARCHIVE_OK)
+      return fail(fmt::format("{}: {}: {}", what, excerpt(name), archive_problem(a)));
+  } else if (!starts_with(name, "_")) {
+    return fail(fmt::format("{}: unexpected ar member '{}'", what, excerpt(name)));
+  }
+  return {};
+}
+
+// The text of ./control, from an ar archive of debian-binary, control.tar and data.tar.
+Result<std::string> read_control_text(std::string_view bytes, std::string_view what) {
   if (!starts_with(bytes, "!<arch>\n"))
     return fail(fmt::format("{}: not a .deb (no ar archive magic)", what));
   ArchiveReadPtr a(archive_read_new());
   archive_read_support_format_ar(a.get());
   if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK)
     return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
-
-  std::optional<std::string> control_text;
-  bool have_version = false, have_data = false;
+  Members found;
   archive_entry* entry = nullptr;
   for (int index = 0;; ++index) {
     int rc = archive_read_next_header(a.get(), &entry);
@@ -324,52 +388,32 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
     if (rc < ARCHIVE_WARN)
       return fail(fmt::format("{}: damaged ar archive: {}", what, archive_problem(a.get())));
     std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
-    if (index == 0) {
-      if (name != "debian-binary")
-        return fail(
-            fmt::format("{}: first ar member is '{}', not debian-binary", what, excerpt(name)));
-      OPSKIT_TRY_ASSIGN(auto text, read_entry(a.get(), 64, fmt::format("{}: debian-binary", what)));
-      if (!starts_with(text, "2."))
-        return fail(fmt::format("{}: unsupported deb format version '{}'", what,
-                                excerpt(text.substr(0, text.find('\n')))));
-      have_version = true;
-    } else if (starts_with(name, "control.tar")) {
-      // dpkg refuses both, and would install from another control file than the index shows.
-      if (control_text)
-        return fail(fmt::format("{}: two control.tar members", what));
-      if (have_data)
-        return fail(fmt::format("{}: data.tar before control.tar", what));
-      std::string member_what = fmt::format("{}: {}", what, excerpt(name));
-      OPSKIT_TRY_ASSIGN(auto member, read_entry(a.get(), k_deb_control_tar_limit, member_what));
-      OPSKIT_TRY_ASSIGN(auto text, control_file_of(member, member_what));
-      control_text = std::move(text);
-    } else if (starts_with(name, "data.tar")) {
-      if (have_data)
-        return fail(fmt::format("{}: two data.tar members", what));
-      have_data = true;
-      // The payload's integrity is checked against its digests by apt; here only its presence.
-      if (archive_read_data_skip(a.get()) != ARCHIVE_OK)
-        return fail(fmt::format("{}: {}: {}", what, excerpt(name), archive_problem(a.get())));
-    } else if (!starts_with(name, "_")) {
-      return fail(fmt::format("{}: unexpected ar member '{}'", what, excerpt(name)));
-    }
+    OPSKIT_TRY(read_member(a.get(), index, name, what, found));
   }
-  if (!have_version)
+  if (!found.have_version)
     return fail(fmt::format("{}: empty ar archive", what));
-  if (!control_text)
+  if (!found.control_text)
     return fail(fmt::format("{}: no control.tar member", what));
-  if (!have_data)
+  if (!found.have_data)
     return fail(fmt::format("{}: no data.tar member", what));
+  return std::move(*found.control_text);
+}
 
-  if (auto bad = control_text->find_first_of(std::string_view("\r\0", 2)); bad != std::string::npos)
+// The control paragraph, one that apt can read; an error on a carriage return or NUL in it.
+Result<Stanza> parse_control(const std::string& text, std::string_view what) {
+  if (auto bad = text.find_first_of(std::string_view("\r\0", 2)); bad != std::string::npos)
     return fail(fmt::format(
-        "{}: control: line {}: {}", what,
-        1 + std::count(control_text->begin(), control_text->begin() + bad, '\n'),
-        (*control_text)[bad] == '\r' ? "a carriage return (CRLF line ends?)" : "a NUL byte"));
-  OPSKIT_TRY_ASSIGN(auto control, parse_stanza(*control_text, fmt::format("{}: control", what)));
+        "{}: control: line {}: {}", what, 1 + std::count(text.begin(), text.begin() + bad, '\n'),
+        text[bad] == '\r' ? "a carriage return (CRLF line ends?)" : "a NUL byte"));
+  OPSKIT_TRY_ASSIGN(auto control, parse_stanza(text, fmt::format("{}: control", what)));
   if (auto ok = check_control_fields(control); !ok)
     return fail(ok.error().with_context(fmt::format("{}: control field", what)));
-  DebInfo deb;
+  return control;
+}
+
+// The Package, Version and Architecture fields, as Debian policy allows them in a binary
+// package.
+Result<void> read_names(const Stanza& control, std::string_view what, DebInfo& deb) {
   for (auto [field, out] : {std::pair{"Package", &deb.name}, std::pair{"Version", &deb.version},
                             std::pair{"Architecture", &deb.architecture}}) {
     const std::string* value = control.find(field);
@@ -388,6 +432,12 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
     return fail(fmt::format("{}: Architecture '{}' names a set of architectures or sources; a "
                             "binary package is built for one, or for all",
                             what, arch));
+  return {};
+}
+
+// The Source field's name, else the package's; with the pool file, names the file system can
+// hold.
+Result<void> read_source(const Stanza& control, std::string_view what, DebInfo& deb) {
   deb.source = deb.name;
   if (const std::string* source = control.find("Source")) {
     std::string_view s = *source;
@@ -395,7 +445,6 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
     if (auto ok = check_deb_name(deb.source); !ok)
       return fail(ok.error().with_context(fmt::format("{}: Source", what)));
   }
-  // The pool file and its source's directory must be names the file system can hold.
   constexpr std::size_t k_name_max = NAME_MAX;
   std::size_t file_name = deb_file_name(deb).size();
   if (file_name > k_name_max)
@@ -405,12 +454,28 @@ Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
   if (deb.source.size() > k_name_max)
     return fail(fmt::format("{}: a Source name of {} bytes, past the limit of {}", what,
                             deb.source.size(), k_name_max));
-  // What the archive says about the file is the archive's to write, not the package's.
+  return {};
+}
+
+// The control paragraph without the fields the archive computes: what the archive says about
+// the file is the archive's to write, not the package's.
+Stanza without_archive_fields(const Stanza& control) {
   std::vector<Field> fields;
   for (auto& f : control.fields())
     if (!is_one_of(f.name, k_archive_fields))
       fields.push_back(f);
-  deb.control = Stanza(std::move(fields));
+  return Stanza(std::move(fields));
+}
+
+} // namespace
+
+Result<DebInfo> read_deb(std::string_view bytes, std::string_view what) {
+  OPSKIT_TRY_ASSIGN(auto text, read_control_text(bytes, what));
+  OPSKIT_TRY_ASSIGN(auto control, parse_control(text, what));
+  DebInfo deb;
+  OPSKIT_TRY(read_names(control, what, deb));
+  OPSKIT_TRY(read_source(control, what, deb));
+  deb.control = without_archive_fields(control);
   return deb;
 }
 

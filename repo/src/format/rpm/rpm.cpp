@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Reading rpm package headers.
+// Reading rpm package headers into what dnf's metadata needs, and that kept in the database.
 //
 // An rpm file (rpm's doc/manual/format.md, LSB 5 "Package File Format") is a 96-byte lead
 // (magic ed ab ee db, obsolete but still checked), a signature header, padding to 8 bytes, the
-// main header, then the compressed cpio payload. Both headers share one structure: magic
-// 8e ad e8 01, 4 reserved bytes, the entry count and the data size (big-endian 32-bit), then
-// 16-byte index entries {tag, type, offset, count} and a data store the offsets point into.
-// Types: 1 CHAR, 2 INT8, 3 INT16, 4 INT32, 5 INT64, 6 STRING, 7 BIN, 8 STRING_ARRAY,
-// 9 I18NSTRING (the first string is the C locale's).
+// main header, then the compressed cpio payload. Both headers share one structure (header.cpp):
+// entries by tag (rpm's include/rpm/rpmtag.h) over a data store.
 //
-// What is subtle: every offset and count comes from the file, so each access is bounds-checked
-// and strings must end inside the store; the main header's byte range is part of dnf's metadata
-// (rpm:header-range); file names are split into basenames, dirnames and dirindexes; directories
-// are told by the file mode and ghosts by RPMFILE_GHOST; a requirement needed before install
-// (pre="1") is one flagged PREREQ, SCRIPT_PRE or SCRIPT_POST; and "rpmlib(...)" requirements
-// are rpm's own and, as createrepo_c does, left out of the metadata, as are requirements the
-// package provides itself.
+// What is subtle: the main header's byte range is part of dnf's metadata (rpm:header-range);
+// file names are split into basenames, dirnames and dirindexes; directories are told by the file
+// mode and ghosts by RPMFILE_GHOST; a requirement needed before install (pre="1") is one flagged
+// PREREQ, SCRIPT_PRE or SCRIPT_POST; and "rpmlib(...)" requirements are rpm's own and, as
+// createrepo_c does, left out of the metadata, as are requirements the package provides itself.
 //
 // This reader is ours rather than librpm's: librpm wants global configuration (macros, a
 // transaction set and a keyring) to read a header, and a reader that only bounds-checks bytes
@@ -24,120 +19,18 @@
 
 #include <algorithm>
 #include <climits>
-#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "format/rpm/header.hpp"
 #include "opskit/text.hpp"
 
 namespace opskit::repo {
 
 namespace {
 
-constexpr std::uint32_t k_type_int16 = 3, k_type_int32 = 4, k_type_int64 = 5, k_type_string = 6,
-                        k_type_string_array = 8, k_type_i18n = 9;
-
-std::uint32_t be32(std::string_view b, std::size_t at) {
-  auto u = [&](std::size_t i) {
-    return static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + i]));
-  };
-  return u(0) << 24 | u(1) << 16 | u(2) << 8 | u(3);
-}
-
-struct Entry {
-  std::uint32_t type, offset, count;
-};
-
-// One parsed header: its entries by tag over its data store.
-class Header {
-public:
-  static Result<Header> parse(std::string_view bytes, std::size_t at, std::string_view what) {
-    if (bytes.size() < at + 16 || bytes.substr(at, 4) != std::string_view("\x8e\xad\xe8\x01", 4))
-      return fail(fmt::format("{}: bad rpm header magic at byte {}", what, at));
-    std::uint64_t count = be32(bytes, at + 8), size = be32(bytes, at + 12);
-    std::uint64_t total = 16 + count * 16 + size;
-    if (total > k_rpm_header_limit)
-      return fail(fmt::format("{}: rpm header at byte {} claims {} bytes, past the limit of {} MiB",
-                              what, at, total, k_rpm_header_limit >> 20));
-    if (at + total > bytes.size())
-      return fail(fmt::format("{}: truncated rpm header at byte {}", what, at));
-    Header h;
-    h.store_ = bytes.substr(at + 16 + count * 16, size);
-    h.size_ = total;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      std::size_t e = at + 16 + i * 16;
-      std::uint32_t tag = be32(bytes, e);
-      Entry entry{be32(bytes, e + 4), be32(bytes, e + 8), be32(bytes, e + 12)};
-      if (entry.offset > size)
-        return fail(
-            fmt::format("{}: rpm header entry for tag {} points outside the header", what, tag));
-      h.entries_.emplace_back(tag, entry);
-    }
-    std::sort(h.entries_.begin(), h.entries_.end(),
-              [](auto& a, auto& b) { return a.first < b.first; });
-    return h;
-  }
-  std::size_t size() const noexcept { return size_; }
-
-  // The strings of a STRING, STRING_ARRAY or I18NSTRING tag (empty when absent or malformed).
-  std::vector<std::string> strings(std::uint32_t tag) const {
-    std::vector<std::string> out;
-    const Entry* e = find(tag);
-    if (!e ||
-        (e->type != k_type_string && e->type != k_type_string_array && e->type != k_type_i18n))
-      return out;
-    std::size_t at = e->offset;
-    std::uint32_t n = e->type == k_type_string ? 1 : e->count;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      auto nul = store_.find('\0', at);
-      if (nul == std::string_view::npos)
-        return {};
-      out.push_back(utf8_or_latin1(store_.substr(at, nul - at)));
-      at = nul + 1;
-    }
-    return out;
-  }
-  std::string string(std::uint32_t tag) const {
-    auto all = strings(tag);
-    return all.empty() ? std::string() : all.front();
-  }
-  // The values of an INT16, INT32 or INT64 tag.
-  std::vector<std::uint64_t> numbers(std::uint32_t tag) const {
-    std::vector<std::uint64_t> out;
-    const Entry* e = find(tag);
-    if (!e)
-      return out;
-    std::size_t width = e->type == k_type_int16   ? 2
-                        : e->type == k_type_int32 ? 4
-                        : e->type == k_type_int64 ? 8
-                                                  : 0;
-    if (width == 0 || e->offset + std::uint64_t(width) * e->count > store_.size())
-      return out;
-    for (std::uint32_t i = 0; i < e->count; ++i) {
-      std::uint64_t v = 0;
-      for (std::size_t b = 0; b < width; ++b)
-        v = v << 8 | static_cast<unsigned char>(store_[e->offset + i * width + b]);
-      out.push_back(v);
-    }
-    return out;
-  }
-  std::optional<std::uint64_t> number(std::uint32_t tag) const {
-    auto all = numbers(tag);
-    return all.empty() ? std::nullopt : std::optional(all.front());
-  }
-  bool has(std::uint32_t tag) const { return find(tag) != nullptr; }
-
-private:
-  const Entry* find(std::uint32_t tag) const {
-    auto it = std::lower_bound(entries_.begin(), entries_.end(), tag,
-                               [](const auto& e, std::uint32_t t) { return e.first < t; });
-    return it != entries_.end() && it->first == tag ? &it->second : nullptr;
-  }
-  std::vector<std::pair<std::uint32_t, Entry>> entries_;
-  std::string_view store_;
-  std::size_t size_ = 0;
-};
+using detail::RpmHeader;
 
 // Tags (rpm's include/rpm/rpmtag.h).
 enum : std::uint32_t {
@@ -236,7 +129,7 @@ void split_evr(std::string_view evr, RpmDependency& d) {
 // pre-install flags count.
 enum class Requirements { no, yes };
 
-std::vector<RpmDependency> dependencies(const Header& h, std::uint32_t names_tag,
+std::vector<RpmDependency> dependencies(const RpmHeader& h, std::uint32_t names_tag,
                                         std::uint32_t flags_tag, std::uint32_t versions_tag,
                                         Requirements list) {
   auto names = h.strings(names_tag);
@@ -282,7 +175,7 @@ Result<void> check_name(std::string_view what, std::string_view field, std::stri
 // binary one; a header with neither is a source package when all its files sit in one
 // directory with an empty name, as rpmbuild -bs lays out the spec and the sources. The lead's
 // type is not asked: rpm ignores it too.
-bool is_source(const Header& h) {
+bool is_source(const RpmHeader& h) {
   if (h.has(k_sourcepackage))
     return true;
   if (h.has(k_sourcerpm))
@@ -291,26 +184,9 @@ bool is_source(const Header& h) {
   return dirs.size() == 1 && dirs.front().empty();
 }
 
-} // namespace
-
-std::string RpmInfo::evr() const {
-  std::string out = epoch.empty() || epoch == "0" ? "" : epoch + ":";
-  return out + version + "-" + release;
-}
-
-std::string rpm_file_name(const RpmInfo& rpm) {
-  return fmt::format("{}-{}-{}.{}.rpm", rpm.name, rpm.version, rpm.release, rpm.arch);
-}
-
-Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
-  if (bytes.size() < 96 || bytes.substr(0, 4) != std::string_view("\xed\xab\xee\xdb", 4))
-    return fail(fmt::format("{}: not an rpm (no lead magic)", what));
-  OPSKIT_TRY_ASSIGN(auto sig, Header::parse(bytes, 96, what));
-  std::size_t main_at = 96 + sig.size();
-  main_at += (8 - main_at % 8) % 8;
-  OPSKIT_TRY_ASSIGN(auto h, Header::parse(bytes, main_at, what));
-
-  RpmInfo r;
+// The name, version, release and arch, each a name that can make a file name and a URL, and a
+// pool file name that fits in a directory.
+Result<void> read_names(const RpmHeader& h, std::string_view what, RpmInfo& r) {
   r.name = h.string(k_name);
   r.version = h.string(k_version);
   r.release = h.string(k_release);
@@ -322,6 +198,12 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
     return fail(fmt::format("{}: name, version, release and architecture make a pool file name "
                             "of {} bytes, past the limit of {}",
                             what, file, NAME_MAX));
+  return {};
+}
+
+// The epoch, the descriptive strings and the sizes: from the main header `h`, falling back on
+// the signature `sig` for the archive's size.
+void read_description(const RpmHeader& h, const RpmHeader& sig, RpmInfo& r) {
   if (auto epoch = h.number(k_epoch))
     r.epoch = std::to_string(*epoch);
   r.summary = h.string(k_summary);
@@ -338,9 +220,9 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   r.archive_size =
       h.number(k_longarchivesize)
           .value_or(h.number(k_archivesize).value_or(sig.number(k_sig_payloadsize).value_or(0)));
-  r.header_start = main_at;
-  r.header_end = main_at + h.size();
+}
 
+void read_dependencies(const RpmHeader& h, RpmInfo& r) {
   r.provides = dependencies(h, k_providename, k_provideflags, k_provideversion, Requirements::no);
   r.requirements =
       dependencies(h, k_requirename, k_requireflags, k_requireversion, Requirements::yes);
@@ -362,7 +244,10 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   r.supplements =
       dependencies(h, k_supplementname, k_supplementflags, k_supplementversion, Requirements::no);
   r.enhances = dependencies(h, k_enhancename, k_enhanceflags, k_enhanceversion, Requirements::no);
+}
 
+// The files, sorted by path; an error when a file's directory index has no directory.
+Result<std::vector<RpmFile>> read_files(const RpmHeader& h, std::string_view what) {
   auto basenames = h.strings(k_basenames);
   auto dirnames = h.strings(k_dirnames);
   auto dirindexes = h.numbers(k_dirindexes);
@@ -370,6 +255,7 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   auto fileflags = h.numbers(k_fileflags);
   if (dirindexes.size() < basenames.size())
     return fail(fmt::format("{}: rpm file list is inconsistent", what));
+  std::vector<RpmFile> files;
   for (std::size_t i = 0; i < basenames.size(); ++i) {
     if (dirindexes[i] >= dirnames.size())
       return fail(fmt::format("{}: rpm file list is inconsistent", what));
@@ -378,16 +264,50 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
       f.type = RpmFileType::ghost;
     else if (i < modes.size() && (modes[i] & 0170000) == 0040000)
       f.type = RpmFileType::dir;
-    r.files.push_back(std::move(f));
+    files.push_back(std::move(f));
   }
-  std::sort(r.files.begin(), r.files.end(),
+  std::sort(files.begin(), files.end(),
             [](const RpmFile& a, const RpmFile& b) { return a.path < b.path; });
+  return files;
+}
 
+std::vector<RpmChangelog> read_changelogs(const RpmHeader& h) {
   auto times = h.numbers(k_changelogtime);
   auto authors = h.strings(k_changelogname);
   auto texts = h.strings(k_changelogtext);
+  std::vector<RpmChangelog> changelogs;
   for (std::size_t i = 0; i < times.size() && i < authors.size() && i < texts.size(); ++i)
-    r.changelogs.push_back({authors[i], times[i], texts[i]});
+    changelogs.push_back({authors[i], times[i], texts[i]});
+  return changelogs;
+}
+
+} // namespace
+
+std::string RpmInfo::evr() const {
+  std::string out = epoch.empty() || epoch == "0" ? "" : epoch + ":";
+  return out + version + "-" + release;
+}
+
+std::string rpm_file_name(const RpmInfo& rpm) {
+  return fmt::format("{}-{}-{}.{}.rpm", rpm.name, rpm.version, rpm.release, rpm.arch);
+}
+
+Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
+  if (bytes.size() < 96 || bytes.substr(0, 4) != std::string_view("\xed\xab\xee\xdb", 4))
+    return fail(fmt::format("{}: not an rpm (no lead magic)", what));
+  OPSKIT_TRY_ASSIGN(auto sig, RpmHeader::parse(bytes, 96, what));
+  std::size_t main_at = 96 + sig.size();
+  main_at += (8 - main_at % 8) % 8;
+  OPSKIT_TRY_ASSIGN(auto h, RpmHeader::parse(bytes, main_at, what));
+
+  RpmInfo r;
+  OPSKIT_TRY(read_names(h, what, r));
+  read_description(h, sig, r);
+  r.header_start = main_at;
+  r.header_end = main_at + h.size();
+  read_dependencies(h, r);
+  OPSKIT_TRY_ASSIGN(r.files, read_files(h, what));
+  r.changelogs = read_changelogs(h);
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include "opskit/error.hpp"
 #include "opskit/repo/format/record.hpp"
+#include "opskit/repo/index/apt/release.hpp"
 #include "opskit/repo/index/index_file.hpp"
 
 namespace opskit::repo {
@@ -36,10 +37,8 @@ struct AptSuiteIndex {
 std::string packages_stanza(const PackageRecord& record);
 
 // Builds the suite's metadata, deterministic for equal input: packages sorted by name, version
-// (dpkg order) and arch; architectures and components sorted.
+// (dpkg order) and arch; architectures and components sorted. Fails when the suite has no
+// architecture but "all", or when compressing an index fails.
 Result<AptSuiteIndex> build_apt_suite(const AptSuiteInput& input);
-
-// RFC 2822 date in UTC as apt wants it: "Sat, 30 Nov 2026 05:52:41 UTC".
-std::string rfc2822_utc(std::time_t t);
 
 } // namespace opskit::repo

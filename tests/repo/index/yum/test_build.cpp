@@ -3,54 +3,19 @@
 
 #include <set>
 
-#include <fmt/format.h>
-
+#include "index/yum/packages.hpp"
 #include "opskit/repo/codec/compress.hpp"
 #include "opskit/repo/codec/digest.hpp"
-#include "opskit/repo/index/yum/yum.hpp"
+#include "opskit/repo/index/yum/build.hpp"
+#include "opskit/repo/index/yum/repomd.hpp"
 #include "process.hpp"
 
 using namespace opskit::repo;
+using opskit::test::file_of;
+using opskit::test::numbered;
+using opskit::test::package;
 
 namespace {
-
-YumPackage package(const std::string& name, const std::string& epoch, const std::string& version) {
-  YumPackage p;
-  p.rpm.name = name;
-  p.rpm.epoch = epoch;
-  p.rpm.version = version;
-  p.rpm.release = "1";
-  p.rpm.arch = "noarch";
-  p.rpm.summary = "a <b> & \"c\"";
-  p.rpm.files = {{"/etc/x.conf", RpmFileType::file}, {"/usr/share/x", RpmFileType::dir}};
-  p.rpm.requirements = {{"/bin/sh", "", "", "", "", true}};
-  p.location = "Packages/" + name + ".rpm";
-  p.size = 100;
-  p.sha256 = std::string(64, 'a');
-  return p;
-}
-
-std::string uncompressed(const YumIndex& index, const std::string& type) {
-  for (const auto& f : index.files)
-    if (f.path.ends_with("-" + type + ".xml.gz"))
-      return *gzip_decompress(f.data, 1 << 20);
-  return {};
-}
-
-const IndexFile& file_of(const YumIndex& index, const std::string& type) {
-  for (const auto& f : index.files)
-    if (f.path.ends_with("-" + type + ".xml.gz"))
-      return f;
-  FAIL("no " << type << " file");
-  throw;
-}
-
-std::vector<YumPackage> numbered(int count) {
-  std::vector<YumPackage> out;
-  for (int i = 0; i < count; ++i)
-    out.push_back(package(fmt::format("p{:05}", 10 * i), "", "1.0"));
-  return out;
-}
 
 // The same members as `gz` (keys, sizes), each compressed at level 1: what a rewrite
 // copies from it shows in its output.
@@ -204,70 +169,6 @@ TEST_CASE("yum index: a previous member whose size disagrees is compressed anew"
   auto rewritten = build_yum_repo(packages, 5, YumPrevious{damaged, "", "", kept_texts(*before)});
   REQUIRE(rewritten);
   CHECK(file_of(*rewritten, "primary").data == file_of(*before, "primary").data);
-}
-
-TEST_CASE("yum index: primary carries the package count, epoch=\"0\" and escaped text",
-          "[repo][rpm]") {
-  auto index = build_yum_repo({package("b", "", "1.0"), package("a", "2", "1.0")}, 1764000000);
-  REQUIRE(index);
-  std::string primary = uncompressed(*index, "primary");
-  CHECK(primary.find("packages=\"2\"") != std::string::npos);
-  CHECK(primary.find("<version epoch=\"0\" ver=\"1.0\" rel=\"1\"/>") != std::string::npos);
-  CHECK(primary.find("<version epoch=\"2\" ver=\"1.0\" rel=\"1\"/>") != std::string::npos);
-  CHECK(primary.find("<summary>a &lt;b&gt; &amp; &quot;c&quot;</summary>") != std::string::npos);
-  CHECK(primary.find("<rpm:entry name=\"/bin/sh\" pre=\"1\"/>") != std::string::npos);
-  CHECK(primary.find("<name>a</name>") < primary.find("<name>b</name>"));
-  // primary lists /etc files only; filelists lists every file with its type
-  CHECK(primary.find("/usr/share/x") == std::string::npos);
-  CHECK(uncompressed(*index, "filelists").find("<file type=\"dir\">/usr/share/x</file>") !=
-        std::string::npos);
-}
-
-TEST_CASE("yum index: the locations read back from primary are each package's href and size",
-          "[repo][rpm]") {
-  auto packages = numbered(3);
-  packages[1].location = "Packages/a&b.rpm";
-  packages[2].size = 1234567;
-  auto index = build_yum_repo(packages, 1764000000);
-  REQUIRE(index);
-  auto locations = parse_primary_locations(uncompressed(*index, "primary"));
-  REQUIRE(locations);
-  REQUIRE(locations->size() == 3);
-  CHECK((*locations)[0].href == packages[0].location);
-  CHECK((*locations)[1].href == "Packages/a&b.rpm");
-  CHECK((*locations)[2].size == 1234567);
-  // Only <package> elements count, and a document that breaks off is an error.
-  auto other = parse_primary_locations(
-      "<metadata><package><location href=\"a.rpm\"/><size package=\"1\"/></package>"
-      "<other><location href=\"b.rpm\"/></other></metadata>");
-  REQUIRE(other);
-  REQUIRE(other->size() == 1);
-  CHECK((*other)[0].href == "a.rpm");
-  CHECK((*other)[0].size == 1);
-  CHECK(!parse_primary_locations("<metadata><package><location href=\"a.rpm\"/>"));
-}
-
-TEST_CASE("yum index: repomd names each file by its SHA-256 with both checksums and sizes",
-          "[repo][rpm]") {
-  auto index = build_yum_repo({package("a", "", "1.0")}, 1764000000);
-  REQUIRE(index);
-  auto entries = parse_repomd(index->repomd);
-  REQUIRE(entries);
-  REQUIRE(entries->size() == 3);
-  for (const auto& e : *entries) {
-    const IndexFile* file = nullptr;
-    for (const auto& f : index->files)
-      if (f.path == e.location)
-        file = &f;
-    REQUIRE(file);
-    CHECK(e.location == "repodata/" + sha256_hex(file->data) + "-" + e.type + ".xml.gz");
-    CHECK(e.checksum == sha256_hex(file->data));
-    CHECK(e.size == file->data.size());
-    std::string open = *gzip_decompress(file->data, 1 << 20);
-    CHECK(index->repomd.find("<open-checksum type=\"sha256\">" + sha256_hex(open) +
-                             "</open-checksum>") != std::string::npos);
-  }
-  CHECK(index->repomd.find("<timestamp>1764000000</timestamp>") != std::string::npos);
 }
 
 TEST_CASE("yum index: equal input gives byte-equal metadata", "[repo][rpm]") {

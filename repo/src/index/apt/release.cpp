@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// The Release file of an apt suite, dists/<suite>/Release.
+//
+// The format is described on the Debian wiki ("DebianRepository/Format"): a deb822 paragraph
+// naming the suite and listing, under MD5Sum, SHA1, SHA256 and SHA512, " <hash> <size> <path>"
+// for every index below dists/<suite>/.
+//
+// What is subtle (each seen failing with apt 2.6):
+// - SHA256 is required (MD5/SHA1 alone are "weak security information");
+// - Date must be RFC 2822 in UTC; a date in the future is "not valid yet";
+// - "Acquire-By-Hash: yes" makes apt fetch each index by the strongest hash listed here, from
+//   the by-hash copies the suite writes (suite.cpp).
+#include "opskit/repo/index/apt/release.hpp"
+
+#include <iterator>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace opskit::repo {
+
+std::string rfc2822_utc(std::time_t t) {
+  static constexpr const char* k_days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static constexpr const char* k_months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                             "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{}, {:02} {} {} {:02}:{:02}:{:02} UTC", k_days[tm.tm_wday], tm.tm_mday,
+                     k_months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::string apt_release(const AptReleaseFields& fields,
+                        const std::map<std::string, Digests>& indexes) {
+  auto join = [](const std::set<std::string>& words) {
+    return fmt::format("{}", fmt::join(words, " "));
+  };
+  std::string rel;
+  fmt::format_to(std::back_inserter(rel),
+                 "Origin: {}\nLabel: {}\nSuite: {}\nCodename: {}\nDate: {}\n", fields.origin,
+                 fields.label, fields.codename, fields.codename, rfc2822_utc(fields.date));
+  if (fields.valid_until)
+    fmt::format_to(std::back_inserter(rel), "Valid-Until: {}\n", rfc2822_utc(*fields.valid_until));
+  fmt::format_to(std::back_inserter(rel),
+                 "Acquire-By-Hash: yes\nArchitectures: {}\nComponents: {}\n",
+                 join(fields.architectures), join(fields.components));
+  for (auto [title, member] :
+       {std::pair{"MD5Sum", &Digests::md5}, std::pair{"SHA1", &Digests::sha1},
+        std::pair{"SHA256", &Digests::sha256}, std::pair{"SHA512", &Digests::sha512}}) {
+    rel += title;
+    rel += ":\n";
+    for (const auto& [path, d] : indexes)
+      fmt::format_to(std::back_inserter(rel), " {} {:>16} {}\n", d.*member, d.size, path);
+  }
+  return rel;
+}
+
+} // namespace opskit::repo
