@@ -11,7 +11,7 @@
 #include "opskit/error.hpp"
 #include "opskit/repo/format/record.hpp"
 #include "opskit/repo/format/rpm/rpm.hpp"
-#include "opskit/repo/index/yum/yum.hpp"
+#include "opskit/repo/index/yum/fragments.hpp"
 
 namespace opskit::repo::ops {
 

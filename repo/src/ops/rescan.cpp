@@ -29,7 +29,6 @@
 #include "opskit/repo/format/deb/control.hpp"
 #include "opskit/repo/format/deb/deb.hpp"
 #include "opskit/repo/format/rpm/rpm.hpp"
-#include "opskit/repo/index/yum/yum.hpp"
 
 namespace fs = std::filesystem;
 

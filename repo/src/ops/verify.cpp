@@ -16,7 +16,7 @@
 #include "ops/ops.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/codec/compress.hpp"
-#include "opskit/repo/index/yum/yum.hpp"
+#include "opskit/repo/index/yum/repomd.hpp"
 
 namespace fs = std::filesystem;
 

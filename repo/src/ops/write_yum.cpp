@@ -18,6 +18,8 @@
 #include "ops/write.hpp"
 #include "opskit/atomic_file.hpp"
 #include "opskit/file.hpp"
+#include "opskit/repo/index/yum/build.hpp"
+#include "opskit/repo/index/yum/repomd.hpp"
 #include "tree/local.hpp"
 
 namespace fs = std::filesystem;

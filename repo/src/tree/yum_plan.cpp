@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Which runs of packages a rewrite of a dnf repository copies from the generation before and
-// which it makes anew (see index/yum/yum.hpp's YumRun), from the runs the store saved and the
+// which it makes anew (see index/yum/runs.hpp), from the runs the store saved and the
 // records changed since.
 #include "tree/yum_plan.hpp"
 

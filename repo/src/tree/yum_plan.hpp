@@ -2,8 +2,9 @@
 #pragma once
 
 // The plan of a rewrite of a dist's dnf repositories: for each repository, its runs of packages
-// (index/yum/yum.hpp), each carried from the generation before or made anew. Not installed.
+// (index/yum/runs.hpp), each carried from the generation before or made anew. Not installed.
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -15,7 +16,7 @@
 #include <vector>
 
 #include "opskit/error.hpp"
-#include "opskit/repo/index/yum/yum.hpp"
+#include "opskit/repo/index/yum/runs.hpp"
 #include "opskit/repo/store/state.hpp"
 
 namespace opskit::repo::tree {

@@ -23,7 +23,7 @@ struct PackageRecord {
   std::string md5, sha1, sha256, sha512;
   std::string metadata;
   // rpm only: the package's <package> elements of primary, filelists and other.xml, written
-  // once at push so that indexing pastes them (see index/yum/yum.hpp); empty for deb.
+  // once at push so that indexing pastes them (see index/yum/build.hpp); empty for deb.
   std::string xml_primary, xml_filelists, xml_other;
 
   bool operator==(const PackageRecord&) const = default;

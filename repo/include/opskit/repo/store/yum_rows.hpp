@@ -2,7 +2,7 @@
 #pragma once
 
 // What the store keeps for writing dnf metadata: the rows of a dist's rpms, read in bulk, and
-// the runs of packages (see index/yum/yum.hpp) a rewrite saved, with what changed since.
+// the runs of packages (see index/yum/runs.hpp) a rewrite saved, with what changed since.
 
 #include <cstdint>
 #include <map>
@@ -45,7 +45,7 @@ private:
 struct YumIdentity {
   std::string name, version, arch;
 };
-// A run of packages of a dnf repository (see index/yum/yum.hpp's YumRun) as a rewrite saved it:
+// A run of packages of a dnf repository (see index/yum/runs.hpp) as a rewrite saved it:
 // its last package, the key of what its fragments are made of and how many packages it has.
 struct YumRunRecord {
   YumIdentity last;
