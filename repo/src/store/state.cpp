@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS packages (
 CREATE INDEX IF NOT EXISTS packages_yum ON packages (dist, format, name, version, arch, file,
   sha256, size);
 -- The runs of packages of each dnf repository of a dist as the last rewrite wrote them (see
--- Repository::write_rpm_dists), and the identities of the dist's rpm records changed since
+-- ops::write_rpm_dists), and the identities of the dist's rpm records changed since
 -- (noted by the triggers of yum_triggers, whatever makes the change).
 CREATE TABLE IF NOT EXISTS yum_tracked (dist TEXT PRIMARY KEY, repositories TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS yum_runs (
