@@ -65,4 +65,18 @@ std::optional<std::string> parse_rpm_package_dist(std::string_view path) {
   return fmt::format("{}/{}", parts[1], parts[2]);
 }
 
+Phase phase_of(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  if (name == "InRelease" || name == "repomd.xml")
+    return Phase::top_level;
+  if (name == "Release" || name == "Release.gpg" || name == "repomd.xml.asc")
+    return Phase::signature;
+  if (parse_deb_pool_file(path) || parse_rpm_package_dist(path))
+    return Phase::package;
+  if (path.find("/by-hash/") != std::string_view::npos ||
+      path.find("/repodata/") != std::string_view::npos)
+    return Phase::content_addressed;
+  return Phase::index;
+}
+
 } // namespace opskit::repo::detail

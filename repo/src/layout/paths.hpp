@@ -67,4 +67,14 @@ std::optional<DebPoolFile> parse_deb_pool_file(std::string_view path);
 // other path.
 std::optional<std::string> parse_rpm_package_dist(std::string_view path);
 
+// When a file of the publication may be put in place, so that a client fetching at any moment
+// finds every file that what it fetched names: packages first, then content-addressed copies
+// (by-hash/, repodata/<sha256>-*.xml.gz), then the indexes (and the public key), then the
+// signatures and Release that InRelease and repomd.xml stand beside, and those two last. The
+// local writer keeps this order; a remote target takes it from here.
+enum class Phase { package, content_addressed, index, signature, top_level };
+
+// The phase of `path`, relative to the publication; Phase::index for a file of no known kind.
+Phase phase_of(std::string_view path);
+
 } // namespace opskit::repo::detail

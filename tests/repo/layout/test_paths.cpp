@@ -33,3 +33,32 @@ TEST_CASE("layout: an rpm's path names its dist and the repository of its arch",
                             "deb/el/9/x86_64/Packages/f.rpm", "rpm/el//x86_64/Packages/f.rpm"})
     CHECK_FALSE(parse_rpm_package_dist(other));
 }
+
+TEST_CASE("layout: each published file's phase puts what a file names before it",
+          "[repo][layout]") {
+  struct Case {
+    const char* path;
+    Phase phase;
+  };
+  for (auto [path, phase] : {
+           Case{"deb/debian/pool/main/h/hello/hello_1.0_amd64.deb", Phase::package},
+           Case{"rpm/el/9/noarch/Packages/a-1-1.noarch.rpm", Phase::package},
+           Case{"deb/debian/dists/bookworm/main/binary-amd64/by-hash/SHA256/ab12",
+                Phase::content_addressed},
+           Case{"rpm/el/9/x86_64/repodata/ab12-primary.xml.gz", Phase::content_addressed},
+           Case{"deb/debian/dists/bookworm/main/binary-amd64/Packages.xz", Phase::index},
+           Case{"gpg.key", Phase::index},
+           Case{"deb/debian/dists/bookworm/Release", Phase::signature},
+           Case{"deb/debian/dists/bookworm/Release.gpg", Phase::signature},
+           Case{"rpm/el/9/x86_64/repodata/repomd.xml.asc", Phase::signature},
+           Case{"deb/debian/dists/bookworm/InRelease", Phase::top_level},
+           Case{"rpm/el/9/x86_64/repodata/repomd.xml", Phase::top_level},
+       }) {
+    INFO(path);
+    CHECK(phase_of(path) == phase);
+  }
+  CHECK(Phase::package < Phase::content_addressed);
+  CHECK(Phase::content_addressed < Phase::index);
+  CHECK(Phase::index < Phase::signature);
+  CHECK(Phase::signature < Phase::top_level);
+}
