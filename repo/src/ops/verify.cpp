@@ -35,9 +35,10 @@ class Problems {
 public:
   void add(std::string file, std::string what, std::string message, std::string expected = {},
            std::string found = {}) {
-    list_.push_back({std::move(file), std::move(what), std::move(expected), std::move(found),
-                     std::move(message)});
+    add(Problem{std::move(file), std::move(what), std::move(expected), std::move(found),
+                std::move(message)});
   }
+  void add(Problem problem) { list_.push_back(std::move(problem)); }
   // `file` could not be read: `error` says why.
   void unreadable(std::string file, const Error& error) {
     add(std::move(file), "unreadable", error.message());
@@ -83,8 +84,7 @@ void verify_pool(const Context& ctx, const std::vector<PackageRecord>& records,
       });
   for (auto& problem : found)
     if (problem)
-      problems.add(std::move(problem->file), std::move(problem->what), std::move(problem->message),
-                   std::move(problem->expected), std::move(problem->found));
+      problems.add(std::move(*problem));
 }
 
 // InRelease and Release.gpg of the suite in `dir` against its Release text.
