@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Writing apt suites: each built and signed in memory, then its files staged and renamed
-// content-addressed first (by-hash), then the indexes, then Release, Release.gpg and InRelease.
+// Writing apt suites: each built and signed in memory, then its files (its tree::Generation)
+// staged and renamed by phase: content-addressed first (by-hash), then the indexes, then
+// Release, Release.gpg and InRelease.
 // The previous generation's by-hash files stay for clients that hold the old Release.
 #include <ctime>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "opskit/atomic_file.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/index/apt/suite.hpp"
+#include "tree/generation.hpp"
 #include "tree/local.hpp"
 
 namespace fs = std::filesystem;
@@ -78,6 +80,20 @@ std::set<std::string> listed_by_hash(const std::string& dir) {
   return hashes;
 }
 
+// The files of `suite`, by phase: by-hash copies, indexes, then Release, Release.gpg and
+// InRelease; views into `suite`.
+tree::Generation generation_of(const Suite& suite) {
+  tree::Generation generation;
+  for (const auto& f : suite.index.files)
+    generation.add(join_path(suite.dir, f.path), f.data);
+  generation.add(join_path(suite.dir, "Release"), suite.index.release);
+  if (suite.is_signed) {
+    generation.add(join_path(suite.dir, "Release.gpg"), suite.release_gpg);
+    generation.add(join_path(suite.dir, "InRelease"), suite.in_release);
+  }
+  return generation;
+}
+
 // Writes `suite` into the publication; returns the files written, relative to its directory.
 Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& suite) {
   std::string dir = join_path(ctx.publication, suite.dir);
@@ -86,24 +102,18 @@ Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& su
   StagedFiles files;
   std::vector<std::string> written;
   std::set<std::string> by_hash_dirs;
-  auto stage = [&](const std::string& name, std::string_view data) -> Result<void> {
-    written.push_back(name);
-    return files.stage(join_path(dir, name), data);
-  };
-  for (const auto& f : suite.index.files) {
-    if (auto at = f.path.find("/by-hash/"); at != std::string::npos) {
-      auto slash = f.path.rfind('/');
-      keep.insert(f.path.substr(slash + 1));
-      by_hash_dirs.insert(join_path(dir, f.path.substr(0, slash)));
-      if (::access(join_path(dir, f.path).c_str(), F_OK) == 0)
+  tree::Generation generation = generation_of(suite);
+  for (const auto& f : generation.files()) {
+    std::string path = join_path(ctx.publication, f.path);
+    if (f.phase == detail::Phase::content_addressed) {
+      auto slash = path.rfind('/');
+      keep.insert(path.substr(slash + 1));
+      by_hash_dirs.insert(path.substr(0, slash));
+      if (::access(path.c_str(), F_OK) == 0)
         continue; // content-addressed: already there is already right
     }
-    OPSKIT_TRY(stage(f.path, f.data));
-  }
-  OPSKIT_TRY(stage("Release", suite.index.release));
-  if (suite.is_signed) {
-    OPSKIT_TRY(stage("Release.gpg", suite.release_gpg));
-    OPSKIT_TRY(stage("InRelease", suite.in_release));
+    written.push_back(f.path.substr(suite.dir.size() + 1));
+    OPSKIT_TRY(files.stage(path, f.bytes));
   }
   OPSKIT_TRY(files.commit());
   if (!suite.is_signed) { // signatures of an older Release would now be wrong

@@ -20,6 +20,7 @@
 #include "opskit/file.hpp"
 #include "opskit/repo/index/yum/build.hpp"
 #include "opskit/repo/index/yum/repomd.hpp"
+#include "tree/generation.hpp"
 #include "tree/local.hpp"
 
 namespace fs = std::filesystem;
@@ -60,6 +61,7 @@ private:
   YumPrevious previous_of(const Built& b);
   Result<Built> build_repository(const std::string& dist, const std::string& arch,
                                  RepositoryPlan& plan, const DistPlan& plans, YumRows& rows);
+  tree::Generation generation_of(const Built& b) const;
   Result<std::vector<std::string>> place(const Built& b);
 
   const Context& ctx_;
@@ -212,16 +214,27 @@ std::vector<std::string> previous_files(const std::vector<RepomdEntry>& previous
   return kept;
 }
 
+// The files of `b`'s repodata/, by phase: the compressed indexes, then repomd.xml.asc and
+// repomd.xml; views into `b`.
+tree::Generation YumWriter::generation_of(const Built& b) const {
+  tree::Generation generation;
+  for (const auto& f : b.index.files) // "repodata/<sha256>-primary.xml.gz", ...
+    generation.add(join_path(b.dir, f.path), f.data);
+  if (signer_)
+    generation.add(join_path(b.dir, "repodata/repomd.xml.asc"), b.signature);
+  generation.add(join_path(b.dir, "repodata/repomd.xml"), b.index.repomd);
+  return generation;
+}
+
 Result<std::vector<std::string>> YumWriter::place(const Built& b) {
   std::string dir = join_path(ctx_.publication, b.dir);
   OPSKIT_TRY(tree::link_packages(ctx_.publication, b.dir, *b.rows, b.links,
                                  reuse_ == Reuse::previous ? tree::Check::no : tree::Check::yes));
-  std::vector<std::pair<std::string, std::string_view>> files;
-  for (const auto& f : b.index.files) // "repodata/<sha256>-primary.xml.gz", ...
-    files.emplace_back(f.path.substr(f.path.find('/') + 1), f.data);
-  if (signer_)
-    files.emplace_back("repomd.xml.asc", b.signature);
-  files.emplace_back("repomd.xml", b.index.repomd);
+  std::string repodata = join_path(b.dir, "repodata");
+  std::vector<std::pair<std::string, std::string_view>> files; // names in repodata/
+  tree::Generation generation = generation_of(b);
+  for (const auto& f : generation.files())
+    files.emplace_back(f.path.substr(repodata.size() + 1), f.bytes);
   // A rewrite keeps the texts of the runs it compressed, for the next one, on disk before
   // the files that hold them are published; the texts of runs no longer published go after
   // them. A whole index keeps none and drops those there were: the first rewrite after it
