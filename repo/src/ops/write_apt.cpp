@@ -103,17 +103,17 @@ Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& su
   std::vector<std::string> written;
   std::set<std::string> by_hash_dirs;
   tree::Generation generation = generation_of(suite);
-  for (const auto& f : generation.files()) {
-    std::string path = join_path(ctx.publication, f.path);
-    if (f.phase == detail::Phase::content_addressed) {
+  for (const auto* f : generation.files()) {
+    std::string path = join_path(ctx.publication, f->path);
+    if (f->phase == detail::Phase::content_addressed) {
       auto slash = path.rfind('/');
       keep.insert(path.substr(slash + 1));
       by_hash_dirs.insert(path.substr(0, slash));
       if (::access(path.c_str(), F_OK) == 0)
         continue; // content-addressed: already there is already right
     }
-    written.push_back(f.path.substr(suite.dir.size() + 1));
-    OPSKIT_TRY(files.stage(path, f.bytes));
+    written.push_back(f->path.substr(suite.dir.size() + 1));
+    OPSKIT_TRY(files.stage(path, f->bytes));
   }
   OPSKIT_TRY(files.commit());
   if (!suite.is_signed) { // signatures of an older Release would now be wrong

@@ -233,8 +233,8 @@ Result<std::vector<std::string>> YumWriter::place(const Built& b) {
   std::string repodata = join_path(b.dir, "repodata");
   std::vector<std::pair<std::string, std::string_view>> files; // names in repodata/
   tree::Generation generation = generation_of(b);
-  for (const auto& f : generation.files())
-    files.emplace_back(f.path.substr(repodata.size() + 1), f.bytes);
+  for (const auto* f : generation.files())
+    files.emplace_back(f->path.substr(repodata.size() + 1), f->bytes);
   // A rewrite keeps the texts of the runs it compressed, for the next one, on disk before
   // the files that hold them are published; the texts of runs no longer published go after
   // them. A whole index keeps none and drops those there were: the first rewrite after it

@@ -27,9 +27,9 @@ TEST_CASE("generation: files come by phase, in the order added within one", "[tr
 
   std::vector<std::string> paths;
   std::vector<Phase> phases;
-  for (const auto& f : g.files()) {
-    paths.push_back(f.path);
-    phases.push_back(f.phase);
+  for (const auto* f : g.files()) {
+    paths.push_back(f->path);
+    phases.push_back(f->phase);
   }
   CHECK(paths == std::vector<std::string>{
                      "deb/debian/pool/main/h/hello/hello_1.0_amd64.deb",
@@ -44,5 +44,7 @@ TEST_CASE("generation: files come by phase, in the order added within one", "[tr
                      "rpm/el/9/x86_64/repodata/repomd.xml",
                  });
   CHECK(std::is_sorted(phases.begin(), phases.end()));
-  CHECK(g.files().front().bytes == "deb");
+  CHECK(g.files().front()->bytes == "deb");
+  CHECK(g.in(Phase::top_level).size() == 2);
+  CHECK(g.size() == 10);
 }
