@@ -29,6 +29,14 @@ sockaddr_in loopback(int port) {
   return addr;
 }
 
+bool accepts(int port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr = loopback(port);
+  return ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+}
+
+} // namespace
+
 // A port the kernel just handed out and took back: free unless someone races us for it.
 int free_port() {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -40,21 +48,21 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-bool accepts(int port) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in addr = loopback(port);
-  return ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+bool wait_for_port(int port) {
+  for (int i = 0; i < 400; ++i) {
+    if (accepts(port))
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return false;
 }
-
-} // namespace
 
 HttpServer::HttpServer(const std::string& dir) : port_(free_port()) {
   std::string port = std::to_string(port_);
   std::vector<std::string> argv{"python3",   "-m",          "http.server", "--bind",
                                 "127.0.0.1", "--directory", dir,           port};
   pid_ = opskit::test::spawn_quiet(argv);
-  for (int i = 0; i < 200 && !accepts(port_); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  wait_for_port(port_);
 }
 
 HttpServer::~HttpServer() {

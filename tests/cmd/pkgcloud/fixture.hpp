@@ -42,6 +42,11 @@ std::map<std::string, std::string> snapshot(const std::string& dir);
 // and reaps it.
 void kill_after(const std::vector<std::string>& argv, int ms);
 
+// A port on 127.0.0.1 free a moment ago, for a server the test starts.
+int free_port();
+// Whether something accepts connections on 127.0.0.1:`port`; waits up to 10 s for it.
+bool wait_for_port(int port);
+
 // `python3 -m http.server` serving `dir` on 127.0.0.1 at a free port, stopped when dropped.
 class HttpServer {
 public:

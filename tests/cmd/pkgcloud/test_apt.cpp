@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "../../repo/deb_builder.hpp"
+#include "clients.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
 
@@ -15,32 +16,6 @@ using namespace opskit::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-// An apt-get whose sources, lists, cache and preferences all live in `dir`.
-class IsolatedApt {
-public:
-  IsolatedApt(const std::string& dir, const std::string& source_line) : dir_(dir) {
-    fs::create_directories(dir + "/lists/partial");
-    fs::create_directories(dir + "/cache/archives/partial");
-    fs::create_directories(dir + "/prefs");
-    std::ofstream(dir + "/sources.list") << source_line << "\n";
-  }
-  Outcome operator()(std::vector<std::string> args) const {
-    std::vector<std::string> argv{
-        "apt-get", "-o", "Dir::Etc::sourcelist=" + dir_ + "/sources.list", "-o",
-        "Dir::Etc::sourceparts=/nonexistent", "-o", "Dir::State::Lists=" + dir_ + "/lists", "-o",
-        "Dir::Cache=" + dir_ + "/cache", "-o", "Dir::Etc::preferencesparts=" + dir_ + "/prefs",
-        "-o", "Debug::NoLocking=1", "-o", "Acquire::Languages=none",
-        // the temporary directory is private to the test's user
-        "-o", "APT::Sandbox::User=" + std::string(::getuid() == 0 ? "root" : ""), "-o",
-        "Acquire::Check-Valid-Until=true", "-o", "Acquire::Check-Date=true"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run(argv);
-  }
-
-private:
-  std::string dir_;
-};
 
 struct Served {
   TempDir dir;

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "../../repo/deb_builder.hpp"
+#include "clients.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/codec/compress.hpp"
@@ -24,32 +25,6 @@ using namespace opskit::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Builds name-version-release.arch.rpm with rpmbuild; returns its path.
-std::string rpmbuild(const std::string& dir, const std::string& name, const std::string& version,
-                     const std::string& arch, const std::string& epoch,
-                     const std::string& requires_line) {
-  std::string spec = dir + "/" + name + ".spec";
-  std::ofstream(spec) << "Name: " << name << "\nVersion: " << version << "\nRelease: 1\n"
-                      << (epoch.empty() ? "" : "Epoch: " + epoch + "\n") << "Summary: Test package "
-                      << name << " <&>\nLicense: MIT\nBuildArch: " << arch << "\nProvides: " << name
-                      << "-virtual = " << version << "\n"
-                      << requires_line << "\n%description\nTest package " << name
-                      << ".\n%install\nmkdir -p %{buildroot}/usr/share/" << name
-                      << " %{buildroot}/etc/" << name << "\necho data > %{buildroot}/usr/share/"
-                      << name << "/data\necho conf > %{buildroot}/etc/" << name << "/" << name
-                      << ".conf\n%files\n%dir /etc/" << name << "\n%config /etc/" << name << "/"
-                      << name << ".conf\n/usr/share/" << name << "/data\n%ghost /var/log/" << name
-                      << ".log\n%changelog\n* Mon Nov 24 2025 Test <test@example.com> - " << version
-                      << "-1\n- First <entry> & more\n";
-  auto built = run({"rpmbuild", "-bb", "--define", "_topdir " + dir + "/top", "--define",
-                    "_build_id_links none", spec});
-  if (built.exit_status != 0)
-    FAIL("rpmbuild: " << built.err);
-  std::string rpm = dir + "/top/RPMS/" + arch + "/" + name + "-" + version + "-1." + arch + ".rpm";
-  REQUIRE(fs::exists(rpm));
-  return rpm;
-}
 
 // rpmbuild of one spec whose subpackages are `names`, each of `arch` at `version`-1 holding
 // `tag` (equal names and versions with another tag differ in content); their paths by name.
@@ -103,45 +78,6 @@ std::vector<std::string> staging_directories(const std::string& dir) {
       left.push_back(e.path().filename());
   return left;
 }
-
-// dnf with every piece of state under `dir`, reading the repositories in `dir`/repos.
-class IsolatedDnf {
-public:
-  explicit IsolatedDnf(std::string dir) : dir_(std::move(dir)) {
-    fs::create_directories(dir_ + "/root");
-    fs::create_directories(dir_ + "/repos");
-    fs::create_directories(dir_ + "/cache");
-  }
-  void add_repo(const std::string& id, const std::string& baseurl, const std::string& key,
-                bool signed_repo) {
-    std::ofstream(dir_ + "/repos/" + id + ".repo")
-        << "[" << id << "]\nname=" << id << "\nbaseurl=" << baseurl << "\nenabled=1\ngpgcheck=0\n"
-        << "repo_gpgcheck=" << (signed_repo ? 1 : 0) << "\n"
-        << (key.empty() ? "" : "gpgkey=file://" + key + "\n") << "metadata_expire=0\n";
-  }
-  Outcome operator()(std::vector<std::string> args) const {
-    std::vector<std::string> argv{"dnf",
-                                  "-y",
-                                  "-q",
-                                  "--installroot=" + dir_ + "/root",
-                                  "--setopt=reposdir=" + dir_ + "/repos",
-                                  "--setopt=cachedir=" + dir_ + "/cache",
-                                  "--releasever=9",
-                                  "--setopt=skip_if_unavailable=False"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run(argv);
-  }
-  // Every package of the repositories, one line each in `format`; the query must succeed.
-  std::string all(const std::string& format) const {
-    auto query = (*this)({"repoquery", "--qf", format, "--all"});
-    INFO(query.out << query.err);
-    REQUIRE(query.exit_status == 0);
-    return query.out;
-  }
-
-private:
-  std::string dir_;
-};
 
 struct Fixture {
   TempDir dir;
