@@ -5,6 +5,44 @@
 
 namespace opskit::cmd::pkgcloud {
 
+namespace {
+
+void define_publish(CLI::App& app, Options& o) {
+  auto* pub = app.add_subcommand(
+      "publish", "Send public/ to S3 or a WebDAV server: what changed, top-level files last");
+  pub->callback([&o] { o.command = Command::publish; });
+  pub->add_option("target", o.target_name, "A target saved with --save, or a URL as for --to");
+  pub->add_option("--to", o.target.url,
+                  "s3://BUCKET/PREFIX, or the http:// or https:// URL of a WebDAV collection");
+  pub->add_option("--save", o.save, "Remember the target (no secret) under this name");
+  pub->add_option("--endpoint", o.target.endpoint,
+                  "S3: the service's URL, for a store other than AWS (MinIO, Ceph RGW, ...)");
+  pub->add_option("--region", o.target.region,
+                  "S3: the region to sign for (default: $AWS_REGION, the profile's, us-east-1)");
+  pub->add_option("--profile", o.target.profile,
+                  "S3: the profile of ~/.aws/credentials (default: $AWS_PROFILE, else the "
+                  "environment's AWS_ACCESS_KEY_ID, else default)");
+  pub->add_flag("--path-style", o.target.path_style,
+                "S3: put the bucket in the URL's path, not in its host name");
+  pub->add_option("--user", o.target.user, "WebDAV: the user for basic authentication");
+  pub->add_option("--password-file", o.target.password_file,
+                  "WebDAV: read the password from this file's first line (default: ~/.netrc)");
+  pub->add_option("--ca-file", o.target.ca_file,
+                  "Trust these certificate authorities (default: $AWS_CA_BUNDLE for S3, else "
+                  "the system's)");
+  pub->add_option("--jobs,-j", o.jobs, "Requests at once (default: 8)")->check(CLI::Range(1, 64));
+  pub->add_option("--wait", o.wait,
+                  "Wait this many seconds for another publish to the target to finish "
+                  "(default: fail at once)");
+  pub->add_flag("--delete", o.delete_stale,
+                "Delete from the target the files the publication no longer has, after the "
+                "manifest is written");
+  pub->add_flag("--dry-run,-n", o.dry_run, "List what would be sent and deleted; send nothing");
+  pub->add_flag("--json", o.json, "Print what was done as a JSON object");
+}
+
+} // namespace
+
 void define_cli(CLI::App& app, Options& o) {
   app.description("Keep signed apt and dnf package repositories: push .deb and .rpm files, "
                   "build and sign the indexes, publish them.");
@@ -36,6 +74,8 @@ void define_cli(CLI::App& app, Options& o) {
   push->add_option("--dist", o.dist, "DISTRO/RELEASE to add to, e.g. debian/bookworm or el/9");
   push->add_option("--component", o.component, "The apt component (default: main)");
   push->add_flag("--replace", o.replace, "Replace a package of the same name, version and arch");
+  push->add_option("--publish", o.publish_to,
+                   "Then publish to this saved target (or URL), as pkgcloud publish does");
   push->add_option("files", o.files, "Package files (.deb or .rpm, told by content)")->required();
 
   auto* index = app.add_subcommand("index", "Rewrite all metadata from the repository's state");
@@ -74,6 +114,8 @@ void define_cli(CLI::App& app, Options& o) {
   auto* sources = app.add_subcommand("sources", "Print apt and dnf client configuration");
   sources->callback([&o] { o.command = Command::sources; });
   sources->add_option("--url", o.url, "The URL the repository's public/ is served at")->required();
+
+  define_publish(app, o);
 }
 
 } // namespace opskit::cmd::pkgcloud

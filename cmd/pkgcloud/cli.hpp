@@ -7,9 +7,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "opskit/repo/publish.hpp"
+
 namespace opskit::cmd::pkgcloud {
 
-enum class Command { none, init, push, index, ls, rm, prune, verify, export_key, sources };
+enum class Command { none, init, push, index, ls, rm, prune, verify, export_key, sources, publish };
 
 // What the command line asked for.
 struct Options {
@@ -35,6 +37,12 @@ struct Options {
   bool armor = false;
   // sources
   std::string url;
+  // publish (and push --publish)
+  std::string target_name;    // a saved target, or a URL
+  repo::PublishTarget target; // --to and the settings beside it
+  std::optional<std::string> save, publish_to;
+  unsigned jobs = 8, wait = 0;
+  bool dry_run = false, delete_stale = false;
 };
 
 // Defines pkgcloud's command line on `app`, storing what it parses into `options`.

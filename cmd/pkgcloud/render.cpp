@@ -101,4 +101,46 @@ std::string sources_text(const repo::Sources& sources, const std::string& public
                      dnf_repo(sources));
 }
 
+std::string publish_text(const repo::PublishReport& r) {
+  std::string out;
+  if (r.dry_run) {
+    for (const auto& f : r.uploaded)
+      fmt::format_to(std::back_inserter(out), "send {} ({} bytes)\n", f.path, f.size);
+    for (const auto& path : r.deleted)
+      fmt::format_to(std::back_inserter(out), "delete {}\n", path);
+  }
+  std::size_t total = 0;
+  std::vector<std::string> by_method;
+  for (const auto& [method, n] : r.requests) {
+    total += n;
+    by_method.push_back(fmt::format("{} {}", n, method));
+  }
+  auto plural = [](std::size_t n, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+  };
+  fmt::format_to(std::back_inserter(out),
+                 "{} {}: {} ({} bytes) {}, {} {}, {} unchanged{}; {}{}, {}, {:.2f} s\n",
+                 r.dry_run ? "would publish to" : "published to", r.target,
+                 plural(r.uploaded.size(), "file", "files"), r.bytes,
+                 r.dry_run ? "to send" : "sent", r.deleted.size(),
+                 r.dry_run ? "to delete" : "deleted", r.unchanged,
+                 r.had_manifest ? "" : " (the target had no manifest: everything is sent)",
+                 plural(total, "request", "requests"),
+                 by_method.empty() ? "" : fmt::format(" ({})", fmt::join(by_method, ", ")),
+                 plural(r.retries, "retry", "retries"), r.seconds);
+  return out;
+}
+
+std::string publish_json(const repo::PublishReport& r) {
+  auto uploaded = nlohmann::json::array();
+  for (const auto& f : r.uploaded)
+    uploaded.push_back({{"path", f.path}, {"size", f.size}});
+  nlohmann::json out{
+      {"target", r.target},   {"dry_run", r.dry_run},   {"had_manifest", r.had_manifest},
+      {"uploaded", uploaded}, {"deleted", r.deleted},   {"unchanged", r.unchanged},
+      {"bytes", r.bytes},     {"requests", r.requests}, {"retries", r.retries},
+      {"seconds", r.seconds}};
+  return out.dump(2) + "\n";
+}
+
 } // namespace opskit::cmd::pkgcloud

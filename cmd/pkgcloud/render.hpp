@@ -23,4 +23,9 @@ std::string problems_json(const std::vector<repo::Problem>& problems);
 std::string sources_text(const repo::Sources& sources, const std::string& publication,
                          const std::string& url);
 
+// publish: with dry_run, a line per file to send ("send PATH (SIZE bytes)") and to delete;
+// then a summary of files, bytes, requests by method, retries and time.
+std::string publish_text(const repo::PublishReport& report);
+std::string publish_json(const repo::PublishReport& report);
+
 } // namespace opskit::cmd::pkgcloud

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // pkgcloud's commands: gather the environment, call the library, render what it returns.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -61,6 +62,10 @@ Result<Environment> environment(const Options& o) {
   if (::isatty(STDERR_FILENO))
     env.progress = draw_progress;
   env.notice = [](std::string_view line) { fmt::print(stderr, "pkgcloud: {}\n", line); };
+  env.variable = [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  };
   return env;
 }
 
@@ -109,6 +114,47 @@ int list(Repository& r, const Options& o) {
   return k_exit_ok;
 }
 
+bool is_url(std::string_view s) {
+  return s.starts_with("s3://") || s.starts_with("http://") || s.starts_with("https://");
+}
+
+// The target the command line names: --to URL with its settings (saved with --save), a URL
+// given as the target, or a saved target's name.
+Result<repo::PublishTarget> target_of(Repository& r, const Options& o, const std::string& name) {
+  if (!o.target.url.empty() && !name.empty())
+    return fail(fmt::format("publish: '{}' and --to {}: name one target", name, o.target.url));
+  if (o.target.url.empty() && name.empty())
+    return fail("publish: no target: give --to URL, or the name of one saved with --save");
+  repo::PublishTarget target = o.target;
+  if (is_url(name))
+    target.url = name;
+  else if (!name.empty()) {
+    if (o.save)
+      return fail("publish: --save takes a target given by --to URL");
+    return r.saved_target(name);
+  }
+  if (o.save)
+    OPSKIT_TRY(r.save_target(*o.save, target));
+  return target;
+}
+
+int publish(Repository& r, const Options& o, const std::string& name) {
+  auto target = target_of(r, o, name);
+  if (!target)
+    return failed(target.error());
+  repo::PublishOptions options;
+  options.target = std::move(*target);
+  options.jobs = o.jobs;
+  options.dry_run = o.dry_run;
+  options.delete_stale = o.delete_stale ? repo::DeleteStale::yes : repo::DeleteStale::no;
+  options.wait = std::chrono::seconds(o.wait);
+  auto report = r.publish(options);
+  if (!report)
+    return failed(report.error());
+  fmt::print("{}", o.json ? publish_json(*report) : publish_text(*report));
+  return k_exit_ok;
+}
+
 } // namespace
 
 int run(const Options& o) {
@@ -152,7 +198,7 @@ int run(const Options& o) {
       fmt::print("{} {} {} {} -> {}{}{}\n", action_word(p.action), p.record.name, p.record.version,
                  p.record.arch, p.record.dist, p.record.component.empty() ? "" : " ",
                  p.record.component);
-    return k_exit_ok;
+    return o.publish_to ? publish(r, o, *o.publish_to) : k_exit_ok;
   }
   case Command::index: {
     repo::IndexOptions index{o.sign ? repo::SignRequest::required : repo::SignRequest::if_key,
@@ -218,6 +264,8 @@ int run(const Options& o) {
     fmt::print("{}", sources_text(*sources, r.publication(), o.url));
     return k_exit_ok;
   }
+  case Command::publish:
+    return publish(r, o, o.target_name);
   default:
     return k_exit_usage;
   }

@@ -36,6 +36,11 @@ Result<std::vector<PackageRecord>> prune(const Context& ctx, std::size_t keep,
 Result<std::vector<Problem>> verify(const Context& ctx);
 Result<Sources> sources(const State& state, const RepositoryConfig& config, const std::string& url);
 
+// publish, save_target and saved_target, as Repository's members of the same names say.
+Result<PublishReport> publish(const Context& ctx, const PublishOptions& options);
+Result<void> save_target(const Context& ctx, const std::string& name, const PublishTarget& target);
+Result<PublishTarget> saved_target(const Context& ctx, const std::string& name);
+
 // Reads every package in the pool and records those that differ from `records` (every
 // package in state), which it then brings up to date; returns how many it found.
 Result<std::size_t> rescan_pool(const Context& ctx, std::vector<PackageRecord>& records);

@@ -99,6 +99,18 @@ Result<std::string> Repository::export_key(Armor armor) {
   return signer->keyring.export_key(signer->fingerprint, armor);
 }
 
+Result<PublishReport> Repository::publish(const PublishOptions& options) {
+  return ops::publish(context(), options);
+}
+
+Result<void> Repository::save_target(const std::string& name, const PublishTarget& target) {
+  return ops::save_target(context(), name, target);
+}
+
+Result<PublishTarget> Repository::saved_target(const std::string& name) {
+  return ops::saved_target(context(), name);
+}
+
 Result<Sources> Repository::sources(const std::string& url) const {
   return ops::sources(state_, config_, url);
 }

@@ -10,6 +10,7 @@
 #include "opskit/atomic_file.hpp"
 #include "opskit/error.hpp"
 #include "opskit/repo/format/record.hpp"
+#include "opskit/repo/publish.hpp"
 #include "opskit/repo/store/keyring.hpp"
 #include "opskit/repo/store/state.hpp"
 
@@ -28,6 +29,9 @@ struct Environment {
   // Called with one line about what was done on the user's behalf beside the command asked
   // for (a repository moved to the current layout); may be empty.
   std::function<void(std::string_view)> notice;
+  // The process environment's variable `name`, for publish's credentials (AWS_*, HOME); may
+  // be empty: none are set.
+  std::function<std::optional<std::string>(std::string_view)> variable;
 };
 
 struct InitOptions {
@@ -163,6 +167,12 @@ public:
   // repository is sound.
   Result<std::vector<Problem>> verify();
   Result<std::string> export_key(Armor armor);
+  // Sends the publication to a target (pkgcloud(1), PUBLISHING): only what its manifest does
+  // not hold as it is, pool files first and the top-level files last.
+  Result<PublishReport> publish(const PublishOptions& options);
+  // Remembers `target` as `name` ([a-z0-9._-]+), replacing one saved before; never a secret.
+  Result<void> save_target(const std::string& name, const PublishTarget& target);
+  Result<PublishTarget> saved_target(const std::string& name);
   Result<Sources> sources(const std::string& url) const;
 
   const std::string& root() const noexcept { return root_; }

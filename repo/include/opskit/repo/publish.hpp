@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Publishing a repository's publication to S3-compatible storage or a WebDAV server
+// (pkgcloud(1), PUBLISHING): what to publish to, how, and what was done.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace opskit::repo {
+
+// Where a publication goes and how to reach it: "s3://BUCKET/PREFIX" or an http(s) URL of a
+// WebDAV collection. It holds no secret: credentials are read when publishing, from the
+// environment and the files named here or in pkgcloud(1), and a saved target keeps only this.
+struct PublishTarget {
+  std::string url;
+  std::string endpoint;      // S3: the service's URL; empty: AWS's for the region
+  std::string region;        // S3: empty: AWS_REGION, else the profile's, else us-east-1
+  std::string profile;       // S3: of ~/.aws/credentials; empty: AWS_PROFILE, else default
+  bool path_style = false;   // S3: the bucket in the path, not in the host name
+  std::string user;          // WebDAV: basic authentication's user
+  std::string password_file; // WebDAV: its password, first line; empty: ~/.netrc
+  std::string ca_file;       // certificate authorities to trust; empty: AWS_CA_BUNDLE (S3), else
+                             // the system's
+  bool operator==(const PublishTarget&) const = default;
+};
+
+enum class DeleteStale { no, yes };
+
+struct PublishOptions {
+  PublishTarget target;
+  unsigned jobs = 8;    // requests at once
+  bool dry_run = false; // report what would be sent and deleted, send nothing
+  DeleteStale delete_stale = DeleteStale::no;
+  std::chrono::seconds wait{0};           // for another publisher to finish
+  unsigned attempts = 5;                  // of each request, before a publish fails
+  std::chrono::milliseconds backoff{250}; // before the first retry; doubled, with jitter
+};
+
+struct PublishedFile {
+  std::string path; // relative to the publication and the target's root
+  std::uint64_t size = 0;
+};
+
+// What a publish did, or with dry_run would do: files sent (in the order they were put in
+// place), deleted, left as they were; whether the target had a manifest to compare against;
+// the requests made by method and how many were retries.
+struct PublishReport {
+  std::string target; // the URL, no credentials
+  std::vector<PublishedFile> uploaded;
+  std::vector<std::string> deleted;
+  std::size_t unchanged = 0;
+  bool had_manifest = false;
+  bool dry_run = false;
+  std::uint64_t bytes = 0;
+  std::map<std::string, std::size_t> requests;
+  std::size_t retries = 0;
+  double seconds = 0;
+};
+
+} // namespace opskit::repo

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Publish: the local publication, read under the repository's lock (so no index rewrites it
+// meanwhile), compared with the manifest the target keeps, and what changed sent by
+// publish::Publisher in the order that keeps clients safe.
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "ops/ops.hpp"
+#include "publish/publisher.hpp"
+#include "publish/snapshot.hpp"
+#include "publish/target.hpp"
+
+namespace opskit::repo::ops {
+
+namespace {
+
+publish::Variables variables_of(const Environment& env) {
+  return [&env](std::string_view name) -> std::optional<std::string> {
+    return env.variable ? env.variable(name) : std::nullopt;
+  };
+}
+
+void report_plan(PublishReport& report, const publish::Plan& plan, DeleteStale delete_stale) {
+  for (const auto* f : plan.upload) {
+    report.uploaded.push_back({f->path, f->size});
+    report.bytes += f->size;
+  }
+  if (delete_stale == DeleteStale::yes)
+    report.deleted = plan.stale;
+  report.unchanged = plan.unchanged;
+}
+
+// Sends what `plan` names and, asked to, deletes what the publication no longer has; the
+// target's lock is held throughout and released even when sending fails.
+Result<void> send(publish::Publisher& publisher, const publish::Plan& plan,
+                  const publish::Snapshot& snapshot, const PublishOptions& options) {
+  OPSKIT_TRY_ASSIGN(auto md5, publish::md5_each(plan.upload, snapshot.manifest));
+  OPSKIT_TRY(publisher.lock(options.wait));
+  auto sent = publisher.send(plan, md5, plan.next);
+  if (sent && options.delete_stale == DeleteStale::yes)
+    sent = publisher.remove(plan.stale);
+  auto unlocked = publisher.unlock();
+  if (!sent)
+    return fail(sent.error());
+  return unlocked;
+}
+
+} // namespace
+
+Result<PublishReport> publish(const Context& ctx, const PublishOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
+  OPSKIT_TRY_ASSIGN(auto open, publish::open_remote(options.target, variables_of(ctx.env)));
+  OPSKIT_TRY_ASSIGN(auto records, ctx.state.listing(std::nullopt));
+  OPSKIT_TRY_ASSIGN(auto snapshot, publish::snapshot(ctx.publication, records));
+  publish::TransferOptions transfer{options.jobs, options.attempts, options.backoff, open.ca_file};
+  publish::Publisher publisher(*open.remote, transfer, ctx.env.progress);
+
+  PublishReport report;
+  report.target = options.target.url;
+  report.dry_run = options.dry_run;
+  OPSKIT_TRY_ASSIGN(auto previous, publisher.read_manifest(ctx.env.notice));
+  report.had_manifest = previous.has_value();
+  publish::Plan plan = publish::plan(snapshot, previous, options.delete_stale);
+  report_plan(report, plan, options.delete_stale);
+  bool nothing = previous && plan.upload.empty() && plan.next == *previous;
+  if (!options.dry_run && !nothing)
+    if (auto sent = send(publisher, plan, snapshot, options); !sent)
+      return fail(sent.error().with_context(fmt::format("publish to {}", options.target.url)));
+  report.requests = publisher.stats().requests;
+  report.retries = publisher.stats().retries;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+Result<void> save_target(const Context& ctx, const std::string& name, const PublishTarget& target) {
+  if (!publish::target_name_ok(name))
+    return fail(fmt::format("--save '{}': a target's name is [a-z0-9._-]+", name));
+  return ctx.state.set_config("publish." + name, publish::target_json(target));
+}
+
+Result<PublishTarget> saved_target(const Context& ctx, const std::string& name) {
+  if (!publish::target_name_ok(name))
+    return fail(fmt::format("'{}': neither a URL (s3://, http://, https://) nor the name of a "
+                            "saved target",
+                            name));
+  OPSKIT_TRY_ASSIGN(auto json, ctx.state.config("publish." + name));
+  if (!json)
+    return fail(fmt::format("no target saved as '{}' (save one with pkgcloud publish --to URL "
+                            "--save {})",
+                            name, name));
+  auto target = publish::parse_target(*json);
+  if (!target)
+    return fail(target.error().with_context(fmt::format("saved target '{}'", name)));
+  return target;
+}
+
+} // namespace opskit::repo::ops

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#include "publish/endpoint.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace opskit::repo::publish {
+
+namespace {
+
+// S3's rule for bucket names (3 to 63 of a-z, 0-9, '.', '-', starting and ending with a
+// letter or digit), which keeps them usable in a host name.
+bool bucket_ok(std::string_view b) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  return b.size() >= 3 && b.size() <= 63 && alnum(b.front()) && alnum(b.back()) &&
+         std::all_of(b.begin(), b.end(), [&](char c) { return alnum(c) || c == '.' || c == '-'; });
+}
+
+std::string trimmed_slashes(std::string_view s) {
+  while (s.starts_with('/'))
+    s.remove_prefix(1);
+  while (s.ends_with('/'))
+    s.remove_suffix(1);
+  return std::string(s);
+}
+
+Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,
+                             const std::string& region) {
+  Endpoint e;
+  e.kind = Kind::s3;
+  e.region = region;
+  auto slash = rest.find('/');
+  e.bucket = std::string(rest.substr(0, slash));
+  if (!bucket_ok(e.bucket))
+    return fail(fmt::format("{}: '{}' is not an S3 bucket name (3 to 63 of a-z, 0-9, '.', '-')",
+                            t.url, e.bucket));
+  e.prefix = slash == std::string_view::npos ? "" : trimmed_slashes(rest.substr(slash));
+  if (!e.prefix.empty())
+    e.prefix += '/';
+  std::string service = t.endpoint.empty() ? fmt::format("https://s3.{}.amazonaws.com", region)
+                                           : trimmed_slashes(t.endpoint);
+  auto scheme = service.find("://");
+  if (scheme == std::string::npos ||
+      !(service.starts_with("http://") || service.starts_with("https://")))
+    return fail(fmt::format("--endpoint '{}': not an http:// or https:// URL", t.endpoint));
+  // Path style puts the bucket in the path (what most S3-compatible servers want, and the
+  // only way for a bucket with dots over https); the default puts it in the host name.
+  if (t.path_style)
+    e.base = fmt::format("{}/{}/{}", service, e.bucket, escape_path(e.prefix));
+  else
+    e.base = fmt::format("{}{}.{}/{}", service.substr(0, scheme + 3), e.bucket,
+                         service.substr(scheme + 3), escape_path(e.prefix));
+  return e;
+}
+
+} // namespace
+
+Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& region) {
+  std::string_view url = target.url;
+  if (url.starts_with("s3://"))
+    return s3_endpoint(target, url.substr(5), region);
+  if (url.starts_with("http://") || url.starts_with("https://")) {
+    Endpoint e;
+    e.kind = Kind::webdav;
+    e.base = std::string(url);
+    if (!e.base.ends_with('/'))
+      e.base += '/';
+    if (std::size_t host = url.find("://") + 3; host >= url.size() || url[host] == '/')
+      return fail(fmt::format("{}: no host", target.url));
+    return e;
+  }
+  return fail(fmt::format("{}: not a publish target (s3://BUCKET/PREFIX, or the http:// or "
+                          "https:// URL of a WebDAV collection)",
+                          target.url));
+}
+
+std::string escape_path(std::string_view path) {
+  std::string out;
+  for (unsigned char c : path) {
+    bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                c == '-' || c == '_' || c == '.' || c == '~' || c == '/';
+    if (keep)
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+} // namespace opskit::repo::publish

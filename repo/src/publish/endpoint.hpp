@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A publish target's URL read: the kind of server, and the base URL every object's path is put
+// after. Not installed.
+
+#include <string>
+#include <string_view>
+
+#include "opskit/error.hpp"
+#include "opskit/repo/publish.hpp"
+
+namespace opskit::repo::publish {
+
+enum class Kind { s3, webdav };
+
+struct Endpoint {
+  Kind kind = Kind::s3;
+  std::string bucket; // S3 only
+  std::string prefix; // S3: the key prefix, "" or ending in '/'
+  std::string base;   // what an object's escaped path is appended to, ending in '/'
+  std::string region; // S3 only: the region requests are signed for
+};
+
+// Reads `target.url` with its S3 settings (`region` already chosen); the error names the URL
+// and what is wrong with it.
+Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& region);
+
+// `path` with each segment percent-encoded as S3 and WebDAV want it: unreserved characters
+// and '/' kept.
+std::string escape_path(std::string_view path);
+
+} // namespace opskit::repo::publish

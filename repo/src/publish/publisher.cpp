@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+#include "publish/publisher.hpp"
+
+#include <ctime>
+#include <random>
+#include <thread>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "opskit/repo/codec/digest.hpp"
+
+namespace opskit::repo::publish {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// A lock expires this long after it was last written, so that one whose publisher died does
+// not stop every later publish; a live publisher writes it again well before.
+constexpr auto k_lock_lifetime = 10min;
+constexpr auto k_lock_refresh = 2min;
+
+Request put_bytes(std::string path, std::string data) {
+  Request r;
+  r.method = "PUT";
+  r.path = std::move(path);
+  Digests d = digest_all(data, Hash::md5 | Hash::sha256);
+  r.size = data.size();
+  r.sha256 = std::move(d.sha256);
+  r.md5 = std::move(d.md5);
+  r.data = std::move(data);
+  return r;
+}
+
+Request get(std::string path) {
+  Request r;
+  r.method = "GET";
+  r.path = std::move(path);
+  r.also_ok = {404};
+  return r;
+}
+
+std::string random_token() {
+  std::random_device random;
+  return fmt::format("{:08x}{:08x}{:08x}", random(), random(), random());
+}
+
+std::string host_name() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+} // namespace
+
+Publisher::Publisher(Remote& remote, TransferOptions options,
+                     std::function<void(std::size_t, std::size_t)> progress)
+    : remote_(remote), transfer_(remote, std::move(options)), progress_(std::move(progress)) {}
+
+Result<std::optional<Manifest>>
+Publisher::read_manifest(const std::function<void(std::string_view)>& notice) {
+  Request r = get(k_manifest);
+  OPSKIT_TRY_ASSIGN(auto responses, transfer_.run({&r, 1}));
+  if (responses[0].status == 404)
+    return std::optional<Manifest>();
+  auto manifest = parse_manifest(responses[0].body);
+  if (!manifest) {
+    if (notice)
+      notice(fmt::format("{}{}: {}; sending every file", remote_.name(), k_manifest,
+                         manifest.error().message()));
+    return std::optional<Manifest>();
+  }
+  return std::optional<Manifest>(std::move(*manifest));
+}
+
+Result<void> Publisher::put_lock() {
+  std::time_t expires = std::time(nullptr) +
+                        std::chrono::duration_cast<std::chrono::seconds>(k_lock_lifetime).count();
+  nlohmann::json body = {{"owner", fmt::format("{} pid {}", host_name(), ::getpid())},
+                         {"token", token_},
+                         {"expires", expires}};
+  Request r = put_bytes(k_lock, body.dump() + "\n");
+  OPSKIT_TRY(transfer_.run({&r, 1}));
+  locked_at_ = std::chrono::steady_clock::now();
+  return {};
+}
+
+Result<void> Publisher::lock(std::chrono::seconds wait) {
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  std::string mine = random_token();
+  for (;;) {
+    Request r = get(k_lock);
+    OPSKIT_TRY_ASSIGN(auto held, transfer_.run({&r, 1}));
+    auto body = nlohmann::json::parse(held[0].body, nullptr, false);
+    bool live = held[0].status != 404 && body.is_object() && body.contains("expires") &&
+                body["expires"].is_number() &&
+                body["expires"].get<std::time_t>() > std::time(nullptr);
+    std::string token = live && body.contains("token") && body["token"].is_string()
+                            ? body["token"].get<std::string>()
+                            : "";
+    if (live && token == mine) { // ours: no other publisher wrote after us
+      token_ = mine;
+      return {};
+    }
+    if (live) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        std::string owner = body.contains("owner") && body["owner"].is_string()
+                                ? body["owner"].get<std::string>()
+                                : "another publisher";
+        std::time_t expires = body["expires"].get<std::time_t>();
+        char when[32] = {};
+        std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&expires));
+        return fail(fmt::format("{}: being published by {} (its lock {}{} expires at {}); "
+                                "--wait SECONDS waits for it",
+                                remote_.name(), owner, remote_.name(), k_lock, when));
+      }
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          1s, deadline - std::chrono::steady_clock::now()));
+      continue;
+    }
+    // Free, or left by a publisher that died: write ours, then read it back, for two that
+    // wrote at once see the same last writer.
+    token_ = mine;
+    OPSKIT_TRY(put_lock());
+    token_.clear();
+  }
+}
+
+Result<void> Publisher::unlock() {
+  if (token_.empty())
+    return {};
+  Request r;
+  r.method = "DELETE";
+  r.path = k_lock;
+  r.also_ok = {404};
+  OPSKIT_TRY(transfer_.run({&r, 1}));
+  token_.clear();
+  return {};
+}
+
+Result<void> Publisher::run_batch(std::vector<Request> batch) {
+  if (batch.empty())
+    return {};
+  if (!token_.empty() && std::chrono::steady_clock::now() - locked_at_ > k_lock_refresh)
+    OPSKIT_TRY(put_lock());
+  std::vector<std::string> paths;
+  for (const auto& r : batch)
+    paths.push_back(r.path);
+  for (auto& level : remote_.before_puts(paths))
+    OPSKIT_TRY(transfer_.run(level));
+  auto step = [this] {
+    if (progress_)
+      progress_(++done_, total_);
+  };
+  OPSKIT_TRY(transfer_.run(batch, step));
+  return {};
+}
+
+Result<void> Publisher::send(const Plan& plan, const std::vector<std::string>& md5,
+                             const Manifest& next) {
+  // One batch a phase; the dnf signatures in a batch of their own just before repomd.xml, so
+  // that what a client may see of a new signature beside an old repomd.xml lasts one batch of
+  // requests.
+  constexpr std::size_t k_batches = tree::Generation::k_phases + 1;
+  std::vector<std::vector<Request>> batches(k_batches);
+  for (std::size_t i = 0; i < plan.upload.size(); ++i) {
+    const tree::GenerationFile& f = *plan.upload[i];
+    auto phase = static_cast<std::size_t>(f.phase);
+    std::size_t batch = f.path.ends_with("/repomd.xml.asc") ? k_batches - 2
+                        : phase == k_batches - 2            ? k_batches - 1
+                                                            : phase;
+    Request r;
+    r.method = "PUT";
+    r.path = f.path;
+    r.file = f.source;
+    r.size = f.size;
+    r.sha256 = next.find(f.path)->second.sha256;
+    r.md5 = md5[i];
+    batches[batch].push_back(std::move(r));
+  }
+  done_ = 0;
+  total_ = plan.upload.size() + 1;
+  for (auto& batch : batches)
+    OPSKIT_TRY(run_batch(std::move(batch)));
+  std::vector<Request> manifest;
+  manifest.push_back(put_bytes(k_manifest, manifest_json(next)));
+  return run_batch(std::move(manifest));
+}
+
+Result<void> Publisher::remove(const std::vector<std::string>& paths) {
+  std::vector<Request> batch;
+  for (const auto& path : paths) {
+    Request r;
+    r.method = "DELETE";
+    r.path = path;
+    r.also_ok = {404};
+    batch.push_back(std::move(r));
+  }
+  if (batch.empty())
+    return {};
+  OPSKIT_TRY(transfer_.run(batch));
+  return {};
+}
+
+} // namespace opskit::repo::publish

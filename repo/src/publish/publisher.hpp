@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Sending a publication to a target so that a client fetching at any moment finds every file
+// that what it fetched names: each phase of the generation (tree/generation.hpp) complete
+// before the next starts, repomd.xml.asc one batch before repomd.xml, then the manifest; stale
+// files only after it. A lock object with an owner and an expiry keeps a second publisher out.
+// Not installed.
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "opskit/error.hpp"
+#include "publish/manifest.hpp"
+#include "publish/snapshot.hpp"
+#include "publish/transfer.hpp"
+
+namespace opskit::repo::publish {
+
+class Publisher {
+public:
+  // `progress` (may be empty) is called with (done, total) files as they are sent.
+  Publisher(Remote& remote, TransferOptions options,
+            std::function<void(std::size_t, std::size_t)> progress);
+
+  // The target's manifest; nothing when it has none, or one that is not pkgcloud's (`notice`
+  // says so: the publish sends everything).
+  Result<std::optional<Manifest>>
+  read_manifest(const std::function<void(std::string_view)>& notice);
+  // Takes the target's lock, waiting up to `wait` for another publisher's to be released or
+  // to expire; the error names its owner and when it expires.
+  Result<void> lock(std::chrono::seconds wait);
+  Result<void> unlock();
+  // Sends `plan.upload` (with their MD5s), phase by phase, then `next` as the manifest.
+  Result<void> send(const Plan& plan, const std::vector<std::string>& md5, const Manifest& next);
+  // Deletes `paths`; what is gone already is not an error.
+  Result<void> remove(const std::vector<std::string>& paths);
+
+  const TransferStats& stats() const noexcept { return transfer_.stats(); }
+
+private:
+  Result<void> put_lock();
+  Result<void> run_batch(std::vector<Request> batch);
+
+  Remote& remote_;
+  Transfer transfer_;
+  std::function<void(std::size_t, std::size_t)> progress_;
+  std::size_t done_ = 0, total_ = 0;
+  std::string token_; // of the lock this publisher holds; empty: none
+  std::chrono::steady_clock::time_point locked_at_;
+};
+
+} // namespace opskit::repo::publish

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "publish/s3.hpp"
+
+#include <openssl/evp.h>
+
+#include <fmt/format.h>
+
+#include "publish/curl_api.hpp"
+
+namespace opskit::repo::publish {
+
+namespace {
+
+// The SHA-256 of no bytes: the payload hash of a GET or DELETE.
+constexpr const char* k_empty_sha256 =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+// The base64 of the bytes that hex digest `hex` spells, as Content-MD5 wants them.
+std::string base64_of_hex(std::string_view hex) {
+  std::string bytes;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    bytes += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()),
+                          static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+} // namespace
+
+S3Remote::S3Remote(Endpoint endpoint, S3Credentials credentials)
+    : endpoint_(std::move(endpoint)), credentials_(std::move(credentials)),
+      sigv4_(fmt::format("aws:amz:{}:s3", endpoint_.region)) {}
+
+void S3Remote::prepare(CURL* easy, const Request& r, curl_slist*& headers) const {
+  const CurlApi& c = **curl_api();
+  std::string url = endpoint_.base + escape_path(r.path);
+  c.easy_setopt(easy, CURLOPT_URL, url.c_str());
+  c.easy_setopt(easy, CURLOPT_AWS_SIGV4, sigv4_.c_str());
+  c.easy_setopt(easy, CURLOPT_USERNAME, credentials_.access_key.c_str());
+  c.easy_setopt(easy, CURLOPT_PASSWORD, credentials_.secret_key.c_str());
+  // libcurl signs the headers given here with its own, and takes the payload's hash from
+  // x-amz-content-sha256: the store refuses a body that does not match what was signed.
+  std::string sha = r.method == "PUT" ? r.sha256 : k_empty_sha256;
+  headers = c.slist_append(headers, fmt::format("x-amz-content-sha256: {}", sha).c_str());
+  if (r.method == "PUT" && !r.md5.empty())
+    headers = c.slist_append(headers, fmt::format("Content-MD5: {}", base64_of_hex(r.md5)).c_str());
+  if (!credentials_.session_token.empty())
+    headers = c.slist_append(
+        headers, fmt::format("x-amz-security-token: {}", credentials_.session_token).c_str());
+}
+
+std::string S3Remote::name() const {
+  return fmt::format("s3://{}/{}", endpoint_.bucket, endpoint_.prefix);
+}
+
+} // namespace opskit::repo::publish

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// An S3 bucket (AWS, or a store that speaks its API): objects under a prefix, each request
+// signed with AWS Signature Version 4 by libcurl, the body's SHA-256 signed with it and its
+// MD5 sent for the store to check. Not installed.
+
+#include "publish/credentials.hpp"
+#include "publish/transfer.hpp"
+
+namespace opskit::repo::publish {
+
+class S3Remote final : public Remote {
+public:
+  S3Remote(Endpoint endpoint, S3Credentials credentials);
+  void prepare(CURL* easy, const Request& r, curl_slist*& headers) const override;
+  std::string name() const override;
+  std::vector<std::vector<Request>> before_puts(std::span<const std::string>) override {
+    return {};
+  }
+
+private:
+  Endpoint endpoint_;
+  S3Credentials credentials_;
+  std::string sigv4_; // "aws:amz:<region>:s3"
+};
+
+} // namespace opskit::repo::publish

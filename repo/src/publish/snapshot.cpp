@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#include "publish/snapshot.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include <fmt/format.h>
+
+#include "codec/file_bytes.hpp"
+#include "opskit/handle.hpp"
+#include "opskit/parallel.hpp"
+#include "opskit/repo/codec/digest.hpp"
+
+namespace fs = std::filesystem;
+
+namespace opskit::repo::publish {
+
+namespace {
+
+// The regular files below `publication`, relative to it, with their sizes.
+Result<std::vector<std::pair<std::string, std::uint64_t>>> list_files(const std::string& root) {
+  std::vector<std::pair<std::string, std::uint64_t>> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, ec), end;
+  if (ec)
+    return fail(Error::from_errno("read", root, ec.value()));
+  for (; it != end; it.increment(ec)) {
+    if (ec)
+      return fail(Error::from_errno("read", it->path().string(), ec.value()));
+    std::string name = it->path().filename().string();
+    if (name.starts_with(".")) { // a temporary, or a repodata/ being built
+      if (it->is_directory(ec))
+        it.disable_recursion_pending();
+      continue;
+    }
+    auto status = it->symlink_status(ec);
+    if (!ec && fs::is_regular_file(status))
+      files.emplace_back(fs::relative(it->path(), root).string(), it->file_size(ec));
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+} // namespace
+
+Result<Snapshot> snapshot(const std::string& publication, const std::vector<PackageRecord>& pool) {
+  OPSKIT_TRY_ASSIGN(auto files, list_files(publication));
+  std::map<std::string_view, const PackageRecord*> records;
+  for (const auto& r : pool)
+    records.emplace(r.file, &r);
+  Snapshot s;
+  std::vector<std::string> digests(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (auto it = records.find(files[i].first);
+        it != records.end() && it->second->size == files[i].second)
+      digests[i] = it->second->sha256;
+  std::vector<std::string> errors(files.size());
+  detail::hash_each(
+      files.size(),
+      [&](std::size_t i) -> std::optional<detail::PackageBytes> {
+        if (!digests[i].empty())
+          return std::nullopt;
+        auto bytes = detail::PackageBytes::open(detail::join_path(publication, files[i].first));
+        if (!bytes) {
+          errors[i] = bytes.error().message();
+          return std::nullopt;
+        }
+        return std::move(*bytes);
+      },
+      [&](std::size_t i, const Sha256& digest) { digests[i] = hex(digest); });
+  for (const auto& e : errors)
+    if (!e.empty())
+      return fail(e);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    auto& [path, size] = files[i];
+    s.manifest.emplace(path, ManifestEntry{digests[i], size});
+    s.files.add_file(path, detail::join_path(publication, path), size);
+  }
+  return s;
+}
+
+Plan plan(const Snapshot& snapshot, const std::optional<Manifest>& previous,
+          DeleteStale delete_stale) {
+  Plan p;
+  p.next = snapshot.manifest;
+  for (const auto* f : snapshot.files.files()) {
+    const ManifestEntry& now = snapshot.manifest.find(f->path)->second;
+    if (previous)
+      if (auto it = previous->find(f->path); it != previous->end() && it->second == now) {
+        ++p.unchanged;
+        continue;
+      }
+    p.upload.push_back(f);
+  }
+  if (previous)
+    for (const auto& [path, entry] : *previous)
+      if (!snapshot.manifest.contains(path)) {
+        p.stale.push_back(path);
+        if (delete_stale == DeleteStale::no)
+          p.next.emplace(path, entry);
+      }
+  return p;
+}
+
+namespace {
+
+// The MD5 and SHA-256 of the file `path`, read in pieces so that memory stays flat however
+// large it is.
+Result<std::pair<std::string, std::string>> md5_and_sha256(const std::string& path) {
+  OPSKIT_TRY_ASSIGN(auto opened, detail::open_regular(path));
+  auto& [fd, size] = opened;
+  CPtr<EVP_MD_CTX, EVP_MD_CTX_free> md5(EVP_MD_CTX_new());
+  if (!md5 || EVP_DigestInit_ex(md5.get(), EVP_md5(), nullptr) != 1)
+    return fail("MD5: cannot initialise the digest");
+  Sha256Stream sha256;
+  std::string buffer(1 << 20, '\0');
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+    if (n < 0)
+      return fail(Error::from_errno("read", path));
+    if (n == 0)
+      break;
+    std::string_view piece(buffer.data(), static_cast<std::size_t>(n));
+    EVP_DigestUpdate(md5.get(), piece.data(), piece.size());
+    sha256.update(piece);
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned length = 0;
+  EVP_DigestFinal_ex(md5.get(), digest, &length);
+  return std::pair{hex(std::string_view(reinterpret_cast<char*>(digest), length)), sha256.hex()};
+}
+
+} // namespace
+
+Result<std::vector<std::string>> md5_each(const std::vector<const tree::GenerationFile*>& files,
+                                          const Manifest& manifest) {
+  std::vector<std::string> md5(files.size());
+  std::vector<std::string> errors(files.size());
+  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  parallel_for(files.size(), workers, [&](std::size_t i) {
+    const auto& f = *files[i];
+    auto digests = md5_and_sha256(f.source);
+    if (!digests) {
+      errors[i] = digests.error().message();
+      return;
+    }
+    if (digests->second != manifest.find(f.path)->second.sha256)
+      errors[i] = fmt::format("{}: changed while it was being published, or the pool holds "
+                              "other bytes than its record (run pkgcloud verify)",
+                              f.path);
+    md5[i] = std::move(digests->first);
+  });
+  for (const auto& e : errors)
+    if (!e.empty())
+      return fail(e);
+  return md5;
+}
+
+} // namespace opskit::repo::publish

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#include "publish/target.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "publish/endpoint.hpp"
+#include "publish/s3.hpp"
+#include "publish/webdav.hpp"
+
+namespace opskit::repo::publish {
+
+Result<OpenRemote> open_remote(const PublishTarget& target, const Variables& variables) {
+  OpenRemote open;
+  open.ca_file = target.ca_file;
+  if (std::string_view(target.url).starts_with("s3://")) {
+    OPSKIT_TRY_ASSIGN(auto credentials, s3_credentials(target, variables));
+    OPSKIT_TRY_ASSIGN(auto endpoint, endpoint_of(target, credentials.region));
+    if (open.ca_file.empty())
+      open.ca_file = variables("AWS_CA_BUNDLE").value_or("");
+    open.remote = std::make_unique<S3Remote>(std::move(endpoint), std::move(credentials));
+    return open;
+  }
+  OPSKIT_TRY_ASSIGN(auto endpoint, endpoint_of(target, ""));
+  OPSKIT_TRY_ASSIGN(auto login, webdav_login(target, variables("HOME").value_or("")));
+  open.remote = std::make_unique<WebDavRemote>(std::move(endpoint), std::move(login));
+  return open;
+}
+
+bool target_name_ok(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && name != "." && name != ".." &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                  c == '-';
+         });
+}
+
+std::string target_json(const PublishTarget& t) {
+  nlohmann::ordered_json j = {{"url", t.url}};
+  auto put = [&](const char* key, const std::string& value) {
+    if (!value.empty())
+      j[key] = value;
+  };
+  put("endpoint", t.endpoint);
+  put("region", t.region);
+  put("profile", t.profile);
+  if (t.path_style)
+    j["path_style"] = true;
+  put("user", t.user);
+  put("password_file", t.password_file);
+  put("ca_file", t.ca_file);
+  return j.dump();
+}
+
+Result<PublishTarget> parse_target(std::string_view json) {
+  auto j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("url") || !j["url"].is_string())
+    return fail("a saved target that is not a JSON object with a url");
+  PublishTarget t;
+  auto get = [&](const char* key, std::string& into) {
+    if (j.contains(key) && j[key].is_string())
+      into = j[key].get<std::string>();
+  };
+  get("url", t.url);
+  get("endpoint", t.endpoint);
+  get("region", t.region);
+  get("profile", t.profile);
+  t.path_style = j.contains("path_style") && j["path_style"] == true;
+  get("user", t.user);
+  get("password_file", t.password_file);
+  get("ca_file", t.ca_file);
+  return t;
+}
+
+} // namespace opskit::repo::publish

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+#include "publish/transfer.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <random>
+#include <thread>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "opskit/handle.hpp"
+#include "opskit/text.hpp"
+#include "publish/curl_api.hpp"
+
+namespace opskit::repo::publish {
+
+using Clock = std::chrono::steady_clock;
+
+// One request in flight.
+struct Transfer::Slot {
+  const CurlApi* api = nullptr;
+  const Request* request = nullptr;
+  std::size_t index = 0;
+  unsigned attempt = 0;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  UniqueFd fd;
+  std::uint64_t offset = 0;
+  Response response;
+  std::string etag;
+  char error[CURL_ERROR_SIZE] = {};
+
+  Slot() = default;
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  ~Slot() {
+    if (easy)
+      api->easy_cleanup(easy);
+    if (headers)
+      api->slist_free_all(headers);
+  }
+};
+
+namespace {
+
+constexpr std::size_t k_error_body = 4096;   // of an error's body, kept for its message
+constexpr std::size_t k_max_get = 256 << 20; // a manifest or lock larger is refused
+
+std::size_t read_body(char* buffer, std::size_t size, std::size_t count, void* p) {
+  auto* slot = static_cast<Transfer::Slot*>(p);
+  const Request& r = *slot->request;
+  std::size_t want = std::min<std::uint64_t>(size * count, r.size - slot->offset);
+  if (want == 0)
+    return 0;
+  if (slot->fd) {
+    ssize_t n = ::pread(slot->fd.get(), buffer, want, static_cast<off_t>(slot->offset));
+    if (n <= 0)
+      return CURL_READFUNC_ABORT; // the file shrank or cannot be read: this attempt fails
+    want = static_cast<std::size_t>(n);
+  } else {
+    std::memcpy(buffer, r.data.data() + slot->offset, want);
+  }
+  slot->offset += want;
+  return want;
+}
+
+int seek_body(void* p, curl_off_t offset, int origin) {
+  auto* slot = static_cast<Transfer::Slot*>(p);
+  if (origin != SEEK_SET || offset < 0)
+    return CURL_SEEKFUNC_CANTSEEK;
+  slot->offset = static_cast<std::uint64_t>(offset);
+  return CURL_SEEKFUNC_OK;
+}
+
+std::size_t write_body(char* data, std::size_t size, std::size_t count, void* p) {
+  auto* slot = static_cast<Transfer::Slot*>(p);
+  std::size_t n = size * count;
+  std::size_t limit = slot->request->method == "GET" ? k_max_get : k_error_body;
+  if (slot->response.body.size() + n > limit) {
+    if (slot->request->method == "GET")
+      return 0; // ends the transfer with CURLE_WRITE_ERROR
+    n = limit - slot->response.body.size();
+  }
+  slot->response.body.append(data, n);
+  return size * count;
+}
+
+std::size_t read_header(char* data, std::size_t size, std::size_t count, void* p) {
+  auto* slot = static_cast<Transfer::Slot*>(p);
+  std::string_view line(data, size * count);
+  if (line.size() > 5 &&
+      (line.starts_with("ETag:") || line.starts_with("etag:") || line.starts_with("Etag:"))) {
+    std::string_view value = trim(line.substr(5));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+    slot->etag = std::string(value);
+  }
+  return size * count;
+}
+
+// Whether a failure of libcurl may pass on another attempt.
+bool transient(CURLcode code) {
+  switch (code) {
+  case CURLE_COULDNT_CONNECT:
+  case CURLE_OPERATION_TIMEDOUT:
+  case CURLE_SEND_ERROR:
+  case CURLE_RECV_ERROR:
+  case CURLE_GOT_NOTHING:
+  case CURLE_PARTIAL_FILE:
+  case CURLE_HTTP2:
+  case CURLE_HTTP2_STREAM:
+  case CURLE_ABORTED_BY_CALLBACK:
+  case CURLE_READ_ERROR:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool transient(long status) {
+  return status >= 500 || status == 429 || status == 408;
+}
+
+// What the server said of an error: S3's <Message>, else its first line.
+std::string server_message(std::string_view body) {
+  std::string_view said = body;
+  if (auto at = body.find("<Message>"); at != std::string_view::npos) {
+    said = body.substr(at + 9);
+    said = said.substr(0, said.find("</Message>"));
+  } else if (body.find('<') != std::string_view::npos) {
+    return ""; // an HTML page: its status says as much
+  }
+  said = trim(said.substr(0, said.find('\n')));
+  if (said.size() > 200)
+    said = said.substr(0, 200);
+  return printable(said);
+}
+
+bool hex_md5(std::string_view s) {
+  return s.size() == 32 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+} // namespace
+
+Transfer::Transfer(const Remote& remote, TransferOptions options)
+    : remote_(remote), options_(std::move(options)), multi_(nullptr) {
+  options_.jobs = std::max(1u, options_.jobs);
+  options_.attempts = std::max(1u, options_.attempts);
+}
+
+Transfer::~Transfer() {
+  if (multi_)
+    (*curl_api())->multi_cleanup(multi_);
+}
+
+Result<void> Transfer::start(Slot& slot) {
+  OPSKIT_TRY_ASSIGN(slot.api, curl_api());
+  const CurlApi& c = *slot.api;
+  const Request& r = *slot.request;
+  slot.easy = c.easy_init();
+  if (!slot.easy)
+    return fail("libcurl: out of memory");
+  CURL* e = slot.easy;
+  c.easy_setopt(e, CURLOPT_PRIVATE, &slot);
+  c.easy_setopt(e, CURLOPT_ERRORBUFFER, slot.error);
+  c.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  c.easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 15L);
+  c.easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  c.easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.stall.count()));
+  if (!options_.ca_file.empty())
+    c.easy_setopt(e, CURLOPT_CAINFO, options_.ca_file.c_str());
+  c.easy_setopt(e, CURLOPT_WRITEFUNCTION, write_body);
+  c.easy_setopt(e, CURLOPT_WRITEDATA, &slot);
+  c.easy_setopt(e, CURLOPT_HEADERFUNCTION, read_header);
+  c.easy_setopt(e, CURLOPT_HEADERDATA, &slot);
+  if (r.method == "PUT") {
+    if (!r.file.empty()) {
+      slot.fd = UniqueFd(::open(r.file.c_str(), O_RDONLY | O_CLOEXEC));
+      if (!slot.fd)
+        return fail(Error::from_errno("open", r.file));
+    }
+    c.easy_setopt(e, CURLOPT_UPLOAD, 1L);
+    c.easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.size));
+    c.easy_setopt(e, CURLOPT_READFUNCTION, read_body);
+    c.easy_setopt(e, CURLOPT_READDATA, &slot);
+    c.easy_setopt(e, CURLOPT_SEEKFUNCTION, seek_body);
+    c.easy_setopt(e, CURLOPT_SEEKDATA, &slot);
+    slot.headers = c.slist_append(slot.headers, "Expect:"); // no wait for 100-continue
+  } else if (r.method != "GET") {
+    c.easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  }
+  remote_.prepare(e, r, slot.headers);
+  c.easy_setopt(e, CURLOPT_HTTPHEADER, slot.headers);
+  if (c.multi_add_handle(multi_, e) != CURLM_OK)
+    return fail("libcurl: cannot add a transfer");
+  return {};
+}
+
+Result<std::vector<Response>> Transfer::run(std::span<const Request> requests,
+                                            const std::function<void()>& done) {
+  OPSKIT_TRY_ASSIGN(const CurlApi* c, curl_api());
+  if (!multi_) {
+    multi_ = c->multi_init();
+    if (!multi_)
+      return fail("libcurl: out of memory");
+    c->multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.jobs));
+    c->multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.jobs));
+  }
+  std::vector<Response> responses(requests.size());
+  std::deque<std::size_t> queue;
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    queue.push_back(i);
+  struct Retry {
+    Clock::time_point at;
+    std::size_t index;
+    unsigned attempt;
+  };
+  std::vector<Retry> retries;
+  std::vector<std::unique_ptr<Slot>> active;
+  std::mt19937 random(std::random_device{}());
+  auto stop_all = [&] {
+    for (auto& s : active)
+      c->multi_remove_handle(multi_, s->easy);
+    active.clear();
+  };
+
+  while (!queue.empty() || !retries.empty() || !active.empty()) {
+    auto now = Clock::now();
+    while (active.size() < options_.jobs) {
+      auto ready =
+          std::find_if(retries.begin(), retries.end(), [&](const Retry& r) { return r.at <= now; });
+      auto slot = std::make_unique<Slot>();
+      if (ready != retries.end()) {
+        slot->index = ready->index;
+        slot->attempt = ready->attempt;
+        retries.erase(ready);
+      } else if (!queue.empty()) {
+        slot->index = queue.front();
+        queue.pop_front();
+      } else {
+        break;
+      }
+      slot->request = &requests[slot->index];
+      if (auto started = start(*slot); !started) {
+        stop_all();
+        return fail(started.error());
+      }
+      active.push_back(std::move(slot));
+    }
+    int running = 0;
+    c->multi_perform(multi_, &running);
+    int left = 0;
+    while (CURLMsg* msg = c->multi_info_read(multi_, &left)) {
+      if (msg->msg != CURLMSG_DONE)
+        continue;
+      auto it = std::find_if(active.begin(), active.end(),
+                             [&](const auto& s) { return s->easy == msg->easy_handle; });
+      Slot& s = **it;
+      const Request& r = *s.request;
+      CURLcode code = msg->data.result;
+      c->easy_getinfo(s.easy, CURLINFO_RESPONSE_CODE, &s.response.status);
+      c->multi_remove_handle(multi_, s.easy);
+      ++stats_.requests[r.method];
+      long status = s.response.status;
+      bool answered = code == CURLE_OK &&
+                      ((status >= 200 && status < 300) ||
+                       std::find(r.also_ok.begin(), r.also_ok.end(), status) != r.also_ok.end());
+      std::string why;
+      if (answered && r.method == "PUT" && !r.md5.empty() && hex_md5(s.etag) && s.etag != r.md5) {
+        answered = false;
+        why = fmt::format("the server stored other bytes (ETag {}, sent MD5 {})", s.etag, r.md5);
+      }
+      if (answered) {
+        if (r.method == "PUT")
+          stats_.bytes += r.size;
+        responses[s.index] = std::move(s.response);
+        active.erase(it);
+        if (done)
+          done();
+        continue;
+      }
+      bool again = why.empty() ? (code != CURLE_OK ? transient(code) : transient(status)) : true;
+      if (again && s.attempt + 1 < options_.attempts) {
+        ++stats_.retries;
+        double jitter = std::uniform_real_distribution<double>(0.5, 1.5)(random);
+        auto wait = std::chrono::duration_cast<Clock::duration>(options_.backoff *
+                                                                (1u << s.attempt) * jitter);
+        retries.push_back({Clock::now() + wait, s.index, s.attempt + 1});
+        active.erase(it);
+        continue;
+      }
+      if (why.empty()) {
+        if (code != CURLE_OK) {
+          why = s.error[0] ? std::string(trim(s.error)) : c->easy_strerror(code);
+        } else {
+          std::string said = server_message(s.response.body);
+          why = said.empty() ? fmt::format("HTTP {}", status)
+                             : fmt::format("HTTP {}: {}", status, said);
+        }
+      }
+      std::string message = fmt::format("{} {}{}: {}", r.method, remote_.name(), r.path, why);
+      if (s.attempt > 0)
+        message += fmt::format(" (after {} attempts)", s.attempt + 1);
+      stop_all();
+      return fail(message);
+    }
+    if (active.empty() && queue.empty() && !retries.empty()) {
+      auto next = std::min_element(retries.begin(), retries.end(),
+                                   [](const Retry& a, const Retry& b) { return a.at < b.at; });
+      std::this_thread::sleep_until(next->at);
+    } else if (!active.empty()) {
+      c->multi_poll(multi_, nullptr, 0, 100, nullptr);
+    }
+  }
+  return responses;
+}
+
+} // namespace opskit::repo::publish

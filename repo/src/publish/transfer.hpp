@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Requests to a publish target, many at once on one libcurl multi handle (its connections
+// kept alive from one batch to the next), each retried with backoff and jitter while it fails
+// for a reason that may pass: a dropped connection, a timeout, a 5xx or a 429. Not installed.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <curl/curl.h>
+
+#include "opskit/error.hpp"
+#include "publish/endpoint.hpp"
+
+namespace opskit::repo::publish {
+
+struct Request {
+  std::string method; // GET, PUT, DELETE, MKCOL
+  std::string path;   // below the endpoint's base, not escaped
+  // PUT: the body, from `file` (a path) when it is set, else `data`; its size and digests.
+  std::string file, data;
+  std::uint64_t size = 0;
+  std::string sha256; // hex
+  std::string md5;    // hex
+  // Statuses besides 2xx that answer the request: 404 for a GET of what may be missing.
+  std::vector<long> also_ok;
+};
+
+struct Response {
+  long status = 0;
+  std::string body; // of a GET, or the start of an error's
+};
+
+// What one kind of server needs on each request: its URL, its authentication, its headers.
+class Remote {
+public:
+  virtual ~Remote() = default;
+  // Sets `easy` up for `r` (URL and authentication), adding headers to `headers`.
+  virtual void prepare(CURL* easy, const Request& r, curl_slist*& headers) const = 0;
+  // The target, for messages; never a credential.
+  virtual std::string name() const = 0;
+  // The requests that must precede PUTs of `paths`, in batches to run one after the other
+  // (WebDAV's MKCOL of each collection not made yet, parents first); none for S3.
+  virtual std::vector<std::vector<Request>> before_puts(std::span<const std::string> paths) = 0;
+};
+
+struct TransferOptions {
+  unsigned jobs = 8;
+  unsigned attempts = 5;
+  std::chrono::milliseconds backoff{250};
+  std::string ca_file;
+  std::chrono::seconds stall{30}; // a transfer moving no byte this long is retried
+};
+
+struct TransferStats {
+  std::map<std::string, std::size_t> requests; // by method, retries included
+  std::size_t retries = 0;
+  std::uint64_t bytes = 0; // of PUT bodies sent whole
+};
+
+class Transfer {
+public:
+  Transfer(const Remote& remote, TransferOptions options);
+  ~Transfer();
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+
+  // Runs `requests`, at most `jobs` at once, and returns their responses in order; `done` is
+  // called as each completes. The first that still fails after its attempts ends the run:
+  // the error names its method, path and why (status and the server's message, or libcurl's).
+  Result<std::vector<Response>> run(std::span<const Request> requests,
+                                    const std::function<void()>& done = {});
+  const TransferStats& stats() const noexcept { return stats_; }
+
+  struct Slot; // a request in flight, which libcurl's callbacks see (transfer.cpp)
+
+private:
+  Result<void> start(Slot& slot);
+
+  const Remote& remote_;
+  TransferOptions options_;
+  CURLM* multi_;
+  TransferStats stats_;
+};
+
+} // namespace opskit::repo::publish

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+// pkgcloud publish against real servers on 127.0.0.1: s3rver (the npm package) for S3, and
+// nginx with its dav module for WebDAV, which then serves the published repository to the real
+// apt-get and dnf.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../../repo/deb_builder.hpp"
+#include "clients.hpp"
+#include "fixture.hpp"
+#include "opskit/file.hpp"
+
+using namespace opskit::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* k_bucket = "pkgcloud-test";
+// s3rver's own credentials; it accepts any others too.
+constexpr const char* k_key_id = "S3RVER";
+constexpr const char* k_secret = "S3RVER-secret-do-not-print";
+
+// A server the test started, stopped (SIGTERM, then reaped) when dropped.
+class Daemon {
+public:
+  Daemon(const std::vector<std::string>& argv, int port) : port_(port) {
+    pid_ = spawn_quiet(argv);
+    if (!wait_for_port(port_))
+      FAIL(argv[0] << " did not start listening on 127.0.0.1:" << port_);
+  }
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+  ~Daemon() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+private:
+  int pid_ = -1;
+  int port_;
+};
+
+// s3rver with one bucket, its objects in `dir`.
+struct S3rver : Daemon {
+  S3rver(const std::string& dir, int port = free_port())
+      : Daemon({"s3rver", "-d", dir, "-a", "127.0.0.1", "-p", std::to_string(port), "-s",
+                "--configure-bucket", k_bucket},
+               port) {}
+};
+
+// nginx serving `dir`/www with PUT, DELETE and MKCOL behind basic authentication (user "pub",
+// password "secret"), its access log in `dir`/access.log.
+struct Nginx : Daemon {
+  static std::vector<std::string> start(const std::string& dir, int port) {
+    fs::create_directories(dir + "/www");
+    fs::create_directories(dir + "/tmp");
+    auto hash = run({"openssl", "passwd", "-apr1", "secret"});
+    REQUIRE(hash.exit_status == 0);
+    std::ofstream(dir + "/htpasswd") << "pub:" << hash.out;
+    std::ofstream(dir + "/nginx.conf")
+        << "daemon off;\nuser root;\nworker_processes 1;\npid " << dir << "/nginx.pid;\n"
+        << "error_log " << dir << "/error.log;\nevents { worker_connections 64; }\n"
+        << "http {\n  access_log " << dir << "/access.log;\n"
+        << "  client_body_temp_path " << dir << "/tmp;\n  proxy_temp_path " << dir << "/tmp;\n"
+        << "  fastcgi_temp_path " << dir << "/tmp;\n  uwsgi_temp_path " << dir << "/tmp;\n"
+        << "  scgi_temp_path " << dir << "/tmp;\n  client_max_body_size 0;\n"
+        << "  server {\n    listen 127.0.0.1:" << port << ";\n    root " << dir << "/www;\n"
+        << "    location / {\n      dav_methods PUT DELETE MKCOL;\n"
+        << "      create_full_put_path on;\n      dav_access user:rw group:r all:r;\n"
+        << "      limit_except GET HEAD {\n        auth_basic dav;\n"
+        << "        auth_basic_user_file " << dir << "/htpasswd;\n      }\n    }\n  }\n}\n";
+    return {"nginx", "-p", dir, "-e", dir + "/error.log", "-c", dir + "/nginx.conf"};
+  }
+  Nginx(const std::string& dir, int port = free_port()) : Daemon(start(dir, port), port) {}
+};
+
+// pkgcloud with the S3 credentials in its environment and a HOME of its own.
+Outcome pkgcloud_env(const std::string& repo, const std::string& home,
+                     std::vector<std::string> args) {
+  std::vector<std::string> argv{"env",
+                                "HOME=" + home,
+                                std::string("AWS_ACCESS_KEY_ID=") + k_key_id,
+                                std::string("AWS_SECRET_ACCESS_KEY=") + k_secret,
+                                "AWS_REGION=us-east-1",
+                                tool("pkgcloud"),
+                                "--repo",
+                                repo};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
+}
+
+// An object of the bucket, or of a WebDAV server, as a client reads it; nothing when missing.
+std::optional<std::string> fetch(const std::string& url) {
+  auto got = run({"curl", "-sf", "-o", "-", url});
+  if (got.exit_status != 0)
+    return std::nullopt;
+  return got.out;
+}
+
+struct Published {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  std::string home = dir / "home";
+  std::string key = dir / "key.gpg";
+  Published() {
+    fs::create_directories(home);
+    REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Publish Test <publish@example.com>"})
+                .exit_status == 0);
+    std::vector<std::string> args{"push"};
+    for (const char* name : {"alpha", "beta", "gamma"})
+      args.push_back(dpkg_deb_build(dir.path(), name, control(name, "1.0-1", "amd64"), "xz"));
+    args.push_back(rpmbuild(dir.path(), "rhello", "1.0", "x86_64", "", ""));
+    auto push = pkgcloud(repo, args);
+    INFO(push.err);
+    REQUIRE(push.exit_status == 0);
+    auto exported = pkgcloud(repo, {"export-key"});
+    REQUIRE(exported.exit_status == 0);
+    std::ofstream(key, std::ios::binary) << exported.out;
+  }
+  nlohmann::json publish(std::vector<std::string> args) const {
+    args.insert(args.begin(), "publish");
+    args.push_back("--json");
+    auto out = pkgcloud_env(repo, home, args);
+    INFO(out.err);
+    REQUIRE(out.exit_status == 0);
+    return nlohmann::json::parse(out.out);
+  }
+  // Every file of the publication, relative to it.
+  std::map<std::string, std::string> files() const { return snapshot(repo + "/public"); }
+};
+
+std::string s3_target(const std::string& prefix) {
+  return std::string("s3://") + k_bucket + "/" + prefix;
+}
+
+std::set<std::string> uploaded_paths(const nlohmann::json& report) {
+  std::set<std::string> paths;
+  for (const auto& f : report["uploaded"])
+    paths.insert(f["path"].get<std::string>());
+  return paths;
+}
+
+} // namespace
+
+TEST_CASE("publish: to S3, every file the first time, nothing the second; the bucket holds "
+          "the publication byte for byte",
+          "[pkgcloud][publish][server]") {
+  if (!have_program("s3rver"))
+    FAIL("s3rver is needed (scripts/dev installs it with npm)");
+  Published p;
+  S3rver s3(p.dir / "s3");
+  std::vector<std::string> to{"--to", s3_target("repo"), "--endpoint", s3.url(), "--path-style"};
+
+  auto first = p.publish(to);
+  auto files = p.files();
+  CHECK_FALSE(first["had_manifest"].get<bool>());
+  CHECK(first["uploaded"].size() == files.size());
+  for (const auto& [path, bytes] : files) {
+    auto object = fetch(s3.url() + "/" + k_bucket + "/repo/" + path);
+    INFO(path);
+    REQUIRE(object);
+    CHECK(*object == bytes);
+  }
+  // Top-level files last, pool files first, in the order reported.
+  std::vector<std::string> order;
+  for (const auto& f : first["uploaded"])
+    order.push_back(f["path"].get<std::string>());
+  auto at = [&](const std::string& suffix) {
+    return std::find_if(order.begin(), order.end(),
+                        [&](const std::string& s) { return s.ends_with(suffix); }) -
+           order.begin();
+  };
+  CHECK(order.front().find("/pool/") != std::string::npos);
+  CHECK(at("/InRelease") >= static_cast<long>(order.size()) - 2);
+  CHECK(at("/repomd.xml") >= static_cast<long>(order.size()) - 2);
+  CHECK(at("/repomd.xml.asc") < at("/repomd.xml"));
+  CHECK(at("/Release") < at("/InRelease"));
+
+  auto second = p.publish(to);
+  CHECK(second["had_manifest"].get<bool>());
+  CHECK(second["uploaded"].empty());
+  CHECK(second["unchanged"] == files.size());
+  CHECK(second["requests"] == nlohmann::json{{"GET", 1}}); // the manifest: no listing
+}
+
+TEST_CASE("publish: after one more deb, only its pool file, the suite's indexes and top-level "
+          "files and the manifest are sent, without a listing",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  std::vector<std::string> to{"--to", s3_target(""), "--endpoint", s3.url(), "--path-style"};
+  p.publish(to);
+  auto deb = dpkg_deb_build(p.dir.path(), "delta", control("delta", "2.0-1", "amd64"), "xz");
+  REQUIRE(pkgcloud(p.repo, {"push", deb}).exit_status == 0);
+
+  auto report = p.publish(to);
+  auto sent = uploaded_paths(report);
+  CHECK(sent.contains("deb/debian/pool/main/d/delta/delta_2.0-1_amd64.deb"));
+  CHECK(sent.contains("deb/debian/dists/bookworm/InRelease"));
+  for (const auto& path : sent) {
+    INFO(path);
+    CHECK((path.starts_with("deb/debian/dists/bookworm/") ||
+           path == "deb/debian/pool/main/d/delta/delta_2.0-1_amd64.deb"));
+  }
+  // GETs of the manifest and of the lock (twice: before and after writing it); PUTs of the
+  // files, the lock and the manifest; the lock's DELETE. No LIST.
+  CHECK(report["requests"]["GET"] == 3);
+  CHECK(report["requests"]["PUT"] == sent.size() + 2);
+  CHECK(report["requests"]["DELETE"] == 1);
+  CHECK(fetch(s3.url() + "/" + k_bucket + "/deb/debian/pool/main/d/delta/delta_2.0-1_amd64.deb"));
+}
+
+TEST_CASE("publish: --dry-run lists what it would send and sends nothing",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  auto out = pkgcloud_env(
+      p.repo, p.home,
+      {"publish", "--to", s3_target("x"), "--endpoint", s3.url(), "--path-style", "--dry-run"});
+  INFO(out.err);
+  REQUIRE(out.exit_status == 0);
+  CHECK(out.out.find("send deb/debian/dists/bookworm/InRelease (") != std::string::npos);
+  CHECK(out.out.find("would publish to s3://pkgcloud-test/x: ") != std::string::npos);
+  CHECK_FALSE(fetch(s3.url() + "/" + k_bucket + "/x/.pkgcloud-manifest.json"));
+  CHECK_FALSE(fetch(s3.url() + "/" + k_bucket + "/x/deb/debian/dists/bookworm/InRelease"));
+}
+
+TEST_CASE("publish: --delete removes what the publication no longer has, and only with it",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  std::vector<std::string> to{"--to", s3_target("r"), "--endpoint", s3.url(), "--path-style"};
+  p.publish(to);
+  std::string gone =
+      s3.url() + "/" + k_bucket + "/r/deb/debian/pool/main/b/beta/beta_1.0-1_amd64.deb";
+  REQUIRE(fetch(gone));
+  REQUIRE(pkgcloud(p.repo, {"rm", "beta"}).exit_status == 0);
+  auto kept = p.publish(to);
+  CHECK(kept["deleted"].empty());
+  CHECK(fetch(gone));
+  to.push_back("--delete");
+  auto deleted = p.publish(to);
+  CHECK_FALSE(fetch(gone));
+  // Besides the package, only by-hash copies older than the previous generation go: the
+  // publication keeps the generation before the current one, and so does the target.
+  auto files = p.files();
+  std::set<std::string> removed;
+  for (const auto& path : deleted["deleted"])
+    removed.insert(path.get<std::string>());
+  CHECK(removed.contains("deb/debian/pool/main/b/beta/beta_1.0-1_amd64.deb"));
+  for (const auto& path : removed) {
+    INFO(path);
+    CHECK_FALSE(files.contains(path));
+    CHECK(
+        (path.find("/by-hash/") != std::string::npos || path.find("/pool/") != std::string::npos));
+  }
+  for (const auto& [path, bytes] : files)
+    if (path.find("/by-hash/") != std::string::npos)
+      CHECK(fetch(s3.url() + "/" + k_bucket + "/r/" + path) == bytes);
+}
+
+TEST_CASE("publish: a target held by another publisher's lock is refused, one that expired is "
+          "taken",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  std::string lock = s3.url() + "/" + k_bucket + "/l/.pkgcloud-lock.json";
+  auto put_lock = [&](long expires) {
+    std::string body =
+        R"({"owner":"builder-7 pid 42","token":"abc","expires":)" + std::to_string(expires) + "}";
+    auto put = run({"curl", "-sf", "-X", "PUT", "--data-binary", body, "-H",
+                    "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--aws-sigv4", "aws:amz:us-east-1:s3",
+                    "--user", "S3RVER:S3RVER", lock});
+    REQUIRE(put.exit_status == 0);
+  };
+  put_lock(std::time(nullptr) + 3600);
+  std::vector<std::string> args{"publish",    "--to",   s3_target("l"),
+                                "--endpoint", s3.url(), "--path-style"};
+  auto refused = pkgcloud_env(p.repo, p.home, args);
+  CHECK(refused.exit_status == 1);
+  CHECK(refused.err.find("being published by builder-7 pid 42") != std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  CHECK_FALSE(fetch(s3.url() + "/" + k_bucket + "/l/.pkgcloud-manifest.json"));
+
+  put_lock(std::time(nullptr) - 1);
+  auto taken = pkgcloud_env(p.repo, p.home, args);
+  INFO(taken.err);
+  CHECK(taken.exit_status == 0);
+  CHECK(fetch(s3.url() + "/" + k_bucket + "/l/.pkgcloud-manifest.json"));
+  CHECK_FALSE(fetch(lock)); // released
+}
+
+TEST_CASE("publish: a failure is one line naming the target and why, and no secret is printed",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  auto missing = pkgcloud_env(
+      p.repo, p.home,
+      {"publish", "--to", "s3://no-such-bucket/x", "--endpoint", s3.url(), "--path-style"});
+  CHECK(missing.exit_status == 1);
+  CHECK(missing.err.find("publish to s3://no-such-bucket/x") != std::string::npos);
+  CHECK(missing.err.find("HTTP 404") != std::string::npos);
+  CHECK(std::count(missing.err.begin(), missing.err.end(), '\n') == 1);
+
+  int closed = free_port();
+  auto down = pkgcloud_env(p.repo, p.home,
+                           {"publish", "--to", s3_target("x"), "--endpoint",
+                            "http://127.0.0.1:" + std::to_string(closed), "--path-style"});
+  CHECK(down.exit_status == 1);
+  CHECK(down.err.find("127.0.0.1") != std::string::npos);
+  for (const auto* o : {&missing, &down}) {
+    CHECK(o->out.find(k_secret) == std::string::npos);
+    CHECK(o->err.find(k_secret) == std::string::npos);
+  }
+  auto bad = pkgcloud_env(p.repo, p.home, {"publish", "--to", "ftp://host/x"});
+  CHECK(bad.exit_status == 1);
+  CHECK(bad.err.find("ftp://host/x: not a publish target") != std::string::npos);
+}
+
+TEST_CASE("publish: a target saved with --save is published by name, and by push --publish",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  auto saved = p.publish(
+      {"--to", s3_target("saved"), "--endpoint", s3.url(), "--path-style", "--save", "mirror"});
+  CHECK_FALSE(saved["uploaded"].empty());
+  auto again = p.publish({"mirror"});
+  CHECK(again["uploaded"].empty());
+
+  auto deb = dpkg_deb_build(p.dir.path(), "epsilon", control("epsilon", "1.0-1", "amd64"), "xz");
+  auto push = pkgcloud_env(p.repo, p.home, {"push", "--publish", "mirror", deb});
+  INFO(push.err);
+  REQUIRE(push.exit_status == 0);
+  CHECK(push.out.find("added epsilon 1.0-1 amd64") != std::string::npos);
+  CHECK(fetch(s3.url() + "/" + k_bucket +
+              "/saved/deb/debian/pool/main/e/epsilon/epsilon_1.0-1_amd64.deb"));
+  auto unknown = pkgcloud_env(p.repo, p.home, {"publish", "elsewhere"});
+  CHECK(unknown.exit_status == 1);
+  CHECK(unknown.err.find("no target saved as 'elsewhere'") != std::string::npos);
+}
+
+TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
+          "[pkgcloud][publish][server]") {
+  if (!have_program("nginx"))
+    FAIL("nginx is needed (scripts/dev installs it)");
+  Published p;
+  Nginx nginx(p.dir / "nginx");
+  std::ofstream(p.dir / "password") << "secret\n";
+  auto report = p.publish(
+      {"--to", nginx.url() + "/repo/", "--user", "pub", "--password-file", p.dir / "password"});
+  CHECK(report["uploaded"].size() == p.files().size());
+
+  // Top-level files are the last PUTs before the manifest's.
+  std::vector<std::string> puts;
+  std::ifstream log(p.dir / "nginx/access.log");
+  for (std::string line; std::getline(log, line);)
+    if (auto at = line.find("\"PUT "); at != std::string::npos)
+      puts.push_back(line.substr(at + 5, line.find(' ', at + 5) - at - 5));
+  REQUIRE(puts.size() >= 4);
+  CHECK(puts.back() == "/repo/.pkgcloud-manifest.json");
+  std::set<std::string> last{puts[puts.size() - 2], puts[puts.size() - 3]};
+  CHECK(last == std::set<std::string>{"/repo/deb/debian/dists/bookworm/InRelease",
+                                      "/repo/rpm/el/9/x86_64/repodata/repomd.xml"});
+
+  IsolatedApt apt(p.dir / "apt", "deb [signed-by=" + p.key + "] " + nginx.url() +
+                                     "/repo/deb/debian bookworm main");
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_status == 0);
+  auto install = apt({"install", "-y", "--download-only", "alpha"});
+  INFO(install.out << install.err);
+  CHECK(install.exit_status == 0);
+
+  IsolatedDnf dnf(p.dir / "dnf");
+  dnf.add_repo("pkgcloud", nginx.url() + "/repo/rpm/el/9/x86_64", p.repo + "/public/gpg.key", true);
+  auto cache = dnf({"makecache"});
+  INFO(cache.out << cache.err);
+  CHECK(cache.exit_status == 0);
+  CHECK(dnf.all("%{name}").find("rhello") != std::string::npos);
+
+  // Without the password, the server refuses, and publish says so in one line.
+  auto refused = pkgcloud_env(p.repo, p.home, {"publish", "--to", nginx.url() + "/other/"});
+  CHECK(refused.exit_status == 1);
+  CHECK(refused.err.find("HTTP 401") != std::string::npos);
+}
