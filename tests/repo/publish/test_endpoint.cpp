@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Publish targets' URLs read, and the paths of objects escaped.
+#include <catch2/catch.hpp>
+
+#include "publish/endpoint.hpp"
+#include "publish/target.hpp"
+
+using namespace opskit::repo;
+using namespace opskit::repo::publish;
+
+namespace {
+
+PublishTarget target(std::string url, std::string endpoint = "", bool path_style = false) {
+  PublishTarget t;
+  t.url = std::move(url);
+  t.endpoint = std::move(endpoint);
+  t.path_style = path_style;
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("publish endpoint: S3 in the host name by default, in the path when asked", "[publish]") {
+  auto aws = endpoint_of(target("s3://packages/repo/"), "eu-west-1");
+  REQUIRE(aws);
+  CHECK(aws->kind == Kind::s3);
+  CHECK(aws->bucket == "packages");
+  CHECK(aws->prefix == "repo/");
+  CHECK(aws->base == "https://packages.s3.eu-west-1.amazonaws.com/repo/");
+
+  auto minio = endpoint_of(target("s3://packages", "http://127.0.0.1:9000/", true), "us-east-1");
+  REQUIRE(minio);
+  CHECK(minio->prefix.empty());
+  CHECK(minio->base == "http://127.0.0.1:9000/packages/");
+  auto nested = endpoint_of(target("s3://b.example.com//a/b//", "https://s3.example.com"), "r");
+  REQUIRE(nested);
+  CHECK(nested->prefix == "a/b/");
+  CHECK(nested->base == "https://b.example.com.s3.example.com/a/b/");
+}
+
+TEST_CASE("publish endpoint: a bad URL is one message naming it", "[publish]") {
+  auto bucket = endpoint_of(target("s3://Bad_Bucket/x"), "us-east-1");
+  REQUIRE_FALSE(bucket);
+  CHECK(bucket.error().message() ==
+        "s3://Bad_Bucket/x: 'Bad_Bucket' is not an S3 bucket name (3 to 63 of a-z, 0-9, '.', '-')");
+  auto scheme = endpoint_of(target("ftp://host/x"), "");
+  REQUIRE_FALSE(scheme);
+  CHECK(scheme.error().message().starts_with("ftp://host/x: not a publish target"));
+  CHECK_FALSE(endpoint_of(target("https:///x"), ""));
+  CHECK_FALSE(endpoint_of(target("s3://bucket", "127.0.0.1:9000"), "r"));
+}
+
+TEST_CASE("publish endpoint: WebDAV URLs end in a slash; paths are escaped but for '/'",
+          "[publish]") {
+  auto dav = endpoint_of(target("https://dav.example.com/repo"), "");
+  REQUIRE(dav);
+  CHECK(dav->kind == Kind::webdav);
+  CHECK(dav->base == "https://dav.example.com/repo/");
+  CHECK(escape_path("pool/main/h/hello/hello_1.0+dfsg~rc1 x.deb") ==
+        "pool/main/h/hello/hello_1.0%2Bdfsg~rc1%20x.deb");
+}
+
+TEST_CASE("publish targets: saved as JSON without secrets, read back the same", "[publish]") {
+  PublishTarget t = target("s3://packages/repo", "http://127.0.0.1:9000", true);
+  t.region = "eu-west-1";
+  t.profile = "ci";
+  auto back = parse_target(target_json(t));
+  REQUIRE(back);
+  CHECK(*back == t);
+  CHECK_FALSE(parse_target("{}"));
+  CHECK(target_name_ok("cdn-eu.1"));
+  CHECK_FALSE(target_name_ok("CDN"));
+  CHECK_FALSE(target_name_ok(".."));
+  CHECK_FALSE(target_name_ok(""));
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// A publication against a target's manifest: what is sent, kept and deleted.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "publish/manifest.hpp"
+#include "publish/snapshot.hpp"
+#include "temp_dir.hpp"
+
+using namespace opskit::repo;
+using namespace opskit::repo::publish;
+
+namespace {
+
+void write(const std::string& path, const std::string& content) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+std::vector<std::string> paths(const Plan& p) {
+  std::vector<std::string> out;
+  for (const auto* f : p.upload)
+    out.push_back(f->path);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("publish plan: everything without a manifest, by phase; only changes with one",
+          "[publish]") {
+  opskit::test::TempDir dir;
+  std::string pub = dir / "public";
+  write(pub + "/deb/debian/dists/bookworm/InRelease", "signed");
+  write(pub + "/deb/debian/dists/bookworm/main/binary-amd64/Packages", "index");
+  write(pub + "/deb/debian/pool/main/h/hello/hello_1_amd64.deb", "deb");
+  write(pub + "/gpg.key", "key");
+  write(pub + "/deb/debian/dists/bookworm/.InRelease.tmp-42", "a killed run's");
+  write(pub + "/rpm/el/9/x86_64/.repodata.next-42/repomd.xml", "a killed run's");
+
+  PackageRecord pool;
+  pool.file = "deb/debian/pool/main/h/hello/hello_1_amd64.deb";
+  pool.size = 3;
+  pool.sha256 = std::string(64, 'f'); // the record's digest is trusted where the size agrees
+  auto s = snapshot(pub, {pool});
+  REQUIRE(s);
+  CHECK(s->manifest.size() == 4);
+  CHECK(s->manifest.at(pool.file).sha256 == pool.sha256);
+  CHECK(s->manifest.at("gpg.key").sha256 ==
+        "2c70e12b7a0646f92279f427c7b38e7334d8e5389cff167a1dc30e73f826b683");
+
+  auto all = plan(*s, std::nullopt, DeleteStale::no);
+  CHECK(paths(all) ==
+        std::vector<std::string>{pool.file, "deb/debian/dists/bookworm/main/binary-amd64/Packages",
+                                 "gpg.key", "deb/debian/dists/bookworm/InRelease"});
+  Manifest previous = s->manifest;
+  previous["deb/debian/dists/bookworm/InRelease"].sha256 = std::string(64, '0');
+  previous["deb/debian/pool/main/o/old/old_1_amd64.deb"] = {std::string(64, '1'), 10};
+  auto some = plan(*s, previous, DeleteStale::no);
+  CHECK(paths(some) == std::vector<std::string>{"deb/debian/dists/bookworm/InRelease"});
+  CHECK(some.unchanged == 3);
+  CHECK(some.stale == std::vector<std::string>{"deb/debian/pool/main/o/old/old_1_amd64.deb"});
+  CHECK(some.next.contains("deb/debian/pool/main/o/old/old_1_amd64.deb")); // still there
+  auto deleting = plan(*s, previous, DeleteStale::yes);
+  CHECK_FALSE(deleting.next.contains("deb/debian/pool/main/o/old/old_1_amd64.deb"));
+}
+
+TEST_CASE("publish manifest: written and read back; another tool's object is refused",
+          "[publish]") {
+  Manifest m{{"a/b", {std::string(64, 'a'), 12}}, {"c", {std::string(64, 'b'), 0}}};
+  auto back = parse_manifest(manifest_json(m));
+  REQUIRE(back);
+  CHECK(*back == m);
+  CHECK(parse_manifest("<xml/>").error().message() == "not JSON");
+  CHECK_FALSE(parse_manifest(R"({"manifest": 2, "files": {}})"));
+  CHECK_FALSE(parse_manifest(R"({"manifest": 1, "files": {"a": {"sha256": "xyz", "size": 1}}})"));
+  CHECK_FALSE(parse_manifest(R"({"manifest": 1, "files": {"a": {"sha256": 5}}})"));
+}
