@@ -38,6 +38,8 @@ void define_publish(CLI::App& app, Options& o) {
                 "Delete from the target the files the publication no longer has, after the "
                 "manifest is written");
   pub->add_flag("--dry-run,-n", o.dry_run, "List what would be sent and deleted; send nothing");
+  pub->add_flag("--verify-remote", o.verify_remote,
+                "List the target and check it against its manifest; send nothing");
   pub->add_flag("--json", o.json, "Print what was done as a JSON object");
 }
 

@@ -42,7 +42,7 @@ struct Options {
   repo::PublishTarget target; // --to and the settings beside it
   std::optional<std::string> save, publish_to;
   unsigned jobs = 8, wait = 0;
-  bool dry_run = false, delete_stale = false;
+  bool dry_run = false, delete_stale = false, verify_remote = false;
 };
 
 // Defines pkgcloud's command line on `app`, storing what it parses into `options`.

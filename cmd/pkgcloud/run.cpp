@@ -138,10 +138,27 @@ Result<repo::PublishTarget> target_of(Repository& r, const Options& o, const std
   return target;
 }
 
+// verify's output for what verify_remote found.
+int print_problems(const Result<std::vector<repo::Problem>>& problems, const Options& o) {
+  if (!problems)
+    return failed(problems.error());
+  fmt::print("{}", o.json ? problems_json(*problems) : problems_text(*problems));
+  if (!problems->empty()) {
+    print_error("pkgcloud", fmt::format("verify: {} problem{}", problems->size(),
+                                        problems->size() == 1 ? "" : "s"));
+    return k_exit_failure;
+  }
+  if (!o.json)
+    fmt::print("ok\n");
+  return k_exit_ok;
+}
+
 int publish(Repository& r, const Options& o, const std::string& name) {
   auto target = target_of(r, o, name);
   if (!target)
     return failed(target.error());
+  if (o.verify_remote)
+    return print_problems(r.verify_remote(*target), o);
   repo::PublishOptions options;
   options.target = std::move(*target);
   options.jobs = o.jobs;
@@ -230,20 +247,8 @@ int run(const Options& o) {
       fmt::print("removed {} {} {} from {}\n", p.name, p.version, p.arch, p.dist);
     return k_exit_ok;
   }
-  case Command::verify: {
-    auto problems = r.verify();
-    if (!problems)
-      return failed(problems.error());
-    fmt::print("{}", o.json ? problems_json(*problems) : problems_text(*problems));
-    if (!problems->empty()) {
-      print_error("pkgcloud", fmt::format("verify: {} problem{}", problems->size(),
-                                          problems->size() == 1 ? "" : "s"));
-      return k_exit_failure;
-    }
-    if (!o.json)
-      fmt::print("ok\n");
-    return k_exit_ok;
-  }
+  case Command::verify:
+    return print_problems(r.verify(), o);
   case Command::export_key: {
     auto key = r.export_key(o.armor ? repo::Armor::yes : repo::Armor::no);
     if (!key)

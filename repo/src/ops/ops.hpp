@@ -36,8 +36,10 @@ Result<std::vector<PackageRecord>> prune(const Context& ctx, std::size_t keep,
 Result<std::vector<Problem>> verify(const Context& ctx);
 Result<Sources> sources(const State& state, const RepositoryConfig& config, const std::string& url);
 
-// publish, save_target and saved_target, as Repository's members of the same names say.
+// publish, verify_remote, save_target and saved_target, as Repository's members of the same
+// names say.
 Result<PublishReport> publish(const Context& ctx, const PublishOptions& options);
+Result<std::vector<Problem>> verify_remote(const Context& ctx, const PublishTarget& target);
 Result<void> save_target(const Context& ctx, const std::string& name, const PublishTarget& target);
 Result<PublishTarget> saved_target(const Context& ctx, const std::string& name);
 

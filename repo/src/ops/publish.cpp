@@ -2,7 +2,9 @@
 // Publish: the local publication, read under the repository's lock (so no index rewrites it
 // meanwhile), compared with the manifest the target keeps, and what changed sent by
 // publish::Publisher in the order that keeps clients safe.
+#include <algorithm>
 #include <chrono>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -72,6 +74,39 @@ Result<PublishReport> publish(const Context& ctx, const PublishOptions& options)
   report.retries = publisher.stats().retries;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
+}
+
+Result<std::vector<Problem>> verify_remote(const Context& ctx, const PublishTarget& target) {
+  OPSKIT_TRY_ASSIGN(auto open, publish::open_remote(target, variables_of(ctx.env)));
+  publish::Publisher publisher(*open.remote, {.ca_file = open.ca_file}, {});
+  OPSKIT_TRY_ASSIGN(auto manifest, publisher.read_manifest({}));
+  if (!manifest)
+    return fail(
+        fmt::format("{}: no pkgcloud manifest to check against (publish first)", target.url));
+  OPSKIT_TRY_ASSIGN(auto listed, open.remote->list(publisher.transfer()));
+  std::map<std::string, std::uint64_t, std::less<>> held;
+  for (auto& l : listed)
+    held.emplace(std::move(l.path), l.size);
+  std::vector<Problem> problems;
+  auto add = [&](const std::string& file, std::string what, std::string expected, std::string found,
+                 std::string message) {
+    problems.push_back({file, std::move(what), std::move(expected), std::move(found),
+                        fmt::format("{}: {}", file, message)});
+  };
+  for (const auto& [path, entry] : *manifest) {
+    auto it = held.find(path);
+    if (it == held.end())
+      add(path, "missing", std::to_string(entry.size), "", "in the manifest, not on the target");
+    else if (it->second != entry.size)
+      add(path, "size", std::to_string(entry.size), std::to_string(it->second),
+          fmt::format("{} bytes on the target, {} in the manifest", it->second, entry.size));
+  }
+  for (const auto& [path, size] : held)
+    if (!manifest->contains(path) && path != publish::k_manifest && path != publish::k_lock)
+      add(path, "unlisted", "", std::to_string(size), "on the target, not in its manifest");
+  std::sort(problems.begin(), problems.end(),
+            [](const Problem& a, const Problem& b) { return a.file < b.file; });
+  return problems;
 }
 
 Result<void> save_target(const Context& ctx, const std::string& name, const PublishTarget& target) {

@@ -103,6 +103,10 @@ Result<PublishReport> Repository::publish(const PublishOptions& options) {
   return ops::publish(context(), options);
 }
 
+Result<std::vector<Problem>> Repository::verify_remote(const PublishTarget& target) {
+  return ops::verify_remote(context(), target);
+}
+
 Result<void> Repository::save_target(const std::string& name, const PublishTarget& target) {
   return ops::save_target(context(), name, target);
 }

@@ -47,10 +47,11 @@ Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,
   // Path style puts the bucket in the path (what most S3-compatible servers want, and the
   // only way for a bucket with dots over https); the default puts it in the host name.
   if (t.path_style)
-    e.base = fmt::format("{}/{}/{}", service, e.bucket, escape_path(e.prefix));
+    e.bucket_url = fmt::format("{}/{}/", service, e.bucket);
   else
-    e.base = fmt::format("{}{}.{}/{}", service.substr(0, scheme + 3), e.bucket,
-                         service.substr(scheme + 3), escape_path(e.prefix));
+    e.bucket_url = fmt::format("{}{}.{}/", service.substr(0, scheme + 3), e.bucket,
+                               service.substr(scheme + 3));
+  e.base = e.bucket_url + escape_path(e.prefix);
   return e;
 }
 
@@ -75,17 +76,31 @@ Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& reg
                           target.url));
 }
 
-std::string escape_path(std::string_view path) {
+namespace {
+
+enum class Slash { keep, escaped };
+
+std::string escape(std::string_view path, Slash slash) {
   std::string out;
   for (unsigned char c : path) {
     bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                c == '-' || c == '_' || c == '.' || c == '~' || c == '/';
+                c == '-' || c == '_' || c == '.' || c == '~' || (slash == Slash::keep && c == '/');
     if (keep)
       out += static_cast<char>(c);
     else
       out += fmt::format("%{:02X}", c);
   }
   return out;
+}
+
+} // namespace
+
+std::string escape_path(std::string_view path) {
+  return escape(path, Slash::keep);
+}
+
+std::string escape_query(std::string_view value) {
+  return escape(value, Slash::escaped);
 }
 
 } // namespace opskit::repo::publish

@@ -16,10 +16,11 @@ enum class Kind { s3, webdav };
 
 struct Endpoint {
   Kind kind = Kind::s3;
-  std::string bucket; // S3 only
-  std::string prefix; // S3: the key prefix, "" or ending in '/'
-  std::string base;   // what an object's escaped path is appended to, ending in '/'
-  std::string region; // S3 only: the region requests are signed for
+  std::string bucket;     // S3 only
+  std::string prefix;     // S3: the key prefix, "" or ending in '/'
+  std::string base;       // what an object's escaped path is appended to, ending in '/'
+  std::string bucket_url; // S3 only: the bucket's, which a listing is asked of
+  std::string region;     // S3 only: the region requests are signed for
 };
 
 // Reads `target.url` with its S3 settings (`region` already chosen); the error names the URL
@@ -29,5 +30,7 @@ Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& reg
 // `path` with each segment percent-encoded as S3 and WebDAV want it: unreserved characters
 // and '/' kept.
 std::string escape_path(std::string_view path);
+// `value` percent-encoded for a query string, '/' too, as SigV4's canonical query wants it.
+std::string escape_query(std::string_view value);
 
 } // namespace opskit::repo::publish

@@ -40,6 +40,7 @@ public:
   Result<void> remove(const std::vector<std::string>& paths);
 
   const TransferStats& stats() const noexcept { return transfer_.stats(); }
+  Transfer& transfer() noexcept { return transfer_; }
 
 private:
   Result<void> put_lock();

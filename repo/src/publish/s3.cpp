@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "publish/s3.hpp"
 
+#include <iterator>
+
 #include <openssl/evp.h>
 
 #include <fmt/format.h>
@@ -36,7 +38,7 @@ S3Remote::S3Remote(Endpoint endpoint, S3Credentials credentials)
 
 void S3Remote::prepare(CURL* easy, const Request& r, curl_slist*& headers) const {
   const CurlApi& c = **curl_api();
-  std::string url = endpoint_.base + escape_path(r.path);
+  std::string url = r.url.empty() ? endpoint_.base + escape_path(r.path) : r.url;
   c.easy_setopt(easy, CURLOPT_URL, url.c_str());
   c.easy_setopt(easy, CURLOPT_AWS_SIGV4, sigv4_.c_str());
   c.easy_setopt(easy, CURLOPT_USERNAME, credentials_.access_key.c_str());
@@ -54,6 +56,24 @@ void S3Remote::prepare(CURL* easy, const Request& r, curl_slist*& headers) const
 
 std::string S3Remote::name() const {
   return fmt::format("s3://{}/{}", endpoint_.bucket, endpoint_.prefix);
+}
+
+Result<std::vector<Listed>> S3Remote::list(Transfer& transfer) const {
+  std::vector<Listed> all;
+  std::string token;
+  do {
+    // The query's parameters in SigV4's canonical order.
+    Request r;
+    r.method = "GET";
+    r.url = fmt::format("{}?{}list-type=2&prefix={}", endpoint_.bucket_url,
+                        token.empty() ? "" : "continuation-token=" + escape_query(token) + "&",
+                        escape_query(endpoint_.prefix));
+    OPSKIT_TRY_ASSIGN(auto answer, transfer.run({&r, 1}));
+    OPSKIT_TRY_ASSIGN(auto page, parse_s3_listing(answer[0].body, endpoint_.prefix));
+    std::move(page.objects.begin(), page.objects.end(), std::back_inserter(all));
+    token = std::move(page.next);
+  } while (!token.empty());
+  return all;
 }
 
 } // namespace opskit::repo::publish

@@ -15,6 +15,7 @@ public:
   S3Remote(Endpoint endpoint, S3Credentials credentials);
   void prepare(CURL* easy, const Request& r, curl_slist*& headers) const override;
   std::string name() const override;
+  Result<std::vector<Listed>> list(Transfer& transfer) const override;
   std::vector<std::vector<Request>> before_puts(std::span<const std::string>) override {
     return {};
   }

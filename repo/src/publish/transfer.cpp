@@ -79,9 +79,11 @@ int seek_body(void* p, curl_off_t offset, int origin) {
 std::size_t write_body(char* data, std::size_t size, std::size_t count, void* p) {
   auto* slot = static_cast<Transfer::Slot*>(p);
   std::size_t n = size * count;
-  std::size_t limit = slot->request->method == "GET" ? k_max_get : k_error_body;
+  const std::string& method = slot->request->method;
+  bool answer = method == "GET" || method == "PROPFIND"; // the body is what was asked for
+  std::size_t limit = answer ? k_max_get : k_error_body;
   if (slot->response.body.size() + n > limit) {
-    if (slot->request->method == "GET")
+    if (answer)
       return 0; // ends the transfer with CURLE_WRITE_ERROR
     n = limit - slot->response.body.size();
   }
@@ -195,10 +197,117 @@ Result<void> Transfer::start(Slot& slot) {
   } else if (r.method != "GET") {
     c.easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
   }
+  for (const auto& h : r.headers)
+    slot.headers = c.slist_append(slot.headers, h.c_str());
   remote_.prepare(e, r, slot.headers);
   c.easy_setopt(e, CURLOPT_HTTPHEADER, slot.headers);
   if (c.multi_add_handle(multi_, e) != CURLM_OK)
     return fail("libcurl: cannot add a transfer");
+  return {};
+}
+
+// One call of run(): what is queued, waiting to be tried again, and in flight.
+struct Transfer::Batch {
+  struct Retry {
+    Clock::time_point at;
+    std::size_t index;
+    unsigned attempt;
+  };
+  std::span<const Request> requests;
+  std::vector<Response> responses;
+  std::deque<std::size_t> queue;
+  std::vector<Retry> retries;
+  std::vector<std::unique_ptr<Slot>> active;
+  std::mt19937 random{std::random_device{}()};
+};
+
+// Starts requests, retries first once their time has come, until `jobs` are in flight.
+Result<void> Transfer::fill(Batch& b) {
+  auto now = Clock::now();
+  while (b.active.size() < options_.jobs) {
+    auto slot = std::make_unique<Slot>();
+    auto ready = std::find_if(b.retries.begin(), b.retries.end(),
+                              [&](const Batch::Retry& r) { return r.at <= now; });
+    if (ready != b.retries.end()) {
+      slot->index = ready->index;
+      slot->attempt = ready->attempt;
+      b.retries.erase(ready);
+    } else if (!b.queue.empty()) {
+      slot->index = b.queue.front();
+      b.queue.pop_front();
+    } else {
+      return {};
+    }
+    slot->request = &b.requests[slot->index];
+    OPSKIT_TRY(start(*slot));
+    b.active.push_back(std::move(slot));
+  }
+  return {};
+}
+
+// What a finished attempt of `s` comes to; `why` says what went wrong when it did not answer.
+Transfer::Verdict Transfer::judge(const Slot& s, CURLcode code, std::string& why) const {
+  const Request& r = *s.request;
+  long status = s.response.status;
+  bool answered = code == CURLE_OK &&
+                  ((status >= 200 && status < 300) ||
+                   std::find(r.also_ok.begin(), r.also_ok.end(), status) != r.also_ok.end());
+  bool again = false;
+  if (answered && r.method == "PUT" && !r.md5.empty() && hex_md5(s.etag) && s.etag != r.md5) {
+    why = fmt::format("the server stored other bytes (ETag {}, sent MD5 {})", s.etag, r.md5);
+    again = true;
+  } else if (answered) {
+    return Verdict::answered;
+  } else if (code != CURLE_OK) {
+    why = s.error[0] ? std::string(trim(s.error)) : (*curl_api())->easy_strerror(code);
+    again = transient(code);
+  } else {
+    std::string said = server_message(s.response.body);
+    why = said.empty() ? fmt::format("HTTP {}", status) : fmt::format("HTTP {}: {}", status, said);
+    again = transient(status);
+  }
+  return again && s.attempt + 1 < options_.attempts ? Verdict::retry : Verdict::failed;
+}
+
+// Takes what libcurl finished: answers are kept, transient failures queued again after a
+// backoff that doubles each attempt, with jitter; the first lasting failure is the error.
+Result<void> Transfer::collect(Batch& b, const std::function<void()>& done) {
+  const CurlApi& c = **curl_api();
+  int left = 0;
+  while (CURLMsg* msg = c.multi_info_read(multi_, &left)) {
+    if (msg->msg != CURLMSG_DONE)
+      continue;
+    auto it = std::find_if(b.active.begin(), b.active.end(),
+                           [&](const auto& s) { return s->easy == msg->easy_handle; });
+    Slot& s = **it;
+    const Request& r = *s.request;
+    c.easy_getinfo(s.easy, CURLINFO_RESPONSE_CODE, &s.response.status);
+    c.multi_remove_handle(multi_, s.easy);
+    ++stats_.requests[r.method];
+    std::string why;
+    switch (judge(s, msg->data.result, why)) {
+    case Verdict::answered:
+      if (r.method == "PUT")
+        stats_.bytes += r.size;
+      b.responses[s.index] = std::move(s.response);
+      if (done)
+        done();
+      break;
+    case Verdict::retry: {
+      ++stats_.retries;
+      double jitter = std::uniform_real_distribution<double>(0.5, 1.5)(b.random);
+      auto wait = std::chrono::duration_cast<Clock::duration>(options_.backoff * (1u << s.attempt) *
+                                                              jitter);
+      b.retries.push_back({Clock::now() + wait, s.index, s.attempt + 1});
+      break;
+    }
+    case Verdict::failed:
+      return fail(
+          fmt::format("{} {}{}: {}{}", r.method, remote_.name(), r.path, why,
+                      s.attempt > 0 ? fmt::format(" (after {} attempts)", s.attempt + 1) : ""));
+    }
+    b.active.erase(it);
+  }
   return {};
 }
 
@@ -212,113 +321,33 @@ Result<std::vector<Response>> Transfer::run(std::span<const Request> requests,
     c->multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.jobs));
     c->multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.jobs));
   }
-  std::vector<Response> responses(requests.size());
-  std::deque<std::size_t> queue;
+  Batch b;
+  b.requests = requests;
+  b.responses.resize(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i)
-    queue.push_back(i);
-  struct Retry {
-    Clock::time_point at;
-    std::size_t index;
-    unsigned attempt;
-  };
-  std::vector<Retry> retries;
-  std::vector<std::unique_ptr<Slot>> active;
-  std::mt19937 random(std::random_device{}());
-  auto stop_all = [&] {
-    for (auto& s : active)
-      c->multi_remove_handle(multi_, s->easy);
-    active.clear();
-  };
-
-  while (!queue.empty() || !retries.empty() || !active.empty()) {
-    auto now = Clock::now();
-    while (active.size() < options_.jobs) {
-      auto ready =
-          std::find_if(retries.begin(), retries.end(), [&](const Retry& r) { return r.at <= now; });
-      auto slot = std::make_unique<Slot>();
-      if (ready != retries.end()) {
-        slot->index = ready->index;
-        slot->attempt = ready->attempt;
-        retries.erase(ready);
-      } else if (!queue.empty()) {
-        slot->index = queue.front();
-        queue.pop_front();
-      } else {
-        break;
-      }
-      slot->request = &requests[slot->index];
-      if (auto started = start(*slot); !started) {
-        stop_all();
-        return fail(started.error());
-      }
-      active.push_back(std::move(slot));
-    }
+    b.queue.push_back(i);
+  Result<void> going;
+  while (going && (!b.queue.empty() || !b.retries.empty() || !b.active.empty())) {
+    going = fill(b);
     int running = 0;
-    c->multi_perform(multi_, &running);
-    int left = 0;
-    while (CURLMsg* msg = c->multi_info_read(multi_, &left)) {
-      if (msg->msg != CURLMSG_DONE)
-        continue;
-      auto it = std::find_if(active.begin(), active.end(),
-                             [&](const auto& s) { return s->easy == msg->easy_handle; });
-      Slot& s = **it;
-      const Request& r = *s.request;
-      CURLcode code = msg->data.result;
-      c->easy_getinfo(s.easy, CURLINFO_RESPONSE_CODE, &s.response.status);
-      c->multi_remove_handle(multi_, s.easy);
-      ++stats_.requests[r.method];
-      long status = s.response.status;
-      bool answered = code == CURLE_OK &&
-                      ((status >= 200 && status < 300) ||
-                       std::find(r.also_ok.begin(), r.also_ok.end(), status) != r.also_ok.end());
-      std::string why;
-      if (answered && r.method == "PUT" && !r.md5.empty() && hex_md5(s.etag) && s.etag != r.md5) {
-        answered = false;
-        why = fmt::format("the server stored other bytes (ETag {}, sent MD5 {})", s.etag, r.md5);
-      }
-      if (answered) {
-        if (r.method == "PUT")
-          stats_.bytes += r.size;
-        responses[s.index] = std::move(s.response);
-        active.erase(it);
-        if (done)
-          done();
-        continue;
-      }
-      bool again = why.empty() ? (code != CURLE_OK ? transient(code) : transient(status)) : true;
-      if (again && s.attempt + 1 < options_.attempts) {
-        ++stats_.retries;
-        double jitter = std::uniform_real_distribution<double>(0.5, 1.5)(random);
-        auto wait = std::chrono::duration_cast<Clock::duration>(options_.backoff *
-                                                                (1u << s.attempt) * jitter);
-        retries.push_back({Clock::now() + wait, s.index, s.attempt + 1});
-        active.erase(it);
-        continue;
-      }
-      if (why.empty()) {
-        if (code != CURLE_OK) {
-          why = s.error[0] ? std::string(trim(s.error)) : c->easy_strerror(code);
-        } else {
-          std::string said = server_message(s.response.body);
-          why = said.empty() ? fmt::format("HTTP {}", status)
-                             : fmt::format("HTTP {}: {}", status, said);
-        }
-      }
-      std::string message = fmt::format("{} {}{}: {}", r.method, remote_.name(), r.path, why);
-      if (s.attempt > 0)
-        message += fmt::format(" (after {} attempts)", s.attempt + 1);
-      stop_all();
-      return fail(message);
-    }
-    if (active.empty() && queue.empty() && !retries.empty()) {
-      auto next = std::min_element(retries.begin(), retries.end(),
-                                   [](const Retry& a, const Retry& b) { return a.at < b.at; });
+    if (going)
+      c->multi_perform(multi_, &running);
+    if (going)
+      going = collect(b, done);
+    if (going && b.active.empty() && !b.retries.empty()) {
+      auto next = std::min_element(
+          b.retries.begin(), b.retries.end(),
+          [](const Batch::Retry& x, const Batch::Retry& y) { return x.at < y.at; });
       std::this_thread::sleep_until(next->at);
-    } else if (!active.empty()) {
+    } else if (going && !b.active.empty()) {
       c->multi_poll(multi_, nullptr, 0, 100, nullptr);
     }
   }
-  return responses;
+  for (auto& s : b.active) // what was still in flight when a request failed for good
+    c->multi_remove_handle(multi_, s->easy);
+  if (!going)
+    return fail(going.error());
+  return std::move(b.responses);
 }
 
 } // namespace opskit::repo::publish

@@ -18,12 +18,15 @@
 
 #include "opskit/error.hpp"
 #include "publish/endpoint.hpp"
+#include "publish/listing.hpp"
 
 namespace opskit::repo::publish {
 
 struct Request {
-  std::string method; // GET, PUT, DELETE, MKCOL
+  std::string method; // GET, PUT, DELETE, MKCOL, PROPFIND
   std::string path;   // below the endpoint's base, not escaped
+  std::string url;    // instead of the base and path, when set (an S3 listing of the bucket)
+  std::vector<std::string> headers; // beside those of the remote
   // PUT: the body, from `file` (a path) when it is set, else `data`; its size and digests.
   std::string file, data;
   std::uint64_t size = 0;
@@ -32,6 +35,8 @@ struct Request {
   // Statuses besides 2xx that answer the request: 404 for a GET of what may be missing.
   std::vector<long> also_ok;
 };
+
+class Transfer;
 
 struct Response {
   long status = 0;
@@ -46,6 +51,9 @@ public:
   virtual void prepare(CURL* easy, const Request& r, curl_slist*& headers) const = 0;
   // The target, for messages; never a credential.
   virtual std::string name() const = 0;
+  // Every file below the target's root, with its size: page by page (S3) or collection by
+  // collection (WebDAV).
+  virtual Result<std::vector<Listed>> list(Transfer& transfer) const = 0;
   // The requests that must precede PUTs of `paths`, in batches to run one after the other
   // (WebDAV's MKCOL of each collection not made yet, parents first); none for S3.
   virtual std::vector<std::vector<Request>> before_puts(std::span<const std::string> paths) = 0;
@@ -82,7 +90,12 @@ public:
   struct Slot; // a request in flight, which libcurl's callbacks see (transfer.cpp)
 
 private:
+  struct Batch;
+  enum class Verdict { answered, retry, failed };
   Result<void> start(Slot& slot);
+  Result<void> fill(Batch& b);
+  Verdict judge(const Slot& s, CURLcode code, std::string& why) const;
+  Result<void> collect(Batch& b, const std::function<void()>& done);
 
   const Remote& remote_;
   TransferOptions options_;

@@ -15,7 +15,7 @@ WebDavRemote::WebDavRemote(Endpoint endpoint, WebDavLogin login)
 
 void WebDavRemote::prepare(CURL* easy, const Request& r, curl_slist*& /*headers*/) const {
   const CurlApi& c = **curl_api();
-  std::string url = endpoint_.base + escape_path(r.path);
+  std::string url = r.url.empty() ? endpoint_.base + escape_path(r.path) : r.url;
   c.easy_setopt(easy, CURLOPT_URL, url.c_str());
   if (!login_.user.empty())
     c.easy_setopt(easy, CURLOPT_USERNAME, login_.user.c_str());
@@ -45,6 +45,39 @@ std::vector<std::vector<Request>> WebDavRemote::before_puts(std::span<const std:
       levels[depth].push_back(std::move(r));
     }
   return levels;
+}
+
+Result<std::vector<Listed>> WebDavRemote::list(Transfer& transfer) const {
+  std::string_view base = endpoint_.base;
+  auto root = unescape(base.substr(std::min(base.find('/', base.find("://") + 3), base.size())));
+  if (!root)
+    return fail(fmt::format("{}: a malformed %-escape", endpoint_.base));
+  std::vector<Listed> files;
+  std::vector<std::string> level{""}; // collections to list, one PROPFIND each, a level at once
+  for (int depth = 0; !level.empty(); ++depth) {
+    if (depth == 64)
+      return fail(fmt::format("{}: collections nested more than 64 deep", endpoint_.base));
+    std::vector<Request> asks;
+    for (const auto& dir : level) {
+      Request r;
+      r.method = "PROPFIND";
+      r.path = dir;
+      r.headers = {"Depth: 1"};
+      asks.push_back(std::move(r));
+    }
+    OPSKIT_TRY_ASSIGN(auto answers, transfer.run(asks));
+    std::vector<std::string> next;
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      OPSKIT_TRY_ASSIGN(auto members, parse_multistatus(answers[i].body, *root, level[i]));
+      for (auto& m : members)
+        if (m.collection)
+          next.push_back(std::move(m.path));
+        else
+          files.push_back(std::move(m));
+    }
+    level = std::move(next);
+  }
+  return files;
 }
 
 Result<WebDavLogin> webdav_login(const PublishTarget& target, const std::string& home) {

@@ -59,8 +59,8 @@ struct S3rver : Daemon {
                port) {}
 };
 
-// nginx serving `dir`/www with PUT, DELETE and MKCOL behind basic authentication (user "pub",
-// password "secret"), its access log in `dir`/access.log.
+// nginx serving `dir`/www with PUT, DELETE, MKCOL and (dav_ext) PROPFIND behind basic
+// authentication (user "pub", password "secret"), its access log in `dir`/access.log.
 struct Nginx : Daemon {
   static std::vector<std::string> start(const std::string& dir, int port) {
     fs::create_directories(dir + "/www");
@@ -69,6 +69,7 @@ struct Nginx : Daemon {
     REQUIRE(hash.exit_status == 0);
     std::ofstream(dir + "/htpasswd") << "pub:" << hash.out;
     std::ofstream(dir + "/nginx.conf")
+        << "load_module /usr/lib/nginx/modules/ngx_http_dav_ext_module.so;\n"
         << "daemon off;\nuser root;\nworker_processes 1;\npid " << dir << "/nginx.pid;\n"
         << "error_log " << dir << "/error.log;\nevents { worker_connections 64; }\n"
         << "http {\n  access_log " << dir << "/access.log;\n"
@@ -77,6 +78,7 @@ struct Nginx : Daemon {
         << "  scgi_temp_path " << dir << "/tmp;\n  client_max_body_size 0;\n"
         << "  server {\n    listen 127.0.0.1:" << port << ";\n    root " << dir << "/www;\n"
         << "    location / {\n      dav_methods PUT DELETE MKCOL;\n"
+        << "      dav_ext_methods PROPFIND OPTIONS;\n"
         << "      create_full_put_path on;\n      dav_access user:rw group:r all:r;\n"
         << "      limit_except GET HEAD {\n        auth_basic dav;\n"
         << "        auth_basic_user_file " << dir << "/htpasswd;\n      }\n    }\n  }\n}\n";
@@ -187,6 +189,12 @@ TEST_CASE("publish: to S3, every file the first time, nothing the second; the bu
   CHECK(at("/repomd.xml.asc") < at("/repomd.xml"));
   CHECK(at("/Release") < at("/InRelease"));
 
+  to.push_back("--verify-remote");
+  auto verified = pkgcloud_env(p.repo, p.home, to);
+  INFO(verified.err);
+  CHECK(verified.exit_status == 0);
+  CHECK(verified.out == "ok\n");
+  to.pop_back();
   auto second = p.publish(to);
   CHECK(second["had_manifest"].get<bool>());
   CHECK(second["uploaded"].empty());
@@ -388,6 +396,24 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
   INFO(cache.out << cache.err);
   CHECK(cache.exit_status == 0);
   CHECK(dnf.all("%{name}").find("rhello") != std::string::npos);
+
+  // --verify-remote finds a file deleted behind publish's back, and one it did not put there.
+  std::vector<std::string> check{"publish",
+                                 "--to",
+                                 nginx.url() + "/repo/",
+                                 "--user",
+                                 "pub",
+                                 "--password-file",
+                                 p.dir / "password",
+                                 "--verify-remote"};
+  CHECK(pkgcloud_env(p.repo, p.home, check).exit_status == 0);
+  fs::remove(p.dir / "nginx/www/repo/deb/debian/dists/bookworm/InRelease");
+  std::ofstream(p.dir / "nginx/www/repo/deb/stray.txt") << "x";
+  auto damaged = pkgcloud_env(p.repo, p.home, check);
+  CHECK(damaged.exit_status == 1);
+  CHECK(damaged.out == "deb/debian/dists/bookworm/InRelease: in the manifest, not on the target\n"
+                       "deb/stray.txt: on the target, not in its manifest\n");
+  CHECK(damaged.err == "pkgcloud: error: verify: 2 problems\n");
 
   // Without the password, the server refuses, and publish says so in one line.
   auto refused = pkgcloud_env(p.repo, p.home, {"publish", "--to", nginx.url() + "/other/"});

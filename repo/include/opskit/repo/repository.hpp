@@ -170,6 +170,9 @@ public:
   // Sends the publication to a target (pkgcloud(1), PUBLISHING): only what its manifest does
   // not hold as it is, pool files first and the top-level files last.
   Result<PublishReport> publish(const PublishOptions& options);
+  // What a client of `target` would miss: each file of its manifest that the target's listing
+  // lacks or holds at another size, and each file listed that the manifest does not name.
+  Result<std::vector<Problem>> verify_remote(const PublishTarget& target);
   // Remembers `target` as `name` ([a-z0-9._-]+), replacing one saved before; never a secret.
   Result<void> save_target(const std::string& name, const PublishTarget& target);
   Result<PublishTarget> saved_target(const std::string& name);

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The listings S3 and WebDAV servers answer, read as the network hands them over.
+#include <catch2/catch.hpp>
+
+#include "publish/listing.hpp"
+
+using namespace opskit::repo::publish;
+
+TEST_CASE("publish listing: an S3 page, its keys made relative to the prefix", "[publish]") {
+  auto page = parse_s3_listing(
+      R"(<?xml version="1.0"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
+      <IsTruncated>true</IsTruncated><NextContinuationToken>t+1/=</NextContinuationToken>
+      <Contents><Key>repo/deb/a b.deb</Key><Size>12</Size><ETag>"x"</ETag></Contents>
+      <Contents><Key>repo/gpg.key</Key><Size>0</Size></Contents></ListBucketResult>)",
+      "repo/");
+  REQUIRE(page);
+  REQUIRE(page->objects.size() == 2);
+  CHECK(page->objects[0].path == "deb/a b.deb");
+  CHECK(page->objects[0].size == 12);
+  CHECK(page->objects[1].path == "gpg.key");
+  CHECK(page->next == "t+1/=");
+  CHECK_FALSE(parse_s3_listing("<ListBucketResult><Contents><Key>other/x</Key><Size>1</Size>"
+                               "</Contents></ListBucketResult>",
+                               "repo/"));
+  CHECK_FALSE(parse_s3_listing("<ListBucketResult><Contents><Key>repo/x</Key><Size>-1</Size>"
+                               "</Contents></ListBucketResult>",
+                               "repo/"));
+  CHECK_FALSE(parse_s3_listing("<ListBucketResult><IsTruncated>true</IsTruncated>"
+                               "</ListBucketResult>",
+                               ""));
+  CHECK_FALSE(parse_s3_listing("<Error><Code>AccessDenied</Code></Error>", ""));
+  CHECK_FALSE(parse_s3_listing("not xml", ""));
+}
+
+TEST_CASE("publish listing: a WebDAV multistatus, the collection itself left out", "[publish]") {
+  auto members = parse_multistatus(
+      R"(<?xml version="1.0"?><D:multistatus xmlns:D="DAV:">
+      <D:response><D:href>/repo/deb/</D:href><D:propstat><D:prop>
+        <D:resourcetype><D:collection/></D:resourcetype></D:prop></D:propstat></D:response>
+      <D:response><D:href>http://host:8080/repo/deb/pool/</D:href><D:propstat><D:prop>
+        <D:resourcetype><D:collection/></D:resourcetype></D:prop></D:propstat></D:response>
+      <D:response><D:href>/repo/deb/hello%2B1.deb</D:href><D:propstat><D:prop>
+        <D:getcontentlength>42</D:getcontentlength><D:resourcetype/></D:prop></D:propstat>
+      </D:response></D:multistatus>)",
+      "/repo/", "deb/");
+  REQUIRE(members);
+  REQUIRE(members->size() == 2);
+  CHECK((*members)[0].path == "deb/pool/");
+  CHECK((*members)[0].collection);
+  CHECK((*members)[1].path == "deb/hello+1.deb");
+  CHECK((*members)[1].size == 42);
+  // Nothing outside the collection asked for: a server cannot send the listing elsewhere.
+  CHECK_FALSE(parse_multistatus(R"(<multistatus xmlns="DAV:"><response><href>/etc/</href>
+      </response></multistatus>)",
+                                "/repo/", ""));
+  CHECK_FALSE(parse_multistatus(R"(<multistatus xmlns="DAV:"><response><href>/repo/a/</href>
+      <propstat><prop><resourcetype><collection/></resourcetype></prop></propstat>
+      </response></multistatus>)",
+                                "/repo/", "b/"));
+  CHECK(unescape("a%20b%2fc") == "a b/c");
+  CHECK_FALSE(unescape("a%2"));
+  CHECK_FALSE(unescape("a%zz"));
+}
