@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "publish/publisher.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <random>
 #include <thread>
@@ -155,6 +156,14 @@ Result<void> Publisher::run_batch(std::vector<Request> batch) {
     if (progress_)
       progress_(++done_, total_);
   };
+  // Large files in parts, one file at a time with its parts at once; then the rest.
+  auto large = std::stable_partition(batch.begin(), batch.end(),
+                                     [&](const Request& r) { return !remote_.in_parts(r); });
+  for (auto it = large; it != batch.end(); ++it) {
+    OPSKIT_TRY(remote_.put_in_parts(transfer_, *it));
+    step();
+  }
+  batch.erase(large, batch.end());
   OPSKIT_TRY(transfer_.run(batch, step));
   return {};
 }

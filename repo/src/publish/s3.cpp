@@ -45,9 +45,9 @@ void S3Remote::prepare(CURL* easy, const Request& r, curl_slist*& headers) const
   c.easy_setopt(easy, CURLOPT_PASSWORD, credentials_.secret_key.c_str());
   // libcurl signs the headers given here with its own, and takes the payload's hash from
   // x-amz-content-sha256: the store refuses a body that does not match what was signed.
-  std::string sha = r.method == "PUT" ? r.sha256 : k_empty_sha256;
+  std::string sha = r.sha256.empty() ? k_empty_sha256 : r.sha256;
   headers = c.slist_append(headers, fmt::format("x-amz-content-sha256: {}", sha).c_str());
-  if (r.method == "PUT" && !r.md5.empty())
+  if (!r.md5.empty())
     headers = c.slist_append(headers, fmt::format("Content-MD5: {}", base64_of_hex(r.md5)).c_str());
   if (!credentials_.session_token.empty())
     headers = c.slist_append(

@@ -16,11 +16,16 @@ public:
   void prepare(CURL* easy, const Request& r, curl_slist*& headers) const override;
   std::string name() const override;
   Result<std::vector<Listed>> list(Transfer& transfer) const override;
+  // Files over 64 MiB go in parts of 16 MiB, sent at once (s3_multipart.cpp).
+  bool in_parts(const Request& r) const override;
+  Result<void> put_in_parts(Transfer& transfer, const Request& whole) const override;
   std::vector<std::vector<Request>> before_puts(std::span<const std::string>) override {
     return {};
   }
 
 private:
+  Result<void> abort_upload(Transfer& transfer, const Request& whole, const std::string& id) const;
+
   Endpoint endpoint_;
   S3Credentials credentials_;
   std::string sigv4_; // "aws:amz:<region>:s3"

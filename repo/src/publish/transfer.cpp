@@ -57,7 +57,7 @@ std::size_t read_body(char* buffer, std::size_t size, std::size_t count, void* p
   if (want == 0)
     return 0;
   if (slot->fd) {
-    ssize_t n = ::pread(slot->fd.get(), buffer, want, static_cast<off_t>(slot->offset));
+    ssize_t n = ::pread(slot->fd.get(), buffer, want, static_cast<off_t>(r.from + slot->offset));
     if (n <= 0)
       return CURL_READFUNC_ABORT; // the file shrank or cannot be read: this attempt fails
     want = static_cast<std::size_t>(n);
@@ -80,7 +80,8 @@ std::size_t write_body(char* data, std::size_t size, std::size_t count, void* p)
   auto* slot = static_cast<Transfer::Slot*>(p);
   std::size_t n = size * count;
   const std::string& method = slot->request->method;
-  bool answer = method == "GET" || method == "PROPFIND"; // the body is what was asked for
+  // The body is what was asked for: a manifest, a listing, an upload's id or its outcome.
+  bool answer = method == "GET" || method == "PROPFIND" || method == "POST";
   std::size_t limit = answer ? k_max_get : k_error_body;
   if (slot->response.body.size() + n > limit) {
     if (answer)
@@ -194,6 +195,10 @@ Result<void> Transfer::start(Slot& slot) {
     c.easy_setopt(e, CURLOPT_SEEKFUNCTION, seek_body);
     c.easy_setopt(e, CURLOPT_SEEKDATA, &slot);
     slot.headers = c.slist_append(slot.headers, "Expect:"); // no wait for 100-continue
+  } else if (r.method == "POST") {
+    c.easy_setopt(e, CURLOPT_POST, 1L);
+    c.easy_setopt(e, CURLOPT_POSTFIELDS, r.data.c_str());
+    c.easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.data.size()));
   } else if (r.method != "GET") {
     c.easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
   }
@@ -289,6 +294,7 @@ Result<void> Transfer::collect(Batch& b, const std::function<void()>& done) {
     case Verdict::answered:
       if (r.method == "PUT")
         stats_.bytes += r.size;
+      s.response.etag = std::move(s.etag);
       b.responses[s.index] = std::move(s.response);
       if (done)
         done();

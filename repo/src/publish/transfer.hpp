@@ -17,8 +17,8 @@
 #include <curl/curl.h>
 
 #include "opskit/error.hpp"
+#include "publish/answers.hpp"
 #include "publish/endpoint.hpp"
-#include "publish/listing.hpp"
 
 namespace opskit::repo::publish {
 
@@ -27,9 +27,10 @@ struct Request {
   std::string path;   // below the endpoint's base, not escaped
   std::string url;    // instead of the base and path, when set (an S3 listing of the bucket)
   std::vector<std::string> headers; // beside those of the remote
-  // PUT: the body, from `file` (a path) when it is set, else `data`; its size and digests.
+  // PUT and POST: the body, from `file` (a path; `size` bytes from `from`) when it is set,
+  // else `data`; its size and digests.
   std::string file, data;
-  std::uint64_t size = 0;
+  std::uint64_t from = 0, size = 0;
   std::string sha256; // hex
   std::string md5;    // hex
   // Statuses besides 2xx that answer the request: 404 for a GET of what may be missing.
@@ -41,6 +42,7 @@ class Transfer;
 struct Response {
   long status = 0;
   std::string body; // of a GET, or the start of an error's
+  std::string etag; // unquoted
 };
 
 // What one kind of server needs on each request: its URL, its authentication, its headers.
@@ -54,6 +56,10 @@ public:
   // Every file below the target's root, with its size: page by page (S3) or collection by
   // collection (WebDAV).
   virtual Result<std::vector<Listed>> list(Transfer& transfer) const = 0;
+  // Whether `r`, a PUT, goes in parts (S3's multipart upload of a large file), and sending it
+  // so: each part a request of `transfer`, at once.
+  virtual bool in_parts(const Request&) const { return false; }
+  virtual Result<void> put_in_parts(Transfer&, const Request&) const { return {}; }
   // The requests that must precede PUTs of `paths`, in batches to run one after the other
   // (WebDAV's MKCOL of each collection not made yet, parents first); none for S3.
   virtual std::vector<std::vector<Request>> before_puts(std::span<const std::string> paths) = 0;

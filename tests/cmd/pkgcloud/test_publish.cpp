@@ -229,6 +229,30 @@ TEST_CASE("publish: after one more deb, only its pool file, the suite's indexes 
   CHECK(fetch(s3.url() + "/" + k_bucket + "/deb/debian/pool/main/d/delta/delta_2.0-1_amd64.deb"));
 }
 
+TEST_CASE("publish: a package over 64 MiB goes to S3 in parts, and arrives whole",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  std::string src = p.dir / "big";
+  fs::create_directories(src + "/DEBIAN");
+  fs::create_directories(src + "/usr/share/big");
+  std::ofstream(src + "/DEBIAN/control") << control("big", "1.0-1", "amd64");
+  REQUIRE(run({"sh", "-c", "head -c 72000000 /dev/urandom > " + src + "/usr/share/big/data"})
+              .exit_status == 0);
+  std::string deb = p.dir / "big_1.0-1_amd64.deb";
+  REQUIRE(run({"dpkg-deb", "-Znone", "--root-owner-group", "--build", src, deb}).exit_status == 0);
+  REQUIRE(pkgcloud(p.repo, {"push", deb}).exit_status == 0);
+
+  auto report = p.publish({"--to", s3_target("big"), "--endpoint", s3.url(), "--path-style"});
+  // One POST to begin, 5 parts of 16 MiB at most, one POST to complete.
+  CHECK(report["requests"]["POST"] == 2);
+  CHECK(report["requests"]["PUT"] == p.files().size() - 1 + 5 + 2);
+  std::string path = "deb/debian/pool/main/b/big/big_1.0-1_amd64.deb";
+  auto object = fetch(s3.url() + "/" + k_bucket + "/big/" + path);
+  REQUIRE(object);
+  CHECK(*object == p.files().at(path));
+}
+
 TEST_CASE("publish: --dry-run lists what it would send and sends nothing",
           "[pkgcloud][publish][server]") {
   Published p;

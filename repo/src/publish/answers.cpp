@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "publish/listing.hpp"
+#include "publish/answers.hpp"
 
 #include <charconv>
 #include <optional>
@@ -101,6 +101,28 @@ Result<S3Page> parse_s3_listing(std::string_view xml, std::string_view prefix) {
       return fail("the bucket's listing: truncated without a continuation token");
   }
   return page;
+}
+
+Result<std::string> parse_upload_id(std::string_view xml) {
+  OPSKIT_TRY_ASSIGN(auto doc, parse(xml, "the multipart upload's answer"));
+  const xmlNode* root = xmlDocGetRootElement(doc.get());
+  std::string id = text(child(root, "UploadId"));
+  if (!is(root, "InitiateMultipartUploadResult") || id.empty())
+    return fail("the multipart upload's answer: no UploadId");
+  return id;
+}
+
+std::optional<std::string> s3_error(std::string_view xml) {
+  if (xml.find("<Error") == std::string_view::npos)
+    return std::nullopt;
+  auto doc = parse(xml, "an S3 answer");
+  if (!doc)
+    return std::nullopt;
+  const xmlNode* root = xmlDocGetRootElement(doc->get());
+  if (!is(root, "Error"))
+    return std::nullopt;
+  std::string code = text(child(root, "Code")), message = text(child(root, "Message"));
+  return message.empty() ? code : fmt::format("{}: {}", code, message);
 }
 
 Result<std::vector<Listed>> parse_multistatus(std::string_view xml, std::string_view root,

@@ -2,7 +2,7 @@
 // The listings S3 and WebDAV servers answer, read as the network hands them over.
 #include <catch2/catch.hpp>
 
-#include "publish/listing.hpp"
+#include "publish/answers.hpp"
 
 using namespace opskit::repo::publish;
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The listings a target answers with, read: an S3 ListObjectsV2 page and a WebDAV PROPFIND
-// multistatus. Both come from the network, so nothing in them is trusted. Not installed.
+// What a target answers, read: an S3 ListObjectsV2 page, a multipart upload's id and outcome,
+// and a WebDAV PROPFIND multistatus. All come from the network, so nothing in them is trusted.
+// Not installed.
 
 #include <cstdint>
 #include <optional>
@@ -27,6 +28,12 @@ struct S3Page {
 
 // A ListObjectsV2 result of keys under `prefix` (which each key's path is made relative to).
 Result<S3Page> parse_s3_listing(std::string_view xml, std::string_view prefix);
+
+// The UploadId of an InitiateMultipartUploadResult.
+Result<std::string> parse_upload_id(std::string_view xml);
+// The message of an S3 <Error> document (which CompleteMultipartUpload may send with status
+// 200); nothing when `xml` is not one.
+std::optional<std::string> s3_error(std::string_view xml);
 
 // A multistatus of the members of a collection; hrefs (absolute paths or URLs) are made
 // relative to `root`, the target's path ("/repo/"); the collection itself is left out.

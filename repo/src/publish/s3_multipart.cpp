@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// S3's multipart upload of a large file: its parts' digests read from the file, the upload
+// begun, the parts sent at once (each retried alone), then completed, or aborted so that no
+// orphaned part is left to pay for. The object appears only when the upload completes, whole.
+#include <algorithm>
+#include <thread>
+
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include <fmt/format.h>
+
+#include "codec/file_bytes.hpp"
+#include "opskit/handle.hpp"
+#include "opskit/parallel.hpp"
+#include "opskit/repo/codec/digest.hpp"
+#include "publish/s3.hpp"
+
+namespace opskit::repo::publish {
+
+namespace {
+
+constexpr std::uint64_t k_in_parts_from = 64ull << 20;
+constexpr std::uint64_t k_part = 16ull << 20;
+
+// The MD5 and SHA-256 of `size` bytes of `fd` from `from`, read a MiB at a time.
+Result<std::pair<std::string, std::string>>
+digest_range(const UniqueFd& fd, std::uint64_t from, std::uint64_t size, const std::string& path) {
+  CPtr<EVP_MD_CTX, EVP_MD_CTX_free> md5(EVP_MD_CTX_new());
+  if (!md5 || EVP_DigestInit_ex(md5.get(), EVP_md5(), nullptr) != 1)
+    return fail("MD5: cannot initialise the digest");
+  Sha256Stream sha256;
+  std::string buffer(1 << 20, '\0');
+  for (std::uint64_t done = 0; done < size;) {
+    std::size_t want = std::min<std::uint64_t>(buffer.size(), size - done);
+    ssize_t n = ::pread(fd.get(), buffer.data(), want, static_cast<off_t>(from + done));
+    if (n <= 0)
+      return fail(n < 0 ? Error::from_errno("read", path)
+                        : Error(fmt::format("{}: shorter than it was", path)));
+    std::string_view piece(buffer.data(), static_cast<std::size_t>(n));
+    EVP_DigestUpdate(md5.get(), piece.data(), piece.size());
+    sha256.update(piece);
+    done += piece.size();
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned length = 0;
+  EVP_DigestFinal_ex(md5.get(), digest, &length);
+  return std::pair{hex(std::string_view(reinterpret_cast<char*>(digest), length)), sha256.hex()};
+}
+
+// The parts of `whole`, each with its range and digests, read on every CPU.
+Result<std::vector<Request>> parts_of(const Request& whole) {
+  OPSKIT_TRY_ASSIGN(auto opened, detail::open_regular(whole.file));
+  std::size_t count = (whole.size + k_part - 1) / k_part;
+  std::vector<Request> parts(count);
+  std::vector<std::string> errors(count);
+  parallel_for(count, std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
+    Request& p = parts[i];
+    p.method = "PUT";
+    p.path = fmt::format("{} (part {} of {})", whole.path, i + 1, count);
+    p.file = whole.file;
+    p.from = i * k_part;
+    p.size = std::min(k_part, whole.size - p.from);
+    auto digests = digest_range(opened.first, p.from, p.size, whole.file);
+    if (!digests)
+      errors[i] = digests.error().message();
+    else
+      std::tie(p.md5, p.sha256) = std::move(*digests);
+  });
+  for (const auto& e : errors)
+    if (!e.empty())
+      return fail(e);
+  return parts;
+}
+
+} // namespace
+
+bool S3Remote::in_parts(const Request& r) const {
+  return r.method == "PUT" && !r.file.empty() && r.size > k_in_parts_from;
+}
+
+Result<void> S3Remote::abort_upload(Transfer& transfer, const Request& whole,
+                                    const std::string& id) const {
+  Request abort;
+  abort.method = "DELETE";
+  abort.path = whole.path + " (abort)";
+  abort.url =
+      fmt::format("{}{}?uploadId={}", endpoint_.base, escape_path(whole.path), escape_query(id));
+  abort.also_ok = {404};
+  OPSKIT_TRY(transfer.run({&abort, 1}));
+  return {};
+}
+
+Result<void> S3Remote::put_in_parts(Transfer& transfer, const Request& whole) const {
+  OPSKIT_TRY_ASSIGN(auto parts, parts_of(whole));
+  std::string object = endpoint_.base + escape_path(whole.path);
+  Request begin;
+  begin.method = "POST";
+  begin.path = whole.path;
+  begin.url = object + "?uploads";
+  OPSKIT_TRY_ASSIGN(auto begun, transfer.run({&begin, 1}));
+  OPSKIT_TRY_ASSIGN(auto id, parse_upload_id(begun[0].body));
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    parts[i].url = fmt::format("{}?partNumber={}&uploadId={}", object, i + 1, escape_query(id));
+  auto sent = transfer.run(parts);
+  Result<std::vector<Response>> completed = fail("not sent");
+  if (sent) {
+    Request end;
+    end.method = "POST";
+    end.path = whole.path;
+    end.url = fmt::format("{}?uploadId={}", object, escape_query(id));
+    end.data = "<CompleteMultipartUpload>";
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      end.data += fmt::format("<Part><PartNumber>{}</PartNumber><ETag>\"{}\"</ETag></Part>", i + 1,
+                              (*sent)[i].etag);
+    end.data += "</CompleteMultipartUpload>";
+    end.sha256 = sha256_hex(end.data);
+    end.md5 = digest_all(end.data, Hash::md5).md5;
+    completed = transfer.run({&end, 1});
+    if (completed)
+      if (auto error = s3_error((*completed)[0].body))
+        completed = fail(fmt::format("POST {}{}: {}", name(), whole.path, *error));
+  }
+  if (!completed) {
+    (void)abort_upload(transfer, whole, id); // best effort: the error to report is the first
+    return fail(sent ? completed.error() : sent.error());
+  }
+  return {};
+}
+
+} // namespace opskit::repo::publish
