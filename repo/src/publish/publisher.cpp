@@ -77,16 +77,22 @@ Publisher::read_manifest(const std::function<void(std::string_view)>& notice) {
   return std::optional<Manifest>(std::move(*manifest));
 }
 
-Result<void> Publisher::put_lock() {
+Result<long> Publisher::put_lock(std::string condition) {
   std::time_t expires = std::time(nullptr) +
                         std::chrono::duration_cast<std::chrono::seconds>(k_lock_lifetime).count();
   nlohmann::json body = {{"owner", fmt::format("{} pid {}", host_name(), ::getpid())},
                          {"token", token_},
                          {"expires", expires}};
   Request r = put_bytes(k_lock, body.dump() + "\n");
-  OPSKIT_TRY(transfer_.run({&r, 1}));
+  if (!condition.empty()) {
+    r.headers.push_back(std::move(condition));
+    // 412: another publisher's write came first; 400, 501: a store that does not take the
+    // condition (the caller writes again without it).
+    r.also_ok = {412, 400, 501};
+  }
+  OPSKIT_TRY_ASSIGN(auto answer, transfer_.run({&r, 1}));
   locked_at_ = std::chrono::steady_clock::now();
-  return {};
+  return answer[0].status;
 }
 
 Result<void> Publisher::lock(std::chrono::seconds wait) {
@@ -97,7 +103,7 @@ Result<void> Publisher::lock(std::chrono::seconds wait) {
     OPSKIT_TRY_ASSIGN(auto held, transfer_.run({&r, 1}));
     auto body = nlohmann::json::parse(held[0].body, nullptr, false);
     bool live = held[0].status != 404 && body.is_object() && body.contains("expires") &&
-                body["expires"].is_number() &&
+                body["expires"].is_number_integer() &&
                 body["expires"].get<std::time_t>() > std::time(nullptr);
     std::string token = live && body.contains("token") && body["token"].is_string()
                             ? body["token"].get<std::string>()
@@ -122,10 +128,16 @@ Result<void> Publisher::lock(std::chrono::seconds wait) {
           1s, deadline - std::chrono::steady_clock::now()));
       continue;
     }
-    // Free, or left by a publisher that died: write ours, then read it back, for two that
-    // wrote at once see the same last writer.
+    // Free, or left by a publisher that died: write ours only if it is still so where the
+    // store can tell (S3's conditional writes: If-None-Match, or If-Match of the lock seen),
+    // then read it back, for where it cannot, two that wrote at once see the same last writer.
     token_ = mine;
-    OPSKIT_TRY(put_lock());
+    std::string condition = held[0].status == 404  ? "If-None-Match: *"
+                            : held[0].etag.empty() ? ""
+                                                   : fmt::format("If-Match: \"{}\"", held[0].etag);
+    OPSKIT_TRY_ASSIGN(long status, put_lock(std::move(condition)));
+    if (status == 400 || status == 501)
+      OPSKIT_TRY(put_lock(""));
     token_.clear();
   }
 }
@@ -146,7 +158,7 @@ Result<void> Publisher::run_batch(std::vector<Request> batch) {
   if (batch.empty())
     return {};
   if (!token_.empty() && std::chrono::steady_clock::now() - locked_at_ > k_lock_refresh)
-    OPSKIT_TRY(put_lock());
+    OPSKIT_TRY(put_lock(""));
   std::vector<std::string> paths;
   for (const auto& r : batch)
     paths.push_back(r.path);

@@ -43,7 +43,9 @@ public:
   Transfer& transfer() noexcept { return transfer_; }
 
 private:
-  Result<void> put_lock();
+  // Writes this publisher's lock, with `condition` (a header) when not empty; returns the
+  // status: 412 when the condition failed, 400 or 501 when the store does not take it.
+  Result<long> put_lock(std::string condition);
   Result<void> run_batch(std::vector<Request> batch);
 
   Remote& remote_;
