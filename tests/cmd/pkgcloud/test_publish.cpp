@@ -29,8 +29,8 @@ std::set<std::string> uploaded_paths(const nlohmann::json& report) {
 
 } // namespace
 
-TEST_CASE("publish: to S3, every file the first time, nothing the second; the bucket holds "
-          "the publication byte for byte",
+TEST_CASE("publish: to S3, every file the first time, nothing the second, and the bucket "
+          "holds the publication byte for byte",
           "[pkgcloud][publish][server]") {
   require_s3rver();
   Published p;
