@@ -2,7 +2,8 @@
 #pragma once
 
 // The servers pkgcloud's publish tests start on 127.0.0.1, each stopped by its pid when
-// dropped: s3rver (the npm package) for S3, nginx with its dav module for WebDAV.
+// dropped: s3rver (the npm package) for S3, nginx with its dav module for WebDAV, and
+// s3_proxy.py in front of either, which checks signatures and injects faults.
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "fixture.hpp"
 
@@ -97,6 +99,36 @@ struct Nginx : Daemon {
 
 private:
   std::string dir_;
+};
+
+// s3_proxy.py forwarding to `upstream` with `options` (--check-sigv4, the faults), writing a
+// JSON line a request to `log`. Debian's python3 runs it, for its python3-botocore.
+class S3Proxy : public Daemon {
+public:
+  S3Proxy(const std::string& upstream, std::string log, const std::vector<std::string>& options,
+          int port = free_port())
+      : Daemon(start(upstream, log, options, port), port), log_(std::move(log)) {}
+  // Every request logged so far, in the order answered.
+  std::vector<nlohmann::json> requests() const {
+    std::vector<nlohmann::json> lines;
+    std::ifstream in(log_);
+    for (std::string line; std::getline(in, line);)
+      lines.push_back(nlohmann::json::parse(line));
+    return lines;
+  }
+
+private:
+  static std::vector<std::string> start(const std::string& upstream, const std::string& log,
+                                        const std::vector<std::string>& options, int port) {
+    if (run({"/usr/bin/python3", "-c", "import botocore"}).exit_status != 0)
+      FAIL("/usr/bin/python3 with python3-botocore is needed (scripts/dev installs it)");
+    std::vector<std::string> argv{"/usr/bin/python3", OPSKIT_S3_PROXY,      "--upstream", upstream,
+                                  "--port",           std::to_string(port), "--log",      log};
+    argv.insert(argv.end(), options.begin(), options.end());
+    return argv;
+  }
+
+  std::string log_;
 };
 
 // An object of the bucket, or of a WebDAV server, as a client reads it; nothing when missing.

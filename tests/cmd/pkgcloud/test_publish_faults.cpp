@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// pkgcloud publish through s3_proxy.py, which recomputes each S3 request's signature with
+// botocore (s3rver does not check them).
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "../../repo/deb_builder.hpp"
+#include "published.hpp"
+#include "servers.hpp"
+
+using namespace opskit::test;
+
+namespace {
+
+std::vector<std::string> s3_via(const std::string& prefix, const std::string& endpoint) {
+  return {"--to", s3_target(prefix), "--endpoint", endpoint, "--path-style"};
+}
+
+std::vector<std::string> publish_args(std::vector<std::string> to) {
+  to.insert(to.begin(), "publish");
+  return to;
+}
+
+std::string object_url(const S3rver& s3, const std::string& prefix, const std::string& path) {
+  return s3.url() + "/" + k_bucket + "/" + prefix + "/" + path;
+}
+
+std::string deb(const Published& p, const std::string& name, const std::string& version) {
+  return dpkg_deb_build(p.dir.path(), name, control(name, version, "amd64"), "xz");
+}
+
+} // namespace
+
+TEST_CASE("publish: every S3 request is signed as botocore signs it, over the SHA-256 of its "
+          "body, first publish and incremental, and a wrong secret is caught",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log",
+                {"--check-sigv4", std::string(k_key_id) + ":" + k_secret + ":us-east-1"});
+  auto to = s3_via("signed", proxy.url());
+  p.publish(to);
+  // A version with characters that S3 paths escape ('+') and keep ('~').
+  p.push({deb(p, "delta", "2.0+git~1-1")});
+  auto incremental = p.publish(to);
+  CHECK(incremental["uploaded"].size() < p.files().size());
+
+  auto requests = proxy.requests();
+  std::map<std::string, std::size_t> methods;
+  for (const auto& r : requests) {
+    INFO(r.dump());
+    CHECK(r["signature_ok"] == true);
+    CHECK(r["payload_ok"] == true);
+    ++methods[r["method"].get<std::string>()];
+  }
+  CHECK(methods["PUT"] > p.files().size());
+  CHECK(methods["GET"] >= 4);
+  CHECK(methods["DELETE"] == 2);
+  // The object's key is the file's path, which its URL escapes.
+  CHECK(fetch(object_url(s3, "signed",
+                         "deb/debian/pool/main/d/delta/delta_2.0%2Bgit~1-1_amd64.deb")) ==
+        p.files().at("deb/debian/pool/main/d/delta/delta_2.0+git~1-1_amd64.deb"));
+
+  // Another secret: s3rver takes the requests, the check refuses every one.
+  p.push({deb(p, "epsilon", "1.0-1")});
+  std::size_t before = requests.size();
+  auto wrong =
+      pkgcloud_env(p.repo, p.home, publish_args(to), {"AWS_SECRET_ACCESS_KEY=not-the-secret"});
+  INFO(wrong.err);
+  requests = proxy.requests();
+  REQUIRE(requests.size() > before);
+  for (std::size_t i = before; i < requests.size(); ++i) {
+    INFO(requests[i].dump());
+    CHECK(requests[i]["signature_ok"] == false);
+    CHECK(requests[i]["why"].get<std::string>().find("botocore computes") != std::string::npos);
+  }
+
+  // curl signs on its own too: botocore agrees with it, and a payload hash of other bytes is
+  // caught though the signature over it is right.
+  std::string empty_sha = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+  auto put =
+      run({"curl", "-sf", "-X", "PUT", "--data-binary", "not empty", "-H",
+           "x-amz-content-sha256: " + empty_sha, "--aws-sigv4", "aws:amz:us-east-1:s3", "--user",
+           std::string(k_key_id) + ":" + k_secret, proxy.url() + "/" + k_bucket + "/curl/object"});
+  CHECK(put.exit_status == 0);
+  auto last = proxy.requests().back();
+  INFO(last.dump());
+  CHECK(last["path"] == std::string("/") + k_bucket + "/curl/object");
+  CHECK(last["signature_ok"] == true);
+  CHECK(last["payload_ok"] == false);
+}
