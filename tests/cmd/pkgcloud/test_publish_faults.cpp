@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // pkgcloud publish through s3_proxy.py, which recomputes each S3 request's signature with
-// botocore (s3rver does not check them).
+// botocore (s3rver does not check them) and injects the faults of a real network and store.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,22 @@ std::vector<std::string> publish_args(std::vector<std::string> to) {
 
 std::string object_url(const S3rver& s3, const std::string& prefix, const std::string& path) {
   return s3.url() + "/" + k_bucket + "/" + prefix + "/" + path;
+}
+
+// Every file of the publication is in the bucket under `prefix`, byte for byte, as a client
+// reads it straight from s3rver.
+void check_bucket_holds(const Published& p, const S3rver& s3, const std::string& prefix) {
+  for (const auto& [path, bytes] : p.files()) {
+    INFO(path);
+    auto object = fetch(object_url(s3, prefix, path));
+    REQUIRE(object);
+    CHECK(*object == bytes);
+  }
+}
+
+std::size_t count_faults(const std::vector<nlohmann::json>& requests, const std::string& fault) {
+  return std::count_if(requests.begin(), requests.end(),
+                       [&](const nlohmann::json& r) { return r.value("fault", "") == fault; });
 }
 
 std::string deb(const Published& p, const std::string& name, const std::string& version) {
@@ -92,4 +109,23 @@ TEST_CASE("publish: every S3 request is signed as botocore signs it, over the SH
   CHECK(last["path"] == std::string("/") + k_bucket + "/curl/object");
   CHECK(last["signature_ok"] == true);
   CHECK(last["payload_ok"] == false);
+}
+
+TEST_CASE("publish: a request that stalls longer than PKGCLOUD_STALL_SECONDS is given up and "
+          "sent again",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  // Far longer than the test may take: the publish ends only if it gives the request up.
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--stall-once-path", "InRelease", "3600"});
+  auto to = s3_via("stall", proxy.url());
+  auto report = p.publish(to, {"PKGCLOUD_STALL_SECONDS=2"});
+  CHECK(count_faults(proxy.requests(), "stall") == 1);
+  CHECK(report["retries"].get<std::size_t>() > 0);
+  check_bucket_holds(p, s3, "stall");
+
+  auto bad = pkgcloud_env(p.repo, p.home, publish_args(to), {"PKGCLOUD_STALL_SECONDS=soon"});
+  CHECK(bad.exit_status == 1);
+  CHECK(bad.err.find("PKGCLOUD_STALL_SECONDS 'soon'") != std::string::npos);
 }
