@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 // pkgcloud publish through s3_proxy.py, which recomputes each S3 request's signature with
-// botocore (s3rver does not check them) and injects the faults of a real network and store.
+// botocore (s3rver does not check them) and injects the faults of a real network and store:
+// 500s, connections dropped mid-body, a file that always fails, a stalled request; and real
+// apt-get clients reading a repository while a new version of it is published.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "../../repo/deb_builder.hpp"
+#include "clients.hpp"
 #include "published.hpp"
 #include "servers.hpp"
 
@@ -111,6 +116,64 @@ TEST_CASE("publish: every S3 request is signed as botocore signs it, over the SH
   CHECK(last["payload_ok"] == false);
 }
 
+TEST_CASE("publish: with a 500 on every third PUT and connections dropped mid-body, it retries "
+          "and the bucket holds the publication byte for byte",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--fail-put-every", "3", "--drop-put-every", "5"});
+  auto to = s3_via("faults", proxy.url());
+  auto report = p.publish(to);
+  auto requests = proxy.requests();
+  CHECK(count_faults(requests, "fail") > 0);
+  CHECK(count_faults(requests, "drop") > 0);
+  CHECK(report["retries"].get<std::size_t>() > 0);
+  check_bucket_holds(p, s3, "faults");
+  CHECK_FALSE(fetch(object_url(s3, "faults", ".pkgcloud-lock.json")));
+  // The manifest got through whole: the next publish has nothing to send.
+  auto again = p.publish(to);
+  CHECK(again["had_manifest"] == true);
+  CHECK(again["uploaded"].empty());
+}
+
+TEST_CASE("publish: a file that always fails ends the publish in one line naming it, apt-get "
+          "still reads the previous publication, and the next publish finishes the job",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  p.publish(s3_via("f", s3.url()));
+  std::string in_release = object_url(s3, "f", "deb/debian/dists/bookworm/InRelease");
+  auto previous = fetch(in_release);
+  REQUIRE(previous);
+  p.push({deb(p, "delta", "1.0-1"), deb(p, "alpha", "1.1-1")});
+
+  {
+    S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--fail-path", "InRelease"});
+    auto failed = pkgcloud_env(p.repo, p.home, publish_args(s3_via("f", proxy.url())));
+    CHECK(failed.exit_status == 1);
+    CHECK(std::count(failed.err.begin(), failed.err.end(), '\n') == 1);
+    CHECK(failed.err.find("/f/deb/debian/dists/bookworm/InRelease: HTTP 500") != std::string::npos);
+  }
+  CHECK(fetch(in_release) == previous);
+  IsolatedApt apt(p.dir / "apt", "deb [signed-by=" + p.key + "] " + s3.url() + "/" + k_bucket +
+                                     "/f/deb/debian bookworm main");
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_status == 0);
+  CHECK(apt({"install", "-y", "--download-only", "alpha=1.0-1"}).exit_status == 0);
+  CHECK(apt({"install", "-y", "--download-only", "delta"}).exit_status != 0);
+
+  auto finished = p.publish(s3_via("f", s3.url()));
+  CHECK_FALSE(finished["uploaded"].empty());
+  check_bucket_holds(p, s3, "f");
+  auto again = apt({"update"});
+  INFO(again.out << again.err);
+  REQUIRE(again.exit_status == 0);
+  CHECK(apt({"install", "-y", "--download-only", "delta", "alpha=1.1-1"}).exit_status == 0);
+}
+
 TEST_CASE("publish: a request that stalls longer than PKGCLOUD_STALL_SECONDS is given up and "
           "sent again",
           "[pkgcloud][publish][server]") {
@@ -128,4 +191,44 @@ TEST_CASE("publish: a request that stalls longer than PKGCLOUD_STALL_SECONDS is 
   auto bad = pkgcloud_env(p.repo, p.home, publish_args(to), {"PKGCLOUD_STALL_SECONDS=soon"});
   CHECK(bad.exit_status == 1);
   CHECK(bad.err.find("PKGCLOUD_STALL_SECONDS 'soon'") != std::string::npos);
+}
+
+TEST_CASE("publish: apt-get update in a loop never fails while a new version of the repository "
+          "is published to WebDAV",
+          "[pkgcloud][publish][server]") {
+  require_nginx();
+  Published p;
+  Nginx nginx(p.dir / "nginx");
+  auto direct = nginx.login();
+  direct.insert(direct.begin(), {"--to", nginx.url() + "/repo/"});
+  p.publish(direct);
+  IsolatedApt apt(p.dir / "apt", "deb [signed-by=" + p.key + "] " + nginx.url() +
+                                     "/repo/deb/debian bookworm main");
+  REQUIRE(apt({"update"}).exit_status == 0);
+
+  p.push({deb(p, "alpha", "1.1-1"), deb(p, "beta", "1.1-1"), deb(p, "delta", "1.0-1"),
+          deb(p, "epsilon", "1.0-1")});
+  // Through the proxy, each PUT a little late, two at a time: the publish lasts while apt-get
+  // reads what nginx serves.
+  S3Proxy proxy(nginx.url(), p.dir / "proxy.log", {"--delay-put", "0.2"});
+  auto args = publish_args(nginx.login());
+  args.insert(args.end(), {"--to", proxy.url() + "/repo/", "--jobs", "2"});
+  auto publishing =
+      std::async(std::launch::async, [&] { return pkgcloud_env(p.repo, p.home, args); });
+  int updates = 0;
+  do {
+    auto update = apt({"update"});
+    INFO("update " << updates << ": " << update.out << update.err);
+    CHECK(update.exit_status == 0);
+    CHECK(update.err.find("E:") == std::string::npos);
+    ++updates;
+  } while (publishing.wait_for(std::chrono::seconds(0)) != std::future_status::ready ||
+           updates < 3);
+  auto published = publishing.get();
+  INFO(published.err);
+  REQUIRE(published.exit_status == 0);
+  CHECK(apt({"update"}).exit_status == 0);
+  auto install = apt({"install", "-y", "--download-only", "alpha=1.1-1", "delta", "epsilon"});
+  INFO(install.out << install.err);
+  CHECK(install.exit_status == 0);
 }
