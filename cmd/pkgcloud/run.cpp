@@ -153,10 +153,27 @@ int print_problems(const Result<std::vector<repo::Problem>>& problems, const Opt
   return k_exit_ok;
 }
 
+// PKGCLOUD_STALL_SECONDS when it is set, else `fallback`: how long a transfer may move no
+// byte before it is tried again.
+Result<std::chrono::seconds> stall_seconds(std::chrono::seconds fallback) {
+  const char* text = std::getenv("PKGCLOUD_STALL_SECONDS");
+  if (!text || !*text)
+    return fallback;
+  char* end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 1 || value > 3600)
+    return fail(
+        fmt::format("PKGCLOUD_STALL_SECONDS '{}': not a number of seconds from 1 to 3600", text));
+  return std::chrono::seconds(value);
+}
+
 int publish(Repository& r, const Options& o, const std::string& name) {
   auto target = target_of(r, o, name);
   if (!target)
     return failed(target.error());
+  auto stall = stall_seconds(repo::PublishOptions().stall);
+  if (!stall)
+    return failed(stall.error());
   if (o.verify_remote)
     return print_problems(r.verify_remote(*target), o);
   repo::PublishOptions options;
@@ -165,6 +182,7 @@ int publish(Repository& r, const Options& o, const std::string& name) {
   options.dry_run = o.dry_run;
   options.delete_stale = o.delete_stale ? repo::DeleteStale::yes : repo::DeleteStale::no;
   options.wait = std::chrono::seconds(o.wait);
+  options.stall = *stall;
   auto report = r.publish(options);
   if (!report)
     return failed(report.error());

@@ -56,7 +56,8 @@ Result<PublishReport> publish(const Context& ctx, const PublishOptions& options)
   OPSKIT_TRY_ASSIGN(auto open, publish::open_remote(options.target, variables_of(ctx.env)));
   OPSKIT_TRY_ASSIGN(auto records, ctx.state.listing(std::nullopt));
   OPSKIT_TRY_ASSIGN(auto snapshot, publish::snapshot(ctx.publication, records));
-  publish::TransferOptions transfer{options.jobs, options.attempts, options.backoff, open.ca_file};
+  publish::TransferOptions transfer{options.jobs, options.attempts, options.backoff, open.ca_file,
+                                    options.stall};
   publish::Publisher publisher(*open.remote, transfer, ctx.env.progress);
 
   PublishReport report;

@@ -194,7 +194,10 @@ Result<void> Transfer::start(Slot& slot) {
     c.easy_setopt(e, CURLOPT_READDATA, &slot);
     c.easy_setopt(e, CURLOPT_SEEKFUNCTION, seek_body);
     c.easy_setopt(e, CURLOPT_SEEKDATA, &slot);
-    slot.headers = c.slist_append(slot.headers, "Expect:"); // no wait for 100-continue
+    // The body follows the headers without waiting for a 100 Continue. Not by removing the
+    // Expect header with "Expect:": libcurl before 8.3 signs a removed header into SigV4's
+    // SignedHeaders (curl issue 11664), and a store that checks them refuses the request.
+    c.easy_setopt(e, CURLOPT_EXPECT_100_TIMEOUT_MS, 0L);
   } else if (r.method == "POST") {
     c.easy_setopt(e, CURLOPT_POST, 1L);
     c.easy_setopt(e, CURLOPT_POSTFIELDS, r.data.c_str());

@@ -5,146 +5,22 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <set>
-
-#include <signal.h>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
 #include "../../repo/deb_builder.hpp"
 #include "clients.hpp"
-#include "fixture.hpp"
-#include "opskit/file.hpp"
+#include "published.hpp"
+#include "servers.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* k_bucket = "pkgcloud-test";
-// s3rver's own credentials; it accepts any others too.
-constexpr const char* k_key_id = "S3RVER";
-constexpr const char* k_secret = "S3RVER-secret-do-not-print";
-
-// A server the test started, stopped (SIGTERM, then reaped) when dropped.
-class Daemon {
-public:
-  Daemon(const std::vector<std::string>& argv, int port) : port_(port) {
-    pid_ = spawn_quiet(argv);
-    if (!wait_for_port(port_))
-      FAIL(argv[0] << " did not start listening on 127.0.0.1:" << port_);
-  }
-  Daemon(const Daemon&) = delete;
-  Daemon& operator=(const Daemon&) = delete;
-  ~Daemon() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
-private:
-  int pid_ = -1;
-  int port_;
-};
-
-// s3rver with one bucket, its objects in `dir`.
-struct S3rver : Daemon {
-  S3rver(const std::string& dir, int port = free_port())
-      : Daemon({"s3rver", "-d", dir, "-a", "127.0.0.1", "-p", std::to_string(port), "-s",
-                "--configure-bucket", k_bucket},
-               port) {}
-};
-
-// nginx serving `dir`/www with PUT, DELETE, MKCOL and (dav_ext) PROPFIND behind basic
-// authentication (user "pub", password "secret"), its access log in `dir`/access.log.
-struct Nginx : Daemon {
-  static std::vector<std::string> start(const std::string& dir, int port) {
-    fs::create_directories(dir + "/www");
-    fs::create_directories(dir + "/tmp");
-    auto hash = run({"openssl", "passwd", "-apr1", "secret"});
-    REQUIRE(hash.exit_status == 0);
-    std::ofstream(dir + "/htpasswd") << "pub:" << hash.out;
-    std::ofstream(dir + "/nginx.conf")
-        << "load_module /usr/lib/nginx/modules/ngx_http_dav_ext_module.so;\n"
-        << "daemon off;\nuser root;\nworker_processes 1;\npid " << dir << "/nginx.pid;\n"
-        << "error_log " << dir << "/error.log;\nevents { worker_connections 64; }\n"
-        << "http {\n  access_log " << dir << "/access.log;\n"
-        << "  client_body_temp_path " << dir << "/tmp;\n  proxy_temp_path " << dir << "/tmp;\n"
-        << "  fastcgi_temp_path " << dir << "/tmp;\n  uwsgi_temp_path " << dir << "/tmp;\n"
-        << "  scgi_temp_path " << dir << "/tmp;\n  client_max_body_size 0;\n"
-        << "  server {\n    listen 127.0.0.1:" << port << ";\n    root " << dir << "/www;\n"
-        << "    location / {\n      dav_methods PUT DELETE MKCOL;\n"
-        << "      dav_ext_methods PROPFIND OPTIONS;\n"
-        << "      create_full_put_path on;\n      dav_access user:rw group:r all:r;\n"
-        << "      limit_except GET HEAD {\n        auth_basic dav;\n"
-        << "        auth_basic_user_file " << dir << "/htpasswd;\n      }\n    }\n  }\n}\n";
-    return {"nginx", "-p", dir, "-e", dir + "/error.log", "-c", dir + "/nginx.conf"};
-  }
-  Nginx(const std::string& dir, int port = free_port()) : Daemon(start(dir, port), port) {}
-};
-
-// pkgcloud with the S3 credentials in its environment and a HOME of its own.
-Outcome pkgcloud_env(const std::string& repo, const std::string& home,
-                     std::vector<std::string> args) {
-  std::vector<std::string> argv{"env",
-                                "HOME=" + home,
-                                std::string("AWS_ACCESS_KEY_ID=") + k_key_id,
-                                std::string("AWS_SECRET_ACCESS_KEY=") + k_secret,
-                                "AWS_REGION=us-east-1",
-                                tool("pkgcloud"),
-                                "--repo",
-                                repo};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run(argv);
-}
-
-// An object of the bucket, or of a WebDAV server, as a client reads it; nothing when missing.
-std::optional<std::string> fetch(const std::string& url) {
-  auto got = run({"curl", "-sf", "-o", "-", url});
-  if (got.exit_status != 0)
-    return std::nullopt;
-  return got.out;
-}
-
-struct Published {
-  TempDir dir;
-  std::string repo = dir / "repo";
-  std::string home = dir / "home";
-  std::string key = dir / "key.gpg";
-  Published() {
-    fs::create_directories(home);
-    REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Publish Test <publish@example.com>"})
-                .exit_status == 0);
-    std::vector<std::string> args{"push"};
-    for (const char* name : {"alpha", "beta", "gamma"})
-      args.push_back(dpkg_deb_build(dir.path(), name, control(name, "1.0-1", "amd64"), "xz"));
-    args.push_back(rpmbuild(dir.path(), "rhello", "1.0", "x86_64", "", ""));
-    auto push = pkgcloud(repo, args);
-    INFO(push.err);
-    REQUIRE(push.exit_status == 0);
-    auto exported = pkgcloud(repo, {"export-key"});
-    REQUIRE(exported.exit_status == 0);
-    std::ofstream(key, std::ios::binary) << exported.out;
-  }
-  nlohmann::json publish(std::vector<std::string> args) const {
-    args.insert(args.begin(), "publish");
-    args.push_back("--json");
-    auto out = pkgcloud_env(repo, home, args);
-    INFO(out.err);
-    REQUIRE(out.exit_status == 0);
-    return nlohmann::json::parse(out.out);
-  }
-  // Every file of the publication, relative to it.
-  std::map<std::string, std::string> files() const { return snapshot(repo + "/public"); }
-};
-
-std::string s3_target(const std::string& prefix) {
-  return std::string("s3://") + k_bucket + "/" + prefix;
-}
 
 std::set<std::string> uploaded_paths(const nlohmann::json& report) {
   std::set<std::string> paths;
@@ -155,11 +31,10 @@ std::set<std::string> uploaded_paths(const nlohmann::json& report) {
 
 } // namespace
 
-TEST_CASE("publish: to S3, every file the first time, nothing the second; the bucket holds "
-          "the publication byte for byte",
+TEST_CASE("publish: to S3, every file the first time, nothing the second, and the bucket "
+          "holds the publication byte for byte",
           "[pkgcloud][publish][server]") {
-  if (!have_program("s3rver"))
-    FAIL("s3rver is needed (scripts/dev installs it with npm)");
+  require_s3rver();
   Published p;
   S3rver s3(p.dir / "s3");
   std::vector<std::string> to{"--to", s3_target("repo"), "--endpoint", s3.url(), "--path-style"};
@@ -189,12 +64,12 @@ TEST_CASE("publish: to S3, every file the first time, nothing the second; the bu
   CHECK(at("/repomd.xml.asc") < at("/repomd.xml"));
   CHECK(at("/Release") < at("/InRelease"));
 
-  to.push_back("--verify-remote");
-  auto verified = pkgcloud_env(p.repo, p.home, to);
+  std::vector<std::string> check{"publish", "--verify-remote"};
+  check.insert(check.end(), to.begin(), to.end());
+  auto verified = pkgcloud_env(p.repo, p.home, check);
   INFO(verified.err);
   CHECK(verified.exit_status == 0);
   CHECK(verified.out == "ok\n");
-  to.pop_back();
   auto second = p.publish(to);
   CHECK(second["had_manifest"].get<bool>());
   CHECK(second["uploaded"].empty());
@@ -384,13 +259,12 @@ TEST_CASE("publish: a target saved with --save is published by name, and by push
 
 TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
           "[pkgcloud][publish][server]") {
-  if (!have_program("nginx"))
-    FAIL("nginx is needed (scripts/dev installs it)");
+  require_nginx();
   Published p;
   Nginx nginx(p.dir / "nginx");
-  std::ofstream(p.dir / "password") << "secret\n";
-  auto report = p.publish(
-      {"--to", nginx.url() + "/repo/", "--user", "pub", "--password-file", p.dir / "password"});
+  std::vector<std::string> to = nginx.login();
+  to.insert(to.begin(), {"--to", nginx.url() + "/repo/"});
+  auto report = p.publish(to);
   CHECK(report["uploaded"].size() == p.files().size());
 
   // Top-level files are the last PUTs before the manifest's.
@@ -422,14 +296,9 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
   CHECK(dnf.all("%{name}").find("rhello") != std::string::npos);
 
   // --verify-remote finds a file deleted behind publish's back, and one it did not put there.
-  std::vector<std::string> check{"publish",
-                                 "--to",
-                                 nginx.url() + "/repo/",
-                                 "--user",
-                                 "pub",
-                                 "--password-file",
-                                 p.dir / "password",
-                                 "--verify-remote"};
+  std::vector<std::string> check{"publish", "--to", nginx.url() + "/repo/", "--verify-remote"};
+  auto login = nginx.login();
+  check.insert(check.end(), login.begin(), login.end());
   CHECK(pkgcloud_env(p.repo, p.home, check).exit_status == 0);
   fs::remove(p.dir / "nginx/www/repo/deb/debian/dists/bookworm/InRelease");
   std::ofstream(p.dir / "nginx/www/repo/deb/stray.txt") << "x";

@@ -50,7 +50,7 @@ TEST_CASE("publish endpoint: a bad URL is one message naming it", "[publish]") {
   CHECK_FALSE(endpoint_of(target("s3://bucket", "127.0.0.1:9000"), "r"));
 }
 
-TEST_CASE("publish endpoint: WebDAV URLs end in a slash; paths are escaped but for '/'",
+TEST_CASE("publish endpoint: WebDAV URLs end in a slash, and paths are escaped but for '/'",
           "[publish]") {
   auto dav = endpoint_of(target("https://dav.example.com/repo"), "");
   REQUIRE(dav);

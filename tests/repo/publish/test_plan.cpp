@@ -28,7 +28,7 @@ std::vector<std::string> paths(const Plan& p) {
 
 } // namespace
 
-TEST_CASE("publish plan: everything without a manifest, by phase; only changes with one",
+TEST_CASE("publish plan: everything without a manifest, by phase, and only changes with one",
           "[publish]") {
   opskit::test::TempDir dir;
   std::string pub = dir / "public";
@@ -66,7 +66,7 @@ TEST_CASE("publish plan: everything without a manifest, by phase; only changes w
   CHECK_FALSE(deleting.next.contains("deb/debian/pool/main/o/old/old_1_amd64.deb"));
 }
 
-TEST_CASE("publish manifest: written and read back; another tool's object is refused",
+TEST_CASE("publish manifest: written and read back, and another tool's object is refused",
           "[publish]") {
   Manifest m{{"a/b", {std::string(64, 'a'), 12}}, {"c", {std::string(64, 'b'), 0}}};
   auto back = parse_manifest(manifest_json(m));

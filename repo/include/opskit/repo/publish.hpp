@@ -38,6 +38,7 @@ struct PublishOptions {
   std::chrono::seconds wait{0};           // for another publisher to finish
   unsigned attempts = 5;                  // of each request, before a publish fails
   std::chrono::milliseconds backoff{250}; // before the first retry; doubled, with jitter
+  std::chrono::seconds stall{30};         // a transfer moving no byte this long is retried
 };
 
 struct PublishedFile {

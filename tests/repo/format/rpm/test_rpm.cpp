@@ -56,7 +56,7 @@ TEST_CASE("rpm: name, EVR, provides and requires come from the main header", "[r
   CHECK(r->requirements[1].pre);
 }
 
-TEST_CASE("rpm: files join dirnames and basenames; directories and ghosts are told apart",
+TEST_CASE("rpm: files join dirnames and basenames, and directories and ghosts are told apart",
           "[repo][rpm]") {
   auto r = read_rpm(make_rpm(basic()), "hello.rpm");
   REQUIRE(r);

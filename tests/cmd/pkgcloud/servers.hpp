@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The servers pkgcloud's publish tests start on 127.0.0.1, each stopped by its pid when
+// dropped: s3rver (the npm package) for S3, nginx with its dav module for WebDAV, and
+// s3_proxy.py in front of either, which checks signatures and injects faults.
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "fixture.hpp"
+
+namespace opskit::test {
+
+inline constexpr const char* k_bucket = "pkgcloud-test";
+// s3rver's own credentials; it accepts any others too.
+inline constexpr const char* k_key_id = "S3RVER";
+inline constexpr const char* k_secret = "S3RVER-secret-do-not-print";
+
+// Fail the test, saying where to get it, when its server is missing.
+inline void require_s3rver() {
+  if (!have_program("s3rver"))
+    FAIL("s3rver is needed (scripts/dev installs it with npm)");
+}
+inline void require_nginx() {
+  if (!have_program("nginx"))
+    FAIL("nginx is needed (scripts/dev installs it)");
+}
+
+// A server the test started, stopped (SIGTERM, then reaped) when dropped.
+class Daemon {
+public:
+  Daemon(const std::vector<std::string>& argv, int port) : port_(port) {
+    pid_ = spawn_quiet(argv);
+    if (!wait_for_port(port_))
+      FAIL(argv[0] << " did not start listening on 127.0.0.1:" << port_);
+  }
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+  ~Daemon() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+private:
+  int pid_ = -1;
+  int port_;
+};
+
+// s3rver with one bucket, its objects in `dir`.
+struct S3rver : Daemon {
+  S3rver(const std::string& dir, int port = free_port())
+      : Daemon({"s3rver", "-d", dir, "-a", "127.0.0.1", "-p", std::to_string(port), "-s",
+                "--configure-bucket", k_bucket},
+               port) {}
+};
+
+// nginx serving `dir`/www with PUT, DELETE, MKCOL and (dav_ext) PROPFIND behind basic
+// authentication (user "pub", password "secret", also in `dir`/password), its access log in
+// `dir`/access.log.
+struct Nginx : Daemon {
+  static std::vector<std::string> start(const std::string& dir, int port) {
+    namespace fs = std::filesystem;
+    fs::create_directories(dir + "/www");
+    fs::create_directories(dir + "/tmp");
+    auto hash = run({"openssl", "passwd", "-apr1", "secret"});
+    REQUIRE(hash.exit_status == 0);
+    std::ofstream(dir + "/htpasswd") << "pub:" << hash.out;
+    std::ofstream(dir + "/password") << "secret\n";
+    std::ofstream(dir + "/nginx.conf")
+        << "load_module /usr/lib/nginx/modules/ngx_http_dav_ext_module.so;\n"
+        << "daemon off;\nuser root;\nworker_processes 1;\npid " << dir << "/nginx.pid;\n"
+        << "error_log " << dir << "/error.log;\nevents { worker_connections 64; }\n"
+        << "http {\n  access_log " << dir << "/access.log;\n"
+        << "  client_body_temp_path " << dir << "/tmp;\n  proxy_temp_path " << dir << "/tmp;\n"
+        << "  fastcgi_temp_path " << dir << "/tmp;\n  uwsgi_temp_path " << dir << "/tmp;\n"
+        << "  scgi_temp_path " << dir << "/tmp;\n  client_max_body_size 0;\n"
+        << "  server {\n    listen 127.0.0.1:" << port << ";\n    root " << dir << "/www;\n"
+        << "    location / {\n      dav_methods PUT DELETE MKCOL;\n"
+        << "      dav_ext_methods PROPFIND OPTIONS;\n"
+        << "      create_full_put_path on;\n      dav_access user:rw group:r all:r;\n"
+        << "      limit_except GET HEAD {\n        auth_basic dav;\n"
+        << "        auth_basic_user_file " << dir << "/htpasswd;\n      }\n    }\n  }\n}\n";
+    return {"nginx", "-p", dir, "-e", dir + "/error.log", "-c", dir + "/nginx.conf"};
+  }
+  Nginx(const std::string& dir, int port = free_port())
+      : Daemon(start(dir, port), port), dir_(dir) {}
+  // The options by which pkgcloud publish logs in.
+  std::vector<std::string> login() const {
+    return {"--user", "pub", "--password-file", dir_ + "/password"};
+  }
+
+private:
+  std::string dir_;
+};
+
+// s3_proxy.py forwarding to `upstream` with `options` (--check-sigv4, the faults), writing a
+// JSON line a request to `log`. Debian's python3 runs it, for its python3-botocore.
+class S3Proxy : public Daemon {
+public:
+  S3Proxy(const std::string& upstream, std::string log, const std::vector<std::string>& options,
+          int port = free_port())
+      : Daemon(start(upstream, log, options, port), port), log_(std::move(log)) {}
+  // Every request logged so far, in the order answered.
+  std::vector<nlohmann::json> requests() const {
+    std::vector<nlohmann::json> lines;
+    std::ifstream in(log_);
+    for (std::string line; std::getline(in, line);)
+      lines.push_back(nlohmann::json::parse(line));
+    return lines;
+  }
+
+private:
+  static std::vector<std::string> start(const std::string& upstream, const std::string& log,
+                                        const std::vector<std::string>& options, int port) {
+    if (run({"/usr/bin/python3", "-c", "import botocore"}).exit_status != 0)
+      FAIL("/usr/bin/python3 with python3-botocore is needed (scripts/dev installs it)");
+    std::vector<std::string> argv{"/usr/bin/python3", OPSKIT_S3_PROXY,      "--upstream", upstream,
+                                  "--port",           std::to_string(port), "--log",      log};
+    argv.insert(argv.end(), options.begin(), options.end());
+    return argv;
+  }
+
+  std::string log_;
+};
+
+// An object of the bucket, or of a WebDAV server, as a client reads it; nothing when missing.
+inline std::optional<std::string> fetch(const std::string& url) {
+  auto got = run({"curl", "-sf", "-o", "-", url});
+  if (got.exit_status != 0)
+    return std::nullopt;
+  return got.out;
+}
+
+} // namespace opskit::test

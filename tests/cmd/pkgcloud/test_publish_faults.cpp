@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+// pkgcloud publish through s3_proxy.py, which recomputes each S3 request's signature with
+// botocore (s3rver does not check them) and injects the faults of a real network and store:
+// 500s, connections dropped mid-body, a file that always fails, a stalled request; and real
+// apt-get clients reading a repository while a new version of it is published.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "../../repo/deb_builder.hpp"
+#include "clients.hpp"
+#include "published.hpp"
+#include "servers.hpp"
+
+using namespace opskit::test;
+
+namespace {
+
+std::vector<std::string> s3_via(const std::string& prefix, const std::string& endpoint) {
+  return {"--to", s3_target(prefix), "--endpoint", endpoint, "--path-style"};
+}
+
+std::vector<std::string> publish_args(std::vector<std::string> to) {
+  to.insert(to.begin(), "publish");
+  return to;
+}
+
+std::string object_url(const S3rver& s3, const std::string& prefix, const std::string& path) {
+  return s3.url() + "/" + k_bucket + "/" + prefix + "/" + path;
+}
+
+// Every file of the publication is in the bucket under `prefix`, byte for byte, as a client
+// reads it straight from s3rver.
+void check_bucket_holds(const Published& p, const S3rver& s3, const std::string& prefix) {
+  for (const auto& [path, bytes] : p.files()) {
+    INFO(path);
+    auto object = fetch(object_url(s3, prefix, path));
+    REQUIRE(object);
+    CHECK(*object == bytes);
+  }
+}
+
+std::size_t count_faults(const std::vector<nlohmann::json>& requests, const std::string& fault) {
+  return std::count_if(requests.begin(), requests.end(),
+                       [&](const nlohmann::json& r) { return r.value("fault", "") == fault; });
+}
+
+std::string deb(const Published& p, const std::string& name, const std::string& version) {
+  return dpkg_deb_build(p.dir.path(), name, control(name, version, "amd64"), "xz");
+}
+
+} // namespace
+
+TEST_CASE("publish: every S3 request is signed as botocore signs it, over the SHA-256 of its "
+          "body, first publish and incremental, and a wrong secret is caught",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log",
+                {"--check-sigv4", std::string(k_key_id) + ":" + k_secret + ":us-east-1"});
+  auto to = s3_via("signed", proxy.url());
+  p.publish(to);
+  // A version with characters that S3 paths escape ('+') and keep ('~').
+  p.push({deb(p, "delta", "2.0+git~1-1")});
+  auto incremental = p.publish(to);
+  CHECK(incremental["uploaded"].size() < p.files().size());
+
+  auto requests = proxy.requests();
+  std::map<std::string, std::size_t> methods;
+  for (const auto& r : requests) {
+    INFO(r.dump());
+    CHECK(r["signature_ok"] == true);
+    CHECK(r["payload_ok"] == true);
+    ++methods[r["method"].get<std::string>()];
+  }
+  CHECK(methods["PUT"] > p.files().size());
+  CHECK(methods["GET"] >= 4);
+  CHECK(methods["DELETE"] == 2);
+  // The object's key is the file's path, which its URL escapes.
+  CHECK(fetch(object_url(s3, "signed",
+                         "deb/debian/pool/main/d/delta/delta_2.0%2Bgit~1-1_amd64.deb")) ==
+        p.files().at("deb/debian/pool/main/d/delta/delta_2.0+git~1-1_amd64.deb"));
+
+  // Another secret: s3rver takes the requests, the check refuses every one.
+  p.push({deb(p, "epsilon", "1.0-1")});
+  std::size_t before = requests.size();
+  auto wrong =
+      pkgcloud_env(p.repo, p.home, publish_args(to), {"AWS_SECRET_ACCESS_KEY=not-the-secret"});
+  INFO(wrong.err);
+  requests = proxy.requests();
+  REQUIRE(requests.size() > before);
+  for (std::size_t i = before; i < requests.size(); ++i) {
+    INFO(requests[i].dump());
+    CHECK(requests[i]["signature_ok"] == false);
+    CHECK(requests[i]["why"].get<std::string>().find("botocore computes") != std::string::npos);
+  }
+
+  // curl signs on its own too: botocore agrees with it, and a payload hash of other bytes is
+  // caught though the signature over it is right.
+  std::string empty_sha = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+  auto put =
+      run({"curl", "-sf", "-X", "PUT", "--data-binary", "not empty", "-H",
+           "x-amz-content-sha256: " + empty_sha, "--aws-sigv4", "aws:amz:us-east-1:s3", "--user",
+           std::string(k_key_id) + ":" + k_secret, proxy.url() + "/" + k_bucket + "/curl/object"});
+  CHECK(put.exit_status == 0);
+  auto last = proxy.requests().back();
+  INFO(last.dump());
+  CHECK(last["path"] == std::string("/") + k_bucket + "/curl/object");
+  CHECK(last["signature_ok"] == true);
+  CHECK(last["payload_ok"] == false);
+}
+
+TEST_CASE("publish: with a 500 on every third PUT and connections dropped mid-body, it retries "
+          "and the bucket holds the publication byte for byte",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--fail-put-every", "3", "--drop-put-every", "5"});
+  auto to = s3_via("faults", proxy.url());
+  auto report = p.publish(to);
+  auto requests = proxy.requests();
+  CHECK(count_faults(requests, "fail") > 0);
+  CHECK(count_faults(requests, "drop") > 0);
+  CHECK(report["retries"].get<std::size_t>() > 0);
+  check_bucket_holds(p, s3, "faults");
+  CHECK_FALSE(fetch(object_url(s3, "faults", ".pkgcloud-lock.json")));
+  // The manifest got through whole: the next publish has nothing to send.
+  auto again = p.publish(to);
+  CHECK(again["had_manifest"] == true);
+  CHECK(again["uploaded"].empty());
+}
+
+TEST_CASE("publish: a file that always fails ends the publish in one line naming it, apt-get "
+          "still reads the previous publication, and the next publish finishes the job",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  p.publish(s3_via("f", s3.url()));
+  std::string in_release = object_url(s3, "f", "deb/debian/dists/bookworm/InRelease");
+  auto previous = fetch(in_release);
+  REQUIRE(previous);
+  p.push({deb(p, "delta", "1.0-1"), deb(p, "alpha", "1.1-1")});
+
+  {
+    S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--fail-path", "InRelease"});
+    auto failed = pkgcloud_env(p.repo, p.home, publish_args(s3_via("f", proxy.url())));
+    CHECK(failed.exit_status == 1);
+    CHECK(std::count(failed.err.begin(), failed.err.end(), '\n') == 1);
+    CHECK(failed.err.find("/f/deb/debian/dists/bookworm/InRelease: HTTP 500") != std::string::npos);
+  }
+  CHECK(fetch(in_release) == previous);
+  IsolatedApt apt(p.dir / "apt", "deb [signed-by=" + p.key + "] " + s3.url() + "/" + k_bucket +
+                                     "/f/deb/debian bookworm main");
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_status == 0);
+  CHECK(apt({"install", "-y", "--download-only", "alpha=1.0-1"}).exit_status == 0);
+  CHECK(apt({"install", "-y", "--download-only", "delta"}).exit_status != 0);
+
+  auto finished = p.publish(s3_via("f", s3.url()));
+  CHECK_FALSE(finished["uploaded"].empty());
+  check_bucket_holds(p, s3, "f");
+  auto again = apt({"update"});
+  INFO(again.out << again.err);
+  REQUIRE(again.exit_status == 0);
+  CHECK(apt({"install", "-y", "--download-only", "delta", "alpha=1.1-1"}).exit_status == 0);
+}
+
+TEST_CASE("publish: a request that stalls longer than PKGCLOUD_STALL_SECONDS is given up and "
+          "sent again",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  // Far longer than the test may take: the publish ends only if it gives the request up.
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--stall-once-path", "InRelease", "3600"});
+  auto to = s3_via("stall", proxy.url());
+  auto report = p.publish(to, {"PKGCLOUD_STALL_SECONDS=2"});
+  CHECK(count_faults(proxy.requests(), "stall") == 1);
+  CHECK(report["retries"].get<std::size_t>() > 0);
+  check_bucket_holds(p, s3, "stall");
+
+  auto bad = pkgcloud_env(p.repo, p.home, publish_args(to), {"PKGCLOUD_STALL_SECONDS=soon"});
+  CHECK(bad.exit_status == 1);
+  CHECK(bad.err.find("PKGCLOUD_STALL_SECONDS 'soon'") != std::string::npos);
+}
+
+TEST_CASE("publish: apt-get update in a loop never fails while a new version of the repository "
+          "is published to WebDAV",
+          "[pkgcloud][publish][server]") {
+  require_nginx();
+  Published p;
+  Nginx nginx(p.dir / "nginx");
+  auto direct = nginx.login();
+  direct.insert(direct.begin(), {"--to", nginx.url() + "/repo/"});
+  p.publish(direct);
+  IsolatedApt apt(p.dir / "apt", "deb [signed-by=" + p.key + "] " + nginx.url() +
+                                     "/repo/deb/debian bookworm main");
+  REQUIRE(apt({"update"}).exit_status == 0);
+
+  p.push({deb(p, "alpha", "1.1-1"), deb(p, "beta", "1.1-1"), deb(p, "delta", "1.0-1"),
+          deb(p, "epsilon", "1.0-1")});
+  // Through the proxy, each PUT a little late, two at a time: the publish lasts while apt-get
+  // reads what nginx serves.
+  S3Proxy proxy(nginx.url(), p.dir / "proxy.log", {"--delay-put", "0.2"});
+  auto args = publish_args(nginx.login());
+  args.insert(args.end(), {"--to", proxy.url() + "/repo/", "--jobs", "2"});
+  auto publishing =
+      std::async(std::launch::async, [&] { return pkgcloud_env(p.repo, p.home, args); });
+  int updates = 0;
+  do {
+    auto update = apt({"update"});
+    INFO("update " << updates << ": " << update.out << update.err);
+    CHECK(update.exit_status == 0);
+    CHECK(update.err.find("E:") == std::string::npos);
+    ++updates;
+  } while (publishing.wait_for(std::chrono::seconds(0)) != std::future_status::ready ||
+           updates < 3);
+  auto published = publishing.get();
+  INFO(published.err);
+  REQUIRE(published.exit_status == 0);
+  CHECK(apt({"update"}).exit_status == 0);
+  auto install = apt({"install", "-y", "--download-only", "alpha=1.1-1", "delta", "epsilon"});
+  INFO(install.out << install.err);
+  CHECK(install.exit_status == 0);
+}
