@@ -48,9 +48,7 @@ Result<void> send(publish::Publisher& publisher, const publish::Plan& plan,
   return unlocked;
 }
 
-} // namespace
-
-Result<PublishReport> publish(const Context& ctx, const PublishOptions& options) {
+Result<PublishReport> publish_to(const Context& ctx, const PublishOptions& options) {
   auto start = std::chrono::steady_clock::now();
   OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
   OPSKIT_TRY_ASSIGN(auto open, publish::open_remote(options.target, variables_of(ctx.env)));
@@ -69,11 +67,19 @@ Result<PublishReport> publish(const Context& ctx, const PublishOptions& options)
   report_plan(report, plan, options.delete_stale);
   bool nothing = previous && plan.upload.empty() && plan.next == *previous;
   if (!options.dry_run && !nothing)
-    if (auto sent = send(publisher, plan, snapshot, options); !sent)
-      return fail(sent.error().with_context(fmt::format("publish to {}", options.target.url)));
+    OPSKIT_TRY(send(publisher, plan, snapshot, options));
   report.requests = publisher.stats().requests;
   report.retries = publisher.stats().retries;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+} // namespace
+
+Result<PublishReport> publish(const Context& ctx, const PublishOptions& options) {
+  auto report = publish_to(ctx, options);
+  if (!report)
+    return fail(report.error().with_context(fmt::format("publish to {}", options.target.url)));
   return report;
 }
 

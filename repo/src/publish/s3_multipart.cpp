@@ -98,7 +98,7 @@ Result<void> S3Remote::put_in_parts(Transfer& transfer, const Request& whole) co
   Request begin;
   begin.method = "POST";
   begin.path = whole.path;
-  begin.url = object + "?uploads";
+  begin.url = object + "?uploads="; // "=": SigV4's canonical form, which libcurl signs as given
   OPSKIT_TRY_ASSIGN(auto begun, transfer.run({&begin, 1}));
   OPSKIT_TRY_ASSIGN(auto id, parse_upload_id(begun[0].body));
   for (std::size_t i = 0; i < parts.size(); ++i)

@@ -226,7 +226,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 # What pkgcloud and apt-get send; bodies come with a Content-Length, as libcurl sends them.
-for method in ("GET", "PUT", "DELETE", "MKCOL"):
+for method in ("GET", "PUT", "POST", "DELETE", "MKCOL", "PROPFIND"):
     setattr(Handler, f"do_{method}", Handler.handle_any)
 
 

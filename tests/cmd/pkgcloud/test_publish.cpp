@@ -104,10 +104,13 @@ TEST_CASE("publish: after one more deb, only its pool file, the suite's indexes 
   CHECK(fetch(s3.url() + "/" + k_bucket + "/deb/debian/pool/main/d/delta/delta_2.0-1_amd64.deb"));
 }
 
-TEST_CASE("publish: a package over 64 MiB goes to S3 in parts, and arrives whole",
+TEST_CASE("publish: a package over 64 MiB goes to S3 in parts, each request signed as botocore "
+          "signs it, and arrives whole",
           "[pkgcloud][publish][server]") {
   Published p;
   S3rver s3(p.dir / "s3");
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log",
+                {"--check-sigv4", std::string(k_key_id) + ":" + k_secret + ":us-east-1"});
   std::string src = p.dir / "big";
   fs::create_directories(src + "/DEBIAN");
   fs::create_directories(src + "/usr/share/big");
@@ -118,10 +121,15 @@ TEST_CASE("publish: a package over 64 MiB goes to S3 in parts, and arrives whole
   REQUIRE(run({"dpkg-deb", "-Znone", "--root-owner-group", "--build", src, deb}).exit_status == 0);
   REQUIRE(pkgcloud(p.repo, {"push", deb}).exit_status == 0);
 
-  auto report = p.publish({"--to", s3_target("big"), "--endpoint", s3.url(), "--path-style"});
+  auto report = p.publish({"--to", s3_target("big"), "--endpoint", proxy.url(), "--path-style"});
   // One POST to begin, 5 parts of 16 MiB at most, one POST to complete.
   CHECK(report["requests"]["POST"] == 2);
   CHECK(report["requests"]["PUT"] == p.files().size() - 1 + 5 + 2);
+  for (const auto& r : proxy.requests()) {
+    INFO(r.dump());
+    CHECK(r["signature_ok"] == true);
+    CHECK(r["payload_ok"] == true);
+  }
   std::string path = "deb/debian/pool/main/b/big/big_1.0-1_amd64.deb";
   auto object = fetch(s3.url() + "/" + k_bucket + "/big/" + path);
   REQUIRE(object);
