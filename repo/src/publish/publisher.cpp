@@ -74,6 +74,10 @@ Publisher::read_manifest(const std::function<void(std::string_view)>& notice) {
                          manifest.error().message()));
     return std::optional<Manifest>();
   }
+  std::vector<std::string> held;
+  for (const auto& [path, entry] : *manifest)
+    held.push_back(path);
+  remote_.holds(held);
   return std::optional<Manifest>(std::move(*manifest));
 }
 

@@ -60,6 +60,8 @@ public:
   // so: each part a request of `transfer`, at once.
   virtual bool in_parts(const Request&) const { return false; }
   virtual Result<void> put_in_parts(Transfer&, const Request&) const { return {}; }
+  // Notes files the target holds (its manifest's), whose collections need no MKCOL.
+  virtual void holds(std::span<const std::string> /*paths*/) {}
   // The requests that must precede PUTs of `paths`, in batches to run one after the other
   // (WebDAV's MKCOL of each collection not made yet, parents first); none for S3.
   virtual std::vector<std::vector<Request>> before_puts(std::span<const std::string> paths) = 0;

@@ -28,6 +28,12 @@ void WebDavRemote::prepare(CURL* easy, const Request& r, curl_slist*& /*headers*
   }
 }
 
+void WebDavRemote::holds(std::span<const std::string> paths) {
+  for (const auto& path : paths)
+    for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
+      made_.insert(path.substr(0, slash + 1));
+}
+
 std::vector<std::vector<Request>> WebDavRemote::before_puts(std::span<const std::string> paths) {
   std::vector<std::vector<Request>> levels;
   for (const auto& path : paths)

@@ -21,6 +21,7 @@ public:
   void prepare(CURL* easy, const Request& r, curl_slist*& headers) const override;
   std::string name() const override { return endpoint_.base; }
   Result<std::vector<Listed>> list(Transfer& transfer) const override;
+  void holds(std::span<const std::string> paths) override;
   std::vector<std::vector<Request>> before_puts(std::span<const std::string> paths) override;
 
 private:

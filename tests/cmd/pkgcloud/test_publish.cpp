@@ -316,6 +316,14 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
                        "deb/stray.txt: on the target, not in its manifest\n");
   CHECK(damaged.err == "pkgcloud: error: verify: 2 problems\n");
 
+  // Another package: a collection is made only for what the target did not hold.
+  auto deb = dpkg_deb_build(p.dir.path(), "delta", control("delta", "1.0-1", "amd64"), "xz");
+  REQUIRE(pkgcloud(p.repo, {"push", deb}).exit_status == 0);
+  std::vector<std::string> again{"--to", nginx.url() + "/repo/"};
+  again.insert(again.end(), login.begin(), login.end());
+  auto second = p.publish(again);
+  CHECK(second["requests"]["MKCOL"] == 2); // deb/debian/pool/main/d/ and its delta/
+
   // Without the password, the server refuses, and publish says so in one line.
   auto refused = pkgcloud_env(p.repo, p.home, {"publish", "--to", nginx.url() + "/other/"});
   CHECK(refused.exit_status == 1);
