@@ -37,7 +37,7 @@ void report_plan(PublishReport& report, const publish::Plan& plan, DeleteStale d
 // target's lock is held throughout and released even when sending fails.
 Result<void> send(publish::Publisher& publisher, const publish::Plan& plan,
                   const publish::Snapshot& snapshot, const PublishOptions& options) {
-  OPSKIT_TRY_ASSIGN(auto md5, publish::md5_each(plan.upload, snapshot.manifest));
+  OPSKIT_TRY_ASSIGN(auto md5, publish::md5_each(plan.upload, snapshot));
   OPSKIT_TRY(publisher.lock(options.wait));
   auto sent = publisher.send(plan, md5, plan.next);
   if (sent && options.delete_stale == DeleteStale::yes)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <future>
 #include <random>
 #include <thread>
 
@@ -172,11 +173,27 @@ Result<void> Publisher::run_batch(std::vector<Request> batch) {
     if (progress_)
       progress_(++done_, total_);
   };
-  // Large files in parts, one file at a time with its parts at once; then the rest.
+  // Large files in parts, one file at a time with its parts at once, the next file's parts
+  // read and hashed while these are sent; then the rest.
   auto large = std::stable_partition(batch.begin(), batch.end(),
                                      [&](const Request& r) { return !remote_.in_parts(r); });
+  auto read_parts = [this](const Request& r) {
+    return std::async(std::launch::async, [this, &r] { return remote_.parts_of(r); });
+  };
+  std::future<Result<std::vector<Request>>> next;
+  if (large != batch.end())
+    next = read_parts(*large);
   for (auto it = large; it != batch.end(); ++it) {
-    OPSKIT_TRY(remote_.put_in_parts(transfer_, *it));
+    auto parts = next.get();
+    if (it + 1 != batch.end())
+      next = read_parts(*(it + 1));
+    Result<void> sent = parts ? remote_.put_parts(transfer_, *it, std::move(*parts))
+                              : Result<void>(std::unexpected(parts.error()));
+    if (!sent) {
+      if (next.valid())
+        next.wait(); // it reads *(it + 1), which must outlive it
+      return sent;
+    }
     step();
   }
   batch.erase(large, batch.end());

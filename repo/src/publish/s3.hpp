@@ -18,7 +18,9 @@ public:
   Result<std::vector<Listed>> list(Transfer& transfer) const override;
   // Files over 64 MiB go in parts of 16 MiB, sent at once (s3_multipart.cpp).
   bool in_parts(const Request& r) const override;
-  Result<void> put_in_parts(Transfer& transfer, const Request& whole) const override;
+  Result<std::vector<Request>> parts_of(const Request& whole) const override;
+  Result<void> put_parts(Transfer& transfer, const Request& whole,
+                         std::vector<Request> parts) const override;
   std::vector<std::vector<Request>> before_puts(std::span<const std::string>) override {
     return {};
   }

@@ -49,8 +49,10 @@ digest_range(const UniqueFd& fd, std::uint64_t from, std::uint64_t size, const s
   return std::pair{hex(std::string_view(reinterpret_cast<char*>(digest), length)), sha256.hex()};
 }
 
+} // namespace
+
 // The parts of `whole`, each with its range and digests, read on every CPU.
-Result<std::vector<Request>> parts_of(const Request& whole) {
+Result<std::vector<Request>> S3Remote::parts_of(const Request& whole) const {
   OPSKIT_TRY_ASSIGN(auto opened, detail::open_regular(whole.file));
   std::size_t count = (whole.size + k_part - 1) / k_part;
   std::vector<Request> parts(count);
@@ -74,8 +76,6 @@ Result<std::vector<Request>> parts_of(const Request& whole) {
   return parts;
 }
 
-} // namespace
-
 bool S3Remote::in_parts(const Request& r) const {
   return r.method == "PUT" && !r.file.empty() && r.size > k_in_parts_from;
 }
@@ -92,8 +92,8 @@ Result<void> S3Remote::abort_upload(Transfer& transfer, const Request& whole,
   return {};
 }
 
-Result<void> S3Remote::put_in_parts(Transfer& transfer, const Request& whole) const {
-  OPSKIT_TRY_ASSIGN(auto parts, parts_of(whole));
+Result<void> S3Remote::put_parts(Transfer& transfer, const Request& whole,
+                                 std::vector<Request> parts) const {
   std::string object = endpoint_.base + escape_path(whole.path);
   Request begin;
   begin.method = "POST";

@@ -57,8 +57,10 @@ Result<Snapshot> snapshot(const std::string& publication, const std::vector<Pack
   std::vector<std::string> digests(files.size());
   for (std::size_t i = 0; i < files.size(); ++i)
     if (auto it = records.find(files[i].first);
-        it != records.end() && it->second->size == files[i].second)
+        it != records.end() && it->second->size == files[i].second && !it->second->md5.empty()) {
       digests[i] = it->second->sha256;
+      s.md5.emplace(files[i].first, it->second->md5);
+    }
   std::vector<std::string> errors(files.size());
   detail::hash_each(
       files.size(),
@@ -138,21 +140,23 @@ Result<std::pair<std::string, std::string>> md5_and_sha256(const std::string& pa
 } // namespace
 
 Result<std::vector<std::string>> md5_each(const std::vector<const tree::GenerationFile*>& files,
-                                          const Manifest& manifest) {
+                                          const Snapshot& snapshot) {
   std::vector<std::string> md5(files.size());
   std::vector<std::string> errors(files.size());
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   parallel_for(files.size(), workers, [&](std::size_t i) {
     const auto& f = *files[i];
+    if (auto known = snapshot.md5.find(f.path); known != snapshot.md5.end()) {
+      md5[i] = known->second;
+      return;
+    }
     auto digests = md5_and_sha256(f.source);
     if (!digests) {
       errors[i] = digests.error().message();
       return;
     }
-    if (digests->second != manifest.find(f.path)->second.sha256)
-      errors[i] = fmt::format("{}: changed while it was being published, or the pool holds "
-                              "other bytes than its record (run pkgcloud verify)",
-                              f.path);
+    if (digests->second != snapshot.manifest.find(f.path)->second.sha256)
+      errors[i] = fmt::format("{}: changed while it was being published", f.path);
     md5[i] = std::move(digests->first);
   });
   for (const auto& e : errors)

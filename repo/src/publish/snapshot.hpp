@@ -4,6 +4,7 @@
 // The local publication as publish sends it: every file by phase, with its SHA-256 and size,
 // and what is to be sent, kept and deleted against the manifest a target holds. Not installed.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,11 +20,13 @@ namespace opskit::repo::publish {
 struct Snapshot {
   tree::Generation files; // sources below the publication
   Manifest manifest;      // every file's SHA-256 and size: the target's next manifest
+  std::map<std::string, std::string, std::less<>> md5; // of the pool files, from their records
 };
 
 // Every regular file below `publication` but temporaries (names starting with '.'). A pool
-// file's SHA-256 is taken from its record in `pool` when the sizes agree; the others are
-// hashed, on every CPU.
+// file's SHA-256 and MD5 are taken from its record in `pool` when the sizes agree (push
+// checked them, and only a command holding the repository's lock writes the pool); the others
+// are hashed, on every CPU.
 Result<Snapshot> snapshot(const std::string& publication, const std::vector<PackageRecord>& pool);
 
 struct Plan {
@@ -40,10 +43,10 @@ struct Plan {
 Plan plan(const Snapshot& snapshot, const std::optional<Manifest>& previous,
           DeleteStale delete_stale);
 
-// The MD5 of each file of `files` (hex), read again on every CPU; the error names a file whose
-// SHA-256 is no longer what `manifest` says (it changed while publishing, or the pool holds
-// other bytes than its record).
+// The MD5 of each file of `files` (hex): a pool file's from the snapshot, the others read
+// again on every CPU; the error names a file whose SHA-256 is no longer what the snapshot
+// found.
 Result<std::vector<std::string>> md5_each(const std::vector<const tree::GenerationFile*>& files,
-                                          const Manifest& manifest);
+                                          const Snapshot& snapshot);
 
 } // namespace opskit::repo::publish

@@ -56,10 +56,14 @@ public:
   // Every file below the target's root, with its size: page by page (S3) or collection by
   // collection (WebDAV).
   virtual Result<std::vector<Listed>> list(Transfer& transfer) const = 0;
-  // Whether `r`, a PUT, goes in parts (S3's multipart upload of a large file), and sending it
-  // so: each part a request of `transfer`, at once.
+  // Whether `r`, a PUT, goes in parts (S3's multipart upload of a large file); its parts,
+  // their digests read from the file (which may run beside the sending of another); and
+  // sending them, at once on `transfer`.
   virtual bool in_parts(const Request&) const { return false; }
-  virtual Result<void> put_in_parts(Transfer&, const Request&) const { return {}; }
+  virtual Result<std::vector<Request>> parts_of(const Request&) const { return {}; }
+  virtual Result<void> put_parts(Transfer&, const Request&, std::vector<Request>) const {
+    return {};
+  }
   // Notes files the target holds (its manifest's), whose collections need no MKCOL.
   virtual void holds(std::span<const std::string> /*paths*/) {}
   // The requests that must precede PUTs of `paths`, in batches to run one after the other

@@ -286,7 +286,7 @@ Result<std::vector<PackageRecord>> State::packages(PackageFormat format) const {
 Result<std::vector<PackageRecord>> State::listing(const std::optional<std::string>& dist) const {
   // The columns of read_record, the long ones left empty.
   std::string sql = fmt::format(
-      "SELECT id, format, dist, component, name, version, arch, file, size, '', '', sha256, '', "
+      "SELECT id, format, dist, component, name, version, arch, file, size, md5, '', sha256, '', "
       "'', '', '', '' FROM packages {} ORDER BY format, dist, name, version, arch",
       dist ? "WHERE dist = ?" : "");
   auto q = impl_->query(sql);

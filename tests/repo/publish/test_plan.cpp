@@ -42,11 +42,13 @@ TEST_CASE("publish plan: everything without a manifest, by phase, and only chang
   PackageRecord pool;
   pool.file = "deb/debian/pool/main/h/hello/hello_1_amd64.deb";
   pool.size = 3;
-  pool.sha256 = std::string(64, 'f'); // the record's digest is trusted where the size agrees
+  pool.sha256 = std::string(64, 'f'); // the record's digests are trusted where the size agrees
+  pool.md5 = std::string(32, 'e');
   auto s = snapshot(pub, {pool});
   REQUIRE(s);
   CHECK(s->manifest.size() == 4);
   CHECK(s->manifest.at(pool.file).sha256 == pool.sha256);
+  CHECK(s->md5.at(pool.file) == pool.md5);
   CHECK(s->manifest.at("gpg.key").sha256 ==
         "2c70e12b7a0646f92279f427c7b38e7334d8e5389cff167a1dc30e73f826b683");
 

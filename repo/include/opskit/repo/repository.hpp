@@ -161,7 +161,7 @@ public:
   Result<std::vector<PackageRecord>> prune(std::size_t keep,
                                            const std::optional<std::string>& dist);
   // Every package (of one dist when given), sorted, as ls shows it: without its metadata, index
-  // fragments and MD5, SHA-1 and SHA-512 sums.
+  // fragments and SHA-1 and SHA-512 sums.
   Result<std::vector<PackageRecord>> list(const std::optional<std::string>& dist) const;
   // Every problem a client would trip over, in the order of the files; none when the
   // repository is sound.

@@ -40,7 +40,7 @@ public:
   // Every package of one format, sorted the same way.
   Result<std::vector<PackageRecord>> packages(PackageFormat format) const;
   // Every package (of `dist` only, when given) as a listing shows it, sorted the same way:
-  // without its metadata, index fragments and MD5, SHA-1 and SHA-512 sums.
+  // without its metadata, index fragments and SHA-1 and SHA-512 sums.
   Result<std::vector<PackageRecord>> listing(const std::optional<std::string>& dist) const;
   // What writing the yum metadata of `dist` needs of each of its rpms, in no particular order;
   // with Text::none sorted by name, version text and arch, without the fragments and
