@@ -329,3 +329,46 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
   CHECK(refused.exit_status == 1);
   CHECK(refused.err.find("HTTP 401") != std::string::npos);
 }
+
+TEST_CASE("publish: independent readers take the bucket: apt-get and dnf straight from it, "
+          "and s3cmd's copy of it passes verify",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  if (!have_program("s3cmd"))
+    FAIL("s3cmd is needed (scripts/dev installs it)");
+  Published p;
+  S3rver s3(p.dir / "s3");
+  p.publish({"--to", s3_target("cdn"), "--endpoint", s3.url(), "--path-style"});
+  std::string served = s3.url() + "/" + k_bucket + "/cdn";
+
+  IsolatedApt apt(p.dir / "apt",
+                  "deb [signed-by=" + p.key + "] " + served + "/deb/debian bookworm main");
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_status == 0);
+  CHECK(apt({"install", "-y", "--download-only", "gamma"}).exit_status == 0);
+  IsolatedDnf dnf(p.dir / "dnf");
+  dnf.add_repo("pkgcloud", served + "/rpm/el/9/x86_64", p.repo + "/public/gpg.key", true);
+  auto cache = dnf({"makecache"});
+  INFO(cache.out << cache.err);
+  CHECK(cache.exit_status == 0);
+
+  // s3cmd downloads the bucket; beside the original's state, the copy verifies.
+  std::string host = s3.url().substr(std::string("http://").size());
+  std::ofstream(p.dir / "s3cmd.cfg")
+      << "[default]\naccess_key = " << k_key_id << "\nsecret_key = " << k_secret
+      << "\nhost_base = " << host << "\nhost_bucket = " << host
+      << "\nuse_https = False\nsignature_v2 = False\n";
+  std::string copy = p.dir / "copy";
+  fs::create_directories(copy);
+  auto got = run({"s3cmd", "-c", p.dir / "s3cmd.cfg", "--no-progress", "sync",
+                  s3_target("cdn") + "/", copy + "/public/"});
+  INFO(got.out << got.err);
+  REQUIRE(got.exit_status == 0);
+  fs::copy(p.repo + "/.pkgcloud", copy + "/.pkgcloud", fs::copy_options::recursive);
+  fs::remove(copy + "/public/.pkgcloud-manifest.json");
+  auto verified = pkgcloud(copy, {"verify"});
+  INFO(verified.out << verified.err);
+  CHECK(verified.exit_status == 0);
+  CHECK(snapshot(copy + "/public") == p.files());
+}
