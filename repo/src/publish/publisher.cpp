@@ -159,6 +159,32 @@ Result<void> Publisher::unlock() {
   return {};
 }
 
+// Large files in parts, one file at a time with its parts at once, the next file's parts read
+// and hashed while these are sent.
+Result<void> Publisher::send_in_parts(std::span<const Request> files,
+                                      const std::function<void()>& step) {
+  auto read_parts = [this](const Request& r) {
+    return std::async(std::launch::async, [this, &r] { return remote_.parts_of(r); });
+  };
+  std::future<Result<std::vector<Request>>> next;
+  if (!files.empty())
+    next = read_parts(files[0]);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    auto parts = next.get();
+    if (i + 1 < files.size())
+      next = read_parts(files[i + 1]);
+    Result<void> sent = parts ? remote_.put_parts(transfer_, files[i], std::move(*parts))
+                              : Result<void>(std::unexpected(parts.error()));
+    if (!sent) {
+      if (next.valid())
+        next.wait(); // it reads files[i + 1], which must outlive it
+      return sent;
+    }
+    step();
+  }
+  return {};
+}
+
 Result<void> Publisher::run_batch(std::vector<Request> batch) {
   if (batch.empty())
     return {};
@@ -173,29 +199,9 @@ Result<void> Publisher::run_batch(std::vector<Request> batch) {
     if (progress_)
       progress_(++done_, total_);
   };
-  // Large files in parts, one file at a time with its parts at once, the next file's parts
-  // read and hashed while these are sent; then the rest.
   auto large = std::stable_partition(batch.begin(), batch.end(),
                                      [&](const Request& r) { return !remote_.in_parts(r); });
-  auto read_parts = [this](const Request& r) {
-    return std::async(std::launch::async, [this, &r] { return remote_.parts_of(r); });
-  };
-  std::future<Result<std::vector<Request>>> next;
-  if (large != batch.end())
-    next = read_parts(*large);
-  for (auto it = large; it != batch.end(); ++it) {
-    auto parts = next.get();
-    if (it + 1 != batch.end())
-      next = read_parts(*(it + 1));
-    Result<void> sent = parts ? remote_.put_parts(transfer_, *it, std::move(*parts))
-                              : Result<void>(std::unexpected(parts.error()));
-    if (!sent) {
-      if (next.valid())
-        next.wait(); // it reads *(it + 1), which must outlive it
-      return sent;
-    }
-    step();
-  }
+  OPSKIT_TRY(send_in_parts({large, batch.end()}, step));
   batch.erase(large, batch.end());
   OPSKIT_TRY(transfer_.run(batch, step));
   return {};
@@ -203,16 +209,17 @@ Result<void> Publisher::run_batch(std::vector<Request> batch) {
 
 Result<void> Publisher::send(const Plan& plan, const std::vector<std::string>& md5,
                              const Manifest& next) {
-  // One batch a phase; the dnf signatures in a batch of their own just before repomd.xml, so
-  // that what a client may see of a new signature beside an old repomd.xml lasts one batch of
-  // requests.
-  constexpr std::size_t k_batches = tree::Generation::k_phases + 1;
-  std::vector<std::vector<Request>> batches(k_batches);
+  // One batch a phase, in the phases' order; the dnf signatures in a batch of their own just
+  // before the top-level files, so that what a client may see of a new signature beside an
+  // old repomd.xml lasts one batch of requests.
+  constexpr auto k_top = static_cast<std::size_t>(detail::Phase::top_level);
+  constexpr std::size_t k_dnf_signatures = k_top, k_top_batch = k_top + 1;
+  std::vector<std::vector<Request>> batches(k_top_batch + 1);
   for (std::size_t i = 0; i < plan.upload.size(); ++i) {
     const tree::GenerationFile& f = *plan.upload[i];
     auto phase = static_cast<std::size_t>(f.phase);
-    std::size_t batch = f.path.ends_with("/repomd.xml.asc") ? k_batches - 2
-                        : phase == k_batches - 2            ? k_batches - 1
+    std::size_t batch = f.path.ends_with("/repomd.xml.asc") ? k_dnf_signatures
+                        : phase == k_top                    ? k_top_batch
                                                             : phase;
     Request r;
     r.method = "PUT";

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ private:
   // Writes this publisher's lock, with `condition` (a header) when not empty; returns the
   // status: 412 when the condition failed, 400 or 501 when the store does not take it.
   Result<long> put_lock(std::string condition);
+  Result<void> send_in_parts(std::span<const Request> files, const std::function<void()>& step);
   Result<void> run_batch(std::vector<Request> batch);
 
   Remote& remote_;

@@ -22,7 +22,8 @@ namespace opskit::repo::publish {
 
 namespace {
 
-// The regular files below `publication`, relative to it, with their sizes.
+// The regular files below `root`, relative to it, with their sizes. The iterator's paths are
+// `root` + "/" + the path below it, so no path is resolved.
 Result<std::vector<std::pair<std::string, std::uint64_t>>> list_files(const std::string& root) {
   std::vector<std::pair<std::string, std::uint64_t>> files;
   std::error_code ec;
@@ -40,7 +41,7 @@ Result<std::vector<std::pair<std::string, std::uint64_t>>> list_files(const std:
     }
     auto status = it->symlink_status(ec);
     if (!ec && fs::is_regular_file(status))
-      files.emplace_back(fs::relative(it->path(), root).string(), it->file_size(ec));
+      files.emplace_back(it->path().string().substr(root.size() + 1), it->file_size(ec));
   }
   std::sort(files.begin(), files.end());
   return files;

@@ -295,8 +295,6 @@ Result<void> Transfer::collect(Batch& b, const std::function<void()>& done) {
     std::string why;
     switch (judge(s, msg->data.result, why)) {
     case Verdict::answered:
-      if (r.method == "PUT")
-        stats_.bytes += r.size;
       s.response.etag = std::move(s.etag);
       b.responses[s.index] = std::move(s.response);
       if (done)

@@ -82,7 +82,6 @@ struct TransferOptions {
 struct TransferStats {
   std::map<std::string, std::size_t> requests; // by method, retries included
   std::size_t retries = 0;
-  std::uint64_t bytes = 0; // of PUT bodies sent whole
 };
 
 class Transfer {
