@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include <fmt/format.h>
 
 #include "opskit/file.hpp"
@@ -39,6 +41,31 @@ Result<std::string> read_whole(const UniqueFd& fd, std::size_t size, const std::
   }
   data.resize(got);
   return data;
+}
+
+Result<std::pair<std::string, std::string>> md5_and_sha256(const UniqueFd& fd, std::uint64_t from,
+                                                           std::uint64_t size,
+                                                           const std::string& path) {
+  CPtr<EVP_MD_CTX, EVP_MD_CTX_free> md5(EVP_MD_CTX_new());
+  if (!md5 || EVP_DigestInit_ex(md5.get(), EVP_md5(), nullptr) != 1)
+    return fail("MD5: cannot initialise the digest");
+  Sha256Stream sha256;
+  std::string buffer(1 << 20, '\0');
+  for (std::uint64_t done = 0; done < size;) {
+    std::size_t want = std::min<std::uint64_t>(buffer.size(), size - done);
+    ssize_t n = ::pread(fd.get(), buffer.data(), want, static_cast<off_t>(from + done));
+    if (n <= 0)
+      return fail(n < 0 ? Error::from_errno("read", path)
+                        : Error(fmt::format("{}: shorter than it was", path)));
+    std::string_view piece(buffer.data(), static_cast<std::size_t>(n));
+    EVP_DigestUpdate(md5.get(), piece.data(), piece.size());
+    sha256.update(piece);
+    done += piece.size();
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned length = 0;
+  EVP_DigestFinal_ex(md5.get(), digest, &length);
+  return std::pair{hex(std::string_view(reinterpret_cast<char*>(digest), length)), sha256.hex()};
 }
 
 Result<std::string> read_whole(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,12 @@ Result<std::pair<UniqueFd, std::size_t>> open_regular(const std::string& path);
 
 // Reads the rest of open file `fd`, `size` bytes long (fewer if it shrinks); `path` names it.
 Result<std::string> read_whole(const UniqueFd& fd, std::size_t size, const std::string& path);
+
+// The MD5 and SHA-256 (hex) of `size` bytes of open file `fd` from `from`, read a MiB at a
+// time so that memory stays flat however large it is; `path` names it in an error, also when
+// it is shorter than that.
+Result<std::pair<std::string, std::string>>
+md5_and_sha256(const UniqueFd& fd, std::uint64_t from, std::uint64_t size, const std::string& path);
 
 // Reads a whole regular file with its size known up front (packages can be large).
 Result<std::string> read_whole(const std::string& path);

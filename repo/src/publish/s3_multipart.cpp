@@ -5,14 +5,9 @@
 #include <algorithm>
 #include <thread>
 
-#include <unistd.h>
-
-#include <openssl/evp.h>
-
 #include <fmt/format.h>
 
 #include "codec/file_bytes.hpp"
-#include "opskit/handle.hpp"
 #include "opskit/parallel.hpp"
 #include "opskit/repo/codec/digest.hpp"
 #include "publish/s3.hpp"
@@ -23,31 +18,6 @@ namespace {
 
 constexpr std::uint64_t k_in_parts_from = 64ull << 20;
 constexpr std::uint64_t k_part = 16ull << 20;
-
-// The MD5 and SHA-256 of `size` bytes of `fd` from `from`, read a MiB at a time.
-Result<std::pair<std::string, std::string>>
-digest_range(const UniqueFd& fd, std::uint64_t from, std::uint64_t size, const std::string& path) {
-  CPtr<EVP_MD_CTX, EVP_MD_CTX_free> md5(EVP_MD_CTX_new());
-  if (!md5 || EVP_DigestInit_ex(md5.get(), EVP_md5(), nullptr) != 1)
-    return fail("MD5: cannot initialise the digest");
-  Sha256Stream sha256;
-  std::string buffer(1 << 20, '\0');
-  for (std::uint64_t done = 0; done < size;) {
-    std::size_t want = std::min<std::uint64_t>(buffer.size(), size - done);
-    ssize_t n = ::pread(fd.get(), buffer.data(), want, static_cast<off_t>(from + done));
-    if (n <= 0)
-      return fail(n < 0 ? Error::from_errno("read", path)
-                        : Error(fmt::format("{}: shorter than it was", path)));
-    std::string_view piece(buffer.data(), static_cast<std::size_t>(n));
-    EVP_DigestUpdate(md5.get(), piece.data(), piece.size());
-    sha256.update(piece);
-    done += piece.size();
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned length = 0;
-  EVP_DigestFinal_ex(md5.get(), digest, &length);
-  return std::pair{hex(std::string_view(reinterpret_cast<char*>(digest), length)), sha256.hex()};
-}
 
 } // namespace
 
@@ -64,7 +34,7 @@ Result<std::vector<Request>> S3Remote::parts_of(const Request& whole) const {
     p.file = whole.file;
     p.from = i * k_part;
     p.size = std::min(k_part, whole.size - p.from);
-    auto digests = digest_range(opened.first, p.from, p.size, whole.file);
+    auto digests = detail::md5_and_sha256(opened.first, p.from, p.size, whole.file);
     if (!digests)
       errors[i] = digests.error().message();
     else

@@ -5,14 +5,9 @@
 #include <filesystem>
 #include <map>
 
-#include <unistd.h>
-
-#include <openssl/evp.h>
-
 #include <fmt/format.h>
 
 #include "codec/file_bytes.hpp"
-#include "opskit/handle.hpp"
 #include "opskit/parallel.hpp"
 #include "opskit/repo/codec/digest.hpp"
 
@@ -110,36 +105,6 @@ Plan plan(const Snapshot& snapshot, const std::optional<Manifest>& previous,
   return p;
 }
 
-namespace {
-
-// The MD5 and SHA-256 of the file `path`, read in pieces so that memory stays flat however
-// large it is.
-Result<std::pair<std::string, std::string>> md5_and_sha256(const std::string& path) {
-  OPSKIT_TRY_ASSIGN(auto opened, detail::open_regular(path));
-  auto& [fd, size] = opened;
-  CPtr<EVP_MD_CTX, EVP_MD_CTX_free> md5(EVP_MD_CTX_new());
-  if (!md5 || EVP_DigestInit_ex(md5.get(), EVP_md5(), nullptr) != 1)
-    return fail("MD5: cannot initialise the digest");
-  Sha256Stream sha256;
-  std::string buffer(1 << 20, '\0');
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
-    if (n < 0)
-      return fail(Error::from_errno("read", path));
-    if (n == 0)
-      break;
-    std::string_view piece(buffer.data(), static_cast<std::size_t>(n));
-    EVP_DigestUpdate(md5.get(), piece.data(), piece.size());
-    sha256.update(piece);
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned length = 0;
-  EVP_DigestFinal_ex(md5.get(), digest, &length);
-  return std::pair{hex(std::string_view(reinterpret_cast<char*>(digest), length)), sha256.hex()};
-}
-
-} // namespace
-
 Result<std::vector<std::string>> md5_each(const std::vector<const tree::GenerationFile*>& files,
                                           const Snapshot& snapshot) {
   std::vector<std::string> md5(files.size());
@@ -151,7 +116,12 @@ Result<std::vector<std::string>> md5_each(const std::vector<const tree::Generati
       md5[i] = known->second;
       return;
     }
-    auto digests = md5_and_sha256(f.source);
+    auto opened = detail::open_regular(f.source);
+    if (!opened) {
+      errors[i] = opened.error().message();
+      return;
+    }
+    auto digests = detail::md5_and_sha256(opened->first, 0, opened->second, f.source);
     if (!digests) {
       errors[i] = digests.error().message();
       return;
