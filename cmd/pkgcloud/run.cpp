@@ -118,8 +118,19 @@ bool is_url(std::string_view s) {
   return s.starts_with("s3://") || s.starts_with("http://") || s.starts_with("https://");
 }
 
+// `saved` with the settings the command line gives in place of its own.
+repo::PublishTarget overlaid(repo::PublishTarget saved, const repo::PublishTarget& given) {
+  for (auto field : {&repo::PublishTarget::endpoint, &repo::PublishTarget::region,
+                     &repo::PublishTarget::profile, &repo::PublishTarget::user,
+                     &repo::PublishTarget::password_file, &repo::PublishTarget::ca_file})
+    if (!(given.*field).empty())
+      saved.*field = given.*field;
+  saved.path_style = saved.path_style || given.path_style;
+  return saved;
+}
+
 // The target the command line names: --to URL with its settings (saved with --save), a URL
-// given as the target, or a saved target's name.
+// given as the target, or a saved target's name with the settings given beside it.
 Result<repo::PublishTarget> target_of(Repository& r, const Options& o, const std::string& name) {
   if (!o.target.url.empty() && !name.empty())
     return fail(fmt::format("publish: '{}' and --to {}: name one target", name, o.target.url));
@@ -131,7 +142,8 @@ Result<repo::PublishTarget> target_of(Repository& r, const Options& o, const std
   else if (!name.empty()) {
     if (o.save)
       return fail("publish: --save takes a target given by --to URL");
-    return r.saved_target(name);
+    OPSKIT_TRY_ASSIGN(auto saved, r.saved_target(name));
+    return overlaid(std::move(saved), o.target);
   }
   if (o.save)
     OPSKIT_TRY(r.save_target(*o.save, target));

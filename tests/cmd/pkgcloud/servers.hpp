@@ -65,11 +65,14 @@ struct S3rver : Daemon {
                port) {}
 };
 
+enum class Tls { off, on };
+
 // nginx serving `dir`/www with PUT, DELETE, MKCOL and (dav_ext) PROPFIND behind basic
 // authentication (user "pub", password "secret", also in `dir`/password), its access log in
-// `dir`/access.log.
+// `dir`/access.log. With Tls::on it speaks https only, with a certificate for 127.0.0.1 that
+// nothing trusts but `dir`/cert.pem.
 struct Nginx : Daemon {
-  static std::vector<std::string> start(const std::string& dir, int port) {
+  static std::vector<std::string> start(const std::string& dir, int port, Tls tls) {
     namespace fs = std::filesystem;
     fs::create_directories(dir + "/www");
     fs::create_directories(dir + "/tmp");
@@ -77,6 +80,15 @@ struct Nginx : Daemon {
     REQUIRE(hash.exit_status == 0);
     std::ofstream(dir + "/htpasswd") << "pub:" << hash.out;
     std::ofstream(dir + "/password") << "secret\n";
+    std::string listen = std::to_string(port);
+    if (tls == Tls::on) {
+      auto made = run({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                       "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                       "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem"});
+      REQUIRE(made.exit_status == 0);
+      listen += " ssl;\n    ssl_certificate " + dir + "/cert.pem;\n    ssl_certificate_key " + dir +
+                "/key.pem";
+    }
     std::ofstream(dir + "/nginx.conf")
         << "load_module /usr/lib/nginx/modules/ngx_http_dav_ext_module.so;\n"
         << "daemon off;\nuser root;\nworker_processes 1;\npid " << dir << "/nginx.pid;\n"
@@ -85,7 +97,7 @@ struct Nginx : Daemon {
         << "  client_body_temp_path " << dir << "/tmp;\n  proxy_temp_path " << dir << "/tmp;\n"
         << "  fastcgi_temp_path " << dir << "/tmp;\n  uwsgi_temp_path " << dir << "/tmp;\n"
         << "  scgi_temp_path " << dir << "/tmp;\n  client_max_body_size 0;\n"
-        << "  server {\n    listen 127.0.0.1:" << port << ";\n    root " << dir << "/www;\n"
+        << "  server {\n    listen 127.0.0.1:" << listen << ";\n    root " << dir << "/www;\n"
         << "    location / {\n      dav_methods PUT DELETE MKCOL;\n"
         << "      dav_ext_methods PROPFIND OPTIONS;\n"
         << "      create_full_put_path on;\n      dav_access user:rw group:r all:r;\n"
@@ -93,8 +105,9 @@ struct Nginx : Daemon {
         << "        auth_basic_user_file " << dir << "/htpasswd;\n      }\n    }\n  }\n}\n";
     return {"nginx", "-p", dir, "-e", dir + "/error.log", "-c", dir + "/nginx.conf"};
   }
-  Nginx(const std::string& dir, int port = free_port())
-      : Daemon(start(dir, port), port), dir_(dir) {}
+  Nginx(const std::string& dir, Tls tls = Tls::off, int port = free_port())
+      : Daemon(start(dir, port, tls), port), dir_(dir), tls_(tls) {}
+  std::string url() const { return (tls_ == Tls::on ? "https" : "http") + Daemon::url().substr(4); }
   // The options by which pkgcloud publish logs in.
   std::vector<std::string> login() const {
     return {"--user", "pub", "--password-file", dir_ + "/password"};
@@ -102,6 +115,7 @@ struct Nginx : Daemon {
 
 private:
   std::string dir_;
+  Tls tls_;
 };
 
 // s3_proxy.py forwarding to `upstream` with `options` (--check-sigv4, the faults), writing a

@@ -243,7 +243,29 @@ TEST_CASE("publish: a failure is one line naming the target and why, and no secr
   CHECK(bad.err.find("ftp://host/x: not a publish target") != std::string::npos);
 }
 
-TEST_CASE("publish: a target saved with --save is published by name, and by push --publish",
+TEST_CASE("publish: TLS is verified, a certificate not trusted is one line, --ca-file trusts one",
+          "[pkgcloud][publish][server]") {
+  require_nginx();
+  Published p;
+  Nginx nginx(p.dir / "nginx", Tls::on);
+  std::vector<std::string> to = nginx.login();
+  to.insert(to.begin(), {"publish", "--to", nginx.url() + "/repo/"});
+  auto untrusted = pkgcloud_env(p.repo, p.home, to);
+  INFO(untrusted.err);
+  CHECK(untrusted.exit_status == 1);
+  CHECK(untrusted.err.find("publish to " + nginx.url() + "/repo/") != std::string::npos);
+  CHECK(untrusted.err.find("certificate") != std::string::npos);
+  CHECK(std::count(untrusted.err.begin(), untrusted.err.end(), '\n') == 1);
+  CHECK_FALSE(std::filesystem::exists(p.dir / "nginx/www/repo"));
+
+  to.erase(to.begin());
+  to.insert(to.end(), {"--ca-file", p.dir / "nginx/cert.pem"});
+  CHECK(p.publish(to)["uploaded"].size() == p.files().size());
+  CHECK(std::filesystem::exists(p.dir / "nginx/www/repo/.pkgcloud-manifest.json"));
+}
+
+TEST_CASE("publish: a target saved with --save is published by name, with settings given beside "
+          "it, and by push --publish",
           "[pkgcloud][publish][server]") {
   Published p;
   S3rver s3(p.dir / "s3");
@@ -260,6 +282,12 @@ TEST_CASE("publish: a target saved with --save is published by name, and by push
   CHECK(push.out.find("added epsilon 1.0-1 amd64") != std::string::npos);
   CHECK(fetch(s3.url() + "/" + k_bucket +
               "/saved/deb/debian/pool/main/e/epsilon/epsilon_1.0-1_amd64.deb"));
+  // A setting given beside the name takes the saved one's place, for this run only.
+  auto elsewhere =
+      pkgcloud_env(p.repo, p.home, {"publish", "mirror", "--endpoint", "http://127.0.0.1:1"});
+  CHECK(elsewhere.exit_status == 1);
+  CHECK(elsewhere.err.find("127.0.0.1 port 1 ") != std::string::npos);
+  CHECK(p.publish({"mirror"})["uploaded"].empty());
   auto unknown = pkgcloud_env(p.repo, p.home, {"publish", "elsewhere"});
   CHECK(unknown.exit_status == 1);
   CHECK(unknown.err.find("no target saved as 'elsewhere'") != std::string::npos);
