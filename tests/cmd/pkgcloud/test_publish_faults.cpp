@@ -138,7 +138,7 @@ TEST_CASE("publish: with a 500 on every third PUT and connections dropped mid-bo
 }
 
 TEST_CASE("publish: a file that always fails ends the publish in one line naming it, apt-get "
-          "still reads the previous publication, and the next publish finishes the job",
+          "and dnf still read the repository, and the next publish finishes the job",
           "[pkgcloud][publish][server]") {
   require_s3rver();
   Published p;
@@ -147,7 +147,8 @@ TEST_CASE("publish: a file that always fails ends the publish in one line naming
   std::string in_release = object_url(s3, "f", "deb/debian/dists/bookworm/InRelease");
   auto previous = fetch(in_release);
   REQUIRE(previous);
-  p.push({deb(p, "delta", "1.0-1"), deb(p, "alpha", "1.1-1")});
+  p.push({deb(p, "delta", "1.0-1"), deb(p, "alpha", "1.1-1"),
+          rpmbuild(p.dir.path(), "rworld", "1.0", "x86_64", "", "")});
 
   {
     S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--fail-path", "InRelease"});
@@ -164,6 +165,14 @@ TEST_CASE("publish: a file that always fails ends the publish in one line naming
   REQUIRE(update.exit_status == 0);
   CHECK(apt({"install", "-y", "--download-only", "alpha=1.0-1"}).exit_status == 0);
   CHECK(apt({"install", "-y", "--download-only", "delta"}).exit_status != 0);
+  // dnf's repository, whose repomd.xml went in the failed publish's last batch, is whole: the
+  // old one or the new one.
+  IsolatedDnf dnf(p.dir / "dnf");
+  dnf.add_repo("pkgcloud", s3.url() + "/" + k_bucket + "/f/rpm/el/9/x86_64",
+               p.repo + "/public/gpg.key", true);
+  auto cache = dnf({"makecache"});
+  INFO(cache.out << cache.err);
+  CHECK(cache.exit_status == 0);
 
   auto finished = p.publish(s3_via("f", s3.url()));
   CHECK_FALSE(finished["uploaded"].empty());
@@ -172,6 +181,8 @@ TEST_CASE("publish: a file that always fails ends the publish in one line naming
   INFO(again.out << again.err);
   REQUIRE(again.exit_status == 0);
   CHECK(apt({"install", "-y", "--download-only", "delta", "alpha=1.1-1"}).exit_status == 0);
+  CHECK(dnf({"makecache"}).exit_status == 0);
+  CHECK(dnf.all("%{name}").find("rworld") != std::string::npos);
 }
 
 TEST_CASE("publish: a request that stalls longer than PKGCLOUD_STALL_SECONDS is given up and "
