@@ -232,11 +232,50 @@ Result<void> Publisher::send(const Plan& plan, const std::vector<std::string>& m
   }
   done_ = 0;
   total_ = plan.upload.size() + 1;
-  for (auto& batch : batches)
-    OPSKIT_TRY(run_batch(std::move(batch)));
+  for (std::size_t i = 0; i < k_dnf_signatures; ++i)
+    OPSKIT_TRY(run_batch(std::move(batches[i])));
+  OPSKIT_TRY_ASSIGN(auto previous, signatures_before(batches[k_dnf_signatures]));
+  for (std::size_t i = k_dnf_signatures; i < batches.size(); ++i)
+    if (auto sent = run_batch(std::move(batches[i])); !sent) {
+      restore_signatures(previous, next);
+      return sent;
+    }
   std::vector<Request> manifest;
   manifest.push_back(put_bytes(k_manifest, manifest_json(next)));
   return run_batch(std::move(manifest));
+}
+
+// The target's dnf signatures that `signatures` (PUTs of repomd.xml.asc) replace, as they are
+// before; those the target does not hold are left out.
+Result<std::vector<Publisher::Previous>>
+Publisher::signatures_before(const std::vector<Request>& signatures) {
+  std::vector<Request> reads;
+  for (const auto& r : signatures)
+    reads.push_back(get(r.path));
+  OPSKIT_TRY_ASSIGN(auto read, transfer_.run(reads));
+  std::vector<Previous> held;
+  for (std::size_t i = 0; i < reads.size(); ++i)
+    if (read[i].status / 100 == 2)
+      held.push_back({reads[i].path, std::move(read[i].body)});
+  return held;
+}
+
+// After a publish failed between the dnf signatures and their repomd.xml, puts the previous
+// signature back beside each repomd.xml that is not (or not known to be) the new one, so that
+// dnf does not refuse the old metadata until the next publish. Best effort: the error to report
+// is the publish's.
+void Publisher::restore_signatures(const std::vector<Previous>& previous, const Manifest& next) {
+  std::vector<Request> puts;
+  for (const auto& p : previous) {
+    Request repomd = get(p.path.substr(0, p.path.size() - 4)); // repomd.xml.asc -> repomd.xml
+    auto read = transfer_.run({&repomd, 1});                   // each alone: one may fail
+    auto entry = next.find(repomd.path);
+    bool replaced = read && (*read)[0].status / 100 == 2 && entry != next.end() &&
+                    sha256_hex((*read)[0].body) == entry->second.sha256;
+    if (!replaced)
+      puts.push_back(put_bytes(p.path, p.bytes));
+  }
+  (void)transfer_.run(puts);
 }
 
 Result<void> Publisher::remove(const std::vector<std::string>& paths) {

@@ -49,6 +49,11 @@ private:
   Result<long> put_lock(std::string condition);
   Result<void> send_in_parts(std::span<const Request> files, const std::function<void()>& step);
   Result<void> run_batch(std::vector<Request> batch);
+  struct Previous {
+    std::string path, bytes;
+  };
+  Result<std::vector<Previous>> signatures_before(const std::vector<Request>& signatures);
+  void restore_signatures(const std::vector<Previous>& previous, const Manifest& next);
 
   Remote& remote_;
   Transfer transfer_;

@@ -16,9 +16,10 @@ goes upstream as it came.
 Faults, each written to the log as "fault": --fail-put-every N answers 500 to every Nth PUT;
 --drop-put-every N reads half of every Nth PUT's body and closes the connection; a path gets
 one of these two faults at most, so that a client that retries at all gets through.
---fail-path S answers 500 to every request whose path contains S; --stall-once-path S SECONDS
-holds the first such request that long, then closes without answering; --delay-put SECONDS
-waits before forwarding each PUT, to make a publish last while clients read.
+--fail-path S answers 500 to every request whose path ends with S; --stall-once-path S
+SECONDS holds the first request whose path contains S that long, then closes without
+answering; --delay-put SECONDS waits before forwarding each PUT, to make a publish last while
+clients read.
 
 --self-test checks the signature checker against AWS's published example (GET Object, in
 "Signature Calculations for the Authorization Header", Amazon S3 API Reference) and exits.
@@ -147,7 +148,7 @@ class Faults:
     def pick(self, method, path):
         a = self.args
         with self.lock:
-            if a.fail_path and a.fail_path in path:
+            if a.fail_path and path.split("?")[0].endswith(a.fail_path):
                 return "fail"
             if a.stall_once_path and a.stall_once_path[0] in path and not self.stalled:
                 self.stalled = True
@@ -260,7 +261,7 @@ def main():
     p.add_argument("--check-sigv4", metavar="KEY_ID:SECRET:REGION")
     p.add_argument("--fail-put-every", type=int, metavar="N")
     p.add_argument("--drop-put-every", type=int, metavar="N")
-    p.add_argument("--fail-path", metavar="SUBSTRING")
+    p.add_argument("--fail-path", metavar="SUFFIX")
     p.add_argument("--stall-once-path", nargs=2, metavar=("SUBSTRING", "SECONDS"))
     p.add_argument("--delay-put", type=float, metavar="SECONDS")
     p.add_argument("--self-test", action="store_true")

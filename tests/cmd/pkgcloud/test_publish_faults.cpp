@@ -185,6 +185,37 @@ TEST_CASE("publish: a file that always fails ends the publish in one line naming
   CHECK(dnf.all("%{name}").find("rworld") != std::string::npos);
 }
 
+TEST_CASE("publish: one that fails at repomd.xml puts the previous dnf signature back, and dnf "
+          "reads the previous repository",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  p.publish(s3_via("r", s3.url()));
+  auto signature = fetch(object_url(s3, "r", "rpm/el/9/x86_64/repodata/repomd.xml.asc"));
+  REQUIRE(signature);
+  p.push({rpmbuild(p.dir.path(), "rworld", "1.0", "x86_64", "", "")});
+  {
+    S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--fail-path", "x86_64/repodata/repomd.xml"});
+    auto failed = pkgcloud_env(p.repo, p.home, publish_args(s3_via("r", proxy.url())));
+    CHECK(failed.exit_status == 1);
+    CHECK(failed.err.find("repodata/repomd.xml: HTTP 500") != std::string::npos);
+  }
+  CHECK(fetch(object_url(s3, "r", "rpm/el/9/x86_64/repodata/repomd.xml.asc")) == signature);
+  IsolatedDnf dnf(p.dir / "dnf");
+  dnf.add_repo("pkgcloud", s3.url() + "/" + k_bucket + "/r/rpm/el/9/x86_64",
+               p.repo + "/public/gpg.key", true);
+  auto cache = dnf({"makecache"});
+  INFO(cache.out << cache.err);
+  REQUIRE(cache.exit_status == 0);
+  CHECK(dnf.all("%{name}").find("rworld") == std::string::npos);
+
+  p.publish(s3_via("r", s3.url()));
+  check_bucket_holds(p, s3, "r");
+  CHECK(dnf({"makecache"}).exit_status == 0);
+  CHECK(dnf.all("%{name}").find("rworld") != std::string::npos);
+}
+
 TEST_CASE("publish: a request that stalls longer than PKGCLOUD_STALL_SECONDS is given up and "
           "sent again",
           "[pkgcloud][publish][server]") {
