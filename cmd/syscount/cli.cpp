@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include <string>
 #include <string_view>
 
 #include "opskit/version.hpp"
