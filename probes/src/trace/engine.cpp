@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "bpf/backend.hpp"
 #include "ptrace/tracer.hpp"
 
 namespace opskit::trace {
@@ -69,11 +70,16 @@ Result<std::string> find_program(const std::string& name) {
 }
 
 Result<std::unique_ptr<TraceBackend>> open_backend(const TraceRequest& request,
-                                                   const AggregatorLimits& /*limits*/) {
+                                                   const AggregatorLimits& limits) {
   if (request.backend == Backend::ptrace)
     return std::make_unique<PtraceBackend>();
+  auto bpf = BpfTracer::load(request.cls, limits);
+  if (bpf)
+    return std::move(*bpf);
   if (request.backend == Backend::ebpf)
-    return fail("eBPF backend: not in this build", ENOSYS);
+    return fail(bpf.error());
+  if (request.on_fallback)
+    request.on_fallback(bpf.error().message());
   return std::make_unique<PtraceBackend>();
 }
 

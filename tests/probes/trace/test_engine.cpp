@@ -8,6 +8,7 @@
 #include <string>
 
 #include "opskit/probes/trace/engine.hpp"
+#include "skip.hpp"
 #include "temp_dir.hpp"
 
 using namespace opskit::trace;
@@ -68,6 +69,29 @@ TEST_CASE("engine: a traced command's calls reach the aggregator", "[probes][tra
   CHECK(outcome->warning.empty());
   CHECK_FALSE(outcome->detached);
   check_engine_test_calls(aggregator);
+}
+
+TEST_CASE("engine: the eBPF backend fills the same aggregate", "[probes][trace][ebpf]") {
+  Aggregator aggregator;
+  auto outcome = trace_sh(Backend::ebpf, "test -e /nonexistent-engine-test; exit 5", aggregator);
+  if (!outcome)
+    OPSKIT_SKIP("eBPF cannot be used here: " << outcome.error().message());
+  CHECK(outcome->backend == Backend::ebpf);
+  CHECK(outcome->exit_status == 5);
+  CHECK(outcome->warning.empty());
+  check_engine_test_calls(aggregator);
+}
+
+TEST_CASE("engine: auto falls back to ptrace with the reason, or counts with eBPF",
+          "[probes][trace]") {
+  Aggregator aggregator;
+  std::string why;
+  TraceRequest request;
+  request.command = {"sh", "-c", "exit 0"};
+  request.on_fallback = [&why](const std::string& reason) { why = reason; };
+  auto outcome = run_trace(request, aggregator);
+  REQUIRE(outcome.has_value());
+  CHECK((outcome->backend == Backend::ebpf) == why.empty());
 }
 
 TEST_CASE("engine: backends are named as --backend names them", "[probes][trace]") {
