@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,6 +111,19 @@ std::size_t thread_count(pid_t pid) {
   return ec ? 1 : static_cast<std::size_t>(std::distance(it, {}));
 }
 
+// The programs know processes by their pids in the initial PID namespace; fails where syscount
+// runs in another (a container), since it could not tell the kernel which to follow. The
+// initial namespace has a fixed inode number, PROC_PID_INIT_INO.
+Result<void> check_pid_namespace() {
+  constexpr ino_t k_init_pid_namespace = 0xEFFFFFFCu;
+  struct stat ns {};
+  if (::stat("/proc/self/ns/pid", &ns) != 0)
+    return fail(Error::from_errno("read", "/proc/self/ns/pid"));
+  if (ns.st_ino != k_init_pid_namespace)
+    return fail("eBPF programs: syscount runs in a PID namespace of its own", ENOTSUP);
+  return {};
+}
+
 } // namespace
 
 void BpfTracer::Destroy::operator()(syscount_bpf* skel) const noexcept {
@@ -122,6 +136,7 @@ Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
                                                    const AggregatorLimits& limits) {
   if (::access("/sys/kernel/btf/vmlinux", R_OK) != 0)
     return fail(Error::from_errno("read kernel BTF", "/sys/kernel/btf/vmlinux"));
+  OPSKIT_TRY(check_pid_namespace());
   libbpf_set_print(quiet);
   std::unique_ptr<BpfTracer> tracer(new BpfTracer(syscount_bpf__open()));
   if (!tracer->skel_)
