@@ -71,6 +71,7 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __uint(max_entries, 65536);
   __type(key, __u32);
   __type(value, __u32);
@@ -85,6 +86,7 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __uint(max_entries, 16384);
   __type(key, struct sc_call_key);
   __type(value, struct sc_call_value);
@@ -126,45 +128,20 @@ struct {
   __type(value, struct scratch);
 } scratch SEC(".maps");
 
+/* Argument k of the call, from the registers its ABI passes arguments in: i386's ebx, ecx,
+ * edx, esi, edi, ebp; x86_64's (and x32's) rdi, rsi, rdx, r10, r8, r9. Pointers of i386 and x32
+ * are 32 bits wide. */
 static __always_inline __u64 syscall_arg(struct pt_regs* regs, __u32 abi, __u32 k) {
+  __u64 args[6];
   if (abi == ABI_I386) {
-    switch (k) {
-    case 0:
-      return (__u32)regs->bx;
-    case 1:
-      return (__u32)regs->cx;
-    case 2:
-      return (__u32)regs->dx;
-    case 3:
-      return (__u32)regs->si;
-    case 4:
-      return (__u32)regs->di;
-    default:
-      return (__u32)regs->bp;
-    }
+    __u64 in_i386[6] = {regs->bx, regs->cx, regs->dx, regs->si, regs->di, regs->bp};
+    __builtin_memcpy(args, in_i386, sizeof args);
+  } else {
+    __u64 in_x86_64[6] = {regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9};
+    __builtin_memcpy(args, in_x86_64, sizeof args);
   }
-  __u64 arg;
-  switch (k) {
-  case 0:
-    arg = regs->di;
-    break;
-  case 1:
-    arg = regs->si;
-    break;
-  case 2:
-    arg = regs->dx;
-    break;
-  case 3:
-    arg = regs->r10;
-    break;
-  case 4:
-    arg = regs->r8;
-    break;
-  default:
-    arg = regs->r9;
-    break;
-  }
-  return abi == ABI_X32 ? (__u32)arg : arg;
+  __u64 arg = args[k < 6 ? k : 5];
+  return abi == 0 ? arg : (__u32)arg;
 }
 
 /* Adds one to the counter under `key`; fails with -E2BIG when the map is full. */
