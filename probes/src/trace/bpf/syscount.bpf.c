@@ -189,6 +189,13 @@ static long clear_byte(__u32 i, void* data) {
 
 /* Counts a lookup of `key`'s name (`len` bytes) under its directory in `folded`, as
  * directory_of() names it: "/a/b" under "/a", "/a" under "/", "a" under ".". */
+/* Counts a lookup under "/", for a name too long for `folded` or when `folded` is full. */
+static __always_inline void fold_into_root(struct sc_short_key* key) {
+  bpf_probe_read_kernel(key->path, sizeof key->path, zeros);
+  key->path[0] = '/';
+  add_one(&folded, key);
+}
+
 static __always_inline void fold(struct sc_short_key* key, __u32 len) {
   struct slash_search s = {.key = key, .len = len, .last = -1, .from = 1};
   bpf_loop(SC_SHORT_PATH, find_slash, &s, 0);
@@ -198,11 +205,8 @@ static __always_inline void fold(struct sc_short_key* key, __u32 len) {
     s.from = (__u32)s.last;
   if (s.from < len)
     bpf_loop(len - s.from, clear_byte, &s, 0);
-  if (add_one(&folded, key) == 0)
-    return;
-  bpf_probe_read_kernel(key->path, sizeof key->path, zeros);
-  key->path[0] = '/';
-  add_one(&folded, key);
+  if (add_one(&folded, key) != 0)
+    fold_into_root(key);
 }
 
 static __always_inline void count_path(const void* name, __u32 err, bool user) {
@@ -230,7 +234,7 @@ static __always_inline void count_path(const void* name, __u32 err, bool user) {
     bpf_probe_read_kernel_str(long_key->path, SC_LONG_PATH, name);
   long_key->err = err;
   if (add_one(&long_paths, long_key) != 0)
-    fold(key, 1); /* into "/" */
+    fold_into_root(key);
 }
 
 static __always_inline void count_call(const struct inflight* f, __u32 err, __u64 time_ns) {
