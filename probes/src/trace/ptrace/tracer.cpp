@@ -44,6 +44,14 @@
 // PTRACE_SYSCALL, and keeps the class's calls in user space. An exit stop whose entry was not
 // seen (the call was in progress at attach) is ignored.
 //
+// Start-up. SECCOMP_RET_TRACE with no tracer attached fails the call with ENOSYS, so the child
+// must be traced before its first counted call, yet the filter must be installed before exec:
+// the child loads it before it stops (StoppedCommand's before_stop), and the parent
+// PTRACE_SEIZEs it there, with EXITKILL (if syscount dies, its tracees die with it rather than
+// run on with a filter that now fails their stat calls), before letting it go on to exec.
+// Seizing an already stopped task makes it re-trap as a group-stop, which the generic stop
+// handling below resolves.
+//
 // Stops under PTRACE_SEIZE, as waitpid(__WALL) reports them:
 //   - SIGTRAP|0x80: syscall entry or exit (TRACESYSGOOD), told apart by PTRACE_GET_SYSCALL_INFO.
 //   - PTRACE_EVENT_SECCOMP: a filtered call at entry; GET_SYSCALL_INFO gives nr and args.
@@ -64,6 +72,11 @@
 // path at the end of the last mapped page would otherwise be unreadable. A string with no NUL in
 // PATH_MAX bytes (the kernel fails such a call with ENAMETOOLONG) is kept cut, marked "...".
 // Each task has its own path buffer, allocated once, since tasks stop interleaved.
+//
+// Attach mode ends on SIGINT, SIGTERM, SIGHUP or SIGQUIT (launch.hpp's SignalGuard, which
+// also interrupts the attached process so that a blocking waitpid returns even when the signal
+// lands just before it): every task is PTRACE_INTERRUPTed and detached at its next stop, with
+// its pending signal if it was at a signal-delivery-stop.
 //
 // Without seccomp (an old kernel, a sandbox that forbids it) the child goes on unfiltered and
 // says so through its pipe before it stops; the parent then traces every call and keeps the
