@@ -92,29 +92,19 @@ struct {
   __type(value, struct sc_call_value);
 } calls SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __uint(max_entries, 100000);
-  __type(key, struct sc_short_key);
-  __type(value, __u64);
-} short_paths SEC(".maps");
+/* Lookups by (name, errno), entries allocated as the map fills; user space sizes each. */
+#define LOOKUP_COUNTS(key_type, entries)                                                           \
+  struct {                                                                                         \
+    __uint(type, BPF_MAP_TYPE_HASH);                                                               \
+    __uint(map_flags, BPF_F_NO_PREALLOC);                                                          \
+    __uint(max_entries, entries);                                                                  \
+    __type(key, key_type);                                                                         \
+    __type(value, __u64);                                                                          \
+  }
 
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __uint(max_entries, 1024);
-  __type(key, struct sc_long_key);
-  __type(value, __u64);
-} long_paths SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __uint(max_entries, 100000);
-  __type(key, struct sc_short_key);
-  __type(value, __u64);
-} folded SEC(".maps");
+LOOKUP_COUNTS(struct sc_short_key, 100000) short_paths SEC(".maps");
+LOOKUP_COUNTS(struct sc_long_key, 1024) long_paths SEC(".maps");
+LOOKUP_COUNTS(struct sc_short_key, 100000) folded SEC(".maps"); /* directories */
 
 struct scratch {
   struct sc_short_key short_key;
