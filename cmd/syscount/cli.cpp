@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include <string>
 #include <string_view>
 
 #include "opskit/version.hpp"
@@ -55,6 +56,16 @@ void define_cli(CLI::App& app, Options& options) {
     cmd->add_flag("--no-idle-poll", options.no_idle_poll,
                   "Let idle CPUs sleep while tracing: saves power, but each traced call then "
                   "waits for a sleeping CPU to wake");
+    cmd->add_option_function<std::string>(
+           "--backend",
+           [&options](const std::string& word) {
+             options.backend = trace::parse_backend(word).value_or(trace::Backend::automatic);
+           },
+           "How to count: ebpf (in the kernel; needs root, or CAP_BPF and CAP_PERFMON), "
+           "ptrace (stops the command at each counted call), or auto: ebpf where it loads, "
+           "else ptrace")
+        ->check(CLI::IsMember({"auto", "ebpf", "ptrace"}))
+        ->default_str("auto");
     cmd->add_option("command", options.command, "The command to run, after --")->take_all();
   }
 }

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <sys/types.h>
 
+#include "opskit/probes/trace/engine.hpp"
 #include "opskit/probes/trace/syscalls.hpp"
 
 namespace opskit::cmd::syscount {
@@ -23,6 +24,7 @@ struct Options {
   std::string output; // -o: report file instead of stderr
   bool json = false;
   bool no_idle_poll = false; // let idle CPUs halt while tracing
+  trace::Backend backend = trace::Backend::automatic;
 };
 
 // Defines syscount's command line on `app`, storing what it parses into `options`.

@@ -154,7 +154,7 @@ std::string render_json(const RunInfo& run, const trace::TraceSummary& summary, 
   Json doc;
   doc["command"] = run.command;
   doc["exit_status"] = run.exit_status;
-  doc["backend"] = "ptrace";
+  doc["backend"] = trace::to_string(run.backend);
   doc["class"] = trace::to_string(run.cls);
   doc["wall_s"] = run.wall_s;
   doc["syscalls"] = Json::array();

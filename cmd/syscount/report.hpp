@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "opskit/probes/trace/aggregate.hpp"
+#include "opskit/probes/trace/engine.hpp"
 #include "opskit/probes/trace/syscalls.hpp"
 
 namespace opskit::cmd::syscount {
@@ -17,6 +18,7 @@ struct RunInfo {
   bool detached = false;            // -p ended by a signal; the process still runs
   int exit_status = 0;
   trace::SyscallClass cls = trace::SyscallClass::stats;
+  trace::Backend backend = trace::Backend::ptrace; // the one that counted
   double wall_s = 0;
   std::size_t max_paths = 0;
 };

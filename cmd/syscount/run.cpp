@@ -57,6 +57,47 @@ int usage_error(std::string_view message) {
   return k_exit_usage;
 }
 
+// The request the options make, with its messages to the user on stderr.
+trace::TraceRequest make_request(const Options& options) {
+  trace::TraceRequest request{.cls = options.cls,
+                              .command = options.command,
+                              .attach_pid = options.pid,
+                              .on_attached = {},
+                              .idle_poll = !options.no_idle_poll,
+                              .backend = options.backend,
+                              .on_fallback = [](const std::string& why) {
+                                fmt::print(stderr, "syscount: counting with ptrace: {}\n", why);
+                              }};
+  if (options.pid > 0)
+    request.on_attached = [pid = options.pid](std::size_t threads) {
+      fmt::print(stderr, "syscount: attached to process {} ({} thread{}); Ctrl-C detaches\n", pid,
+                 threads, threads == 1 ? "" : "s");
+    };
+  return request;
+}
+
+// Writes the report to `file` (stderr when none) and closes it; syscount's exit status.
+int write_report(const Options& options, const RunInfo& info, const trace::Aggregator& aggregator,
+                 FilePtr file) {
+  auto summary = aggregator.summary(options.top == 0 ? static_cast<std::size_t>(-1) : options.top);
+  FILE* out = file ? file.get() : stderr;
+  std::string report = options.json ? render_json(info, summary, options.top)
+                                    : render_text(info, summary,
+                                                  {.per_process = options.per_process,
+                                                   .top = options.top,
+                                                   .width = report_width(::fileno(out))});
+  bool written = std::fwrite(report.data(), 1, report.size(), out) == report.size();
+  if (file)
+    written = std::fclose(file.release()) == 0 && written;
+  if (!written) {
+    print_error("syscount", Error::from_errno("write report to",
+                                              options.output.empty() ? "stderr" : options.output)
+                                .message());
+    return info.exit_status == 0 ? k_exit_failure : info.exit_status;
+  }
+  return info.exit_status;
+}
+
 } // namespace
 
 int run(const Options& options) {
@@ -76,24 +117,21 @@ int run(const Options& options) {
   }
 
   trace::Aggregator aggregator({.max_paths = options.max_paths});
-  trace::TraceRequest request{.cls = options.cls,
-                              .command = options.command,
-                              .attach_pid = options.pid,
-                              .on_attached = {},
-                              .idle_poll = !options.no_idle_poll};
-  if (options.pid > 0)
-    request.on_attached = [pid = options.pid](std::size_t threads) {
-      fmt::print(stderr, "syscount: attached to process {} ({} thread{}); Ctrl-C detaches\n", pid,
-                 threads, threads == 1 ? "" : "s");
-    };
+  auto request = make_request(options);
+  auto backend = trace::open_backend(request, aggregator.limits());
+  if (!backend) {
+    print_error("syscount", backend.error().message());
+    return k_exit_failure;
+  }
   RunInfo info{options.pid > 0 ? process_command(options.pid) : options.command,
                options.pid,
                false,
                0,
                options.cls,
+               (*backend)->kind(),
                0,
                options.max_paths};
-  auto outcome = trace::run_trace(request, aggregator);
+  auto outcome = trace::run_trace(request, **backend, aggregator);
   if (!outcome) {
     print_error("syscount", outcome.error().message());
     if (options.pid > 0)
@@ -105,24 +143,7 @@ int run(const Options& options) {
   info.exit_status = outcome->exit_status;
   info.detached = outcome->detached;
   info.wall_s = outcome->wall_s;
-
-  auto summary = aggregator.summary(options.top == 0 ? static_cast<std::size_t>(-1) : options.top);
-  FILE* out = file ? file.get() : stderr;
-  std::string report = options.json ? render_json(info, summary, options.top)
-                                    : render_text(info, summary,
-                                                  {.per_process = options.per_process,
-                                                   .top = options.top,
-                                                   .width = report_width(::fileno(out))});
-  bool written = std::fwrite(report.data(), 1, report.size(), out) == report.size();
-  if (file)
-    written = std::fclose(file.release()) == 0 && written;
-  if (!written) {
-    print_error("syscount", Error::from_errno("write report to",
-                                              options.output.empty() ? "stderr" : options.output)
-                                .message());
-    return outcome->exit_status == 0 ? k_exit_failure : outcome->exit_status;
-  }
-  return outcome->exit_status;
+  return write_report(options, info, aggregator, std::move(file));
 }
 
 } // namespace opskit::cmd::syscount

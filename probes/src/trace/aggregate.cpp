@@ -99,62 +99,87 @@ void Aggregator::process_renamed(pid_t pid, std::string_view comm) {
 }
 
 void Aggregator::count_path(StringTable<PathCounts>& table, std::uint32_t table_id,
-                            PathCounts& counts, int err) {
+                            PathCounts& counts, int err, std::uint64_t count) {
   if (counts.calls == 0)
     counts.index = static_cast<std::uint32_t>(table.size() - 1);
-  ++counts.calls;
+  counts.calls += count;
   if (err == 0)
     return;
-  ++counts.errors;
+  counts.errors += count;
   if (counts.first_err == 0)
     counts.first_err = static_cast<std::uint16_t>(err);
   else if (counts.first_err != err)
-    ++extra_errnos_[extra_key(table_id, counts.index, err)];
+    extra_errnos_[extra_key(table_id, counts.index, err)] += count;
+}
+
+void Aggregator::count_folded(std::string_view dir, int err, std::uint64_t count) {
+  folded_lookups_ += count;
+  auto* counts = folded_.find_or_insert(dir, max_dirs());
+  if (counts == nullptr) // even the directories are too many: fold into the root
+    counts = folded_.find_or_insert("/", std::numeric_limits<std::size_t>::max());
+  count_path(folded_, k_folded, *counts, err, count);
+}
+
+void Aggregator::count_failure(std::string_view path, std::uint64_t count) {
+  if (auto* n = failed_dirs_.find_or_insert(directory_of(path), max_dirs()))
+    *n += count;
+  if (auto suffix = suffix_of(path); !suffix.empty())
+    if (auto* n = failed_suffixes_.find_or_insert(suffix, k_max_suffixes))
+      *n += count;
+}
+
+void Aggregator::add_calls(Abi abi, int nr, int err, std::uint64_t calls, std::uint64_t time_ns) {
+  if (nr < 0 || nr >= k_max_syscall_nr)
+    return;
+  auto& table = syscalls_[static_cast<std::size_t>(abi)];
+  if (table.size() <= static_cast<std::size_t>(nr))
+    table.resize(static_cast<std::size_t>(nr) + 1);
+  auto& s = table[static_cast<std::size_t>(nr)];
+  s.calls += calls;
+  s.time_ns += time_ns;
+  if (err == 0)
+    return;
+  s.errors += calls;
+  auto it = std::find_if(s.errnos.begin(), s.errnos.end(),
+                         [err](const auto& p) { return p.first == err; });
+  if (it == s.errnos.end())
+    s.errnos.emplace_back(err, calls);
+  else
+    it->second += calls;
+}
+
+void Aggregator::add_lookups(std::string_view path, int err, std::uint64_t count) {
+  path_lookups_ += count;
+  if (auto* counts = paths_.find_or_insert(path, limits_.max_paths))
+    count_path(paths_, k_paths, *counts, err, count);
+  else
+    count_folded(directory_of(path), err, count);
+  if (err != 0)
+    count_failure(path, count);
+}
+
+void Aggregator::add_folded_lookups(std::string_view dir, int err, std::uint64_t count) {
+  path_lookups_ += count;
+  count_folded(dir, err, count);
+  if (err != 0)
+    if (auto* n = failed_dirs_.find_or_insert(dir, max_dirs()))
+      *n += count;
+}
+
+void Aggregator::add_process_calls(pid_t pid, std::uint64_t calls, std::uint64_t errors) {
+  auto& p = process(pid);
+  p.calls += calls;
+  p.errors += errors;
 }
 
 void Aggregator::record(const SyscallEvent& event) {
   if (event.nr < 0 || event.nr >= k_max_syscall_nr)
     return;
-  auto nr = static_cast<std::size_t>(event.nr);
-  auto& table = syscalls_[static_cast<std::size_t>(event.abi)];
-  if (table.size() <= nr)
-    table.resize(nr + 1);
-  auto& s = table[nr];
   int err = is_error(event.result) ? static_cast<int>(-event.result) : 0;
-  ++s.calls;
-  s.time_ns += event.duration_ns;
-  if (err != 0) {
-    ++s.errors;
-    auto it = std::find_if(s.errnos.begin(), s.errnos.end(),
-                           [err](const auto& p) { return p.first == err; });
-    if (it == s.errnos.end())
-      s.errnos.emplace_back(err, 1);
-    else
-      ++it->second;
-  }
-  auto& p = process(event.pid);
-  ++p.calls;
-  p.errors += err != 0;
-
-  if (event.path.empty())
-    return;
-  ++path_lookups_;
-  if (auto* counts = paths_.find_or_insert(event.path, limits_.max_paths)) {
-    count_path(paths_, k_paths, *counts, err);
-  } else {
-    ++folded_lookups_;
-    auto* dir = folded_.find_or_insert(directory_of(event.path), max_dirs());
-    if (dir == nullptr) // even the directories are too many: fold into the root
-      dir = folded_.find_or_insert("/", std::numeric_limits<std::size_t>::max());
-    count_path(folded_, k_folded, *dir, err);
-  }
-  if (err != 0) {
-    if (auto* n = failed_dirs_.find_or_insert(directory_of(event.path), max_dirs()))
-      ++*n;
-    if (auto suffix = suffix_of(event.path); !suffix.empty())
-      if (auto* n = failed_suffixes_.find_or_insert(suffix, k_max_suffixes))
-        ++*n;
-  }
+  add_calls(event.abi, event.nr, err, 1, event.duration_ns);
+  add_process_calls(event.pid, 1, err != 0);
+  if (!event.path.empty())
+    add_lookups(event.path, err, 1);
 }
 
 void Aggregator::add_syscalls(TraceSummary& out) const {

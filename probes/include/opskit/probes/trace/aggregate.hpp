@@ -100,6 +100,19 @@ public:
   // One finished call. An event for a pid never started is counted under a new entry for it.
   void record(const SyscallEvent& event);
 
+  // Counts made elsewhere (in the kernel), added in bulk; together they count what as many
+  // record() calls would. `calls` calls of `nr` in `abi` that ended with errno `err` (0: success)
+  // and took `time_ns` in all:
+  void add_calls(Abi abi, int nr, int err, std::uint64_t calls, std::uint64_t time_ns);
+  // `count` lookups of `path` that ended with `err`:
+  void add_lookups(std::string_view path, int err, std::uint64_t count);
+  // `count` lookups of paths in `dir` that were folded into it before they got here:
+  void add_folded_lookups(std::string_view dir, int err, std::uint64_t count);
+  // `calls` calls, `errors` of them failed, of process `pid`:
+  void add_process_calls(pid_t pid, std::uint64_t calls, std::uint64_t errors);
+
+  const AggregatorLimits& limits() const noexcept { return limits_; }
+
   // The counts so far, sorted as TraceSummary describes, each list of paths, directories and
   // suffixes cut to its first `max_listed` entries.
   TraceSummary summary(std::size_t max_listed = static_cast<std::size_t>(-1)) const;
@@ -126,7 +139,10 @@ private:
   // How many directories the folded and failed-directory tables keep.
   std::size_t max_dirs() const noexcept { return std::max<std::size_t>(limits_.max_paths, 1024); }
   void count_path(StringTable<PathCounts>& table, std::uint32_t table_id, PathCounts& counts,
-                  int err);
+                  int err, std::uint64_t count);
+  // Counts a folded lookup under `dir` (or "/" when the directories are too many).
+  void count_folded(std::string_view dir, int err, std::uint64_t count);
+  void count_failure(std::string_view path, std::uint64_t count);
 
   AggregatorLimits limits_;
   std::array<std::vector<SyscallCounts>, k_abi_count> syscalls_; // per ABI, by syscall number

@@ -3,7 +3,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/types.h>
@@ -13,6 +16,17 @@
 #include "opskit/probes/trace/syscalls.hpp"
 
 namespace opskit::trace {
+
+// How calls are counted. `ptrace` stops the traced tasks at each counted call (a seccomp filter
+// spares the others) and works wherever ptrace does; `ebpf` counts in the kernel, from programs
+// on the syscall tracepoints, and needs BPF (root or CAP_BPF with CAP_PERFMON) and a kernel with
+// BTF; `automatic` takes ebpf where it can be loaded, else ptrace.
+enum class Backend { automatic, ebpf, ptrace };
+
+// "auto", "ebpf", "ptrace".
+std::string_view to_string(Backend backend) noexcept;
+// The backend `word` names; nothing for any other word.
+std::optional<Backend> parse_backend(std::string_view word) noexcept;
 
 // What to trace: a command to start, or a running process to attach to.
 struct TraceRequest {
@@ -25,10 +39,15 @@ struct TraceRequest {
   // Keep idle CPUs polling while tracing (a PM QoS wake-up latency request of 0 µs; needs root),
   // so that a stop does not wait for a halted CPU to wake: faster tracing, more power used.
   bool idle_poll = true;
+  Backend backend = Backend::automatic;
+  // `automatic` only: called, before anything runs, with why eBPF could not be used when the
+  // trace falls back to ptrace.
+  std::function<void(const std::string& why)> on_fallback;
 };
 
 // How the traced command (or attached process) ended.
 struct TraceOutcome {
+  Backend backend = Backend::ptrace; // the backend that counted
   // The status as a shell reports it: the exit code, or 128+N when signal N killed it. For an
   // attached process that outlived the trace (detach on Ctrl-C), 0.
   int exit_status = 0;
@@ -43,14 +62,35 @@ struct TraceOutcome {
 // or "run NAME: Permission denied" (EACCES) when the only matches are not executable.
 Result<std::string> find_program(const std::string& name);
 
-// Runs (or attaches to) the request's target under ptrace, following every child and thread,
-// and feeds each finished call of the request's class to `sink`. Returns when the target and
-// all its descendants have exited or, in attach mode, when SIGINT/SIGTERM/SIGHUP asks to stop
+// One way of counting, loaded and ready: the ptrace backend (ptrace/) and the eBPF backend
+// (bpf/) each implement it, and both fill the same Aggregator.
+class TraceBackend {
+public:
+  virtual ~TraceBackend() = default;
+  virtual Backend kind() const noexcept = 0;
+  // Runs `program` (as find_program found it) with the request's argv, or attaches to the
+  // request's attach_pid; see run_trace.
+  virtual Result<TraceOutcome> run(const TraceRequest& request, const std::string& program,
+                                   Aggregator& sink) = 0;
+};
+
+// The backend the request names, loaded, its maps sized for `limits`: for `automatic`, eBPF
+// where it loads, else ptrace, after telling request.on_fallback why. Fails when `ebpf` cannot
+// be loaded ("load eBPF programs: Operation not permitted").
+Result<std::unique_ptr<TraceBackend>> open_backend(const TraceRequest& request,
+                                                   const AggregatorLimits& limits);
+
+// Runs (or attaches to) the request's target with the request's backend, following every child
+// and thread, and feeds what it counted of the request's class to `sink`. Returns when the target
+// and all its descendants have exited or, in attach mode, when SIGINT/SIGTERM/SIGHUP asks to stop
 // (then every thread is detached and carries on untouched). While it runs, SIGINT, SIGTERM,
 // SIGHUP and SIGQUIT sent to this process are forwarded to a started command (a terminal's
 // Ctrl-C already reaches it). Fails when the command cannot be started or the process cannot
 // be attached ("attach to 1234: Operation not permitted"), with the errno of the cause.
 // Must be called from a single-threaded process (it forks).
+Result<TraceOutcome> run_trace(const TraceRequest& request, TraceBackend& backend,
+                               Aggregator& sink);
+// The same with open_backend(request, sink.limits()), whose failure it returns.
 Result<TraceOutcome> run_trace(const TraceRequest& request, Aggregator& sink);
 
 } // namespace opskit::trace

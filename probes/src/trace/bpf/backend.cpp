@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// The eBPF backend's user side: load the programs, follow the command, wait, read the maps.
+//
+// Loading. The skeleton embeds the object compiled at build time (syscount.bpf.c); libbpf
+// relocates its field accesses against the running kernel's BTF, sizes the maps from the
+// aggregator's limits and has the kernel verify and attach the programs. Anything that fails
+// there (no BTF, no privilege, a kernel too old for tp_btf, task storage or bpf_loop) is the
+// reason `auto` falls back to ptrace. libbpf's own messages are kept from stderr.
+//
+// Launching. The command is started stopped (launch.hpp), put in the followed set as process 0
+// and only then let go: its first call is counted, and nothing stops it again. syscount makes
+// itself a child subreaper, so that descendants orphaned on the way are reparented to it and
+// the wait ends only when the whole tree has exited, as the ptrace backend's does.
+//
+// Attaching (-p) stops nothing: the process is put in the followed set, a pidfd tells when it
+// has exited (its status is kept by the exit program, since it is not our child), and a signal
+// to syscount (SignalGuard's wake_fd) ends the watch, the process running on untouched.
+#include "backend.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <filesystem>
+
+#include <bpf/libbpf.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "counts.h"
+#include "opskit/file.hpp"
+#include "opskit/text.hpp"
+#include "syscount.skel.h"
+#include "trace/launch.hpp"
+
+namespace opskit::trace {
+
+namespace {
+
+constexpr std::size_t k_max_long_paths = 1024;
+
+int quiet(enum libbpf_print_level /*level*/, const char* /*format*/, va_list /*args*/) {
+  return 0;
+}
+
+// Fills the class's table: which calls of which ABI are counted, and where their path is.
+void fill_class(syscount_bpf& skel, SyscallClass cls) {
+  auto* counted = skel.bss->counted;
+  auto set = [&](Abi abi, int nr, int path_arg) {
+    auto at = static_cast<std::size_t>(abi) * SC_MAX_NR + static_cast<std::size_t>(nr);
+    counted[at] = static_cast<__u8>(path_arg >= 0 ? SC_PATH_ARG0 + path_arg : SC_NO_PATH);
+  };
+  if (cls != SyscallClass::all) {
+    for (const auto& call : class_syscalls(cls))
+      set(call.abi, call.nr, call.path_arg);
+    return;
+  }
+  for (Abi abi : traced_abis())
+    for (int nr = 0; nr < SC_MAX_NR; ++nr)
+      set(abi, nr, path_argument(abi, nr));
+}
+
+// The process's name as the kernel keeps it (TASK_COMM_LEN bytes at most), "?" when gone.
+std::string process_comm(pid_t pid) {
+  auto comm = read_file(fmt::format("/proc/{}/comm", pid));
+  return comm ? std::string(trim(*comm)) : "?";
+}
+
+// Makes this process a child subreaper for its lifetime (see "Launching" above).
+class Subreaper {
+public:
+  Subreaper() {
+    ::prctl(PR_GET_CHILD_SUBREAPER, &was_);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  }
+  ~Subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, was_); }
+  Subreaper(const Subreaper&) = delete;
+  Subreaper& operator=(const Subreaper&) = delete;
+
+private:
+  int was_ = 0;
+};
+
+// Reaps every child until none is left; the wait status of `main`, which is one of them.
+Result<int> wait_all(pid_t main) {
+  int main_status = 0;
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno == ECHILD)
+        return main_status;
+      return fail(Error::from_errno("wait for", "the command"));
+    }
+    if (pid == main)
+      main_status = status;
+  }
+}
+
+std::size_t thread_count(pid_t pid) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(fmt::format("/proc/{}/task", pid), ec);
+  return ec ? 1 : static_cast<std::size_t>(std::distance(it, {}));
+}
+
+// The programs know processes by their pids in the initial PID namespace; fails where syscount
+// runs in another (a container), since it could not tell the kernel which to follow. The
+// initial namespace has a fixed inode number, PROC_PID_INIT_INO.
+Result<void> check_pid_namespace() {
+  constexpr ino_t k_init_pid_namespace = 0xEFFFFFFCu;
+  struct stat ns {};
+  if (::stat("/proc/self/ns/pid", &ns) != 0)
+    return fail(Error::from_errno("read", "/proc/self/ns/pid"));
+  if (ns.st_ino != k_init_pid_namespace)
+    return fail("eBPF programs: syscount runs in a PID namespace of its own", ENOTSUP);
+  return {};
+}
+
+} // namespace
+
+void BpfTracer::Destroy::operator()(syscount_bpf* skel) const noexcept {
+  syscount_bpf__destroy(skel);
+}
+
+BpfTracer::~BpfTracer() = default;
+
+Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
+                                                   const AggregatorLimits& limits) {
+  if (::access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+    return fail(Error::from_errno("read kernel BTF", "/sys/kernel/btf/vmlinux"));
+  OPSKIT_TRY(check_pid_namespace());
+  libbpf_set_print(quiet);
+  std::unique_ptr<BpfTracer> tracer(new BpfTracer(syscount_bpf__open()));
+  if (!tracer->skel_)
+    return fail(Error::from_errno("open", "eBPF programs"));
+  auto& skel = *tracer->skel_;
+  auto max_processes = static_cast<__u32>(std::min<std::size_t>(limits.max_processes, 1u << 20));
+  auto max_paths = static_cast<__u32>(std::min<std::size_t>(limits.max_paths, 1u << 24));
+  skel.rodata->max_processes = max_processes;
+  bpf_map__set_max_entries(skel.maps.processes, max_processes + 1);
+  bpf_map__set_max_entries(skel.maps.short_paths, max_paths);
+  bpf_map__set_max_entries(skel.maps.long_paths,
+                           static_cast<__u32>(std::min<std::size_t>(max_paths, k_max_long_paths)));
+  bpf_map__set_max_entries(skel.maps.folded, std::max<__u32>(max_paths, 1024));
+  if (int rc = syscount_bpf__load(&skel); rc != 0)
+    return fail(Error::from_errno("load", "eBPF programs", -rc));
+  fill_class(skel, cls);
+  if (int rc = syscount_bpf__attach(&skel); rc != 0)
+    return fail(Error::from_errno("attach", "eBPF programs", -rc));
+  return tracer;
+}
+
+Result<void> BpfTracer::follow(pid_t pid) {
+  __u32 tgid = static_cast<__u32>(pid), index = 0;
+  sc_process first{};
+  first.tgid = tgid;
+  auto comm = process_comm(pid);
+  std::memcpy(first.comm, comm.data(), std::min(comm.size(), sizeof first.comm - 1));
+  skel_->bss->next_process = 1;
+  if (bpf_map__update_elem(skel_->maps.processes, &index, sizeof index, &first, sizeof first,
+                           BPF_ANY) != 0 ||
+      bpf_map__update_elem(skel_->maps.followed, &tgid, sizeof tgid, &index, sizeof index,
+                           BPF_ANY) != 0)
+    return fail(Error::from_errno("follow process", std::to_string(pid)));
+  return {};
+}
+
+Result<TraceOutcome> BpfTracer::launch(const std::string& program,
+                                       const std::vector<std::string>& argv) {
+  SignalGuard signals;
+  Subreaper subreaper;
+  OPSKIT_TRY_ASSIGN(auto command, StoppedCommand::start(program, argv));
+  TraceOutcome outcome;
+  outcome.backend = Backend::ebpf;
+  if (!command.stopped()) {
+    outcome.exit_status = shell_status(command.stop_status());
+    return outcome;
+  }
+  if (auto followed = follow(command.pid()); !followed) {
+    command.kill();
+    return fail(followed.error());
+  }
+  signals.forward_to(command.pid());
+  std::uint64_t start_ns = now_ns();
+  command.cont();
+  OPSKIT_TRY_ASSIGN(int status, wait_all(command.pid()));
+  outcome.wall_s = static_cast<double>(now_ns() - start_ns) / 1e9;
+  OPSKIT_TRY(command.exec_result(program));
+  outcome.exit_status = shell_status(status);
+  return outcome;
+}
+
+Result<TraceOutcome> BpfTracer::attach(pid_t pid, const TraceRequest& request) {
+  SignalGuard signals;
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  if (!pidfd)
+    return fail(Error::from_errno("attach to", std::to_string(pid)));
+  skel_->bss->target_tgid = static_cast<__u32>(pid);
+  OPSKIT_TRY(follow(pid));
+  std::uint64_t start_ns = now_ns();
+  if (request.on_attached)
+    request.on_attached(thread_count(pid));
+  pollfd fds[2] = {{pidfd.get(), POLLIN, 0}, {signals.wake_fd(), POLLIN, 0}};
+  while (::poll(fds, 2, -1) < 0)
+    if (errno != EINTR)
+      return fail(Error::from_errno("wait for process", std::to_string(pid)));
+  TraceOutcome outcome;
+  outcome.backend = Backend::ebpf;
+  outcome.wall_s = static_cast<double>(now_ns() - start_ns) / 1e9;
+  outcome.detached = (fds[0].revents & POLLIN) == 0;
+  if (!outcome.detached && skel_->bss->target_exited != 0)
+    outcome.exit_status = shell_status(skel_->bss->target_exit_code);
+  return outcome;
+}
+
+std::string BpfTracer::losses() const {
+  auto calls = skel_->bss->lost_calls, processes = skel_->bss->lost_processes;
+  if (calls == 0 && processes == 0)
+    return {};
+  return fmt::format("the kernel could not follow {} call{} and {} process{}: the counts are short",
+                     calls, calls == 1 ? "" : "s", processes, processes == 1 ? "" : "es");
+}
+
+Result<TraceOutcome> BpfTracer::run(const TraceRequest& request, const std::string& program,
+                                    Aggregator& sink) {
+  auto outcome = request.attach_pid > 0 ? attach(request.attach_pid, request)
+                                        : launch(program, request.command);
+  if (!outcome)
+    return outcome;
+  OPSKIT_TRY(read_counts(*skel_, sink));
+  outcome->warning = losses();
+  return outcome;
+}
+
+} // namespace opskit::trace

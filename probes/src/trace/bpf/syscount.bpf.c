@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
+/* syscount's counting in the kernel: programs on the raw syscall tracepoints (tp_btf, no
+ * tracefs needed) and on the scheduler's fork, exec and exit tracepoints.
+ *
+ * The followed set. `followed` maps the thread group id of every process of the traced tree to
+ * its index in `processes`: user space puts the command (or the attached process) there first;
+ * a fork by a followed process adds the child, the exit of a process's last thread removes it.
+ * A call of any other process is never counted, whatever it calls.
+ *
+ * A call is counted in two halves. At entry (sys_enter) the call's ABI and number are looked up
+ * in `counted`, the class's table, filled by user space before the programs are attached; a
+ * counted call of a followed process leaves its ABI, number, process, start time and path
+ * pointer in the task's local storage. At exit (sys_exit) its result is known: calls and time
+ * go to `calls` under (ABI, number, errno), the process's counters grow, and the path is read
+ * now, not at entry, when a name in a page not yet faulted in reads as nothing. A successful
+ * execve has no old memory left at its exit: its path is the kernel's copy, counted at
+ * sched_process_exec.
+ *
+ * Paths. A name shorter than SC_SHORT_PATH is a key of `short_paths`, a longer one of
+ * `long_paths` (keys are whole buffers, zeroed first by a copy of `zeros`). When a map is full,
+ * the lookup is folded: a short name into its directory in `folded`, a long one into "/", and
+ * when `folded` is full too, into "/".
+ *
+ * ABIs (x86_64): a 32-bit task's calls come with TS_COMPAT in its thread_info status and are
+ * numbered in i386's table; an x32 call has __X32_SYSCALL_BIT in its number. Their pointers are
+ * 32 bits wide. */
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "counts.h"
+
+#define TS_COMPAT 0x0002
+#define X32_SYSCALL_BIT 0x40000000
+#define ABI_I386 1
+#define ABI_X32 2
+#define EEXIST 17
+#define MAX_ERRNO 4095
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile __u32 max_processes = 100000; /* processes[max_processes] is "(others)" */
+
+__u8 counted[SC_ABIS * SC_MAX_NR];
+__u64 next_process;  /* the index the next process gets */
+__u32 target_tgid;   /* attach mode: the process whose end is awaited */
+__u32 target_exited; /* attach mode: it has, with this code (a wait status): */
+__s32 target_exit_code;
+__u64 lost_calls;     /* calls not counted for want of task storage */
+__u64 lost_processes; /* processes not followed: `followed` was full */
+
+const char zeros[sizeof(struct sc_long_key)];
+
+struct inflight {
+  __u64 start_ns;
+  __u64 path; /* user address of the path argument, 0 when none */
+  __u32 process;
+  __u16 abi;
+  __u16 nr;
+  __u8 active;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 65536);
+  __type(key, __u32);
+  __type(value, __u32);
+} followed SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 100001);
+  __type(key, __u32);
+  __type(value, struct sc_process);
+} processes SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 16384);
+  __type(key, struct sc_call_key);
+  __type(value, struct sc_call_value);
+} calls SEC(".maps");
+
+/* Lookups by (name, errno), entries allocated as the map fills; user space sizes each. */
+#define LOOKUP_COUNTS(key_type, entries)                                                           \
+  struct {                                                                                         \
+    __uint(type, BPF_MAP_TYPE_HASH);                                                               \
+    __uint(map_flags, BPF_F_NO_PREALLOC);                                                          \
+    __uint(max_entries, entries);                                                                  \
+    __type(key, key_type);                                                                         \
+    __type(value, __u64);                                                                          \
+  }
+
+LOOKUP_COUNTS(struct sc_short_key, 100000) short_paths SEC(".maps");
+LOOKUP_COUNTS(struct sc_long_key, 1024) long_paths SEC(".maps");
+LOOKUP_COUNTS(struct sc_short_key, 100000) folded SEC(".maps"); /* directories */
+
+struct scratch {
+  struct sc_short_key short_key;
+  struct sc_long_key long_key;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* Argument k of the call, from the registers its ABI passes arguments in: i386's ebx, ecx,
+ * edx, esi, edi, ebp; x86_64's (and x32's) rdi, rsi, rdx, r10, r8, r9. Pointers of i386 and x32
+ * are 32 bits wide. */
+static __always_inline __u64 syscall_arg(struct pt_regs* regs, __u32 abi, __u32 k) {
+  __u64 args[6];
+  if (abi == ABI_I386) {
+    __u64 in_i386[6] = {regs->bx, regs->cx, regs->dx, regs->si, regs->di, regs->bp};
+    __builtin_memcpy(args, in_i386, sizeof args);
+  } else {
+    __u64 in_x86_64[6] = {regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9};
+    __builtin_memcpy(args, in_x86_64, sizeof args);
+  }
+  __u64 arg = args[k < 6 ? k : 5];
+  return abi == 0 ? arg : (__u32)arg;
+}
+
+/* Adds one to the counter under `key`; fails with -E2BIG when the map is full. */
+static __always_inline long add_one(void* map, const void* key) {
+  __u64* n = bpf_map_lookup_elem(map, key);
+  if (n) {
+    __sync_fetch_and_add(n, 1);
+    return 0;
+  }
+  __u64 one = 1;
+  long rc = bpf_map_update_elem(map, key, &one, BPF_NOEXIST);
+  if (rc == -EEXIST) { /* another CPU inserted it meanwhile */
+    n = bpf_map_lookup_elem(map, key);
+    if (n)
+      __sync_fetch_and_add(n, 1);
+    return 0;
+  }
+  return rc;
+}
+
+struct slash_search {
+  struct sc_short_key* key;
+  __u32 len;  /* of the name */
+  __s32 last; /* the index of its last '/', -1 when none */
+  __u32 from; /* clear_byte clears from here on */
+};
+
+static long find_slash(__u32 i, void* data) {
+  struct slash_search* s = data;
+  if (i >= s->len || i >= SC_SHORT_PATH)
+    return 1;
+  if (s->key->path[i] == '/')
+    s->last = i;
+  return 0;
+}
+
+static long clear_byte(__u32 i, void* data) {
+  struct slash_search* s = data;
+  __u32 at = s->from + i;
+  if (at >= SC_SHORT_PATH)
+    return 1;
+  s->key->path[at] = 0;
+  return 0;
+}
+
+/* Counts a lookup of `key`'s name (`len` bytes) under its directory in `folded`, as
+ * directory_of() names it: "/a/b" under "/a", "/a" under "/", "a" under ".". */
+/* Counts a lookup under "/", for a name too long for `folded` or when `folded` is full. */
+static __always_inline void fold_into_root(struct sc_short_key* key) {
+  bpf_probe_read_kernel(key->path, sizeof key->path, zeros);
+  key->path[0] = '/';
+  add_one(&folded, key);
+}
+
+static __always_inline void fold(struct sc_short_key* key, __u32 len) {
+  struct slash_search s = {.key = key, .len = len, .last = -1, .from = 1};
+  bpf_loop(SC_SHORT_PATH, find_slash, &s, 0);
+  if (s.last < 0)
+    key->path[0] = '.';
+  else if (s.last > 0)
+    s.from = (__u32)s.last;
+  if (s.from < len)
+    bpf_loop(len - s.from, clear_byte, &s, 0);
+  if (add_one(&folded, key) != 0)
+    fold_into_root(key);
+}
+
+static __always_inline void count_path(const void* name, __u32 err, bool user) {
+  __u32 zero = 0;
+  struct scratch* s = bpf_map_lookup_elem(&scratch, &zero);
+  if (!s)
+    return;
+  struct sc_short_key* key = &s->short_key;
+  bpf_probe_read_kernel(key, sizeof *key, zeros);
+  long n = user ? bpf_probe_read_user_str(key->path, SC_SHORT_PATH, name)
+                : bpf_probe_read_kernel_str(key->path, SC_SHORT_PATH, name);
+  if (n <= 1)
+    return; /* unreadable or empty: a call on an fd */
+  key->err = err;
+  if (n < SC_SHORT_PATH) {
+    if (add_one(&short_paths, key) != 0)
+      fold(key, (__u32)n - 1);
+    return;
+  }
+  struct sc_long_key* long_key = &s->long_key;
+  bpf_probe_read_kernel(long_key, sizeof *long_key, zeros);
+  if (user)
+    bpf_probe_read_user_str(long_key->path, SC_LONG_PATH, name);
+  else
+    bpf_probe_read_kernel_str(long_key->path, SC_LONG_PATH, name);
+  long_key->err = err;
+  if (add_one(&long_paths, long_key) != 0)
+    fold_into_root(key);
+}
+
+static __always_inline void count_call(const struct inflight* f, __u32 err, __u64 time_ns) {
+  struct sc_call_key key = {.abi = f->abi, .nr = f->nr, .err = err};
+  struct sc_call_value* v = bpf_map_lookup_elem(&calls, &key);
+  if (!v) {
+    struct sc_call_value fresh = {};
+    bpf_map_update_elem(&calls, &key, &fresh, BPF_NOEXIST);
+    v = bpf_map_lookup_elem(&calls, &key);
+    if (!v) {
+      __sync_fetch_and_add(&lost_calls, 1);
+      return;
+    }
+  }
+  __sync_fetch_and_add(&v->calls, 1);
+  __sync_fetch_and_add(&v->time_ns, time_ns);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  __u32 abi = 0;
+  __u64 nr = (__u64)id;
+  if (task->thread_info.status & TS_COMPAT)
+    abi = ABI_I386;
+  else if (nr & X32_SYSCALL_BIT)
+    abi = ABI_X32, nr &= ~(__u64)X32_SYSCALL_BIT;
+  if (nr >= SC_MAX_NR)
+    return 0;
+  __u8 how = counted[abi * SC_MAX_NR + nr];
+  if (!how)
+    return 0;
+  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  __u32* process = bpf_map_lookup_elem(&followed, &tgid);
+  if (!process)
+    return 0;
+  struct inflight* f = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!f) {
+    __sync_fetch_and_add(&lost_calls, 1);
+    return 0;
+  }
+  f->abi = abi;
+  f->nr = nr;
+  f->process = *process;
+  f->path = how >= SC_PATH_ARG0 ? syscall_arg(regs, abi, how - SC_PATH_ARG0) : 0;
+  f->active = 1;
+  f->start_ns = bpf_ktime_get_ns();
+  return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs* regs, long ret) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
+  if (!f || !f->active)
+    return 0;
+  f->active = 0;
+  __u32 err = ret < 0 && ret >= -MAX_ERRNO ? (__u32)-ret : 0;
+  count_call(f, err, bpf_ktime_get_ns() - f->start_ns);
+  struct sc_process* p = bpf_map_lookup_elem(&processes, &f->process);
+  if (p) {
+    __sync_fetch_and_add(&p->calls, 1);
+    if (err)
+      __sync_fetch_and_add(&p->errors, 1);
+  }
+  if (f->path)
+    count_path((const void*)f->path, err, true);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_process_fork, struct task_struct* parent, struct task_struct* child) {
+  if (child->pid != child->tgid)
+    return 0; /* a thread: its process is followed already */
+  __u32 parent_tgid = parent->tgid;
+  if (!bpf_map_lookup_elem(&followed, &parent_tgid))
+    return 0;
+  __u32 index = __sync_fetch_and_add(&next_process, 1);
+  if (index > max_processes)
+    index = max_processes;
+  __u32 tgid = child->tgid;
+  if (bpf_map_update_elem(&followed, &tgid, &index, BPF_ANY) != 0) {
+    __sync_fetch_and_add(&lost_processes, 1);
+    return 0;
+  }
+  struct sc_process* p = bpf_map_lookup_elem(&processes, &index);
+  if (p && index < max_processes) {
+    p->tgid = tgid;
+    bpf_probe_read_kernel_str(p->comm, sizeof p->comm, child->comm);
+  }
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_process_exec, struct task_struct* task, pid_t old_pid,
+             struct linux_binprm* bprm) {
+  __u32 tgid = task->tgid;
+  __u32* index = bpf_map_lookup_elem(&followed, &tgid);
+  if (!index)
+    return 0;
+  struct sc_process* p = bpf_map_lookup_elem(&processes, index);
+  if (p && *index < max_processes)
+    bpf_probe_read_kernel_str(p->comm, sizeof p->comm, task->comm);
+  struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
+  if (f && f->active && f->path) {
+    count_path(bprm->filename, 0, false);
+    f->path = 0;
+  }
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit, struct task_struct* task) {
+  if (task->signal->live.counter != 0)
+    return 0; /* other threads of the process run on */
+  __u32 tgid = task->tgid;
+  bpf_map_delete_elem(&followed, &tgid);
+  if (tgid == target_tgid) {
+    target_exit_code = task->exit_code;
+    target_exited = 1;
+  }
+  return 0;
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// The command started stopped, and the signals, as both backends use them.
+//
+// Start-up order. A tracer must be in place before the command's first call, yet the ptrace
+// backend's seccomp filter must be installed by the child itself, before its exec. So the child
+// does its own preparation (before_stop), stops itself with SIGSTOP and execs only when the
+// parent, having attached, sends SIGCONT. What fails in the child (the preparation, which it
+// survives, or the exec, which ends it with 127 or 126 as a shell would) is written to a
+// close-on-exec pipe: the parent reads the preparation's report once the child has stopped, and
+// the exec's after the end. The child stops with a bare kill(2) rather than raise(3), which
+// would block and restore the signal mask around it: two more calls a trace of `all` would see.
+//
+// Signals. Ctrl-C on a terminal reaches the whole foreground process group, so the traced
+// command already has it; a signal sent to syscount alone (kill, si_code SI_USER) is forwarded to
+// the command. In attach mode a signal means "stop tracing": the ptrace backend's wait is
+// interrupted with PTRACE_INTERRUPT on the attached process, the eBPF backend polls wake_fd().
+#include "launch.hpp"
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <ctime>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace opskit::trace {
+
+namespace {
+
+std::atomic<pid_t> g_forward_to{0};    // launch mode: the command, to forward signals to
+std::atomic<pid_t> g_interrupt_pid{0}; // ptrace attach mode: the process to interrupt
+std::atomic<int> g_stop_signal{0};     // the last SIGINT/SIGTERM/SIGHUP/SIGQUIT received
+std::atomic<int> g_wake_fd{-1};        // the write end of SignalGuard's pipe
+static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+
+constexpr std::array k_signals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+extern "C" void on_signal(int sig, siginfo_t* info, void* /*context*/) {
+  int saved_errno = errno;
+  g_stop_signal.store(sig);
+  if (pid_t child = g_forward_to.load(); child > 0 && info->si_code != SI_KERNEL)
+    ::kill(child, sig);
+  if (pid_t pid = g_interrupt_pid.load(); pid > 0)
+    ::syscall(SYS_ptrace, PTRACE_INTERRUPT, pid, 0, 0);
+  if (int fd = g_wake_fd.load(); fd >= 0) {
+    const char byte = 0;
+    [[maybe_unused]] auto n = ::write(fd, &byte, 1);
+  }
+  errno = saved_errno;
+}
+
+// What a child reports through its pipe.
+struct ChildFailure {
+  int stage = 0; // k_stage_prepare or k_stage_exec
+  int err = 0;
+};
+constexpr int k_stage_prepare = 1, k_stage_exec = 2;
+
+void reap(pid_t pid, int& status) noexcept {
+  while (::waitpid(pid, &status, WSTOPPED) < 0 && errno == EINTR) {
+  }
+}
+
+} // namespace
+
+std::uint64_t now_ns() noexcept {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+int shell_status(int wait_status) noexcept {
+  return WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
+}
+
+struct SignalGuard::Saved {
+  std::array<struct sigaction, k_signals.size()> actions{};
+  struct sigaction chld {};
+  UniqueFd wake_read, wake_write;
+};
+
+SignalGuard::SignalGuard() : saved_(std::make_unique<Saved>()) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0) {
+    saved_->wake_read.reset(fds[0]);
+    saved_->wake_write.reset(fds[1]);
+    g_wake_fd.store(fds[1]);
+  }
+  struct sigaction action {};
+  action.sa_sigaction = on_signal;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < k_signals.size(); ++i)
+    ::sigaction(k_signals[i], &action, &saved_->actions[i]);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(SIGCHLD, &dfl, &saved_->chld);
+  g_stop_signal.store(0);
+}
+
+SignalGuard::~SignalGuard() {
+  for (std::size_t i = 0; i < k_signals.size(); ++i)
+    ::sigaction(k_signals[i], &saved_->actions[i], nullptr);
+  ::sigaction(SIGCHLD, &saved_->chld, nullptr);
+  g_forward_to.store(0);
+  g_interrupt_pid.store(0);
+  g_wake_fd.store(-1);
+}
+
+void SignalGuard::forward_to(pid_t pid) noexcept {
+  g_forward_to.store(pid);
+}
+
+void SignalGuard::interrupt_on_signal(pid_t pid) noexcept {
+  g_interrupt_pid.store(pid);
+}
+
+int SignalGuard::stop_signal() const noexcept {
+  return g_stop_signal.load();
+}
+
+int SignalGuard::wake_fd() const noexcept {
+  return saved_->wake_read.get();
+}
+
+Result<StoppedCommand> StoppedCommand::start(const std::string& program,
+                                             const std::vector<std::string>& argv,
+                                             const std::function<int()>& before_stop) {
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return fail(Error::from_errno("create", "pipe"));
+  UniqueFd report_read(fds[0]), report_write(fds[1]);
+
+  pid_t pid = ::fork();
+  if (pid < 0)
+    return fail(Error::from_errno("fork", program));
+  if (pid == 0) {
+    report_read.reset();
+    if (int err = before_stop ? before_stop() : 0; err != 0) {
+      ChildFailure failure{k_stage_prepare, err};
+      [[maybe_unused]] auto n = ::write(report_write.get(), &failure, sizeof failure);
+    }
+    ::kill(::getpid(), SIGSTOP);
+    ::execv(program.c_str(), args.data());
+    ChildFailure failure{k_stage_exec, errno};
+    [[maybe_unused]] auto n = ::write(report_write.get(), &failure, sizeof failure);
+    ::_exit(failure.err == ENOENT ? 127 : 126);
+  }
+  report_write.reset();
+  StoppedCommand command(pid, std::move(report_read));
+  reap(pid, command.stop_status_);
+  if (pollfd note{command.report_.get(), POLLIN, 0}; ::poll(&note, 1, 0) > 0) {
+    ChildFailure failure{};
+    if (::read(command.report_.get(), &failure, sizeof failure) == sizeof failure &&
+        failure.stage == k_stage_prepare)
+      command.before_stop_error_ = failure.err;
+  }
+  return command;
+}
+
+bool StoppedCommand::stopped() const noexcept {
+  return WIFSTOPPED(stop_status_);
+}
+
+void StoppedCommand::cont() const noexcept {
+  ::kill(pid_, SIGCONT);
+}
+
+void StoppedCommand::kill() const noexcept {
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+Result<void> StoppedCommand::exec_result(const std::string& program) const {
+  ChildFailure failure{};
+  if (::read(report_.get(), &failure, sizeof failure) == sizeof failure &&
+      failure.stage == k_stage_exec)
+    return fail(Error::from_errno("exec", program, failure.err));
+  return {};
+}
+
+} // namespace opskit::trace

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+#include "opskit/error.hpp"
+#include "opskit/handle.hpp"
+
+// What every tracing backend shares: the clock, the signals syscount forwards or stops on, and
+// the command started stopped so that a backend can attach before its first call.
+namespace opskit::trace {
+
+// CLOCK_MONOTONIC in nanoseconds.
+std::uint64_t now_ns() noexcept;
+
+// The status as a shell reports it: the exit code, or 128+N when signal N ended the process.
+int shell_status(int wait_status) noexcept;
+
+// For its lifetime, SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught (without SA_RESTART, so a
+// blocking call returns EINTR): each is remembered, forwarded to the command set with
+// forward_to() unless the kernel sent it (a terminal's Ctrl-C already reached the command),
+// makes the process set with interrupt_on_signal() leave its ptrace wait, and makes wake_fd()
+// readable. SIGCHLD is reset to its default (an inherited SIG_IGN would let the kernel reap our
+// children behind waitpid's back). Everything is restored after. One at a time per process.
+class SignalGuard {
+public:
+  SignalGuard();
+  ~SignalGuard();
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+
+  void forward_to(pid_t pid) noexcept;
+  void interrupt_on_signal(pid_t pid) noexcept; // 0: no longer
+  // The last signal received, 0 when none.
+  int stop_signal() const noexcept;
+  // Readable once a signal has been received: poll it beside what a backend waits for.
+  int wake_fd() const noexcept;
+
+private:
+  struct Saved;
+  std::unique_ptr<Saved> saved_;
+};
+
+// A command forked and stopped (SIGSTOP) just before its exec, so that a tracer can attach to
+// it before it makes a single call of its program; cont() lets it go on to exec. Must be started
+// from a single-threaded process.
+class StoppedCommand {
+public:
+  // Forks, runs `before_stop` in the child (only async-signal-safe work; it returns 0 or the
+  // errno of a failure, after which the child goes on), stops the child and waits for the stop.
+  // Fails when the pipe or the fork fails.
+  static Result<StoppedCommand> start(const std::string& program,
+                                      const std::vector<std::string>& argv,
+                                      const std::function<int()>& before_stop = {});
+
+  pid_t pid() const noexcept { return pid_; }
+  // False when the child ended before it stopped (its status is in stop_status()).
+  bool stopped() const noexcept;
+  int stop_status() const noexcept { return stop_status_; }
+  // The errno `before_stop` returned, 0 when it succeeded.
+  int before_stop_error() const noexcept { return before_stop_error_; }
+  // Resumes the stopped child towards its exec.
+  void cont() const noexcept;
+  // Kills and reaps a child that is not to run after all.
+  void kill() const noexcept;
+  // After the child has exited: fails with "exec PROGRAM: why" when its exec failed.
+  Result<void> exec_result(const std::string& program) const;
+
+private:
+  StoppedCommand(pid_t pid, UniqueFd report) : pid_(pid), report_(std::move(report)) {}
+
+  pid_t pid_ = -1;
+  int stop_status_ = 0;
+  int before_stop_error_ = 0;
+  UniqueFd report_; // the child's close-on-exec report of what failed
+};
+
+} // namespace opskit::trace
