@@ -61,7 +61,10 @@ struct Subcommand {
 
 constexpr Subcommand k_subcommands[] = {
     {"read", "Print names and values; a prefix prints its subtree", define_read},
-    {"list", "List names under a prefix (all names without one)", define_list},
+    {"list",
+     "List names under a prefix (all names without one; of the processes, proc.self: ask for "
+     "proc.<pid> by name)",
+     define_list},
     {"watch", "Print rates of counters and values of gauges every interval, like vmstat",
      define_watch},
     {"write", "Set /proc/sys entries and print old and new values", define_write},

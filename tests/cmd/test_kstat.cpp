@@ -66,6 +66,22 @@ TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
   CHECK(names == expected);
 }
 
+TEST_CASE("kstat list: of the processes only proc.self, and how to ask for a pid", "[kstat][cli]") {
+  auto all = run({k_kstat, "list"});
+  REQUIRE(all.exit_status == 0);
+  std::set<std::string> pids;
+  for (const auto& line : lines(all.out))
+    if (line.starts_with("proc."))
+      pids.insert(line.substr(5, line.find('.', 5) - 5));
+  CHECK(pids == std::set<std::string>{"self"});
+  CHECK(all.err ==
+        "kstat: processes other than proc.self are listed by pid: kstat list proc.1234\n");
+  auto one = run({k_kstat, "list", "proc.1"});
+  REQUIRE(one.exit_status == 0);
+  CHECK(one.out.find("proc.1.stat.ppid\n") != std::string::npos);
+  CHECK(one.err.empty());
+}
+
 TEST_CASE("kstat read: a prefix prints its subtree in name order", "[kstat][cli]") {
   auto r = run({k_kstat, "read", "vm.stats"});
   REQUIRE(r.exit_status == 0);

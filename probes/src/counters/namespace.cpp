@@ -61,6 +61,11 @@ Error Namespace::unknown(std::string_view name) const {
         return Error(fmt::format("{}: not read: {}", name, *why), EACCES);
     }
   }
+  if (name.starts_with("proc.")) {
+    std::size_t end = name.find('.', 5);
+    if (find_fields(proc_root_, name.substr(0, end)).empty())
+      return Error(fmt::format("unknown name '{}': no such process", name), ENOENT);
+  }
   // Suggest a fix for the first component that is not there.
   std::string_view parent = name;
   for (;;) {
@@ -69,8 +74,6 @@ Error Namespace::unknown(std::string_view name) const {
     auto under = find_fields(proc_root_, parent);
     if (under.empty() && !parent.empty())
       continue;
-    if (parent == "proc")
-      return Error(fmt::format("unknown name '{}': no such process", name), ENOENT);
     std::set<std::string> children;
     for (const auto& field : under)
       children.emplace(child_of(parent, field.info.name));

@@ -316,7 +316,7 @@ bool is_pid(std::string_view s) noexcept {
 void find_pid(const std::string& proc_root, std::string_view pid, std::string_view prefix,
               std::vector<Field>& out) {
   struct stat st {};
-  if (::stat(fmt::format("{}/{}", proc_root, pid).c_str(), &st) != 0)
+  if (::stat(fmt::format("{}/{}/stat", proc_root, pid).c_str(), &st) != 0)
     return; // no such process (or no "self" in a copied tree)
   for (const auto& spec : k_pid_sources) {
     std::string base = fmt::format("proc.{}.{}", pid, spec.prefixes[0]);
@@ -325,24 +325,15 @@ void find_pid(const std::string& proc_root, std::string_view pid, std::string_vi
   }
 }
 
+// A prefix that names no process ("", "proc") holds proc.self only: like sysctl -a, a listing
+// of everything does not walk every process; a pid is asked for by name.
 void find_pids(const std::string& proc_root, std::string_view prefix, std::vector<Field>& out) {
-  if (!holds("proc", prefix) && !holds(prefix, "proc"))
+  if (!related(prefix, "proc"))
     return;
-  if (prefix.size() > 5) { // "proc.<pid>..."
-    std::string_view rest = prefix.substr(5);
-    std::string_view pid = rest.substr(0, rest.find('.'));
-    if (pid == "self" || is_pid(pid))
-      find_pid(proc_root, pid, prefix, out);
-    return;
-  }
-  DIR* dir = ::opendir(proc_root.c_str());
-  if (dir == nullptr)
-    return;
-  CPtr<DIR, ::closedir> owner(dir);
-  find_pid(proc_root, "self", prefix, out);
-  while (const dirent* entry = ::readdir(dir))
-    if (is_pid(entry->d_name))
-      find_pid(proc_root, entry->d_name, prefix, out);
+  std::string_view rest = prefix.size() > 5 ? prefix.substr(5) : "self";
+  std::string_view pid = rest.substr(0, rest.find('.'));
+  if (pid == "self" || is_pid(pid))
+    find_pid(proc_root, pid, prefix, out);
 }
 
 } // namespace
