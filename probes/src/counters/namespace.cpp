@@ -79,6 +79,10 @@ Error Namespace::unknown(std::string_view name) const {
     auto under = find_fields(roots(), parent);
     if (under.empty() && !parent.empty())
       continue;
+    if (under.size() == 1 && under.front().info.name == parent)
+      return Error(
+          fmt::format("unknown name '{}': {} is a name, with nothing under it", name, parent),
+          ENOENT);
     std::set<std::string> children;
     for (const auto& field : under)
       children.emplace(child_of(parent, field.info.name));

@@ -198,6 +198,8 @@ TEST_CASE("namespace: unknown names get a suggestion", "[counters][namespace]") 
   CHECK(ns.resolve("proc.4242.io.rchar").error().message() ==
         "unknown name 'proc.4242.io.rchar': no such process");
   CHECK_FALSE(ns.resolve("vm..swappiness"));
+  CHECK(ns.resolve("vm.swappiness.x").error().message() ==
+        "unknown name 'vm.swappiness.x': vm.swappiness is a name, with nothing under it");
 }
 
 TEST_CASE("namespace: a prefix is not a leaf", "[counters][namespace]") {
