@@ -61,7 +61,10 @@ struct Subcommand {
 
 constexpr Subcommand k_subcommands[] = {
     {"read", "Print names and values; a prefix prints its subtree", define_read},
-    {"list", "List names under a prefix (all names without one)", define_list},
+    {"list",
+     "List names under a prefix (all names without one; of the processes, proc.self: ask for "
+     "proc.<pid> by name)",
+     define_list},
     {"watch", "Print rates of counters and values of gauges every interval, like vmstat",
      define_watch},
     {"write", "Set /proc/sys entries and print old and new values", define_write},
@@ -74,7 +77,7 @@ constexpr Subcommand k_subcommands[] = {
 std::string_view requested_subcommand(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
-    if (arg == "--proc-root") {
+    if (arg == "--proc-root" || arg == "--sys-root") {
       ++i;
       continue;
     }
@@ -91,11 +94,17 @@ std::string_view requested_subcommand(int argc, char** argv) {
 void define_cli(CLI::App& app, Options& options, std::string_view only) {
   app.description("Read Linux kernel counters by dotted name, sysctl-style: one namespace over "
                   "/proc/sys, /proc/vmstat, /proc/meminfo, /proc/stat, /proc/loadavg, "
-                  "/proc/net/{snmp,snmp6,netstat}, /proc/diskstats and /proc/<pid>.");
+                  "/proc/pressure, /proc/softirqs, /proc/interrupts, "
+                  "/proc/net/{snmp,snmp6,netstat,dev}, /proc/diskstats, /proc/<pid>, "
+                  "/sys/class/net/*/statistics, cgroup v2 statistics and mount points' usage.");
   app.set_version_flag("--version", std::string("kstat ") + k_version);
   app.require_subcommand(1);
   app.add_option("--proc-root", options.proc_root,
                  "Read this directory instead of /proc (a copy of /proc, for instance)")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--sys-root", options.sys_root,
+                 "Read this directory instead of /sys for network interfaces' statistics and "
+                 "cgroups")
       ->check(CLI::ExistingDirectory);
   for (const auto& sub : k_subcommands) {
     if (!only.empty() && only != sub.name)

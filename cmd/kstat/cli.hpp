@@ -16,6 +16,7 @@ enum class Format { text, values, json, prometheus };
 struct Options {
   std::string command; // read, list, watch, write, bench
   std::string proc_root = "/proc";
+  std::string sys_root = "/sys";
   std::vector<std::string> names;
   Format format = Format::text;
   bool describe = false;

@@ -2,6 +2,7 @@
 // kstat's subcommands: call the counters library, render what it returns.
 #include "commands.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -166,6 +167,11 @@ int run_list(const counters::Namespace& ns, const Options& options) {
       out.append(snapshot->info(i).name).push_back('\n');
   }
   write_out(out);
+  bool whole_proc = std::any_of(prefixes.begin(), prefixes.end(),
+                                [](const auto& p) { return p.empty() || p == "proc"; });
+  if (whole_proc && options.format != Format::json) // like sysctl -a, no walk of every process
+    std::fputs("kstat: processes other than proc.self are listed by pid: kstat list proc.1234\n",
+               stderr);
   return k_exit_ok;
 }
 
@@ -336,7 +342,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
 } // namespace
 
 int run(const Options& options) {
-  counters::Namespace ns(options.proc_root);
+  counters::Namespace ns(options.proc_root, options.sys_root);
   if (options.command == "read")
     return run_read(ns, options);
   if (options.command == "list")

@@ -56,7 +56,8 @@ TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
   for (const auto& line : lines(ours.out))
     if (!line.starts_with("vm.stats.") && !line.starts_with("vm.meminfo.") &&
         !line.starts_with("net.snmp.") && !line.starts_with("net.snmp6.") &&
-        !line.starts_with("net.netstat."))
+        !line.starts_with("net.netstat.") && !line.starts_with("net.dev.") &&
+        !line.starts_with("fs.mount."))
       names.insert(line);
   auto theirs = run({"sysctl", "-a", "-N"});
   std::set<std::string> expected;
@@ -64,6 +65,22 @@ TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
     if (line != "vm.stat_refresh") // sysctl reads it, and so makes the kernel act; kstat never does
       expected.insert(line);
   CHECK(names == expected);
+}
+
+TEST_CASE("kstat list: of the processes only proc.self, and how to ask for a pid", "[kstat][cli]") {
+  auto all = run({k_kstat, "list"});
+  REQUIRE(all.exit_status == 0);
+  std::set<std::string> pids;
+  for (const auto& line : lines(all.out))
+    if (line.starts_with("proc."))
+      pids.insert(line.substr(5, line.find('.', 5) - 5));
+  CHECK(pids == std::set<std::string>{"self"});
+  CHECK(all.err ==
+        "kstat: processes other than proc.self are listed by pid: kstat list proc.1234\n");
+  auto one = run({k_kstat, "list", "proc.1"});
+  REQUIRE(one.exit_status == 0);
+  CHECK(one.out.find("proc.1.stat.ppid\n") != std::string::npos);
+  CHECK(one.err.empty());
 }
 
 TEST_CASE("kstat read: a prefix prints its subtree in name order", "[kstat][cli]") {
@@ -115,6 +132,47 @@ TEST_CASE("kstat --proc-root reads a copied /proc", "[kstat][cli]") {
   CHECK(r.exit_status == 0);
   CHECK(r.out ==
         "kern.loadavg.1: 0.81\ndisk.vda.reads: 7051\nkern.cp_time: 31619 0 4383 55 108305\n");
+}
+
+TEST_CASE("kstat --proc-root and --sys-root read copies of the new sources", "[kstat][cli]") {
+  const std::string sys = std::string(OPSKIT_TEST_DATA) + "/sys-basic";
+  auto r = run({k_kstat, "--proc-root", k_data, "--sys-root", sys, "read", "kern.openfiles",
+                "kern.pressure.cpu.some.avg10", "kern.interrupts.RES", "kern.softirqs.TIMER.all",
+                "net.dev.eth0.rx_crc_errors", "net.dev.eth0/100.tx_bytes",
+                "cgroup.system/slice.ssh/service.pids/current"});
+  CHECK(r.exit_status == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out == "kern.openfiles: 225\nkern.pressure.cpu.some.avg10: 1.48\n"
+                 "kern.interrupts.RES: 6850363\nkern.softirqs.TIMER.all: 1867681\n"
+                 "net.dev.eth0.rx_crc_errors: 5\nnet.dev.eth0/100.tx_bytes: 2048\n"
+                 "cgroup.system/slice.ssh/service.pids/current: 3\n");
+  auto json = run({k_kstat, "--proc-root", k_data, "--sys-root", sys, "list", "--json",
+                   "fs.mount./home.avail"});
+  REQUIRE(json.exit_status == 0);
+  CHECK(nlohmann::json::parse(json.out) ==
+        nlohmann::json::parse(R"([{"name":"fs.mount./home.avail","kind":"gauge","unit":"bytes",
+                                   "description":"Space available to unprivileged users"}])"));
+  auto missing = run({k_kstat, "--sys-root", "/nonexistent", "list", "cgroup"});
+  CHECK(missing.exit_status == 2);
+  CHECK(missing.err.find("/nonexistent") != std::string::npos);
+}
+
+TEST_CASE("kstat read: the new sources of this machine", "[kstat][cli]") {
+  auto r = run({k_kstat, "read", "--json", "kern.openfiles", "kern.maxfiles", "fs.mount./",
+                "net.dev.lo", "kern.softirqs"});
+  REQUIRE(r.exit_status == 0);
+  auto json = nlohmann::json::parse(r.out);
+  CHECK(json["kern.openfiles"].get<std::uint64_t>() > 0);
+  CHECK(json["kern.openfiles"].get<std::uint64_t>() <= json["kern.maxfiles"].get<std::uint64_t>());
+  CHECK(json["kern.maxfiles"] == std::stoull(sysctl_value("fs.file-max")));
+  CHECK(json["fs.mount./.size"].get<std::uint64_t>() >=
+        json["fs.mount./.free"].get<std::uint64_t>());
+  CHECK(json["fs.mount./.free"].get<std::uint64_t>() >=
+        json["fs.mount./.avail"].get<std::uint64_t>());
+  // Loopback counts what it sends as received: the two are one figure in one read of the file.
+  CHECK(json["net.dev.lo.rx_bytes"] == json["net.dev.lo.tx_bytes"]);
+  CHECK(json["net.dev.lo.rx_packets"] == json["net.dev.lo.tx_packets"]);
+  CHECK(json["kern.softirqs.TIMER.all"].get<std::uint64_t>() > 0);
 }
 
 TEST_CASE("kstat list -d and --json describe each name", "[kstat][cli]") {

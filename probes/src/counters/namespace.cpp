@@ -40,10 +40,15 @@ std::string_view child_of(std::string_view parent, std::string_view name) {
 
 } // namespace
 
-Namespace::Namespace(std::string proc_root) : proc_root_(std::move(proc_root)) {}
+Namespace::Namespace(std::string proc_root, std::string sys_root)
+    : proc_root_(std::move(proc_root)), sys_root_(std::move(sys_root)) {}
+
+Roots Namespace::roots() const {
+  return Roots{proc_root_, sys_root_};
+}
 
 Result<std::vector<Field>> Namespace::fields(std::string_view prefix) const {
-  auto found = find_fields(proc_root_, prefix);
+  auto found = find_fields(roots(), prefix);
   if (found.empty())
     return fail(unknown(prefix));
   sort_unique(found);
@@ -61,16 +66,23 @@ Error Namespace::unknown(std::string_view name) const {
         return Error(fmt::format("{}: not read: {}", name, *why), EACCES);
     }
   }
+  if (name.starts_with("proc.")) {
+    std::size_t end = name.find('.', 5);
+    if (find_fields(roots(), name.substr(0, end)).empty())
+      return Error(fmt::format("unknown name '{}': no such process", name), ENOENT);
+  }
   // Suggest a fix for the first component that is not there.
   std::string_view parent = name;
   for (;;) {
     std::size_t dot = parent.rfind('.');
     parent = dot == std::string_view::npos ? std::string_view{} : parent.substr(0, dot);
-    auto under = find_fields(proc_root_, parent);
+    auto under = find_fields(roots(), parent);
     if (under.empty() && !parent.empty())
       continue;
-    if (parent == "proc")
-      return Error(fmt::format("unknown name '{}': no such process", name), ENOENT);
+    if (under.size() == 1 && under.front().info.name == parent)
+      return Error(
+          fmt::format("unknown name '{}': {} is a name, with nothing under it", name, parent),
+          ENOENT);
     std::set<std::string> children;
     for (const auto& field : under)
       children.emplace(child_of(parent, field.info.name));
@@ -126,8 +138,10 @@ Result<Snapshot> Namespace::source_snapshot(std::string_view name) const {
   // The names of one file can sit under two prefixes (/proc/stat feeds cpu.* and kern.*), so
   // look through everything that is not another process.
   std::string_view scope = name.starts_with("proc.") ? name.substr(0, name.find('.', 5)) : "";
-  auto all = find_fields(proc_root_, scope);
-  std::erase_if(all, [&](const Field& f) { return f.path != leaf.front().path; });
+  auto all = find_fields(roots(), scope);
+  std::erase_if(all, [&](const Field& f) {
+    return f.path != leaf.front().path || f.reader != leaf.front().reader;
+  });
   sort_unique(all);
   return Snapshot(std::move(all));
 }

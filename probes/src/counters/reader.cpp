@@ -14,7 +14,18 @@
 //                                                  after the last ')')
 //   table   "Tcp: RtoAlgorithm RtoMin ..."         /proc/net/snmp, /proc/net/netstat: a header
 //           "Tcp: 1 200 ..."                       line names the columns of the line after it
-//   whole   "60\n"                                 every /proc/sys file is one value
+//           "some avg10=1.48 avg60=3.18 ..."       /proc/pressure/* ('=' separates too)
+//           "     CPU0   CPU1"                     /proc/softirqs, /proc/interrupts: a header
+//           "TIMER:  1096575  771106"              line names the columns; an interrupt's
+//           " 24:  1  0  IO-APIC 5-edge ACPI:Ged"  total sums its CPU columns
+//           "  eth0: 108689089 3661 0 ..."         /proc/net/dev (two header lines skipped)
+//           "usage_usec 53598148442"               cgroup cpu.stat, memory.stat
+//           "254:0 rbytes=1 wbytes=2 ..."          cgroup io.stat
+//   whole   "60\n"                                 every /proc/sys file is one value, and so
+//                                                  are /sys's statistics files
+//
+// A mount point's usage has no file: the statfs reader renders statvfs(3) as keyed lines
+// ("size 123\navail 45\n..."), and from there it is located and converted like a file.
 //
 // A Layout says which of these a file is; a Locator says where one field is (record key and
 // column); reading a field is: one pread of the whole file at offset 0 (see file.hpp for why
@@ -32,8 +43,10 @@
 #include "reader.hpp"
 
 #include <charconv>
+#include <iterator>
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 
 #include <fmt/format.h>
 
@@ -133,8 +146,11 @@ std::optional<std::string_view> at_hint(std::string_view text, const Layout& lay
                                         const Locator& locator) noexcept {
   std::size_t pos = locator.hint;
   const std::string& key = locator.key;
-  if (pos > text.size() || (pos > 0 && text[pos - 1] != '\n') || text.size() - pos <= key.size() ||
-      text.compare(pos, key.size(), key) != 0)
+  if (pos > text.size() || (pos > 0 && text[pos - 1] != '\n'))
+    return std::nullopt;
+  while (pos < text.size() && is_blank(text[pos])) // "    lo: ..." in /proc/net/dev
+    ++pos;
+  if (text.size() - pos <= key.size() || text.compare(pos, key.size(), key) != 0)
     return std::nullopt;
   pos += key.size();
   if (text[pos] == ':')
@@ -184,6 +200,21 @@ std::optional<Value> cp_time(std::string_view cpu_line) {
   enum { user, nice, system, idle, iowait, irq, softirq };
   return Value(fmt::format("{} {} {} {} {}", t[user], t[nice], t[system], t[irq] + t[softirq],
                            t[idle] + t[iowait]));
+}
+
+// The sum of the first `count` tokens of `rest`, up to the first that is not a count.
+std::optional<Value> sum_of(std::string_view rest, std::size_t count) {
+  std::uint64_t sum = 0;
+  Tokens tokens(rest, {});
+  for (std::size_t i = 0; i < count; ++i) {
+    auto token = tokens.next();
+    std::uint64_t n = 0;
+    if (!token || std::from_chars(token->data(), token->data() + token->size(), n).ptr !=
+                      token->data() + token->size())
+      return i == 0 ? std::nullopt : std::optional<Value>(sum);
+    sum += n;
+  }
+  return Value(sum);
 }
 
 } // namespace
@@ -262,6 +293,8 @@ bool convert_into(std::string_view token, const Convert& how, Value& out) {
 std::optional<Value> convert(std::string_view token, const Convert& how) {
   if (how.cp_time)
     return cp_time(token);
+  if (how.sum_columns > 0)
+    return sum_of(token, how.sum_columns);
   if (how.text)
     return Value(std::string(token));
   auto number = parse_number(token);
@@ -287,6 +320,13 @@ void for_each_record(std::string_view text, const Layout& layout,
     if (layout.shape == Layout::Shape::whole) {
       visit(Record{{}, {}, {}, trim(text), 0});
       return;
+    }
+    if (layout.header_line && offset == 0) {
+      Tokens header(line, layout.separators);
+      while (auto token = header.next())
+        names.push_back(*token);
+      offset = next;
+      continue;
     }
     if (layout.after_paren)
       line = after_paren(line);
@@ -315,7 +355,7 @@ void for_each_record(std::string_view text, const Layout& layout,
         previous_tokens = tokens;
       }
     } else {
-      visit(Record{key, tokens, {}, rest, offset});
+      visit(Record{key, tokens, names, rest, offset});
     }
     if (layout.key_token < 0)
       return; // one record: the first line
@@ -325,8 +365,31 @@ void for_each_record(std::string_view text, const Layout& layout,
 
 namespace detail {
 
+namespace {
+
+// A mount point's statvfs(3) figures as lines of a keyed file, so that they are located and
+// converted as every other source's are.
+bool read_statfs(Source& source) {
+  struct statvfs st {};
+  if (::statvfs(source.path.c_str(), &st) != 0) {
+    source.read_error = Error::from_errno("statfs", source.path);
+    return false;
+  }
+  std::uint64_t block = st.f_frsize;
+  source.buffer.clear();
+  fmt::format_to(std::back_inserter(source.buffer),
+                 "size {}\nfree {}\navail {}\nfiles {}\nfiles_free {}\n", st.f_blocks * block,
+                 st.f_bfree * block, st.f_bavail * block, st.f_files, st.f_ffree);
+  source.text = source.buffer;
+  return true;
+}
+
+} // namespace
+
 bool Source::read() {
   read_error.reset();
+  if (reader == Reader::statfs)
+    return read_statfs(*this);
   if (!fd && !open_error) {
     auto opened = open_file(path, O_RDONLY);
     if (!opened)

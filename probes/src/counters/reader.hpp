@@ -32,6 +32,8 @@ struct Layout {
   std::string_view separators = {};
   // lines: tokenizing starts after the last ')' (<pid>/stat, whose comm may hold anything).
   bool after_paren = false;
+  // lines: the first line names the columns of the others ("CPU0 CPU1": softirqs, interrupts).
+  bool header_line = false;
 };
 
 // Where a field is: the record's key and a column among its value tokens (the tokens after the
@@ -52,7 +54,14 @@ struct Convert {
   // The rest of /proc/stat's "cpu" line folded into FreeBSD's kern.cp_time order: user nice
   // sys intr idle, where intr = irq + softirq and idle = idle + iowait.
   bool cp_time = false;
+  // When > 0: the rest of the line (column -1) summed over its first `sum_columns` tokens,
+  // stopping at the first that is not a number (/proc/interrupts: CPUs, then the chip's name).
+  std::uint16_t sum_columns = 0;
 };
+
+// How a source's bytes are had: one pread of the file at offset 0, or statvfs(3) of a mount
+// point, rendered as lines "size N", "free N", "avail N" (bytes), "files N", "files_free N".
+enum class Reader : std::uint8_t { pread, statfs };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
 struct Field {
@@ -61,6 +70,7 @@ struct Field {
   Layout layout;
   Locator locator;
   Convert convert;
+  Reader reader = Reader::pread;
 };
 
 // The token of the field at `locator` in `text`, or nothing when the record or column is not
@@ -74,7 +84,8 @@ std::optional<Value> convert(std::string_view token, const Convert& how);
 bool convert_into(std::string_view token, const Convert& how, Value& out);
 
 // Every record in `text`, in file order: its key, its value tokens, and the line's offset.
-// For tables the tokens are the value line's and `names` the header line's; otherwise empty.
+// For tables the tokens are the value line's and `names` the header line's; for lines with a
+// header line, `names` are its tokens; otherwise empty.
 struct Record {
   std::string_view key;
   std::span<const std::string_view> tokens;
@@ -90,13 +101,15 @@ namespace detail {
 // An open source file and its read buffer, shared by every field read from it.
 struct Source {
   std::string path;
+  Reader reader = Reader::pread;
   UniqueFd fd;
   std::string buffer;
   std::optional<Error> open_error;
   std::optional<Error> read_error;
   std::string_view text; // the bytes of the last read
 
-  // Opens the file on first use, then reads it whole at offset 0 into the buffer.
+  // Opens the file on first use, then reads it whole at offset 0 into the buffer (or, for
+  // statfs, calls statvfs and renders the figures into the buffer).
   bool read();
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include <unordered_map>
+#include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -16,14 +17,15 @@ struct Snapshot::Slot {
 };
 
 Snapshot::Snapshot(std::vector<Field> fields) {
-  std::unordered_map<std::string, std::size_t> by_path;
+  std::map<std::pair<Reader, std::string>, std::size_t> by_source;
   slots_.reserve(fields.size());
   infos_.reserve(fields.size());
   for (auto& field : fields) {
-    auto [it, fresh] = by_path.try_emplace(field.path, sources_.size());
+    auto [it, fresh] = by_source.try_emplace({field.reader, field.path}, sources_.size());
     if (fresh) {
       auto source = std::make_unique<detail::Source>();
       source->path = field.path;
+      source->reader = field.reader;
       // /proc/sys values are short and a large read buffer costs there; the rest start at a page.
       source->buffer.resize(field.layout.shape == Layout::Shape::whole ? 256 : 4096);
       sources_.push_back(std::move(source));

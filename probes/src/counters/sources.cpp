@@ -1,81 +1,22 @@
 // SPDX-License-Identifier: MIT
 //
-// The sources of kstat's namespace, as a table: which prefix each file feeds, how the file is
-// laid out (see reader.cpp), and how its records become names. The names are made from the
-// files each time, so a kernel's new counters appear without a new kstat.
-
-#include "sources.hpp"
+// The sources of kstat's namespace that are one file at a fixed place under /proc, as a table:
+// which prefix each file feeds, how the file is laid out (see reader.cpp), and how its records
+// become names. The names are made from the files each time, so a kernel's new counters appear
+// without a new kstat. find_fields() adds the sources that are many files or none: /proc/sys,
+// processes, mount points and cgroups.
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
-#include <functional>
-#include <span>
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
-#include "metadata.hpp"
-#include "opskit/file.hpp"
+#include "emitter.hpp"
 
 namespace opskit::counters {
 
 namespace {
-
-double ticks_per_second() {
-  static const double hz = [] {
-    long t = ::sysconf(_SC_CLK_TCK);
-    return t > 0 ? static_cast<double>(t) : 100.0;
-  }();
-  return hz;
-}
-
-// Builds fields of one source, filling in what metadata knows of each name.
-class Emitter {
-public:
-  Emitter(std::string path, Layout layout, std::string_view prefix, std::vector<Field>& out)
-      : path_(std::move(path)), layout_(layout), prefix_(prefix), out_(out) {}
-
-  // `pattern` is the name with its variable part as '*' (or the name itself).
-  void emit(std::string name, std::string_view pattern, Kind kind, std::string_view unit,
-            Locator locator, Convert convert = {}) {
-    if (!holds(prefix_, name))
-      return;
-    Info info{std::move(name), kind, std::string(unit), {}};
-    if (const Known* k = known(pattern)) {
-      info.kind = k->kind;
-      info.unit = k->unit;
-      info.description = k->description;
-    }
-    if (info.kind == Kind::text && !convert.kind_from_value)
-      convert.text = true;
-    out_.push_back(Field{std::move(info), path_, layout_, std::move(locator), convert});
-  }
-
-private:
-  std::string path_;
-  Layout layout_;
-  std::string_view prefix_;
-  std::vector<Field>& out_;
-};
-
-using Enumerate = void (*)(const Record&, std::string_view base, Emitter&);
-
-// A file at a fixed place and the prefixes its names fall under.
-struct SourceSpec {
-  std::array<std::string_view, 2> prefixes; // unused slots are empty
-  std::string_view file;                    // under the proc root, or under /proc/<pid>
-  Layout layout;
-  Enumerate enumerate;
-  // Names to offer when the file cannot be read (permission), so the failure shows per name.
-  std::span<const std::string_view> fallback_keys = {};
-};
-
-constexpr Layout k_lines{};
 
 void enumerate_vmstat(const Record& r, std::string_view, Emitter& e) {
   bool level = r.key.starts_with("nr_");
@@ -161,189 +102,140 @@ void enumerate_diskstats(const Record& r, std::string_view, Emitter& e) {
            {std::string(r.key), static_cast<int>(i), r.offset});
 }
 
-// proc(5): the fields of /proc/<pid>/stat after "pid (comm)".
-constexpr std::string_view k_pid_stat_fields[] = {
-    "state",       "ppid",        "pgrp",        "session",     "tty_nr",
-    "tpgid",       "flags",       "minflt",      "cminflt",     "majflt",
-    "cmajflt",     "utime",       "stime",       "cutime",      "cstime",
-    "priority",    "nice",        "num_threads", "itrealvalue", "starttime",
-    "vsize",       "rss",         "rsslim",      "startcode",   "endcode",
-    "startstack",  "kstkesp",     "kstkeip",     "signal",      "blocked",
-    "sigignore",   "sigcatch",    "wchan",       "nswap",       "cnswap",
-    "exit_signal", "processor",   "rt_priority", "policy",      "delayacct_blkio_ticks",
-    "guest_time",  "cguest_time", "start_data",  "end_data",    "start_brk",
-    "arg_start",   "arg_end",     "env_start",   "env_end",     "exit_code"};
-
-void enumerate_pid_stat(const Record& r, std::string_view base, Emitter& e) {
-  for (std::size_t i = 0; i < std::size(k_pid_stat_fields) && i < r.tokens.size(); ++i) {
-    std::string_view field = k_pid_stat_fields[i];
-    bool ticks = field.ends_with("time") || field == "delayacct_blkio_ticks";
-    Convert how;
-    if (ticks)
-      how.divide = ticks_per_second();
-    e.emit(fmt::format("{}.{}", base, field), fmt::format("proc.*.stat.{}", field), Kind::gauge,
-           ticks ? "seconds" : "", {{}, static_cast<int>(i), 0}, how);
+// /proc/pressure/<resource>: "some avg10=1.48 avg60=3.18 avg300=9.52 total=7241695524"; with
+// '=' a separator the tokens alternate between a field's name and its value.
+void enumerate_pressure(const Record& r, std::string_view base, Emitter& e) {
+  for (std::size_t i = 0; i + 1 < r.tokens.size(); i += 2) {
+    std::string_view field = r.tokens[i];
+    bool total = field == "total";
+    e.emit(fmt::format("{}.{}.{}", base, r.key, field),
+           fmt::format("kern.pressure.*.{}.{}", r.key, field), total ? Kind::counter : Kind::gauge,
+           total ? "microseconds" : "percent",
+           {std::string(r.key), static_cast<int>(i + 1), r.offset});
   }
 }
 
-void enumerate_pid_status(const Record& r, std::string_view base, Emitter& e) {
-  std::string name = fmt::format("{}.{}", base, r.key);
-  std::string pattern = fmt::format("proc.*.status.{}", r.key);
-  Locator at{std::string(r.key), 0, r.offset};
-  if (r.tokens.size() == 2 && r.tokens[1] == "kB")
-    e.emit(name, pattern, Kind::gauge, "bytes", at, {.multiply = 1024});
-  else if (r.tokens.size() == 1 && parse_number(r.tokens[0]))
-    e.emit(name, pattern, Kind::gauge, "", at);
+// /proc/net/dev's columns under the names of /sys/class/net/<iface>/statistics, for the columns
+// that are one of those counters. The three that sum several (receive drop and frame, transmit
+// carrier) are left out; the counters they sum come from the statistics files.
+constexpr std::string_view k_netdev_columns[] = {"rx_bytes",
+                                                 "rx_packets",
+                                                 "rx_errors",
+                                                 "",
+                                                 "rx_fifo_errors",
+                                                 "",
+                                                 "rx_compressed",
+                                                 "multicast",
+                                                 "tx_bytes",
+                                                 "tx_packets",
+                                                 "tx_errors",
+                                                 "tx_dropped",
+                                                 "tx_fifo_errors",
+                                                 "collisions",
+                                                 "",
+                                                 "tx_compressed"};
+constexpr std::string_view k_netdev_statistics_only[] = {
+    "rx_dropped",        "rx_missed_errors",    "rx_length_errors", "rx_over_errors",
+    "rx_crc_errors",     "rx_frame_errors",     "rx_nohandler",     "tx_aborted_errors",
+    "tx_carrier_errors", "tx_heartbeat_errors", "tx_window_errors"};
+
+void emit_netdev_statistics(std::string_view iface, const std::string& name, Emitter& e) {
+  std::string dir = fmt::format("{}/class/net/{}/statistics", e.roots().sys, iface);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return;
+  for (std::string_view file : k_netdev_statistics_only) {
+    std::string field = fmt::format("{}.{}", name, file);
+    if (holds(e.prefix(), field))
+      e.with_source(fmt::format("{}/{}", dir, file), {.shape = Layout::Shape::whole})
+          .emit(std::move(field), fmt::format("net.dev.*.{}", file), Kind::counter, "packets", {});
+  }
+}
+
+void enumerate_netdev(const Record& r, std::string_view base, Emitter& e) {
+  if (r.tokens.size() < std::size(k_netdev_columns) || !parse_number(r.tokens[0]))
+    return; // the two header lines
+  std::string name = fmt::format("{}.{}", base, component_of(r.key));
+  if (!related(e.prefix(), name))
+    return;
+  for (std::size_t i = 0; i < std::size(k_netdev_columns); ++i) {
+    std::string_view column = k_netdev_columns[i];
+    if (!column.empty())
+      e.emit(fmt::format("{}.{}", name, column), fmt::format("net.dev.*.{}", column), Kind::counter,
+             column.ends_with("bytes") ? "bytes" : "packets",
+             {std::string(r.key), static_cast<int>(i), r.offset});
+  }
+  emit_netdev_statistics(r.key, name, e);
+}
+
+// /proc/softirqs: a header of CPUs ("CPU0 CPU1"), then a line per softirq with a count per CPU.
+void enumerate_softirqs(const Record& r, std::string_view base, Emitter& e) {
+  std::string type = fmt::format("{}.{}", base, r.key);
+  auto columns = static_cast<std::uint16_t>(r.names.size());
+  if (Info* info = e.emit(type + ".all", "kern.softirqs.*.all", Kind::counter, "softirqs",
+                          {std::string(r.key), -1, r.offset}, {.sum_columns = columns}))
+    info->description = fmt::format("{} softirqs run, all CPUs", r.key);
+  for (std::size_t i = 0; i < r.names.size() && i < r.tokens.size(); ++i) {
+    std::string_view cpu = r.names[i];
+    if (cpu.starts_with("CPU"))
+      cpu.remove_prefix(3);
+    if (Info* info = e.emit(fmt::format("{}.{}", type, cpu), "kern.softirqs.*.*", Kind::counter,
+                            "softirqs", {std::string(r.key), static_cast<int>(i), r.offset}))
+      info->description = fmt::format("{} softirqs run on CPU {}", r.key, cpu);
+  }
+}
+
+// /proc/interrupts: a header of CPUs, then a line per interrupt source: its count on each CPU
+// and what it is ("IO-APIC 5-edge ACPI:Ged", "Rescheduling interrupts"). kstat sums the CPUs.
+void enumerate_interrupts(const Record& r, std::string_view base, Emitter& e) {
+  auto columns = static_cast<std::uint16_t>(r.names.size());
+  Info* info = e.emit(fmt::format("{}.{}", base, r.key), "kern.interrupts.*", Kind::counter,
+                      "interrupts", {std::string(r.key), -1, r.offset}, {.sum_columns = columns});
+  if (info == nullptr)
+    return;
+  std::size_t counts = 0;
+  while (counts < r.tokens.size() && counts < columns && parse_number(r.tokens[counts]))
+    ++counts;
+  std::string what;
+  for (std::size_t i = counts; i < r.tokens.size(); ++i)
+    what.append(what.empty() ? "" : " ").append(r.tokens[i]);
+  bool irq = parse_number(r.key).has_value();
+  std::string who = irq ? fmt::format("IRQ {}", r.key) : std::string(r.key);
+  if (what.empty())
+    info->description = fmt::format("{} interrupts, all CPUs", who);
   else
-    e.emit(name, pattern, Kind::text, "", {std::string(r.key), -1, r.offset});
+    info->description = irq ? fmt::format("{} ({}), all CPUs", who, what) : what + ", all CPUs";
 }
 
-void enumerate_pid_io(const Record& r, std::string_view base, Emitter& e) {
-  std::string name = fmt::format("{}.{}", base, r.key);
-  e.emit(name, fmt::format("proc.*.io.{}", r.key), Kind::counter, "",
-         {std::string(r.key), 0, r.offset});
+// /proc/sys/fs/file-nr: "allocated unused limit" (unused is always 0 since Linux 2.6). Its
+// sysctl name fs.file-nr is the line as text; these are its numbers, under FreeBSD's names.
+void enumerate_file_nr(const Record& r, std::string_view, Emitter& e) {
+  if (r.tokens.size() < 3)
+    return;
+  e.emit("kern.openfiles", "kern.openfiles", Kind::gauge, "files", {{}, 0, 0});
+  e.emit("kern.maxfiles", "kern.maxfiles", Kind::gauge, "files", {{}, 2, 0});
 }
 
-constexpr std::string_view k_io_keys[] = {
-    "rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes", "cancelled_write_bytes"};
+constexpr Layout k_pressure{.separators = "="};
+constexpr Layout k_per_cpu{.header_line = true};
 
 const SourceSpec k_global_sources[] = {
     {{"vm.stats"}, "vmstat", k_lines, enumerate_vmstat},
     {{"vm.meminfo"}, "meminfo", k_lines, enumerate_meminfo},
     {{"cpu", "kern"}, "stat", k_lines, enumerate_stat},
     {{"kern.loadavg"}, "loadavg", {.key_token = -1, .separators = "/"}, enumerate_loadavg},
+    {{"kern.pressure.cpu"}, "pressure/cpu", k_pressure, enumerate_pressure},
+    {{"kern.pressure.memory"}, "pressure/memory", k_pressure, enumerate_pressure},
+    {{"kern.pressure.io"}, "pressure/io", k_pressure, enumerate_pressure},
+    {{"kern.softirqs"}, "softirqs", k_per_cpu, enumerate_softirqs},
+    {{"kern.interrupts"}, "interrupts", k_per_cpu, enumerate_interrupts},
+    {{"kern.openfiles", "kern.maxfiles"}, "sys/fs/file-nr", {.key_token = -1}, enumerate_file_nr},
     {{"net.snmp"}, "net/snmp", {.shape = Layout::Shape::table}, enumerate_table},
     {{"net.netstat"}, "net/netstat", {.shape = Layout::Shape::table}, enumerate_table},
     {{"net.snmp6"}, "net/snmp6", k_lines, enumerate_keyed_counters},
+    {{"net.dev"}, "net/dev", k_lines, enumerate_netdev},
     {{"disk"}, "diskstats", {.key_token = 2}, enumerate_diskstats},
 };
-
-const SourceSpec k_pid_sources[] = {
-    {{"stat"}, "stat", {.key_token = -1, .after_paren = true}, enumerate_pid_stat},
-    {{"status"}, "status", k_lines, enumerate_pid_status},
-    {{"io"}, "io", k_lines, enumerate_pid_io, k_io_keys},
-};
-
-// Does a source under `source_prefix` have names that `prefix` lists or resolves?
-bool related(std::string_view prefix, std::string_view source_prefix) noexcept {
-  return !source_prefix.empty() && (holds(prefix, source_prefix) || holds(source_prefix, prefix));
-}
-
-void read_source(const SourceSpec& spec, const std::string& path, std::string_view base,
-                 std::string_view prefix, std::vector<Field>& out) {
-  Emitter emitter(path, spec.layout, prefix, out);
-  auto text = read_file(path);
-  if (!text) {
-    for (std::string_view key : spec.fallback_keys)
-      spec.enumerate(Record{key, {}, {}, {}, 0}, base, emitter);
-    return;
-  }
-  for_each_record(*text, spec.layout, [&](const Record& r) { spec.enumerate(r, base, emitter); });
-}
-
-// /proc/sys: every readable file, as procps sysctl names them.
-
-void walk_sysctl(int dir_fd, dev_t device, const std::string& path, const std::string& name,
-                 std::vector<Field>& out) {
-  DIR* dir = ::fdopendir(dir_fd);
-  if (dir == nullptr) {
-    ::close(dir_fd);
-    return;
-  }
-  CPtr<DIR, ::closedir> owner(dir);
-  while (const dirent* entry = ::readdir(dir)) {
-    std::string_view leaf = entry->d_name;
-    if (leaf == "." || leaf == "..")
-      continue;
-    struct stat st {};
-    if (::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-        st.st_dev != device)
-      continue; // gone, or another file system mounted here (binfmt_misc)
-    std::string child_name = name.empty() ? "" : name + ".";
-    for (char c : leaf)
-      child_name.push_back(c == '.' ? '/' : c);
-    std::string child_path = path + "/" + std::string(leaf);
-    if (S_ISDIR(st.st_mode)) {
-      int fd = ::openat(::dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (fd >= 0)
-        walk_sysctl(fd, device, child_path, child_name, out);
-    } else if (S_ISREG(st.st_mode) && (st.st_mode & 0444) != 0 && !never_read(child_name)) {
-      Info info{child_name, Kind::text, {}, {}};
-      if (const Known* k = known(child_name)) {
-        info.unit = k->unit;
-        info.description = k->description;
-      }
-      out.push_back(Field{std::move(info),
-                          child_path,
-                          {.shape = Layout::Shape::whole},
-                          {},
-                          {.kind_from_value = true}});
-    }
-  }
-}
-
-void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vector<Field>& out) {
-  auto path = prefix.empty() ? std::optional(proc_root + "/sys") : sysctl_path(proc_root, prefix);
-  if (!path)
-    return;
-  struct stat root {};
-  if (::stat((proc_root + "/sys").c_str(), &root) != 0)
-    return;
-  int fd = ::open(path->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    walk_sysctl(fd, root.st_dev, *path, std::string(prefix), out);
-    return;
-  }
-  if (errno != ENOTDIR)
-    return;
-  struct stat st {};
-  if (::stat(path->c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0444) != 0 &&
-      !never_read(prefix)) {
-    Info info{std::string(prefix), Kind::text, {}, {}};
-    if (const Known* k = known(prefix)) {
-      info.unit = k->unit;
-      info.description = k->description;
-    }
-    out.push_back(Field{
-        std::move(info), *path, {.shape = Layout::Shape::whole}, {}, {.kind_from_value = true}});
-  }
-}
-
-bool is_pid(std::string_view s) noexcept {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-void find_pid(const std::string& proc_root, std::string_view pid, std::string_view prefix,
-              std::vector<Field>& out) {
-  struct stat st {};
-  if (::stat(fmt::format("{}/{}", proc_root, pid).c_str(), &st) != 0)
-    return; // no such process (or no "self" in a copied tree)
-  for (const auto& spec : k_pid_sources) {
-    std::string base = fmt::format("proc.{}.{}", pid, spec.prefixes[0]);
-    if (related(prefix, base))
-      read_source(spec, fmt::format("{}/{}/{}", proc_root, pid, spec.file), base, prefix, out);
-  }
-}
-
-void find_pids(const std::string& proc_root, std::string_view prefix, std::vector<Field>& out) {
-  if (!holds("proc", prefix) && !holds(prefix, "proc"))
-    return;
-  if (prefix.size() > 5) { // "proc.<pid>..."
-    std::string_view rest = prefix.substr(5);
-    std::string_view pid = rest.substr(0, rest.find('.'));
-    if (pid == "self" || is_pid(pid))
-      find_pid(proc_root, pid, prefix, out);
-    return;
-  }
-  DIR* dir = ::opendir(proc_root.c_str());
-  if (dir == nullptr)
-    return;
-  CPtr<DIR, ::closedir> owner(dir);
-  find_pid(proc_root, "self", prefix, out);
-  while (const dirent* entry = ::readdir(dir))
-    if (is_pid(entry->d_name))
-      find_pid(proc_root, entry->d_name, prefix, out);
-}
 
 } // namespace
 
@@ -352,42 +244,20 @@ bool holds(std::string_view prefix, std::string_view name) noexcept {
          (name.size() > prefix.size() && name.starts_with(prefix) && name[prefix.size()] == '.');
 }
 
-std::optional<std::string_view> never_read(std::string_view name) noexcept {
-  if (name == "vm.stat_refresh")
-    return "reading it acts";
-  if (name.starts_with("net.ipv") && name.find(".neigh.") != std::string_view::npos &&
-      (name.ends_with(".base_reachable_time") || name.ends_with(".retrans_time")))
-    return "deprecated, reading it logs a kernel warning (read the _ms entry)";
-  return std::nullopt;
-}
-
-std::optional<std::string> sysctl_path(const std::string& proc_root, std::string_view name) {
-  std::string path = proc_root + "/sys";
-  for (std::size_t start = 0;;) {
-    std::size_t end = name.find('.', start);
-    std::string_view component =
-        name.substr(start, end == std::string_view::npos ? end : end - start);
-    std::string file(component);
-    std::replace(file.begin(), file.end(), '/', '.');
-    if (file.empty() || file == "." || file == "..")
-      return std::nullopt;
-    path.append("/").append(file);
-    if (end == std::string_view::npos)
-      return path;
-    start = end + 1;
-  }
-}
-
-std::vector<Field> find_fields(const std::string& proc_root, std::string_view prefix) {
+std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   std::vector<Field> out;
   for (const auto& spec : k_global_sources) {
     bool wanted = std::any_of(spec.prefixes.begin(), spec.prefixes.end(),
                               [&](std::string_view p) { return related(prefix, p); });
-    if (wanted)
-      read_source(spec, fmt::format("{}/{}", proc_root, spec.file), spec.prefixes[0], prefix, out);
+    if (!wanted)
+      continue;
+    Emitter emitter(roots, fmt::format("{}/{}", roots.proc, spec.file), spec.layout, prefix, out);
+    read_source(spec, spec.prefixes[0], emitter);
   }
-  find_sysctl(proc_root, prefix, out);
-  find_pids(proc_root, prefix, out);
+  find_sysctl(roots.proc, prefix, out);
+  find_pids(roots, prefix, out);
+  find_mounts(roots, prefix, out);
+  find_cgroups(roots, prefix, out);
   return out;
 }
 

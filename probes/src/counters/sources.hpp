@@ -10,14 +10,25 @@
 
 namespace opskit::counters {
 
+// Where the sources lie: a /proc tree and a /sys tree.
+struct Roots {
+  std::string proc = "/proc";
+  std::string sys = "/sys";
+};
+
 // True when `name` is `prefix` or lies under it ("" holds everything): component-wise, so
 // "vm.stat" holds neither "vm.stats" nor "vm.stats.pgfault".
 bool holds(std::string_view prefix, std::string_view name) noexcept;
 
-// Every field named `prefix` or under it, from the sources under `proc_root`, unsorted. Reads
-// the source files whose layout defines the names (vmstat, meminfo, ...) and walks /proc/sys
-// without opening its files.
-std::vector<Field> find_fields(const std::string& proc_root, std::string_view prefix);
+// Every field named `prefix` or under it, from the sources under `roots`, unsorted. Reads the
+// source files whose layout defines the names (vmstat, meminfo, ...), walks /proc/sys without
+// opening its files, and lists mount points and cgroups.
+std::vector<Field> find_fields(const Roots& roots, std::string_view prefix);
+
+// A file or directory name as one name component, the way procps sysctl writes /proc/sys
+// names: a '.' becomes '/' ("eth0.100" -> "eth0/100"). file_name_of() undoes it.
+std::string component_of(std::string_view file_name);
+std::string file_name_of(std::string_view component);
 
 // The /proc/sys file or directory a name stands for ("net.ipv4.conf.eth0/100.rp_filter" ->
 // "<root>/sys/net/ipv4/conf/eth0.100/rp_filter"), or nothing for a name that cannot be one.
@@ -27,5 +38,13 @@ std::optional<std::string> sysctl_path(const std::string& proc_root, std::string
 // read, and the deprecated neigh.*.base_reachable_time and retrans_time log a kernel warning
 // (procps sysctl skips them for that).
 std::optional<std::string_view> never_read(std::string_view name) noexcept;
+
+// The sources that are many files or none, each adding its fields under `prefix` to `out`:
+// /proc/sys (sysctl.cpp), /proc/<pid> (pids.cpp), mount points (mounts.cpp), cgroups
+// (cgroups.cpp).
+void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vector<Field>& out);
+void find_pids(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+void find_cgroups(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 
 } // namespace opskit::counters

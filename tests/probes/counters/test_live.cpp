@@ -11,6 +11,10 @@
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/watch.hpp"
 #include "opskit/text.hpp"
+#include "skip.hpp"
+#include "sources.hpp"
+
+#include <ctime>
 
 using namespace opskit::counters;
 
@@ -65,7 +69,8 @@ TEST_CASE("live: the whole namespace reads, without write-only entries", "[count
     CHECK(names.count(never) == 0);
   for (const char* expected :
        {"kernel.ostype", "vm.stats.pgfault", "vm.meminfo.MemTotal", "cpu.all.user", "cpu.0.idle",
-        "kern.loadavg.1", "net.snmp.Tcp.ActiveOpens", "proc.self.io.rchar"})
+        "kern.loadavg.1", "net.snmp.Tcp.ActiveOpens", "proc.self.io.rchar", "kern.openfiles",
+        "kern.softirqs.TIMER.all", "net.dev.lo.rx_bytes", "fs.mount./.avail"})
     CHECK(names.count(expected) == 1);
 }
 
@@ -93,4 +98,80 @@ TEST_CASE("live: a watch gives rates for counters and levels for gauges", "[coun
   REQUIRE_FALSE(second[1].is_rate);
   REQUIRE(second[1].value != nullptr);
   CHECK(std::get<std::uint64_t>(*second[1].value) > 0);
+}
+
+TEST_CASE("live: net.dev agrees with the interfaces' statistics files", "[counters][live]") {
+  Namespace ns;
+  auto sysfs = [](const char* file) {
+    auto text = opskit::read_file(std::string("/sys/class/net/lo/statistics/") + file);
+    REQUIRE(text);
+    return std::stoull(*text);
+  };
+  std::uint64_t before = sysfs("rx_bytes");
+  auto bytes = ns.resolve("net.dev.lo.rx_bytes");
+  REQUIRE(bytes);
+  auto ours = bytes->read();
+  REQUIRE(ours);
+  std::uint64_t after = sysfs("rx_bytes");
+  CHECK(before <= std::get<std::uint64_t>(*ours));
+  CHECK(std::get<std::uint64_t>(*ours) <= after);
+  auto crc = ns.resolve("net.dev.lo.rx_crc_errors"); // from the statistics file itself
+  REQUIRE(crc);
+  CHECK(*crc->read() == Value(sysfs("rx_crc_errors")));
+}
+
+TEST_CASE("live: a softirq's total is the sum of its CPUs in one read", "[counters][live]") {
+  Namespace ns;
+  auto timer = ns.snapshot(std::vector<std::string>{"kern.softirqs.TIMER"});
+  REQUIRE(timer);
+  CHECK(timer->source_count() == 1);
+  REQUIRE(timer->read() == 0);
+  std::uint64_t all = 0, cpus = 0;
+  for (std::size_t i = 0; i < timer->size(); ++i)
+    (timer->info(i).name.ends_with(".all") ? all : cpus) +=
+        std::get<std::uint64_t>(timer->value(i));
+  CHECK(all == cpus);
+  CHECK(all > 0);
+}
+
+TEST_CASE("live: fs.mount./ is statvfs of /, and no new name is a /proc/sys entry",
+          "[counters][live]") {
+  Namespace ns;
+  auto mounts = ns.list("fs.mount");
+  REQUIRE(mounts);
+  std::set<std::string> names;
+  for (const auto& info : *mounts)
+    names.insert(info.name);
+  CHECK(names.count("fs.mount./.size") == 1);
+  CHECK(std::none_of(names.begin(), names.end(), [](const auto& n) {
+    return n.starts_with("fs.mount./proc") || n.starts_with("fs.mount./sys");
+  }));
+  // fs.* and net.* are /proc/sys's too: the new subtrees must not shadow an entry there.
+  auto net = ns.list("net.dev");
+  REQUIRE(net);
+  for (const auto& prefix : {"fs.mount", "net.dev"}) {
+    auto path = opskit::counters::sysctl_path("/proc", prefix);
+    REQUIRE(path);
+    CHECK_FALSE(std::ifstream(*path).good());
+  }
+}
+
+TEST_CASE("live: the root cgroup's CPU time grows while this test burns CPU", "[counters][live]") {
+  Namespace ns;
+  auto usage = ns.resolve("cgroup.cpu/stat.usage_usec");
+  if (!usage)
+    OPSKIT_SKIP("no cgroup2 hierarchy with cpu.stat under /sys/fs/cgroup");
+  auto before = usage->read();
+  REQUIRE(before);
+  timespec start{}, now{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &start);
+  volatile std::uint64_t spin = 0;
+  do {
+    for (int i = 0; i < 100000; ++i)
+      spin = spin + 1;
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1000000 + (now.tv_nsec - start.tv_nsec) / 1000 < 50000);
+  auto after = usage->read();
+  REQUIRE(after);
+  CHECK(std::get<std::uint64_t>(*after) >= std::get<std::uint64_t>(*before) + 40000);
 }

@@ -81,11 +81,7 @@ TEST_CASE("namespace: every source feeds its names", "[counters][namespace]") {
                                "disk.loop0.flush_ms",
                                "vm.swappiness",
                                "kernel.printk",
-                               "net.ipv4.conf.eth0/100.rp_filter",
-                               "proc.42.stat.utime",
-                               "proc.42.stat.state",
-                               "proc.42.status.VmRSS",
-                               "proc.42.io.rchar"}) {
+                               "net.ipv4.conf.eth0/100.rp_filter"}) {
     INFO(expected);
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }
@@ -93,6 +89,27 @@ TEST_CASE("namespace: every source feeds its names", "[counters][namespace]") {
                        [](const auto& a, const auto& b) { return opskit::natural_less(a, b); }));
   CHECK(std::none_of(names.begin(), names.end(),
                      [](const auto& n) { return n.starts_with("proc.self"); }));
+}
+
+TEST_CASE("namespace: a process is listed when asked for by pid, not under everything",
+          "[counters][namespace]") {
+  Namespace ns(k_root);
+  for (std::string_view all : {"", "proc"}) {
+    auto listed = ns.list(all);
+    if (!listed)
+      continue; // "proc" alone: the copy has no proc.self
+    auto names = names_of(*listed);
+    CHECK(std::none_of(names.begin(), names.end(),
+                       [](const auto& n) { return n.starts_with("proc."); }));
+  }
+  auto one = ns.list("proc.42");
+  REQUIRE(one);
+  auto names = names_of(*one);
+  for (const char* expected :
+       {"proc.42.stat.utime", "proc.42.stat.state", "proc.42.status.VmRSS", "proc.42.io.rchar"}) {
+    INFO(expected);
+    CHECK(std::find(names.begin(), names.end(), expected) != names.end());
+  }
 }
 
 TEST_CASE("namespace: values come in documented units", "[counters][namespace]") {
@@ -181,6 +198,8 @@ TEST_CASE("namespace: unknown names get a suggestion", "[counters][namespace]") 
   CHECK(ns.resolve("proc.4242.io.rchar").error().message() ==
         "unknown name 'proc.4242.io.rchar': no such process");
   CHECK_FALSE(ns.resolve("vm..swappiness"));
+  CHECK(ns.resolve("vm.swappiness.x").error().message() ==
+        "unknown name 'vm.swappiness.x': vm.swappiness is a name, with nothing under it");
 }
 
 TEST_CASE("namespace: a prefix is not a leaf", "[counters][namespace]") {

@@ -3,7 +3,9 @@
 
 // kstat's namespace: Linux kernel counters under dotted names, built at run time from the files
 // that hold them (/proc/sys, /proc/vmstat, /proc/meminfo, /proc/stat, /proc/loadavg,
-// /proc/net/{snmp,snmp6,netstat}, /proc/diskstats, /proc/<pid>/{stat,status,io}).
+// /proc/pressure, /proc/softirqs, /proc/interrupts, /proc/net/{snmp,snmp6,netstat,dev},
+// /proc/diskstats, /proc/<pid>/{stat,status,io}, /sys/class/net/*/statistics, cgroup v2 files)
+// and from statvfs(3) of each mount point.
 //
 // Resolve once, read many: a Handle keeps its file open and reads one name with one pread at
 // offset 0 plus a parse; a Snapshot reads each of its source files once for any number of names.
@@ -33,14 +35,18 @@ struct Info {
 class Snapshot;
 class Handle;
 struct Field;
+struct Roots;
 
-// The namespace over one /proc tree. The default is the live /proc; tests point it at a copy.
+// The namespace over one /proc tree and one /sys tree. The defaults are the live ones; tests
+// point them at copies. The /proc sources (and the mount points of <proc>/self/mountinfo) come
+// from the first, the network interfaces' statistics files and cgroups from the second.
 // Cheap to make: nothing is read until a name is listed or resolved.
 class Namespace {
 public:
-  explicit Namespace(std::string proc_root = "/proc");
+  explicit Namespace(std::string proc_root = "/proc", std::string sys_root = "/sys");
 
-  // Every readable name equal to `prefix` or under it ("" for all), in name order. Entries that
+  // Every readable name equal to `prefix` or under it ("" for all), in name order. Of the
+  // processes, "" and "proc" hold proc.self only; another is listed by "proc.<pid>". Entries that
   // are write-only, act when read (vm.stat_refresh) or are deprecated and log a kernel warning
   // when read (neigh.*.retrans_time) are never listed. Fails when
   // nothing is there, with a suggestion: "unknown name 'vm.stat': did you mean vm.stats?".
@@ -65,13 +71,16 @@ public:
   Result<std::optional<Value>> write(std::string_view name, std::string_view value) const;
 
   const std::string& proc_root() const noexcept { return proc_root_; }
+  const std::string& sys_root() const noexcept { return sys_root_; }
 
 private:
+  Roots roots() const;
   Result<std::vector<Field>> fields(std::string_view prefix) const;
   Result<std::vector<Field>> leaf(std::string_view name) const; // exactly one field, or an error
   Error unknown(std::string_view name) const;
 
   std::string proc_root_;
+  std::string sys_root_;
 };
 
 namespace detail {

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+//
+// cgroup v2 statistics of every cgroup: cpu.stat, memory.stat, io.stat, memory.current and
+// pids.current (see the kernel's Documentation/admin-guide/cgroup-v2.rst).
+//
+// The hierarchy is the cgroup2 file system at <sys>/fs/cgroup, or at <sys>/fs/cgroup/unified
+// where systemd's hybrid layout mounts the v1 controllers at /sys/fs/cgroup.
+//
+// A name is the file's path below the hierarchy written the way sysctl writes /proc/sys paths:
+// each '/' becomes '.', and each '.' inside a directory or file name becomes '/'. No component
+// then holds a '.' and no file name a '/', so the mapping is one to one and a name gives its
+// path back: <hierarchy>/system.slice/ssh.service/memory.current is
+// cgroup.system/slice.ssh/service.memory/current, and the root cgroup's cpu.stat field
+// usage_usec is cgroup.cpu/stat.usage_usec. A key inside a flat-keyed file (cpu.stat,
+// memory.stat) is one more component; io.stat's device (MAJ:MIN) and field are two more.
+// Values keep the kernel's units: microseconds in cpu.stat, bytes for memory.
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "emitter.hpp"
+#include "opskit/handle.hpp"
+
+namespace opskit::counters {
+
+namespace {
+
+std::string pattern_of(std::string_view base, std::string_view rest) {
+  std::string_view file = base.substr(base.rfind('.') + 1); // "cpu/stat" of "cgroup.x.cpu/stat"
+  return fmt::format("cgroup.*.{}{}{}", file, rest.empty() ? "" : ".", rest);
+}
+
+void enumerate_cpu_stat(const Record& r, std::string_view base, Emitter& e) {
+  bool usec = r.key.ends_with("_usec");
+  e.emit(fmt::format("{}.{}", base, r.key), pattern_of(base, r.key), Kind::counter,
+         usec ? "microseconds" : "", {std::string(r.key), 0, r.offset});
+}
+
+// memory.stat holds sizes in bytes and, from "pgfault" on, event counts.
+bool is_memory_event(std::string_view key) noexcept {
+  for (std::string_view events : {"pg", "workingset_", "thp_", "zswpin", "zswpout", "zswpwb",
+                                  "swpin", "swpout", "numa_", "hugetlb_"})
+    if (key.starts_with(events))
+      return true;
+  return false;
+}
+
+void enumerate_memory_stat(const Record& r, std::string_view base, Emitter& e) {
+  bool event = is_memory_event(r.key);
+  e.emit(fmt::format("{}.{}", base, r.key), pattern_of(base, r.key),
+         event ? Kind::counter : Kind::gauge, event ? "events" : "bytes",
+         {std::string(r.key), 0, r.offset});
+}
+
+// "254:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0": with '=' a separator the tokens
+// alternate between a field's name and its value.
+void enumerate_io_stat(const Record& r, std::string_view base, Emitter& e) {
+  std::string device = fmt::format("{}.{}", base, r.key);
+  for (std::size_t i = 0; i + 1 < r.tokens.size(); i += 2) {
+    std::string field = component_of(r.tokens[i]);
+    e.emit(fmt::format("{}.{}", device, field), pattern_of(base, "*." + field), Kind::counter,
+           field.ends_with("bytes") ? "bytes" : "requests",
+           {std::string(r.key), static_cast<int>(i + 1), r.offset});
+  }
+}
+
+void enumerate_current(const Record&, std::string_view base, Emitter& e) {
+  bool memory = base.ends_with("memory/current");
+  e.emit(std::string(base), pattern_of(base, ""), Kind::gauge, memory ? "bytes" : "tasks", {});
+}
+
+constexpr Layout k_whole{.shape = Layout::Shape::whole};
+
+const SourceSpec k_cgroup_files[] = {
+    {{"cpu/stat"}, "cpu.stat", {}, enumerate_cpu_stat},
+    {{"memory/stat"}, "memory.stat", {}, enumerate_memory_stat},
+    {{"io/stat"}, "io.stat", {.separators = "="}, enumerate_io_stat},
+    {{"memory/current"}, "memory.current", k_whole, enumerate_current},
+    {{"pids/current"}, "pids.current", k_whole, enumerate_current},
+};
+
+std::optional<std::string> hierarchy(const std::string& sys_root) {
+  for (const char* place : {"/fs/cgroup", "/fs/cgroup/unified"}) {
+    std::string dir = sys_root + place;
+    if (::access((dir + "/cgroup.controllers").c_str(), F_OK) == 0)
+      return dir;
+  }
+  return std::nullopt;
+}
+
+// The cgroup at `dir`, named `name`, and the cgroups below it.
+void walk(const Roots& roots, const std::string& dir, const std::string& name,
+          std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, name))
+    return;
+  for (const auto& spec : k_cgroup_files) {
+    std::string base = fmt::format("{}.{}", name, spec.prefixes[0]);
+    if (!related(prefix, base))
+      continue;
+    Emitter emitter(roots, fmt::format("{}/{}", dir, spec.file), spec.layout, prefix, out);
+    read_source(spec, base, emitter);
+  }
+  DIR* handle = ::opendir(dir.c_str());
+  if (handle == nullptr)
+    return;
+  CPtr<DIR, ::closedir> owner(handle);
+  while (const dirent* entry = ::readdir(handle)) {
+    std::string_view child = entry->d_name;
+    if (entry->d_type == DT_DIR && child != "." && child != "..")
+      walk(roots, dir + "/" + entry->d_name, name + "." + component_of(child), prefix, out);
+  }
+}
+
+} // namespace
+
+void find_cgroups(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "cgroup"))
+    return;
+  if (auto dir = hierarchy(roots.sys))
+    walk(roots, *dir, "cgroup", prefix, out);
+}
+
+} // namespace opskit::counters

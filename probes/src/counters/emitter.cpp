@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#include "emitter.hpp"
+
+#include <unistd.h>
+
+#include "metadata.hpp"
+#include "opskit/file.hpp"
+
+namespace opskit::counters {
+
+Info* Emitter::emit(std::string name, std::string_view pattern, Kind kind, std::string_view unit,
+                    Locator locator, Convert convert) {
+  if (!holds(prefix_, name))
+    return nullptr;
+  Info info{std::move(name), kind, std::string(unit), {}};
+  if (const Known* k = known(pattern)) {
+    info.kind = k->kind;
+    info.unit = k->unit;
+    info.description = k->description;
+  }
+  if (info.kind == Kind::text && !convert.kind_from_value)
+    convert.text = true;
+  out_.push_back(Field{std::move(info), path_, layout_, std::move(locator), convert, reader_});
+  return &out_.back().info;
+}
+
+bool related(std::string_view prefix, std::string_view source_prefix) noexcept {
+  return !source_prefix.empty() && (holds(prefix, source_prefix) || holds(source_prefix, prefix));
+}
+
+void read_source(const SourceSpec& spec, std::string_view base, Emitter& emitter) {
+  auto text = read_file(emitter.path());
+  if (!text) {
+    for (std::string_view key : spec.fallback_keys)
+      spec.enumerate(Record{key, {}, {}, {}, 0}, base, emitter);
+    return;
+  }
+  for_each_record(*text, spec.layout, [&](const Record& r) { spec.enumerate(r, base, emitter); });
+}
+
+double ticks_per_second() {
+  static const double hz = [] {
+    long t = ::sysconf(_SC_CLK_TCK);
+    return t > 0 ? static_cast<double>(t) : 100.0;
+  }();
+  return hz;
+}
+
+} // namespace opskit::counters

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// How a source file's records become fields: the Emitter that builds them, and the table entry
+// (SourceSpec) that says which file feeds which prefix and how its records are enumerated.
+
+#include <array>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reader.hpp"
+#include "sources.hpp"
+
+namespace opskit::counters {
+
+// Builds the fields of one source, filling in what metadata knows of each name.
+class Emitter {
+public:
+  Emitter(const Roots& roots, std::string path, Layout layout, std::string_view prefix,
+          std::vector<Field>& out, Reader reader = Reader::pread)
+      : roots_(roots), path_(std::move(path)), layout_(layout), prefix_(prefix), out_(out),
+        reader_(reader) {}
+
+  // Adds the field `name` unless it lies outside the prefix, and returns its Info to add to
+  // (nullptr when left out). `pattern` is the name with its variable parts as '*' (or the name
+  // itself): metadata known for it overrides `kind` and `unit`.
+  Info* emit(std::string name, std::string_view pattern, Kind kind, std::string_view unit,
+             Locator locator, Convert convert = {});
+
+  // An emitter of fields from another source, into the same list.
+  Emitter with_source(std::string path, Layout layout, Reader reader = Reader::pread) const {
+    return Emitter(roots_, std::move(path), layout, prefix_, out_, reader);
+  }
+
+  const Roots& roots() const noexcept { return roots_; }
+  const std::string& path() const noexcept { return path_; }
+  std::string_view prefix() const noexcept { return prefix_; }
+
+private:
+  const Roots& roots_;
+  std::string path_;
+  Layout layout_;
+  std::string_view prefix_;
+  std::vector<Field>& out_;
+  Reader reader_;
+};
+
+// The most common layout: keyed lines ("pgfault 123").
+inline constexpr Layout k_lines{};
+
+// Turns one record of a source into fields; `base` is the prefix the source's names start with.
+using Enumerate = void (*)(const Record&, std::string_view base, Emitter&);
+
+// A file at a fixed place and the prefixes its names fall under.
+struct SourceSpec {
+  std::array<std::string_view, 2> prefixes; // unused slots are empty
+  std::string_view file;                    // under the proc root, or under /proc/<pid>
+  Layout layout;
+  Enumerate enumerate;
+  // Names to offer when the file cannot be read (permission), so the failure shows per name.
+  std::span<const std::string_view> fallback_keys = {};
+};
+
+// Does a source under `source_prefix` have names that `prefix` lists or resolves?
+bool related(std::string_view prefix, std::string_view source_prefix) noexcept;
+
+// Reads the emitter's file and enumerates its records into it, or offers the spec's fallback
+// keys when the file cannot be read.
+void read_source(const SourceSpec& spec, std::string_view base, Emitter& emitter);
+
+// USER_HZ: the unit of /proc/stat's and /proc/<pid>/stat's times.
+double ticks_per_second();
+
+} // namespace opskit::counters

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+//
+// File system usage by mount point: fs.mount.<mount point>.{size,free,avail,files,files_free},
+// from statvfs(3) of each mount point that <proc>/self/mountinfo lists (see proc(5)).
+//
+// A mount point is one name component, so that "/" and "/home" are siblings and neither is a
+// prefix of the other: the path as mountinfo writes it, leading '/' kept, with each '.' written
+// "\056", as mountinfo already writes space, tab, newline and backslash ("\040", "\011",
+// "\012", "\134"). "/" is fs.mount./ and "/mnt/my disk.img" is fs.mount./mnt/my\040disk\056img;
+// undoing the octal escapes gives the path back.
+//
+// As node_exporter's filesystem collector does by default, file systems with no storage of
+// their own (proc, sysfs, cgroup, devpts, ...) and read-only images that are always full
+// (squashfs, iso9660) are left out, and so are mount points under /dev, /proc and /sys. A mount
+// point mounted over is listed once: statvfs sees the mount on top.
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "emitter.hpp"
+#include "opskit/file.hpp"
+
+namespace opskit::counters {
+
+namespace {
+
+constexpr std::string_view k_skipped_types[] = {
+    "autofs",     "binfmt_misc", "bpf",      "cgroup",   "cgroup2", "configfs",
+    "debugfs",    "devpts",      "devtmpfs", "efivarfs", "fusectl", "hugetlbfs",
+    "iso9660",    "mqueue",      "nsfs",     "proc",     "pstore",  "rpc_pipefs",
+    "securityfs", "selinuxfs",   "squashfs", "sysfs",    "tracefs"};
+
+constexpr std::string_view k_skipped_trees[] = {"/dev", "/proc", "/sys"};
+
+struct Mount {
+  std::string_view point; // escaped, as mountinfo writes it
+  std::string_view type;
+};
+
+// A mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER".
+std::optional<Mount> mount_of(const Record& r) {
+  if (r.tokens.size() < 4)
+    return std::nullopt;
+  auto dash = std::find(r.tokens.begin() + 4, r.tokens.end(), "-");
+  if (dash == r.tokens.end() || dash + 1 == r.tokens.end())
+    return std::nullopt;
+  return Mount{r.tokens[3], *(dash + 1)};
+}
+
+bool skipped(const Mount& m) {
+  if (std::find(std::begin(k_skipped_types), std::end(k_skipped_types), m.type) !=
+      std::end(k_skipped_types))
+    return true;
+  return std::any_of(std::begin(k_skipped_trees), std::end(k_skipped_trees),
+                     [&](std::string_view tree) {
+                       return m.point.starts_with(tree) &&
+                              (m.point.size() == tree.size() || m.point[tree.size()] == '/');
+                     });
+}
+
+bool is_octal(char c) noexcept {
+  return c >= '0' && c <= '7';
+}
+
+// mountinfo's escapes ("\040") undone.
+std::string unescape(std::string_view escaped) {
+  std::string path;
+  for (std::size_t i = 0; i < escaped.size(); ++i) {
+    if (escaped[i] == '\\' && i + 3 < escaped.size() && is_octal(escaped[i + 1]) &&
+        is_octal(escaped[i + 2]) && is_octal(escaped[i + 3])) {
+      path.push_back(static_cast<char>((escaped[i + 1] - '0') * 64 + (escaped[i + 2] - '0') * 8 +
+                                       (escaped[i + 3] - '0')));
+      i += 3;
+    } else {
+      path.push_back(escaped[i]);
+    }
+  }
+  return path;
+}
+
+std::string component_of_mount(std::string_view escaped) {
+  std::string component;
+  for (char c : escaped)
+    component.append(c == '.' ? "\\056" : std::string(1, c));
+  return component;
+}
+
+constexpr std::pair<std::string_view, std::string_view> k_usage[] = {{"size", "bytes"},
+                                                                     {"free", "bytes"},
+                                                                     {"avail", "bytes"},
+                                                                     {"files", "files"},
+                                                                     {"files_free", "files"}};
+
+void emit_mount(const Roots& roots, const Mount& m, std::string_view prefix,
+                std::vector<Field>& out) {
+  std::string name = "fs.mount." + component_of_mount(m.point);
+  if (!related(prefix, name))
+    return;
+  Emitter emitter(roots, unescape(m.point), Layout{}, prefix, out, Reader::statfs);
+  for (auto [field, unit] : k_usage)
+    emitter.emit(fmt::format("{}.{}", name, field), fmt::format("fs.mount.*.{}", field),
+                 Kind::gauge, unit, {std::string(field), 0, 0});
+}
+
+} // namespace
+
+void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "fs.mount"))
+    return;
+  auto text = read_file(roots.proc + "/self/mountinfo");
+  if (!text)
+    return;
+  std::set<std::string_view> seen;
+  for_each_record(*text, Layout{}, [&](const Record& r) {
+    auto mount = mount_of(r);
+    if (mount && !skipped(*mount) && seen.insert(mount->point).second)
+      emit_mount(roots, *mount, prefix, out);
+  });
+}
+
+} // namespace opskit::counters

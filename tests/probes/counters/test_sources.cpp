@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// The sources beyond the classic /proc files, on known bytes: tests/data/proc-basic for /proc
+// and tests/data/sys-basic for /sys.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <sys/statvfs.h>
+
+#include "opskit/probes/counters.hpp"
+
+using namespace opskit::counters;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_proc = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+const std::string k_sys = std::string(OPSKIT_TEST_DATA) + "/sys-basic";
+
+std::uint64_t u(std::uint64_t v) {
+  return v;
+}
+
+// Every name under `prefix` with its info, value and error, from one snapshot read.
+struct Read {
+  std::vector<Info> infos;
+  std::vector<std::optional<Value>> values;
+  std::vector<std::string> errors;
+
+  Read(const Namespace& ns, const std::string& prefix) {
+    auto snap = ns.snapshot(std::vector<std::string>{prefix});
+    INFO(prefix);
+    REQUIRE(snap);
+    snap->read();
+    for (std::size_t i = 0; i < snap->size(); ++i) {
+      infos.push_back(snap->info(i));
+      values.push_back(snap->error(i) ? std::nullopt : std::optional(snap->value(i)));
+      errors.push_back(snap->error(i) ? snap->error(i)->message() : "");
+    }
+  }
+  std::size_t at(std::string_view name) const {
+    for (std::size_t i = 0; i < infos.size(); ++i)
+      if (infos[i].name == name)
+        return i;
+    FAIL("no " << name);
+    return 0;
+  }
+  Value value(std::string_view name) const {
+    auto v = values[at(name)];
+    INFO(name << ": " << errors[at(name)]);
+    REQUIRE(v);
+    return *v;
+  }
+  const Info& info(std::string_view name) const { return infos[at(name)]; }
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& i : infos)
+      out.push_back(i.name);
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_CASE("sources: pressure stall information per resource", "[counters][sources]") {
+  Read r(Namespace(k_proc, k_sys), "kern.pressure");
+  CHECK(r.infos.size() == 3 * 2 * 4);
+  CHECK(r.value("kern.pressure.cpu.some.avg10") == Value(1.48));
+  CHECK(r.value("kern.pressure.io.some.avg300") == Value(1.68));
+  CHECK(r.value("kern.pressure.memory.full.total") == Value(u(65432)));
+  CHECK(r.info("kern.pressure.memory.full.total").kind == Kind::counter);
+  CHECK(r.info("kern.pressure.memory.full.total").unit == "microseconds");
+  CHECK(r.info("kern.pressure.cpu.some.avg60").kind == Kind::gauge);
+  CHECK(r.info("kern.pressure.cpu.some.avg60").unit == "percent");
+}
+
+TEST_CASE("sources: softirqs per CPU and in all, interrupts summed over CPUs",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read soft(ns, "kern.softirqs");
+  CHECK(soft.infos.size() == 10 * 3);
+  CHECK(soft.value("kern.softirqs.TIMER.0") == Value(u(1096575)));
+  CHECK(soft.value("kern.softirqs.TIMER.1") == Value(u(771106)));
+  CHECK(soft.value("kern.softirqs.TIMER.all") == Value(u(1096575 + 771106)));
+  CHECK(soft.info("kern.softirqs.NET_RX.1").description == "NET_RX softirqs run on CPU 1");
+  Read irq(ns, "kern.interrupts");
+  CHECK(irq.names() == std::vector<std::string>{"kern.interrupts.0", "kern.interrupts.24",
+                                                "kern.interrupts.28", "kern.interrupts.ERR",
+                                                "kern.interrupts.LOC", "kern.interrupts.MIS",
+                                                "kern.interrupts.NMI", "kern.interrupts.RES"});
+  CHECK(irq.value("kern.interrupts.0") == Value(u(44)));
+  CHECK(irq.value("kern.interrupts.LOC") == Value(u(23117003 + 21012345)));
+  CHECK(irq.value("kern.interrupts.ERR") == Value(u(0)));
+  CHECK(irq.info("kern.interrupts.24").description == "IRQ 24 (IO-APIC 5-edge ACPI:Ged), all CPUs");
+  CHECK(irq.info("kern.interrupts.RES").description == "Rescheduling interrupts, all CPUs");
+  CHECK(irq.info("kern.interrupts.RES").kind == Kind::counter);
+}
+
+TEST_CASE("sources: file-nr's numbers, beside the sysctl text", "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read files(ns, "kern.openfiles");
+  CHECK(files.value("kern.openfiles") == Value(u(225)));
+  CHECK(Read(ns, "kern.maxfiles").value("kern.maxfiles") == Value(u(2466126)));
+  CHECK(Read(ns, "fs.file-nr").value("fs.file-nr") == Value(std::string("225\t0\t2466126")));
+}
+
+TEST_CASE("sources: net.dev from /proc/net/dev and the statistics files", "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read eth0(ns, "net.dev.eth0");
+  CHECK(eth0.infos.size() == 24);
+  CHECK(eth0.value("net.dev.eth0.rx_bytes") == Value(u(108689089)));
+  CHECK(eth0.value("net.dev.eth0.rx_errors") == Value(u(2)));
+  CHECK(eth0.value("net.dev.eth0.rx_fifo_errors") == Value(u(1)));
+  CHECK(eth0.value("net.dev.eth0.multicast") == Value(u(12)));
+  CHECK(eth0.value("net.dev.eth0.tx_dropped") == Value(u(4)));
+  CHECK(eth0.value("net.dev.eth0.collisions") == Value(u(1)));
+  CHECK(eth0.value("net.dev.eth0.rx_dropped") == Value(u(1))); // the statistics files
+  CHECK(eth0.value("net.dev.eth0.rx_crc_errors") == Value(u(5)));
+  CHECK(eth0.value("net.dev.eth0.tx_window_errors") == Value(u(11)));
+  CHECK(eth0.info("net.dev.eth0.tx_bytes").unit == "bytes");
+  CHECK(eth0.info("net.dev.eth0.tx_bytes").kind == Kind::counter);
+  // A dot in an interface's name is written '/', as sysctl writes eth0.100.
+  CHECK(Read(ns, "net.dev.eth0/100").value("net.dev.eth0/100.rx_bytes") == Value(u(4096)));
+  // Without a statistics directory, an interface has /proc/net/dev's 13 names.
+  auto lo = ns.snapshot(std::vector<std::string>{"net.dev.lo"});
+  REQUIRE(lo);
+  CHECK(lo->size() == 13);
+  CHECK(lo->source_count() == 1);
+  auto all = ns.snapshot(std::vector<std::string>{"net.dev"});
+  REQUIRE(all);
+  CHECK(all->source_count() == 1 + 11); // /proc/net/dev once, and eth0's statistics files
+}
+
+TEST_CASE("sources: fs.mount lists each real mount point once, and gives its path back",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  auto listed = ns.list("fs.mount");
+  REQUIRE(listed);
+  std::vector<std::string> points;
+  for (const auto& info : *listed)
+    if (info.name.ends_with(".size"))
+      points.push_back(info.name.substr(9, info.name.size() - 9 - 5));
+  CHECK(points == std::vector<std::string>{"/", "/home", "/home/my\\040disk\\056img", "/run"});
+  CHECK(listed->size() == 4 * 5);
+  Read root(ns, "fs.mount./");
+  struct statvfs st {};
+  REQUIRE(::statvfs("/", &st) == 0);
+  CHECK(root.value("fs.mount./.size") == Value(u(st.f_blocks * st.f_frsize)));
+  CHECK(root.value("fs.mount./.files") == Value(u(st.f_files)));
+  CHECK(root.info("fs.mount./.avail").unit == "bytes");
+  Read odd(ns, "fs.mount./home/my\\040disk\\056img.size");
+  CHECK(odd.errors[0] == "statfs /home/my disk.img: No such file or directory");
+}
+
+TEST_CASE("sources: a cgroup's names are its paths written as sysctl writes them",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read all(ns, "cgroup");
+  CHECK(all.value("cgroup.cpu/stat.usage_usec") == Value(u(53598148442)));
+  CHECK(all.value("cgroup.system/slice.memory/current") == Value(u(1073741824)));
+  CHECK(all.value("cgroup.system/slice.cpu/stat.nr_throttled") == Value(u(2)));
+  CHECK(all.value("cgroup.system/slice.io/stat.254:0.wbytes") == Value(u(2097152)));
+  CHECK(all.value("cgroup.system/slice.io/stat.7:1.rios") == Value(u(1)));
+  CHECK(all.value("cgroup.system/slice.ssh/service.pids/current") == Value(u(3)));
+  CHECK(all.info("cgroup.system/slice.memory/stat.anon").kind == Kind::gauge);
+  CHECK(all.info("cgroup.system/slice.memory/stat.anon").unit == "bytes");
+  CHECK(all.info("cgroup.system/slice.memory/stat.workingset_refault_file").kind == Kind::counter);
+  CHECK(all.info("cgroup.system/slice.cpu/stat.usage_usec").unit == "microseconds");
+  Read ssh(ns, "cgroup.system/slice.ssh/service");
+  CHECK(ssh.names() ==
+        std::vector<std::string>{"cgroup.system/slice.ssh/service.cpu/stat.system_usec",
+                                 "cgroup.system/slice.ssh/service.cpu/stat.usage_usec",
+                                 "cgroup.system/slice.ssh/service.cpu/stat.user_usec",
+                                 "cgroup.system/slice.ssh/service.memory/current",
+                                 "cgroup.system/slice.ssh/service.pids/current"});
+}
+
+TEST_CASE("sources: a cgroup made with dots and levels reads back by its name",
+          "[counters][sources]") {
+  char tmpl[] = "/tmp/opskit-sys-XXXXXX";
+  fs::path sys = ::mkdtemp(tmpl);
+  fs::copy(k_sys, sys, fs::copy_options::recursive);
+  fs::create_directories(sys / "fs/cgroup/a.b/c.d");
+  std::ofstream(sys / "fs/cgroup/a.b/c.d/memory.current") << "5\n";
+  Namespace ns(k_proc, sys);
+  auto handle = ns.resolve("cgroup.a/b.c/d.memory/current");
+  CHECK(handle);
+  if (handle)
+    CHECK(handle->read() == Value(u(5)));
+  CHECK_FALSE(ns.resolve("cgroup.a.b.c.d.memory.current"));
+  fs::remove_all(sys);
+}
+
+TEST_CASE("sources: without a cgroup2 hierarchy there are no cgroup names", "[counters][sources]") {
+  Namespace ns(k_proc, k_proc); // a tree with no fs/cgroup
+  auto listed = ns.list("cgroup");
+  REQUIRE_FALSE(listed);
+  CHECK(listed.error().message() == "unknown name 'cgroup'");
+}
