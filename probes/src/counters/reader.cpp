@@ -328,7 +328,8 @@ namespace detail {
 bool Source::read() {
   read_error.reset();
   if (!fd && !open_error) {
-    auto opened = open_file(path, O_RDONLY);
+    // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
+    auto opened = open_file(path, O_RDONLY | O_NONBLOCK);
     if (!opened)
       open_error = opened.error();
     else

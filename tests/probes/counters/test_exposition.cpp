@@ -2,9 +2,11 @@
 // kstat's names as Prometheus families, on the copied /proc of tests/data/proc-basic.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
 
 #include "opskit/probes/exposition.hpp"
+#include "opskit/probes/scrape.hpp"
 
 using namespace opskit::counters;
 using opskit::MetricType;
@@ -85,4 +87,23 @@ TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
   CHECK(pid->labels == std::vector<std::pair<std::string, std::string>>{{"pid", "42"}});
   CHECK(pid->type == MetricType::counter);
   CHECK(pid->help == "kstat's proc.*.io.rchar");
+}
+
+TEST_CASE("scraper: a scrape past its deadline reads no more sources and names them",
+          "[counters][exposition]") {
+  std::vector<std::string> names{"kern.loadavg", "vm.stats"};
+  auto none = Scraper::open(Namespace(k_root), {names, Scraper::Clock::duration::zero()});
+  REQUIRE(none);
+  auto late = (*none)->scrape(TextFormat::prometheus);
+  CHECK(late->find("kstat_load1") == std::string::npos);
+  CHECK(late->find("kstat_scrape_error{source=\"" + k_root + "/loadavg\"} 1\n") !=
+        std::string::npos);
+  CHECK(late->find("kstat_scrape_error{source=\"" + k_root + "/vmstat\"} 1\n") !=
+        std::string::npos);
+  auto all = Scraper::open(Namespace(k_root), {names, std::chrono::hours(1)});
+  REQUIRE(all);
+  auto body = (*all)->scrape(TextFormat::openmetrics);
+  CHECK(body->find("kstat_load1 0.81\n") != std::string::npos);
+  CHECK(body->find("kstat_scrape_error") == std::string::npos);
+  CHECK(body->ends_with("# EOF\n"));
 }
