@@ -285,7 +285,11 @@ Exposition::Exposition(const Snapshot& snapshot) {
       continue;
     auto [it, fresh] = by_name.try_emplace(m->family, families_.size());
     if (fresh) {
-      families_.push_back(Family{m->family, std::move(m->help), m->type, {}});
+      Family family{m->family, m->type, {}, {}};
+      for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
+        append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help,
+                      m->type, format);
+      families_.push_back(std::move(family));
       label_sets.emplace_back();
     }
     Family& family = families_[it->second];
@@ -325,7 +329,7 @@ void Exposition::render(const Snapshot& snapshot, std::string& out, TextFormat f
       if (!has_number(snapshot, member.entry))
         continue;
       if (!started)
-        append_family(out, family.name, family.help, family.type, format);
+        out.append(family.headers[static_cast<std::size_t>(format)]);
       started = true;
       value.clear();
       append_value(value, snapshot.value(member.entry), member.multiply, member.divide);

@@ -31,6 +31,7 @@
 
 #include "reader.hpp"
 
+#include <cctype>
 #include <charconv>
 
 #include <fcntl.h>
@@ -222,9 +223,12 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
       tokens.next(); // the key
       return column_of(tokens, locator.column);
     };
-    if (locator.hint < text.size() && locator.hint > 0 && text[locator.hint - 1] == '\n')
-      if (auto field = in_value_line(locator.hint))
-        return field;
+    // At the hint, as for keyed lines, without finding the header line or the line's end; a
+    // number tells the value line from the header line, whose tokens are names.
+    if (auto field = at_hint(text, layout, locator);
+        field && !field->empty() && (std::isdigit(static_cast<unsigned char>(field->front())) ||
+                                     field->front() == '-'))
+      return field;
     for (std::size_t offset = 0; offset < text.size();) {
       std::size_t end = text.find('\n', offset);
       std::size_t next = end == std::string_view::npos ? text.size() : end + 1;

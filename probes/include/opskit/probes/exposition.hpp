@@ -6,6 +6,7 @@
 // (cpu.0.user -> kstat_cpu_seconds_total{cpu="0",mode="user"}). The mapping is a table of name
 // patterns in exposition.cpp; a name no row covers still gets a legal family of its own.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,8 +54,8 @@ private:
   };
   struct Family {
     std::string name;
-    std::string help;
     MetricType type;
+    std::array<std::string, 2> headers; // "# HELP" and "# TYPE", by TextFormat
     std::vector<Member> members;
   };
   std::vector<Family> families_;

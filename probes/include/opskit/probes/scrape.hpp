@@ -60,6 +60,7 @@ private:
   Clock::time_point resolved_at_;
   Clock::time_point read_at_;                  // when the last read began
   std::array<Body, 2> bodies_;                 // of that read, by TextFormat
+  std::size_t last_size_ = 64 * 1024;          // of the last body, to reserve the next
 };
 
 } // namespace opskit::counters
