@@ -11,34 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon.hpp"
 #include "net.hpp"
 #include "serve.hpp"
 
 using namespace opskit::test;
 
 namespace {
-
-// A server the test started, stopped by its pid.
-class Daemon {
-public:
-  Daemon(const std::vector<std::string>& argv, int port) : pid_(spawn_quiet(argv)), port_(port) {
-    if (!wait_for_port(port_))
-      FAIL(argv[0] << " did not listen on 127.0.0.1:" << port_);
-  }
-  Daemon(const Daemon&) = delete;
-  Daemon& operator=(const Daemon&) = delete;
-  ~Daemon() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
-
-private:
-  int pid_;
-  int port_;
-};
 
 // Prometheus scraping `target` ("127.0.0.1:port") every second, its storage in `dir`.
 struct Prometheus : Daemon {
