@@ -130,8 +130,8 @@ Result<ListenAddress> parse_listen(std::string_view text) {
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
   addrinfo* found = nullptr;
   std::string service = std::to_string(port);
-  if (int rc = ::getaddrinfo(host.empty() ? "0.0.0.0" : host.c_str(), service.c_str(), &hints,
-                             &found);
+  if (int rc =
+          ::getaddrinfo(host.empty() ? "0.0.0.0" : host.c_str(), service.c_str(), &hints, &found);
       rc != 0)
     return fail(fmt::format("--listen '{}': {}", text, ::gai_strerror(rc)), EINVAL);
   CPtr<addrinfo, ::freeaddrinfo> owner(found);
@@ -157,7 +157,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where
       MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END));
   if (!server->daemon_)
     return fail(Error::from_errno("listen on", format_address(address)));
-  const MHD_DaemonInfo* info = MHD_get_daemon_info(server->daemon_.get(), MHD_DAEMON_INFO_LISTEN_FD);
+  const MHD_DaemonInfo* info =
+      MHD_get_daemon_info(server->daemon_.get(), MHD_DAEMON_INFO_LISTEN_FD);
   sockaddr_storage bound{};
   socklen_t size = sizeof bound;
   if (info != nullptr &&

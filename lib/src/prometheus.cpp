@@ -88,8 +88,8 @@ std::string snake_case(std::string_view text) {
       char after = i + 1 < text.size() ? text[i + 1] : '_';
       bool word_ends = after >= 'a' && after <= 'z';
       bool unit_after_digit = before >= '0' && before <= '9' && !word_ends; // "DirectMap2M"
-      bool starts_word = (is_lower_or_digit(before) && !unit_after_digit) ||
-                         (is_upper(before) && word_ends);
+      bool starts_word =
+          (is_lower_or_digit(before) && !unit_after_digit) || (is_upper(before) && word_ends);
       if (starts_word && !out.empty() && out.back() != '_')
         out.push_back('_');
       c = static_cast<char>(c - 'A' + 'a');
@@ -99,8 +99,8 @@ std::string snake_case(std::string_view text) {
   return join_unit_words(out);
 }
 
-void append_family(std::string& out, std::string_view name, std::string_view help,
-                   MetricType type, TextFormat format) {
+void append_family(std::string& out, std::string_view name, std::string_view help, MetricType type,
+                   TextFormat format) {
   if (format == TextFormat::openmetrics && type == MetricType::counter && name.ends_with("_total"))
     name.remove_suffix(6);
   if (!help.empty()) {

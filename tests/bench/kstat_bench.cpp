@@ -71,9 +71,9 @@ void row(const char* what, double ours, double theirs, double goal) {
 }
 
 // The files behind opskit::counters::k_serve_defaults.
-constexpr const char* k_serve_files[] = {"/proc/stat",        "/proc/loadavg",    "/proc/vmstat",
-                                         "/proc/meminfo",     "/proc/net/snmp",   "/proc/net/netstat",
-                                         "/proc/net/snmp6",   "/proc/diskstats"};
+constexpr const char* k_serve_files[] = {"/proc/stat",      "/proc/loadavg",  "/proc/vmstat",
+                                         "/proc/meminfo",   "/proc/net/snmp", "/proc/net/netstat",
+                                         "/proc/net/snmp6", "/proc/diskstats"};
 
 bool scrape_row(int rounds, int n) {
   using opskit::counters::Scraper;

@@ -98,8 +98,7 @@ TEST_CASE("kstat read --json: one object, numbers as numbers", "[kstat][cli]") {
   CHECK(json["vm.meminfo.MemTotal"].get<std::uint64_t>() > 1u << 20);
 }
 
-TEST_CASE("kstat read --prometheus: families in node_exporter's names, no text",
-          "[kstat][cli]") {
+TEST_CASE("kstat read --prometheus: families in node_exporter's names, no text", "[kstat][cli]") {
   auto r = run({k_kstat, "read", "--prometheus", "vm.stats.pgfault", "vm.meminfo.MemFree",
                 "kernel.ostype", "vm.swappiness"});
   REQUIRE(r.exit_status == 0);

@@ -26,8 +26,8 @@ std::string snake_case(std::string_view text);
 
 // Appends "# HELP" (unless `help` is empty) and "# TYPE" for the family `name`, which for a
 // counter ends in "_total".
-void append_family(std::string& out, std::string_view name, std::string_view help,
-                   MetricType type, TextFormat format);
+void append_family(std::string& out, std::string_view name, std::string_view help, MetricType type,
+                   TextFormat format);
 
 // Appends `name="value"` to a label set being built ("" -> `cpu="0"`, then `cpu="0",mode="user"`),
 // with the value's backslashes, quotes and newlines escaped.

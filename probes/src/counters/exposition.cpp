@@ -122,9 +122,8 @@ struct BaseUnit {
   double divide;
 };
 constexpr BaseUnit k_base_units[] = {
-    {"seconds", "seconds", 1, 1},     {"milliseconds", "seconds", 1, 1000},
-    {"bytes", "bytes", 1, 1},         {"KiB", "bytes", 1024, 1},
-    {"sectors", "bytes", 512, 1},
+    {"seconds", "seconds", 1, 1}, {"milliseconds", "seconds", 1, 1000}, {"bytes", "bytes", 1, 1},
+    {"KiB", "bytes", 1024, 1},    {"sectors", "bytes", 512, 1},
 };
 
 const BaseUnit* base_unit(std::string_view unit) noexcept {
@@ -287,8 +286,8 @@ Exposition::Exposition(const Snapshot& snapshot) {
     if (fresh) {
       Family family{m->family, m->type, {}, {}};
       for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
-        append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help,
-                      m->type, format);
+        append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help, m->type,
+                      format);
       families_.push_back(std::move(family));
       label_sets.emplace_back();
     }

@@ -226,8 +226,8 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
     // At the hint, as for keyed lines, without finding the header line or the line's end; a
     // number tells the value line from the header line, whose tokens are names.
     if (auto field = at_hint(text, layout, locator);
-        field && !field->empty() && (std::isdigit(static_cast<unsigned char>(field->front())) ||
-                                     field->front() == '-'))
+        field && !field->empty() &&
+        (std::isdigit(static_cast<unsigned char>(field->front())) || field->front() == '-'))
       return field;
     for (std::size_t offset = 0; offset < text.size();) {
       std::size_t end = text.find('\n', offset);

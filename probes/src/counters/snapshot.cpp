@@ -85,7 +85,8 @@ std::vector<std::pair<std::string, Error>> Snapshot::source_errors() const {
   std::vector<std::pair<std::string, Error>> out;
   for (const auto& source : sources_)
     if (source->open_error || source->read_error)
-      out.emplace_back(source->path, source->open_error ? *source->open_error : *source->read_error);
+      out.emplace_back(source->path,
+                       source->open_error ? *source->open_error : *source->read_error);
   return out;
 }
 

@@ -25,7 +25,8 @@ struct Prometheus : Daemon {
     std::ofstream(dir / "prometheus.yml")
         << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
            "scrape_configs:\n  - job_name: kstat\n    static_configs:\n"
-           "      - targets: ['" << target << "']\n";
+           "      - targets: ['"
+        << target << "']\n";
     return {"prometheus", "--config.file=" + dir / "prometheus.yml",
             "--storage.tsdb.path=" + dir / "data",
             "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=error"};
@@ -88,8 +89,8 @@ TEST_CASE("kstat serve: Prometheus scrapes it, CPU seconds add up, forks are cou
   auto forks_before = prometheus.wait_for("kstat_forks_total", [](double) { return true; });
   REQUIRE(forks_before);
   fork_children(300);
-  auto forks_after = prometheus.wait_for(
-      "kstat_forks_total", [&](double v) { return v >= *forks_before + 300; });
+  auto forks_after =
+      prometheus.wait_for("kstat_forks_total", [&](double v) { return v >= *forks_before + 300; });
   CHECK(forks_after >= *forks_before + 300);
 
   double cpus = static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
@@ -113,7 +114,8 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
   auto ours = samples(http_get(serve.url()).body);
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   // Counters read later are larger by what happened in between; levels agree within a margin.
   auto later = [&](const std::string& node_series, const std::string& kstat_series, double most) {

@@ -33,7 +33,8 @@ opskit::UniqueFd silent_connection(const std::string& address) {
   opskit::UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.find(':') + 1))));
+  addr.sin_port =
+      htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.find(':') + 1))));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
   return fd;
@@ -65,8 +66,8 @@ TEST_CASE("kstat serve: a full scrape passes promtool check metrics", "[kstat][s
 
 TEST_CASE("kstat read --prometheus: the /proc/sys tree and every source pass promtool",
           "[kstat][serve]") {
-  auto r = run({tool("kstat"), "read", "--prometheus", "kernel", "vm", "fs", "net", "cpu", "kern",
-                "disk"});
+  auto r = run(
+      {tool("kstat"), "read", "--prometheus", "kernel", "vm", "fs", "net", "cpu", "kern", "disk"});
   CHECK(r.out.find("kstat_sysctl{name=\"vm.swappiness\"} ") != std::string::npos);
   auto check = promtool_check(r.out);
   CHECK(check.out + check.err == "");
@@ -97,7 +98,8 @@ TEST_CASE("kstat serve: / links to /metrics, other paths are 404, POST is refuse
   CHECK(page.status == 200);
   CHECK(page.body.find("<a href=\"/metrics\">") != std::string::npos);
   CHECK(http_get(serve.url("/nothing")).status == 404);
-  auto post = run({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", serve.url()});
+  auto post =
+      run({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", serve.url()});
   CHECK(post.out == "405");
 }
 
@@ -109,8 +111,8 @@ TEST_CASE("kstat serve: clients that never send and 200 scrapes at once do not s
     silent.push_back(silent_connection(serve.url().substr(7, serve.url().find('/', 7) - 7)));
   CHECK(http_get(serve.url()).status == 200);
   long before = rss_kib(serve.pid());
-  std::vector<std::string> argv{"curl", "-s", "--parallel", "--parallel-max", "200",
-                                "--max-time", "60", "-w", "%{http_code}\\n"};
+  std::vector<std::string> argv{"curl",       "-s", "--parallel", "--parallel-max", "200",
+                                "--max-time", "60", "-w",         "%{http_code}\\n"};
   for (int i = 0; i < 200; ++i) {
     argv.push_back(serve.url());
     argv.push_back("-o");

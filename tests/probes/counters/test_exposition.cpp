@@ -69,8 +69,7 @@ TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
   CHECK(name("vm.stats.pgfault", Kind::counter, "faults") == "kstat_vmstat_pgfault_total");
   CHECK(name("vm.stats.pgpgin", Kind::counter, "KiB") == "kstat_vmstat_pgpgin_total");
   CHECK(name("vm.meminfo.MemTotal", Kind::gauge, "bytes") == "kstat_memory_mem_total_bytes");
-  CHECK(name("net.snmp.Tcp.ActiveOpens", Kind::counter) ==
-        "kstat_netstat_tcp_active_opens_total");
+  CHECK(name("net.snmp.Tcp.ActiveOpens", Kind::counter) == "kstat_netstat_tcp_active_opens_total");
   CHECK(name("net.snmp.Tcp.RtoMin", Kind::gauge, "milliseconds") ==
         "kstat_netstat_tcp_rto_min_seconds");
   CHECK(name("kern.loadavg.1", Kind::gauge) == "kstat_load1");

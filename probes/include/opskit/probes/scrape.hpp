@@ -29,8 +29,8 @@ public:
   using Body = std::shared_ptr<const std::string>;
 
   struct Settings {
-    std::vector<std::string> names;                  // names and prefixes, as for read
-    Clock::duration timeout = std::chrono::seconds(5); // a scrape's budget for reading
+    std::vector<std::string> names;                              // names and prefixes, as for read
+    Clock::duration timeout = std::chrono::seconds(5);           // a scrape's budget for reading
     Clock::duration resolve_interval = std::chrono::seconds(60); // to find new names
   };
 
@@ -58,9 +58,9 @@ private:
   Exposition exposition_;
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
   Clock::time_point resolved_at_;
-  Clock::time_point read_at_;                  // when the last read began
-  std::array<Body, 2> bodies_;                 // of that read, by TextFormat
-  std::size_t last_size_ = 64 * 1024;          // of the last body, to reserve the next
+  Clock::time_point read_at_;         // when the last read began
+  std::array<Body, 2> bodies_;        // of that read, by TextFormat
+  std::size_t last_size_ = 64 * 1024; // of the last body, to reserve the next
 };
 
 } // namespace opskit::counters
