@@ -245,6 +245,27 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
   return std::nullopt;
 }
 
+std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
+                                          Locator& locator, RecordTokens& record) {
+  // Tables only: their records are long, while splitting a one-value line costs more than
+  // walking it.
+  if (layout.shape != Layout::Shape::table || locator.column < 0)
+    return locate(text, layout, locator);
+  auto column = static_cast<std::size_t>(locator.column);
+  if (record.hint == locator.hint && column < record.tokens.size())
+    return record.tokens[column];
+  auto field = locate(text, layout, locator);
+  if (!field)
+    return field;
+  record.hint = locator.hint;
+  record.tokens.clear();
+  Tokens tokens(line_at(text, locator.hint), {});
+  tokens.next(); // the key
+  while (auto token = tokens.next())
+    record.tokens.push_back(*token);
+  return field;
+}
+
 bool convert_into(std::string_view token, const Convert& how, Value& out) {
   // The common case first: a plain unsigned counter, stored without a temporary.
   if (!how.text && !how.cp_time && how.divide == 1 && how.multiply == 1) {

@@ -52,6 +52,9 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
     }
     source->read();
   }
+  records_.resize(sources_.size());
+  for (auto& record : records_)
+    record.hint = std::string_view::npos; // the texts are new
   std::size_t failed = 0;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     if (!update(i)) {
@@ -71,7 +74,7 @@ bool Snapshot::update(std::size_t i) {
     errors_[i] = source.open_error ? *source.open_error : *source.read_error;
     return false;
   }
-  auto token = locate(source.text, slot.layout, slot.locator);
+  auto token = locate_in(source.text, slot.layout, slot.locator, records_[slot.source]);
   if (!token || !convert_into(*token, slot.convert, values_[i])) {
     errors_[i] = Error(fmt::format("{}: no longer in {}", infos_[i].name, source.path));
     return false;

@@ -79,6 +79,7 @@ private:
 namespace detail {
 struct Source; // one open source file: fd, read buffer, layout
 }
+struct RecordTokens; // the last record split in a source's text (reader.hpp)
 
 // Many names read together: read() reads each source file once, then every value is current.
 class Snapshot {
@@ -114,6 +115,7 @@ private:
 
   struct Slot; // where entry i is found: its source and field locator
   std::vector<std::unique_ptr<detail::Source>> sources_;
+  std::vector<RecordTokens> records_; // by source, for the last read
   std::vector<Slot> slots_;
   std::vector<Info> infos_;
   std::vector<Value> values_;
