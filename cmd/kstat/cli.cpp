@@ -53,6 +53,19 @@ void define_bench(CLI::App& sub, Options& options) {
   add_format_flags(sub, options, false, false);
 }
 
+void define_serve(CLI::App& sub, Options& options) {
+  sub.add_option("prefix", options.names,
+                 "Names or prefixes to export (default: cpu kern vm.stats vm.meminfo net.snmp "
+                 "net.netstat net.snmp6 disk)")
+      ->expected(0, -1);
+  sub.add_option("--listen", options.listen,
+                 "HOST:PORT to listen on (default 127.0.0.1:9100; :PORT for every interface)");
+  sub.add_option("--scrape-timeout", options.scrape_timeout,
+                 "Seconds a scrape may spend reading; sources left unread are reported "
+                 "(default 5)")
+      ->check(CLI::Range(0.001, 3600.0));
+}
+
 struct Subcommand {
   std::string_view name;
   std::string_view description;
@@ -70,6 +83,8 @@ constexpr Subcommand k_subcommands[] = {
     {"write", "Set /proc/sys entries and print old and new values", define_write},
     {"bench", "Measure the cost of a read by name, through a resolved handle, and by snapshot",
      define_bench},
+    {"serve", "Serve the counters to Prometheus on /metrics, one read of each file a scrape",
+     define_serve},
 };
 
 } // namespace

@@ -14,7 +14,7 @@ enum class Format { text, values, json, prometheus };
 
 // What the command line asked for.
 struct Options {
-  std::string command; // read, list, watch, write, bench
+  std::string command; // read, list, watch, write, bench, serve
   std::string proc_root = "/proc";
   std::string sys_root = "/sys";
   std::vector<std::string> names;
@@ -23,6 +23,8 @@ struct Options {
   double interval = 1.0;
   std::size_t count = 0; // 0: until interrupted
   std::size_t iterations = 100000;
+  std::string listen = "127.0.0.1:9100"; // serve
+  double scrape_timeout = 5;             // serve: seconds a scrape may spend reading
 };
 
 // Defines kstat's command line on `app`, storing what it parses into `options`. With `only`

@@ -18,6 +18,7 @@
 
 #include "cli_main.hpp"
 #include "opskit/probes/counters.hpp"
+#include "opskit/probes/exposition.hpp"
 #include "opskit/probes/watch.hpp"
 #include "opskit/prometheus.hpp"
 #include "opskit/table.hpp"
@@ -113,20 +114,13 @@ int run_read(const counters::Namespace& ns, const Options& options) {
       json[info.name] = to_json(value);
       break;
     case Format::prometheus:
-      if (info.kind == Kind::text)
-        break;
-      append_prometheus_metric(out, prometheus_name("kstat", info.name),
-                               info.unit.empty()
-                                   ? info.description
-                                   : fmt::format("{}{}({})", info.description,
-                                                 info.description.empty() ? "" : " ", info.unit),
-                               info.kind == Kind::counter ? MetricType::counter : MetricType::gauge,
-                               counters::format_value(value));
       break;
     }
   }
   if (options.format == Format::json)
     out = json.dump(2) + "\n";
+  if (options.format == Format::prometheus)
+    counters::Exposition(*snapshot).render(*snapshot, out, TextFormat::prometheus);
   write_out(out);
   return status_for(report_errors(*snapshot), snapshot->size());
 }

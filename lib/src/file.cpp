@@ -31,7 +31,8 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
 }
 
 Result<std::string> read_file(const std::string& path) {
-  OPSKIT_TRY_ASSIGN(auto fd, open_file(path, O_RDONLY));
+  // O_NONBLOCK: a FIFO where a file was expected fails at the read instead of hanging the open.
+  OPSKIT_TRY_ASSIGN(auto fd, open_file(path, O_RDONLY | O_NONBLOCK));
   std::string buffer(4096, '\0');
   OPSKIT_TRY_ASSIGN(auto text, pread_whole(fd.get(), buffer, path));
   buffer.resize(text.size());

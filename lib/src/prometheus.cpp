@@ -1,39 +1,137 @@
 // SPDX-License-Identifier: MIT
+//
+// The text formats are specified in Prometheus's exposition_formats.md (0.0.4) and the
+// OpenMetrics specification (1.0.0). What is subtle: names must match [a-zA-Z_][a-zA-Z0-9_]*
+// (a colon is legal but reserved for recording rules); promtool's linter also wants snake_case,
+// so kernel names like "MemTotal" are split into words; HELP escapes only '\' and newline in
+// 0.0.4 but also '"' in OpenMetrics; a label value escapes all three in both.
 #include "opskit/prometheus.hpp"
 
 namespace opskit {
 
-std::string prometheus_name(std::string_view prefix, std::string_view name) {
+namespace {
+
+bool is_upper(char c) noexcept {
+  return c >= 'A' && c <= 'Z';
+}
+bool is_lower_or_digit(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+bool is_legal(char c) noexcept {
+  return is_upper(c) || is_lower_or_digit(c) || c == '_';
+}
+
+void append_escaped(std::string& out, std::string_view text, bool quote) {
+  for (char c : text) {
+    if (c == '\\')
+      out.append("\\\\");
+    else if (c == '\n')
+      out.append("\\n");
+    else if (c == '"' && quote)
+      out.append("\\\"");
+    else
+      out.push_back(c);
+  }
+}
+
+} // namespace
+
+std::string_view content_type(TextFormat format) noexcept {
+  return format == TextFormat::openmetrics
+             ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+             : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+namespace {
+
+// The words promtool's linter takes for abbreviated units (promlint's unitAbbreviations).
+bool looks_like_unit(std::string_view word) noexcept {
+  static constexpr std::string_view k_units[] = {"s",  "ms", "us", "ns", "sec", "b", "kb",
+                                                 "mb", "gb", "tb", "pb", "m",   "h", "d"};
+  for (auto unit : k_units)
+    if (word == unit)
+      return true;
+  return false;
+}
+
+// Joins each word that looks like a unit to the next word, or to the one before when it is
+// last: "s_reclaimable" -> "sreclaimable", "sec_page_tables" -> "secpage_tables".
+std::string join_unit_words(std::string_view name) {
   std::string out;
-  out.reserve(prefix.size() + 1 + name.size());
-  out.append(prefix);
-  out.push_back('_');
-  for (char c : name) {
-    bool legal =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    out.push_back(legal ? c : '_');
+  bool join_next = false;
+  for (std::size_t start = 0; start <= name.size();) {
+    std::size_t end = std::min(name.find('_', start), name.size());
+    std::string_view word = name.substr(start, end - start);
+    bool last = end == name.size();
+    if (!out.empty() && !join_next && !(looks_like_unit(word) && last))
+      out.push_back('_');
+    out.append(word);
+    join_next = looks_like_unit(word) && !last;
+    start = end + 1;
   }
   return out;
 }
 
-void append_prometheus_metric(std::string& out, std::string_view metric, std::string_view help,
-                              MetricType type, std::string_view value) {
-  if (!help.empty()) {
-    out.append("# HELP ").append(metric).push_back(' ');
-    for (char c : help) {
-      if (c == '\\')
-        out.append("\\\\");
-      else if (c == '\n')
-        out.append("\\n");
-      else
-        out.push_back(c);
+} // namespace
+
+std::string snake_case(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 4);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (!is_legal(c)) {
+      out.push_back('_');
+      continue;
     }
+    if (is_upper(c)) {
+      char before = i > 0 ? text[i - 1] : '_';
+      char after = i + 1 < text.size() ? text[i + 1] : '_';
+      bool word_ends = after >= 'a' && after <= 'z';
+      bool unit_after_digit = before >= '0' && before <= '9' && !word_ends; // "DirectMap2M"
+      bool starts_word =
+          (is_lower_or_digit(before) && !unit_after_digit) || (is_upper(before) && word_ends);
+      if (starts_word && !out.empty() && out.back() != '_')
+        out.push_back('_');
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+    out.push_back(c);
+  }
+  return join_unit_words(out);
+}
+
+void append_family(std::string& out, std::string_view name, std::string_view help, MetricType type,
+                   TextFormat format) {
+  if (format == TextFormat::openmetrics && type == MetricType::counter && name.ends_with("_total"))
+    name.remove_suffix(6);
+  if (!help.empty()) {
+    out.append("# HELP ").append(name).push_back(' ');
+    append_escaped(out, help, format == TextFormat::openmetrics);
     out.push_back('\n');
   }
-  out.append("# TYPE ").append(metric).append(type == MetricType::counter ? " counter\n"
-                                                                          : " gauge\n");
-  out.append(metric).push_back(' ');
+  out.append("# TYPE ").append(name).append(type == MetricType::counter ? " counter\n"
+                                                                        : " gauge\n");
+}
+
+void append_label(std::string& labels, std::string_view name, std::string_view value) {
+  if (!labels.empty())
+    labels.push_back(',');
+  labels.append(name).append("=\"");
+  append_escaped(labels, value, true);
+  labels.push_back('"');
+}
+
+void append_sample(std::string& out, std::string_view name, std::string_view labels,
+                   std::string_view value) {
+  out.append(name);
+  if (!labels.empty())
+    out.append("{").append(labels).push_back('}');
+  out.push_back(' ');
   out.append(value).push_back('\n');
+}
+
+void append_end(std::string& out, TextFormat format) {
+  if (format == TextFormat::openmetrics)
+    out.append("# EOF\n");
 }
 
 } // namespace opskit

@@ -115,13 +115,15 @@ TEST_CASE("kstat read --json: one object, numbers as numbers", "[kstat][cli]") {
   CHECK(json["vm.meminfo.MemTotal"].get<std::uint64_t>() > 1u << 20);
 }
 
-TEST_CASE("kstat read --prometheus: legal names, HELP and TYPE, no text", "[kstat][cli]") {
-  auto r = run(
-      {k_kstat, "read", "--prometheus", "vm.stats.pgfault", "vm.meminfo.MemFree", "kernel.ostype"});
+TEST_CASE("kstat read --prometheus: families in node_exporter's names, no text", "[kstat][cli]") {
+  auto r = run({k_kstat, "read", "--prometheus", "vm.stats.pgfault", "vm.meminfo.MemFree",
+                "kernel.ostype", "vm.swappiness"});
   REQUIRE(r.exit_status == 0);
-  CHECK(r.out.find("# HELP kstat_vm_stats_pgfault Page faults, minor and major (faults)\n"
-                   "# TYPE kstat_vm_stats_pgfault counter\nkstat_vm_stats_pgfault ") == 0);
-  CHECK(r.out.find("# TYPE kstat_vm_meminfo_MemFree gauge\nkstat_vm_meminfo_MemFree ") !=
+  CHECK(r.out.find("# HELP kstat_vmstat_pgfault_total Page faults, minor and major (faults)\n"
+                   "# TYPE kstat_vmstat_pgfault_total counter\nkstat_vmstat_pgfault_total ") == 0);
+  CHECK(r.out.find("# TYPE kstat_memory_mem_free_bytes gauge\nkstat_memory_mem_free_bytes ") !=
+        std::string::npos);
+  CHECK(r.out.find("kstat_sysctl{name=\"vm.swappiness\"} " + sysctl_value("vm.swappiness")) !=
         std::string::npos);
   CHECK(r.out.find("ostype") == std::string::npos);
 }

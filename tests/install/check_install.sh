@@ -11,7 +11,7 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
 
-for f in bin/kstat bin/syscount bin/pkgcloud share/man/man1/kstat.1 share/man/man1/syscount.1 \
+for f in bin/kstat bin/kstat-serve bin/syscount bin/pkgcloud share/man/man1/kstat.1 share/man/man1/syscount.1 \
          share/man/man1/pkgcloud.1 include/opskit/error.hpp include/opskit/version.hpp \
          include/opskit/probes/counters.hpp include/opskit/repo/repository.hpp \
          include/opskit/repo/store/state.hpp include/opskit/repo/store/keyring.hpp; do
@@ -50,4 +50,5 @@ fi
 [ "$("$prefix/use")" = "Linux debian bookworm" ] ||
   { echo "a program linked to the installed libopskit failed" >&2; exit 1; }
 "$prefix/bin/kstat" read -n kernel.ostype | grep -qx Linux
+"$prefix/bin/kstat" serve --help | grep -q -- --listen # kstat finds kstat-serve beside it
 echo "installed and usable"

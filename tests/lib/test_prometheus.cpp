@@ -3,17 +3,46 @@
 
 #include "opskit/prometheus.hpp"
 
-TEST_CASE("prometheus: dotted names become legal metric names", "[lib][prometheus]") {
-  CHECK(opskit::prometheus_name("kstat", "vm.stats.pgfault") == "kstat_vm_stats_pgfault");
-  CHECK(opskit::prometheus_name("kstat", "net.ipv4.conf.eth0/100.rp_filter") ==
-        "kstat_net_ipv4_conf_eth0_100_rp_filter");
+using opskit::MetricType;
+using opskit::TextFormat;
+
+TEST_CASE("prometheus: kernel names become snake_case name components", "[lib][prometheus]") {
+  CHECK(opskit::snake_case("MemTotal") == "mem_total");
+  CHECK(opskit::snake_case("Active_anon") == "active_anon");
+  CHECK(opskit::snake_case("HugePages_Total") == "huge_pages_total");
+  CHECK(opskit::snake_case("TCPTimeouts") == "tcp_timeouts");
+  CHECK(opskit::snake_case("SReclaimable") == "sreclaimable");
+  CHECK(opskit::snake_case("SecPageTables") == "secpage_tables");
+  CHECK(opskit::snake_case("DirectMap2M") == "direct_map2m");
+  CHECK(opskit::snake_case("MPJoinAckHMacFailure") == "mp_join_ack_hmac_failure");
+  CHECK(opskit::snake_case("Ip6InReceives") == "ip6_in_receives");
+  CHECK(opskit::snake_case("eth0/100.rp-filter") == "eth0_100_rp_filter");
+  CHECK(opskit::snake_case("pgfault") == "pgfault");
 }
 
-TEST_CASE("prometheus: HELP is escaped, TYPE and sample follow", "[lib][prometheus]") {
+TEST_CASE("prometheus: HELP is escaped, TYPE and samples follow", "[lib][prometheus]") {
   std::string out;
-  opskit::append_prometheus_metric(out, "kstat_x", "a \\ b\nc", opskit::MetricType::counter, "42");
-  CHECK(out == "# HELP kstat_x a \\\\ b\\nc\n# TYPE kstat_x counter\nkstat_x 42\n");
-  out.clear();
-  opskit::append_prometheus_metric(out, "kstat_y", "", opskit::MetricType::gauge, "0.5");
-  CHECK(out == "# TYPE kstat_y gauge\nkstat_y 0.5\n");
+  opskit::append_family(out, "kstat_x_total", "a \\ \"b\"\nc", MetricType::counter,
+                        TextFormat::prometheus);
+  std::string labels;
+  opskit::append_label(labels, "cpu", "0");
+  opskit::append_label(labels, "name", "a\"b\\");
+  opskit::append_sample(out, "kstat_x_total", labels, "42");
+  opskit::append_family(out, "kstat_y", "", MetricType::gauge, TextFormat::prometheus);
+  opskit::append_sample(out, "kstat_y", "", "0.5");
+  opskit::append_end(out, TextFormat::prometheus);
+  CHECK(out == "# HELP kstat_x_total a \\\\ \"b\"\\nc\n# TYPE kstat_x_total counter\n"
+               "kstat_x_total{cpu=\"0\",name=\"a\\\"b\\\\\"} 42\n"
+               "# TYPE kstat_y gauge\nkstat_y 0.5\n");
+}
+
+TEST_CASE("prometheus: OpenMetrics names a counter's family without _total, ends with EOF",
+          "[lib][prometheus]") {
+  std::string out;
+  opskit::append_family(out, "kstat_x_total", "say \"hi\"", MetricType::counter,
+                        TextFormat::openmetrics);
+  opskit::append_sample(out, "kstat_x_total", "", "1");
+  opskit::append_end(out, TextFormat::openmetrics);
+  CHECK(out == "# HELP kstat_x say \\\"hi\\\"\n# TYPE kstat_x counter\nkstat_x_total 1\n# EOF\n");
+  CHECK(opskit::content_type(TextFormat::openmetrics).starts_with("application/openmetrics-text"));
 }

@@ -1,21 +1,43 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+// Writing the Prometheus text exposition formats: version 0.0.4 (text/plain) and OpenMetrics
+// 1.0.0. A family is a "# HELP" and "# TYPE" line followed by its samples; the two formats differ
+// in a counter's family name (OpenMetrics drops the "_total" its samples carry), in what HELP
+// escapes, and in the "# EOF" line OpenMetrics ends with.
+
 #include <string>
 #include <string_view>
 
 namespace opskit {
 
-// The Prometheus text exposition format (version 0.0.4), for one sample per metric.
 enum class MetricType { counter, gauge };
+enum class TextFormat { prometheus, openmetrics };
 
-// A legal metric name: `prefix` + "_" + `name` with every character outside [a-zA-Z0-9_]
-// replaced by '_' ("kstat", "vm.stats.pgfault" -> "kstat_vm_stats_pgfault").
-std::string prometheus_name(std::string_view prefix, std::string_view name);
+// The Content-Type of a body in `format`.
+std::string_view content_type(TextFormat format) noexcept;
 
-// Appends "# HELP", "# TYPE" and the sample line for one metric. `help` may be empty (no HELP
-// line); backslashes and newlines in it are escaped. `value` is the sample as text.
-void append_prometheus_metric(std::string& out, std::string_view metric, std::string_view help,
-                              MetricType type, std::string_view value);
+// `text` as a legal snake_case name component: characters outside [a-zA-Z0-9_] become '_',
+// words of a camelCase or PascalCase name are split and lowercased ("MemTotal" -> "mem_total",
+// "TCPTimeouts" -> "tcp_timeouts", "Ip6InReceives" -> "ip6_in_receives"), and a word that
+// promtool would read as an abbreviated unit is joined to the next ("SReclaimable" ->
+// "sreclaimable", "DirectMap2M" -> "direct_map2m").
+std::string snake_case(std::string_view text);
+
+// Appends "# HELP" (unless `help` is empty) and "# TYPE" for the family `name`, which for a
+// counter ends in "_total".
+void append_family(std::string& out, std::string_view name, std::string_view help, MetricType type,
+                   TextFormat format);
+
+// Appends `name="value"` to a label set being built ("" -> `cpu="0"`, then `cpu="0",mode="user"`),
+// with the value's backslashes, quotes and newlines escaped.
+void append_label(std::string& labels, std::string_view name, std::string_view value);
+
+// Appends one sample line: `name{labels} value` (no braces for an empty label set).
+void append_sample(std::string& out, std::string_view name, std::string_view labels,
+                   std::string_view value);
+
+// Ends a body: "# EOF" for OpenMetrics, nothing for 0.0.4.
+void append_end(std::string& out, TextFormat format);
 
 } // namespace opskit

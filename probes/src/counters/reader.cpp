@@ -42,6 +42,7 @@
 
 #include "reader.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <iterator>
 
@@ -253,9 +254,12 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
       tokens.next(); // the key
       return column_of(tokens, locator.column);
     };
-    if (locator.hint < text.size() && locator.hint > 0 && text[locator.hint - 1] == '\n')
-      if (auto field = in_value_line(locator.hint))
-        return field;
+    // At the hint, as for keyed lines, without finding the header line or the line's end; a
+    // number tells the value line from the header line, whose tokens are names.
+    if (auto field = at_hint(text, layout, locator);
+        field && !field->empty() &&
+        (std::isdigit(static_cast<unsigned char>(field->front())) || field->front() == '-'))
+      return field;
     for (std::size_t offset = 0; offset < text.size();) {
       std::size_t end = text.find('\n', offset);
       std::size_t next = end == std::string_view::npos ? text.size() : end + 1;
@@ -270,6 +274,27 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
   }
   }
   return std::nullopt;
+}
+
+std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
+                                          Locator& locator, RecordTokens& record) {
+  // Tables only: their records are long, while splitting a one-value line costs more than
+  // walking it.
+  if (layout.shape != Layout::Shape::table || locator.column < 0)
+    return locate(text, layout, locator);
+  auto column = static_cast<std::size_t>(locator.column);
+  if (record.hint == locator.hint && column < record.tokens.size())
+    return record.tokens[column];
+  auto field = locate(text, layout, locator);
+  if (!field)
+    return field;
+  record.hint = locator.hint;
+  record.tokens.clear();
+  Tokens tokens(line_at(text, locator.hint), {});
+  tokens.next(); // the key
+  while (auto token = tokens.next())
+    record.tokens.push_back(*token);
+  return field;
 }
 
 bool convert_into(std::string_view token, const Convert& how, Value& out) {
@@ -391,7 +416,8 @@ bool Source::read() {
   if (reader == Reader::statfs)
     return read_statfs(*this);
   if (!fd && !open_error) {
-    auto opened = open_file(path, O_RDONLY);
+    // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
+    auto opened = open_file(path, O_RDONLY | O_NONBLOCK);
     if (!opened)
       open_error = opened.error();
     else

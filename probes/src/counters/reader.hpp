@@ -78,6 +78,19 @@ struct Field {
 std::optional<std::string_view> locate(std::string_view text, const Layout& layout,
                                        Locator& locator);
 
+// The value tokens of the record last located in one read of a source, split once and shared
+// by the fields of that record (a line of /proc/net/netstat holds over a hundred). Valid for one
+// read: clear it when the source's text changes.
+struct RecordTokens {
+  std::size_t hint = std::string_view::npos; // the line split, by offset in the text
+  std::vector<std::string_view> tokens;
+};
+
+// As locate(), answering from `record` when the field lies in the record it holds, and refilling
+// it otherwise; for tables (/proc/net/snmp, netstat), else the same as locate().
+std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
+                                          Locator& locator, RecordTokens& record);
+
 // Converts a located token; nothing when a number was expected and the token is not one.
 std::optional<Value> convert(std::string_view token, const Convert& how);
 // The same, into `out` (untouched on failure); false where convert() gives nothing.

@@ -42,29 +42,57 @@ Snapshot& Snapshot::operator=(Snapshot&&) noexcept = default;
 Snapshot::~Snapshot() = default;
 
 std::size_t Snapshot::read() {
-  for (auto& source : sources_)
+  return read(std::chrono::steady_clock::time_point::max());
+}
+
+std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
+  for (auto& source : sources_) {
+    if (deadline != std::chrono::steady_clock::time_point::max() &&
+        std::chrono::steady_clock::now() >= deadline) {
+      source->read_error = Error(fmt::format("{}: not read: the deadline passed", source->path));
+      continue;
+    }
     source->read();
+  }
+  records_.resize(sources_.size());
+  for (auto& record : records_)
+    record.hint = std::string_view::npos; // the texts are new
   std::size_t failed = 0;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
-    Slot& slot = slots_[i];
-    const detail::Source& source = *sources_[slot.source];
-    if (source.open_error || source.read_error) {
-      errors_[i] = source.open_error ? *source.open_error : *source.read_error;
+    if (!update(i)) {
       ++failed;
       continue;
     }
-    auto token = locate(source.text, slot.layout, slot.locator);
-    if (!token || !convert_into(*token, slot.convert, values_[i])) {
-      errors_[i] = Error(fmt::format("{}: no longer in {}", infos_[i].name, source.path));
-      ++failed;
-      continue;
-    }
-    if (slot.convert.kind_from_value)
-      infos_[i].kind = std::holds_alternative<std::string>(values_[i]) ? Kind::text : Kind::gauge;
     if (errors_[i])
       errors_[i].reset();
   }
   return failed;
+}
+
+bool Snapshot::update(std::size_t i) {
+  Slot& slot = slots_[i];
+  const detail::Source& source = *sources_[slot.source];
+  if (source.open_error || source.read_error) {
+    errors_[i] = source.open_error ? *source.open_error : *source.read_error;
+    return false;
+  }
+  auto token = locate_in(source.text, slot.layout, slot.locator, records_[slot.source]);
+  if (!token || !convert_into(*token, slot.convert, values_[i])) {
+    errors_[i] = Error(fmt::format("{}: no longer in {}", infos_[i].name, source.path));
+    return false;
+  }
+  if (slot.convert.kind_from_value)
+    infos_[i].kind = std::holds_alternative<std::string>(values_[i]) ? Kind::text : Kind::gauge;
+  return true;
+}
+
+std::vector<std::pair<std::string, Error>> Snapshot::source_errors() const {
+  std::vector<std::pair<std::string, Error>> out;
+  for (const auto& source : sources_)
+    if (source->open_error || source->read_error)
+      out.emplace_back(source->path,
+                       source->open_error ? *source->open_error : *source->read_error);
+  return out;
 }
 
 Handle::Handle(Snapshot snapshot) : snapshot_(std::move(snapshot)) {}

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "net.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
 
@@ -41,11 +42,6 @@ std::map<std::string, std::string> snapshot(const std::string& dir);
 // Starts argv (stdout and stderr to /dev/null), kills it with SIGKILL after `ms` milliseconds
 // and reaps it.
 void kill_after(const std::vector<std::string>& argv, int ms);
-
-// A port on 127.0.0.1 free a moment ago, for a server the test starts.
-int free_port();
-// Whether something accepts connections on 127.0.0.1:`port`; waits up to 10 s for it.
-bool wait_for_port(int port);
 
 // `python3 -m http.server` serving `dir` on 127.0.0.1 at a free port, stopped when dropped.
 class HttpServer {

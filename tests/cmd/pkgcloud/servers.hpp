@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "daemon.hpp"
 #include "fixture.hpp"
 
 namespace opskit::test {
@@ -35,27 +36,6 @@ inline void require_nginx() {
   if (!have_program("nginx"))
     FAIL("nginx is needed (scripts/dev installs it)");
 }
-
-// A server the test started, stopped (SIGTERM, then reaped) when dropped.
-class Daemon {
-public:
-  Daemon(const std::vector<std::string>& argv, int port) : port_(port) {
-    pid_ = spawn_quiet(argv);
-    if (!wait_for_port(port_))
-      FAIL(argv[0] << " did not start listening on 127.0.0.1:" << port_);
-  }
-  Daemon(const Daemon&) = delete;
-  Daemon& operator=(const Daemon&) = delete;
-  ~Daemon() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
-private:
-  int pid_ = -1;
-  int port_;
-};
 
 // s3rver with one bucket, its objects in `dir`.
 struct S3rver : Daemon {

@@ -10,12 +10,14 @@
 // Resolve once, read many: a Handle keeps its file open and reads one name with one pread at
 // offset 0 plus a parse; a Snapshot reads each of its source files once for any number of names.
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "opskit/error.hpp"
@@ -86,6 +88,7 @@ private:
 namespace detail {
 struct Source; // one open source file: fd, read buffer, layout
 }
+struct RecordTokens; // the last record split in a source's text (reader.hpp)
 
 // Many names read together: read() reads each source file once, then every value is current.
 class Snapshot {
@@ -98,6 +101,10 @@ public:
   // source cannot be opened or read, or whose field has gone, gets an error instead of a value.
   // Returns how many entries failed; the others are fine.
   std::size_t read();
+  // The same within a time budget: sources not yet read when `deadline` passes are not read,
+  // and their entries get the error "not read: the deadline passed". One read that blocks in
+  // the kernel still takes its time; files are opened without blocking (a FIFO fails at once).
+  std::size_t read(std::chrono::steady_clock::time_point deadline);
 
   std::size_t size() const noexcept { return infos_.size(); }
   const Info& info(std::size_t i) const noexcept { return infos_[i]; }
@@ -107,13 +114,17 @@ public:
   const Error* error(std::size_t i) const noexcept { return errors_[i] ? &*errors_[i] : nullptr; }
   // How many distinct files one read() reads.
   std::size_t source_count() const noexcept { return sources_.size(); }
+  // The source files that failed in the last read(), each with why, in the order first used.
+  std::vector<std::pair<std::string, Error>> source_errors() const;
 
 private:
   friend class Namespace;
   Snapshot(std::vector<Field> fields);
+  bool update(std::size_t i); // entry i from its source's last read; false (and error(i)) if not
 
   struct Slot; // where entry i is found: its source and field locator
   std::vector<std::unique_ptr<detail::Source>> sources_;
+  std::vector<RecordTokens> records_; // by source, for the last read
   std::vector<Slot> slots_;
   std::vector<Info> infos_;
   std::vector<Value> values_;

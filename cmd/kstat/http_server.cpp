@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+//
+// libmicrohttpd rather than cpp-httplib: it polls its connections with epoll from a small pool
+// of threads, so a client that connects and never sends costs a socket, not a thread, and two
+// hundred scrapes at once queue nothing but their sockets; cpp-httplib gives each connection a
+// pool thread until its read timeout. Neither compresses for us; gzip is zlib's, at level 1,
+// since a scrape body is made to be read once and a faster compressor is a cheaper scrape.
+#include "http_server.hpp"
+
+#include <charconv>
+#include <cstring>
+#include <optional>
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <zlib.h>
+
+#include <fmt/format.h>
+
+#include "opskit/handle.hpp"
+#include "opskit/http_accept.hpp"
+
+namespace opskit::cmd::kstat {
+
+namespace {
+
+using Body = std::shared_ptr<const std::string>;
+
+std::optional<std::string> gzip(std::string_view data) {
+  z_stream z{};
+  if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return std::nullopt;
+  std::string out(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  int done = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return done == Z_STREAM_END ? std::optional(std::move(out)) : std::nullopt;
+}
+
+std::string header(MHD_Connection* connection, const char* name) {
+  const char* value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+  return value != nullptr ? value : "";
+}
+
+MHD_Result send(MHD_Connection* connection, unsigned status, std::string_view content_type,
+                Body body, bool compress) {
+  if (compress) {
+    auto packed = gzip(*body);
+    compress = packed.has_value();
+    if (packed)
+      body = std::make_shared<const std::string>(std::move(*packed));
+  }
+  auto* holder = new Body(body);
+  MHD_Response* response = MHD_create_response_from_buffer_with_free_callback_cls(
+      body->size(), const_cast<char*>(body->data()),
+      [](void* held) { delete static_cast<Body*>(held); }, holder);
+  if (response == nullptr) {
+    delete holder;
+    return MHD_NO;
+  }
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
+                          std::string(content_type).c_str());
+  MHD_add_response_header(response, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+  if (compress)
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+  if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+    MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+  MHD_Result queued = MHD_queue_response(connection, status, response);
+  MHD_destroy_response(response);
+  return queued;
+}
+
+std::string format_address(const sockaddr* address) {
+  char host[INET6_ADDRSTRLEN] = {};
+  if (address->sa_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(address);
+    ::inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof host);
+    return fmt::format("[{}]:{}", host, ntohs(v6->sin6_port));
+  }
+  const auto* v4 = reinterpret_cast<const sockaddr_in*>(address);
+  ::inet_ntop(AF_INET, &v4->sin_addr, host, sizeof host);
+  return fmt::format("{}:{}", host, ntohs(v4->sin_port));
+}
+
+} // namespace
+
+struct Dispatch {
+  static MHD_Result answer(void* cls, MHD_Connection* connection, const char* url,
+                           const char* method, const char*, const char*, std::size_t*, void**) {
+    const auto* server = static_cast<const HttpServer*>(cls);
+    std::string_view verb = method;
+    std::string encodings = header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    bool compress = !encodings.empty() && accept_quality(encodings, "gzip") > 0;
+    if (verb != MHD_HTTP_METHOD_GET && verb != MHD_HTTP_METHOD_HEAD) {
+      static const Body k_refused = std::make_shared<const std::string>("only GET and HEAD\n");
+      return send(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", k_refused, false);
+    }
+    std::string accept = header(connection, MHD_HTTP_HEADER_ACCEPT);
+    Response r = server->handler_(server->context_, Request{url, accept});
+    return send(connection, r.status, r.content_type, std::move(r.body), compress);
+  }
+};
+
+void HttpServer::Stop::operator()(MHD_Daemon* daemon) const noexcept {
+  MHD_stop_daemon(daemon);
+}
+
+Result<ListenAddress> parse_listen(std::string_view text) {
+  auto wrong = [&] { return fail(fmt::format("--listen '{}': expected HOST:PORT", text), EINVAL); };
+  std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos)
+    return wrong();
+  std::string host(text.substr(0, colon));
+  std::string_view port_text = text.substr(colon + 1);
+  if (host.starts_with('[') && host.ends_with(']'))
+    host = host.substr(1, host.size() - 2);
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc{} || end != port_text.data() + port_text.size() ||
+      port > 65535)
+    return wrong();
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  std::string service = std::to_string(port);
+  if (int rc =
+          ::getaddrinfo(host.empty() ? "0.0.0.0" : host.c_str(), service.c_str(), &hints, &found);
+      rc != 0)
+    return fail(fmt::format("--listen '{}': {}", text, ::gai_strerror(rc)), EINVAL);
+  CPtr<addrinfo, ::freeaddrinfo> owner(found);
+  ListenAddress where;
+  std::memcpy(&where.address, found->ai_addr, found->ai_addrlen);
+  where.size = found->ai_addrlen;
+  return where;
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where, Handler handler,
+                                                      void* context, unsigned idle_seconds) {
+  std::unique_ptr<HttpServer> server(new HttpServer);
+  server->handler_ = handler;
+  server->context_ = context;
+  const auto* address = reinterpret_cast<const sockaddr*>(&where.address);
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+  if (address->sa_family == AF_INET6)
+    flags |= MHD_USE_IPv6;
+  errno = 0;
+  server->daemon_.reset(MHD_start_daemon(
+      flags, 0, nullptr, nullptr, &Dispatch::answer, server.get(), MHD_OPTION_SOCK_ADDR, address,
+      MHD_OPTION_THREAD_POOL_SIZE, 2u, MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
+      MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END));
+  if (!server->daemon_)
+    return fail(Error::from_errno("listen on", format_address(address)));
+  const MHD_DaemonInfo* info =
+      MHD_get_daemon_info(server->daemon_.get(), MHD_DAEMON_INFO_LISTEN_FD);
+  sockaddr_storage bound{};
+  socklen_t size = sizeof bound;
+  if (info != nullptr &&
+      ::getsockname(info->listen_fd, reinterpret_cast<sockaddr*>(&bound), &size) == 0)
+    server->address_ = format_address(reinterpret_cast<const sockaddr*>(&bound));
+  else
+    server->address_ = format_address(address);
+  return server;
+}
+
+HttpServer::~HttpServer() = default;
+
+} // namespace opskit::cmd::kstat

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#include "serve.hpp"
+
+#include <csignal>
+#include <cstdio>
+
+#include <pthread.h>
+#include <sys/resource.h>
+
+#include <fmt/format.h>
+
+#include "cli_main.hpp"
+#include "http_server.hpp"
+#include "opskit/http_accept.hpp"
+#include "opskit/probes/scrape.hpp"
+
+namespace opskit::cmd::kstat {
+
+namespace {
+
+using counters::Scraper;
+
+constexpr std::string_view k_landing = R"(<!DOCTYPE html>
+<html><head><title>kstat</title></head>
+<body><h1>kstat</h1><p>Linux kernel counters for Prometheus: <a href="/metrics">/metrics</a>.</p>
+<p>See kstat(1) for the metric families and their labels.</p></body></html>
+)";
+
+Response answer(void* context, const Request& request) {
+  static const auto k_page = std::make_shared<const std::string>(k_landing);
+  static const auto k_missing = std::make_shared<const std::string>("not found: try /metrics\n");
+  if (request.path == "/metrics") {
+    bool open_metrics = accept_quality(request.accept, "application/openmetrics-text") >
+                        accept_quality(request.accept, "text/plain");
+    auto format = open_metrics ? TextFormat::openmetrics : TextFormat::prometheus;
+    return {200, content_type(format), static_cast<Scraper*>(context)->scrape(format)};
+  }
+  if (request.path == "/")
+    return {200, "text/html; charset=utf-8", k_page};
+  return {404, "text/plain; charset=utf-8", k_missing};
+}
+
+// Every source file stays open between scrapes: take all the descriptors the hard limit allows.
+void raise_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+// Blocks SIGTERM and SIGINT in this thread and every thread it starts, for wait_for_stop().
+sigset_t block_stop_signals() {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  return stop;
+}
+
+} // namespace
+
+int run_serve(const Options& options) {
+  auto where = parse_listen(options.listen);
+  if (!where) {
+    print_error("kstat", where.error().message());
+    return k_exit_usage;
+  }
+  raise_file_limit();
+  Scraper::Settings settings;
+  settings.names = options.names;
+  if (settings.names.empty())
+    settings.names.assign(counters::k_serve_defaults.begin(), counters::k_serve_defaults.end());
+  settings.timeout = std::chrono::duration_cast<Scraper::Clock::duration>(
+      std::chrono::duration<double>(options.scrape_timeout));
+  auto scraper = Scraper::open(counters::Namespace(options.proc_root), std::move(settings));
+  if (!scraper) {
+    print_error("kstat", scraper.error().message());
+    return k_exit_failure;
+  }
+  sigset_t stop = block_stop_signals();
+  auto server = HttpServer::start(*where, answer, scraper->get());
+  if (!server) {
+    print_error("kstat", server.error().message());
+    return k_exit_failure;
+  }
+  fmt::print("kstat: serving http://{}/metrics\n", (*server)->address());
+  std::fflush(stdout);
+  int signal = 0;
+  ::sigwait(&stop, &signal);
+  return k_exit_ok;
+}
+
+} // namespace opskit::cmd::kstat

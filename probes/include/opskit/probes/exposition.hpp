@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// kstat's names as Prometheus metric families, in node_exporter's conventions: base units
+// (seconds, bytes), "_total" on counters, labels for what varies
+// (cpu.0.user -> kstat_cpu_seconds_total{cpu="0",mode="user"}). The mapping is a table of name
+// patterns in exposition.cpp; a name no row covers still gets a legal family of its own.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "opskit/probes/counters.hpp"
+#include "opskit/prometheus.hpp"
+
+namespace opskit::counters {
+
+// Where one name goes: its family, its labels and the factor from kstat's unit to the family's.
+struct Mapping {
+  std::string family; // "kstat_disk_read_bytes_total"
+  std::vector<std::pair<std::string, std::string>> labels;
+  MetricType type = MetricType::gauge;
+  std::string help;
+  std::uint64_t multiply = 1; // sectors -> bytes: 512
+  double divide = 1;          // milliseconds -> seconds: 1000
+};
+
+// The mapping of a name, or nothing for text and for names left out on purpose (cpu.all.*, the
+// sum of the per-CPU lines, which PromQL's sum() gives).
+std::optional<Mapping> map_name(const Info& info);
+
+// A snapshot's entries grouped into families, made once per snapshot (after its first read,
+// when the kinds of /proc/sys entries are known) and rendered after every read.
+class Exposition {
+public:
+  explicit Exposition(const Snapshot& snapshot);
+
+  // Appends every family with the values of `snapshot`'s last read (the snapshot this was made
+  // from); entries that failed or hold text are left out, and a family left empty is not
+  // written. Does not end the body (append_end()).
+  void render(const Snapshot& snapshot, std::string& out, TextFormat format) const;
+
+  std::size_t family_count() const noexcept { return families_.size(); }
+
+private:
+  struct Member {
+    std::size_t entry;
+    std::string labels; // rendered: cpu="0",mode="user"
+    std::uint64_t multiply;
+    double divide;
+  };
+  struct Family {
+    std::string name;
+    MetricType type;
+    std::array<std::string, 2> headers; // "# HELP" and "# TYPE", by TextFormat
+    std::vector<Member> members;
+  };
+  std::vector<Family> families_;
+};
+
+} // namespace opskit::counters

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+//
+// kstat's names as Prometheus metric families. Prometheus's naming rules
+// (https://prometheus.io/docs/practices/naming/) ask for one family per kind of thing, a base
+// unit named in it, "_total" on counters and labels for what varies; node_exporter's collectors
+// (cpu_linux.go, meminfo.go, diskstats_linux.go, netstat_linux.go) fix the names dashboards
+// expect, and we follow them under the prefix "kstat_" with two departures: words are
+// snake_case throughout (promtool's linter rejects node_memory_MemTotal_bytes' camelCase:
+// ours is kstat_memory_mem_total_bytes), and counters end in "_total" where node_exporter's
+// vmstat and netstat families are untyped.
+//
+// The mapping is the table k_rules: a name pattern, the family stem, its labels and what to do
+// with the unit. The first row whose pattern matches wins, so specific rows come before general
+// ones and the /proc/sys roots, which hold vm.stats and net.snmp's prefixes, come last. A name
+// no row matches gets a family named after it, so a kernel's new counters are exported, legally,
+// before a row names them well.
+
+#include "opskit/probes/exposition.hpp"
+
+#include <array>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace opskit::counters {
+
+namespace {
+
+// What a row does with a name's unit.
+enum class Units : std::uint8_t {
+  base, // convert to the base unit (milliseconds -> seconds, sectors and KiB -> bytes), named
+  keep, // as the source counts it, not named (node_exporter's vmstat and sysctl families do so)
+};
+
+// A label's value is "$N", the Nth '*' of the pattern ("$0": the whole name), or literal text.
+struct Label {
+  std::string_view name;
+  std::string_view value;
+};
+
+struct Rule {
+  std::string_view pattern; // dotted; "*" matches one component, a last "**" the rest
+  std::string_view stem;    // the family name after "kstat_"; "$N" as snake_case; "": left out
+  std::array<Label, 2> labels = {};
+  Units units = Units::base;
+  std::string_view help = {}; // else the first name's description
+};
+
+constexpr std::string_view k_sysctl_help = "Numeric /proc/sys entries, by sysctl name";
+constexpr Label k_cpu{"cpu", "$1"};
+constexpr Label k_device{"device", "$1"};
+
+// clang-format off
+constexpr Rule k_rules[] = {
+    // /proc/stat
+    {"cpu.all.*", ""}, // the sum of the CPUs' lines: sum() them
+    {"cpu.*.guest", "cpu_guest", {k_cpu, {"mode", "user"}}, Units::base,
+     "Time the CPUs ran guests (included in mode user of kstat_cpu_seconds_total)"},
+    {"cpu.*.guest_nice", "cpu_guest", {k_cpu, {"mode", "nice"}}},
+    {"cpu.*.*", "cpu", {k_cpu, {"mode", "$2"}}, Units::base, "Time the CPUs spent in each mode"},
+    {"kern.ctxt", "context_switches"},
+    {"kern.forks", "forks"},
+    {"kern.intr", "intr"},
+    {"kern.softirq", "softirqs"},
+    {"kern.boottime", "boot_time"},
+    {"kern.procs_running", "procs_running"},
+    {"kern.procs_blocked", "procs_blocked"},
+    // /proc/loadavg
+    {"kern.loadavg.1", "load1"},
+    {"kern.loadavg.5", "load5"},
+    {"kern.loadavg.15", "load15"},
+    {"kern.loadavg.*", "loadavg_$1"},
+    // /proc/vmstat and /proc/meminfo
+    {"vm.stats.*", "vmstat_$1", {}, Units::keep},
+    {"vm.meminfo.*", "memory_$1"},
+    // /proc/net/{snmp,netstat,snmp6}: node_exporter's netstat collector reads all three
+    {"net.snmp.*.*", "netstat_$1_$2"},
+    {"net.netstat.*.*", "netstat_$1_$2"},
+    {"net.snmp6.*", "netstat_$1"},
+    // /proc/diskstats
+    {"disk.*.reads", "disk_reads_completed", {k_device}},
+    {"disk.*.reads_merged", "disk_reads_merged", {k_device}},
+    {"disk.*.read_sectors", "disk_read", {k_device}},
+    {"disk.*.read_ms", "disk_read_time", {k_device}},
+    {"disk.*.writes", "disk_writes_completed", {k_device}},
+    {"disk.*.writes_merged", "disk_writes_merged", {k_device}},
+    {"disk.*.write_sectors", "disk_written", {k_device}},
+    {"disk.*.write_ms", "disk_write_time", {k_device}},
+    {"disk.*.in_flight", "disk_io_now", {k_device}},
+    {"disk.*.io_ms", "disk_io_time", {k_device}},
+    {"disk.*.weighted_io_ms", "disk_io_time_weighted", {k_device}},
+    {"disk.*.discards", "disk_discards_completed", {k_device}},
+    {"disk.*.discards_merged", "disk_discards_merged", {k_device}},
+    {"disk.*.discard_sectors", "disk_discarded", {k_device}},
+    {"disk.*.discard_ms", "disk_discard_time", {k_device}},
+    {"disk.*.flushes", "disk_flush_requests", {k_device}},
+    {"disk.*.flush_ms", "disk_flush_requests_time", {k_device}},
+    {"disk.*.*", "disk_$2", {k_device}},
+    // /proc/<pid>/{stat,status,io}
+    {"proc.*.**", "process_$2", {{{"pid", "$1"}}}},
+    // /proc/sys, last: its roots hold the prefixes above
+    {"kernel.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"vm.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"fs.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"net.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"dev.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"user.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"abi.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"debug.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"crypto.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+    {"sunrpc.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
+};
+// clang-format on
+
+// Units that have a base unit, and the factor to it.
+struct BaseUnit {
+  std::string_view unit;
+  std::string_view base;
+  std::uint64_t multiply;
+  double divide;
+};
+constexpr BaseUnit k_base_units[] = {
+    {"seconds", "seconds", 1, 1}, {"milliseconds", "seconds", 1, 1000}, {"bytes", "bytes", 1, 1},
+    {"KiB", "bytes", 1024, 1},    {"sectors", "bytes", 512, 1},
+};
+
+const BaseUnit* base_unit(std::string_view unit) noexcept {
+  for (const auto& u : k_base_units)
+    if (u.unit == unit)
+      return &u;
+  return nullptr;
+}
+
+// The parts of `name` that `pattern`'s wildcards match, [0] being the whole name; nothing when
+// it does not match.
+std::optional<std::vector<std::string_view>> match(std::string_view pattern,
+                                                   std::string_view name) {
+  std::vector<std::string_view> captures{name};
+  std::size_t p = 0, n = 0;
+  for (;;) {
+    std::size_t p_end = std::min(pattern.find('.', p), pattern.size());
+    std::string_view want = pattern.substr(p, p_end - p);
+    if (n > name.size())
+      return std::nullopt;
+    if (want == "**") {
+      captures.push_back(name.substr(n));
+      return n < name.size() ? std::optional(std::move(captures)) : std::nullopt;
+    }
+    std::size_t n_end = std::min(name.find('.', n), name.size());
+    std::string_view got = name.substr(n, n_end - n);
+    if (want == "*")
+      captures.push_back(got);
+    else if (want != got)
+      return std::nullopt;
+    if (p_end == pattern.size() || n_end == name.size())
+      return p_end == pattern.size() && n_end == name.size() ? std::optional(std::move(captures))
+                                                             : std::nullopt;
+    p = p_end + 1;
+    n = n_end + 1;
+  }
+}
+
+// "$N" is capture N; anything else is itself.
+std::string_view label_value(std::string_view value, const std::vector<std::string_view>& caps) {
+  if (value.size() == 2 && value[0] == '$' && value[1] >= '0' && value[1] <= '9') {
+    auto i = static_cast<std::size_t>(value[1] - '0');
+    return i < caps.size() ? caps[i] : std::string_view{};
+  }
+  return value;
+}
+
+// The stem with each "$N" replaced by capture N in snake_case.
+std::string expand_stem(std::string_view stem, const std::vector<std::string_view>& caps) {
+  std::string out;
+  for (std::size_t i = 0; i < stem.size(); ++i) {
+    if (stem[i] == '$' && i + 1 < stem.size()) {
+      out += snake_case(label_value(stem.substr(i, 2), caps));
+      ++i;
+    } else {
+      out.push_back(stem[i]);
+    }
+  }
+  return out;
+}
+
+bool labelled(const Rule& rule, std::size_t capture) noexcept {
+  for (const auto& label : rule.labels)
+    if (label.value.size() == 2 && label.value[0] == '$' &&
+        static_cast<std::size_t>(label.value[1] - '0') == capture)
+      return true;
+  return false;
+}
+
+// `name` with the components its labels carry written as '*' ("proc.1.stat.utime" ->
+// "proc.*.stat.utime"), for the help of a family no description covers.
+std::string general_name(std::string_view name, const Rule& rule) {
+  std::string out;
+  std::size_t n = 0, capture = 0;
+  for (std::size_t p = 0; p <= rule.pattern.size() && n <= name.size();) {
+    std::size_t p_end = std::min(rule.pattern.find('.', p), rule.pattern.size());
+    std::size_t n_end = std::min(name.find('.', n), name.size());
+    std::string_view want = rule.pattern.substr(p, p_end - p);
+    if (!out.empty())
+      out.push_back('.');
+    if (want == "**")
+      return out.append(labelled(rule, ++capture) ? "*" : name.substr(n));
+    bool hidden = want == "*" && labelled(rule, ++capture);
+    out.append(hidden ? std::string_view("*") : name.substr(n, n_end - n));
+    p = p_end + 1;
+    n = n_end + 1;
+  }
+  return out;
+}
+
+const Rule* rule_for(std::string_view name, std::vector<std::string_view>& captures) {
+  for (const auto& rule : k_rules)
+    if (auto caps = match(rule.pattern, name)) {
+      captures = std::move(*caps);
+      return &rule;
+    }
+  return nullptr;
+}
+
+void name_units(Mapping& m, const Info& info, Units units) {
+  const BaseUnit* base = units == Units::base ? base_unit(info.unit) : nullptr;
+  if (base != nullptr) {
+    m.multiply = base->multiply;
+    m.divide = base->divide;
+    std::string suffix = fmt::format("_{}", base->base);
+    if (!m.family.ends_with(suffix))
+      m.family += suffix;
+  }
+  if (m.type == MetricType::counter && !m.family.ends_with("_total"))
+    m.family += "_total";
+  else if (m.type == MetricType::gauge && m.family.ends_with("_total")) // HugePages_Total
+    m.family.resize(m.family.size() - 6);
+}
+
+// A description with the unit its values are in, where the family's name does not say it.
+std::string help_with_unit(const Info& info, Units units, const Mapping& m) {
+  if (units == Units::keep && !info.unit.empty())
+    return fmt::format("{} ({})", info.description, info.unit);
+  if (m.multiply != 1 || m.divide != 1)
+    return fmt::format("{}, in {}", info.description, base_unit(info.unit)->base);
+  return info.description;
+}
+
+} // namespace
+
+std::optional<Mapping> map_name(const Info& info) {
+  if (info.kind == Kind::text)
+    return std::nullopt;
+  std::vector<std::string_view> caps{info.name};
+  static constexpr Rule k_generic{"**", "$0"};
+  const Rule* rule = rule_for(info.name, caps);
+  if (rule == nullptr)
+    rule = &k_generic;
+  if (rule->stem.empty())
+    return std::nullopt;
+  Mapping m;
+  m.family = "kstat_" + expand_stem(rule->stem, caps);
+  m.type = info.kind == Kind::counter ? MetricType::counter : MetricType::gauge;
+  for (const auto& label : rule->labels)
+    if (!label.name.empty())
+      m.labels.emplace_back(label.name, label_value(label.value, caps));
+  name_units(m, info, rule->units);
+  if (!rule->help.empty())
+    m.help = rule->help;
+  else if (!info.description.empty())
+    m.help = help_with_unit(info, rule->units, m);
+  else
+    m.help = fmt::format("kstat's {}", general_name(info.name, *rule));
+  return m;
+}
+
+Exposition::Exposition(const Snapshot& snapshot) {
+  std::unordered_map<std::string, std::size_t> by_name;
+  std::vector<std::unordered_set<std::string>> label_sets;
+  for (std::size_t i = 0; i < snapshot.size(); ++i) {
+    auto m = map_name(snapshot.info(i));
+    if (!m)
+      continue;
+    auto [it, fresh] = by_name.try_emplace(m->family, families_.size());
+    if (fresh) {
+      Family family{m->family, m->type, {}, {}};
+      for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
+        append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help, m->type,
+                      format);
+      families_.push_back(std::move(family));
+      label_sets.emplace_back();
+    }
+    Family& family = families_[it->second];
+    std::string labels;
+    for (const auto& [name, value] : m->labels)
+      append_label(labels, name, value);
+    // One sample per label set, of one type: a second (proc.self beside its pid) is left out.
+    if (family.type != m->type || !label_sets[it->second].insert(labels).second)
+      continue;
+    family.members.push_back(Member{i, std::move(labels), m->multiply, m->divide});
+  }
+}
+
+namespace {
+
+void append_value(std::string& out, const Value& value, std::uint64_t multiply, double divide) {
+  auto to = std::back_inserter(out);
+  if (const auto* u = std::get_if<std::uint64_t>(&value); u && divide == 1)
+    fmt::format_to(to, "{}", *u * multiply);
+  else if (const auto* s = std::get_if<std::int64_t>(&value); s && divide == 1)
+    fmt::format_to(to, "{}", *s * static_cast<std::int64_t>(multiply));
+  else if (auto number = as_number(value))
+    fmt::format_to(to, "{}", *number * static_cast<double>(multiply) / divide);
+}
+
+bool has_number(const Snapshot& snapshot, std::size_t i) {
+  return snapshot.error(i) == nullptr && !std::holds_alternative<std::string>(snapshot.value(i));
+}
+
+} // namespace
+
+void Exposition::render(const Snapshot& snapshot, std::string& out, TextFormat format) const {
+  std::string value;
+  for (const auto& family : families_) {
+    bool started = false;
+    for (const auto& member : family.members) {
+      if (!has_number(snapshot, member.entry))
+        continue;
+      if (!started)
+        out.append(family.headers[static_cast<std::size_t>(format)]);
+      started = true;
+      value.clear();
+      append_value(value, snapshot.value(member.entry), member.multiply, member.divide);
+      append_sample(out, family.name, member.labels, value);
+    }
+  }
+}
+
+} // namespace opskit::counters

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "opskit/probes/scrape.hpp"
+
+#include <fmt/format.h>
+
+namespace opskit::counters {
+
+namespace {
+
+// A snapshot read once, so that its /proc/sys entries know their kind.
+Result<Snapshot> read_snapshot(const Namespace& ns, std::span<const std::string> names,
+                               Scraper::Clock::time_point deadline, std::size_t& failures) {
+  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(names));
+  failures = snapshot.read(deadline);
+  return snapshot;
+}
+
+} // namespace
+
+Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) {
+  std::size_t failures = 0;
+  OPSKIT_TRY_ASSIGN(auto snapshot,
+                    read_snapshot(ns, settings.names, Clock::now() + settings.timeout, failures));
+  std::unique_ptr<Scraper> scraper(
+      new Scraper(std::move(ns), std::move(settings), std::move(snapshot)));
+  scraper->baseline_failures_ = failures;
+  return scraper;
+}
+
+Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot)
+    : ns_(std::move(ns)), settings_(std::move(settings)), snapshot_(std::move(snapshot)),
+      exposition_(snapshot_), resolved_at_(Clock::now()) {}
+
+Scraper::Body Scraper::scrape(TextFormat format) {
+  auto arrived = Clock::now();
+  std::lock_guard lock(mutex_);
+  auto& body = bodies_[static_cast<std::size_t>(format)];
+  if (read_at_ >= arrived && body)
+    return body;
+  if (read_at_ < arrived) {
+    read_at_ = Clock::now();
+    bodies_ = {};
+    read(read_at_ + settings_.timeout);
+  }
+  body = std::make_shared<const std::string>(render(format, Clock::now() - read_at_));
+  last_size_ = body->size();
+  return body;
+}
+
+void Scraper::read(Clock::time_point deadline) {
+  std::size_t failures = snapshot_.read(deadline);
+  auto now = Clock::now();
+  bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
+  if (went || now - resolved_at_ >= settings_.resolve_interval)
+    resolve(deadline);
+}
+
+void Scraper::resolve(Clock::time_point deadline) {
+  std::size_t failures = 0;
+  auto fresh = read_snapshot(ns_, settings_.names, deadline, failures);
+  resolved_at_ = Clock::now();
+  if (!fresh) // every name has gone: keep serving what failed, and its errors
+    return;
+  snapshot_ = std::move(*fresh);
+  exposition_ = Exposition(snapshot_);
+  baseline_failures_ = failures;
+}
+
+std::string Scraper::render(TextFormat format, Clock::duration took) const {
+  std::string out;
+  out.reserve(last_size_ + last_size_ / 8);
+  exposition_.render(snapshot_, out, format);
+  auto failed = snapshot_.source_errors();
+  if (!failed.empty()) {
+    append_family(out, "kstat_scrape_error",
+                  "1 for each source file that could not be read in this scrape", MetricType::gauge,
+                  format);
+    for (const auto& [path, error] : failed) {
+      std::string labels;
+      append_label(labels, "source", path);
+      append_sample(out, "kstat_scrape_error", labels, "1");
+    }
+  }
+  append_family(out, "kstat_scrape_duration_seconds", "Time this scrape took to read its sources",
+                MetricType::gauge, format);
+  append_sample(out, "kstat_scrape_duration_seconds", "",
+                fmt::format("{:.6f}", std::chrono::duration<double>(took).count()));
+  append_end(out, format);
+  return out;
+}
+
+} // namespace opskit::counters

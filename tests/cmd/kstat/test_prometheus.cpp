@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// `kstat serve` beside the real thing: Debian's Prometheus scraping it every second, and
+// node_exporter reading the same counters.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "daemon.hpp"
+#include "net.hpp"
+#include "serve.hpp"
+
+using namespace opskit::test;
+
+namespace {
+
+// Prometheus scraping `target` ("127.0.0.1:port") every second, its storage in `dir`.
+struct Prometheus : Daemon {
+  static std::vector<std::string> argv(const TempDir& dir, const std::string& target, int port) {
+    std::ofstream(dir / "prometheus.yml")
+        << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+           "scrape_configs:\n  - job_name: kstat\n    static_configs:\n"
+           "      - targets: ['"
+        << target << "']\n";
+    return {"prometheus", "--config.file=" + dir / "prometheus.yml",
+            "--storage.tsdb.path=" + dir / "data",
+            "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=error"};
+  }
+  Prometheus(const TempDir& dir, const std::string& target, int port = free_port())
+      : Daemon(argv(dir, target, port), port) {}
+
+  // The value of an instant query that gives one sample, or nothing while it gives none.
+  std::optional<double> query(const std::string& promql) const {
+    auto r = run({"curl", "-s", "--max-time", "10", url("/api/v1/query"), "--data-urlencode",
+                  "query=" + promql});
+    auto json = nlohmann::json::parse(r.out, nullptr, false);
+    if (json.is_discarded() || json["status"] != "success" || json["data"]["result"].empty())
+      return std::nullopt;
+    return std::stod(json["data"]["result"][0]["value"][1].get<std::string>());
+  }
+
+  // Polls `promql` until `done` holds for its value (at most 15 s); the last value.
+  template <class Done>
+  std::optional<double> wait_for(const std::string& promql, Done done) const {
+    std::optional<double> value;
+    for (int i = 0; i < 60; ++i) {
+      value = query(promql);
+      if (value && done(*value))
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    return value;
+  }
+};
+
+std::string host_port(const KstatServe& serve) {
+  std::string url = serve.url();
+  return url.substr(7, url.find('/', 7) - 7);
+}
+
+// Forks `n` children that exit at once, and reaps them.
+void fork_children(int n) {
+  for (int i = 0; i < n; ++i) {
+    pid_t pid = ::fork();
+    if (pid == 0)
+      ::_exit(0);
+    REQUIRE(pid > 0);
+    ::waitpid(pid, nullptr, 0);
+  }
+}
+
+} // namespace
+
+TEST_CASE("kstat serve: Prometheus scrapes it, CPU seconds add up, forks are counted",
+          "[kstat][serve][prometheus]") {
+  if (!have_program("prometheus"))
+    FAIL("prometheus is needed (scripts/dev installs it)");
+  KstatServe serve({"cpu", "kern"});
+  TempDir dir;
+  Prometheus prometheus(dir, host_port(serve));
+  auto up = prometheus.wait_for("up{job=\"kstat\"}", [](double v) { return v == 1; });
+  REQUIRE(up == 1);
+
+  auto forks_before = prometheus.wait_for("kstat_forks_total", [](double) { return true; });
+  REQUIRE(forks_before);
+  fork_children(300);
+  auto forks_after =
+      prometheus.wait_for("kstat_forks_total", [&](double v) { return v >= *forks_before + 300; });
+  CHECK(forks_after >= *forks_before + 300);
+
+  double cpus = static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
+  auto busy = prometheus.wait_for("sum(rate(kstat_cpu_seconds_total[5s]))",
+                                  [&](double v) { return std::abs(v - cpus) < 0.15 * cpus; });
+  REQUIRE(busy);
+  CHECK(*busy == Approx(cpus).epsilon(0.15));
+}
+
+TEST_CASE("kstat serve and node_exporter agree on the families both expose",
+          "[kstat][serve][node_exporter]") {
+  if (!have_program("prometheus-node-exporter"))
+    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
+  KstatServe serve({});
+  int port = free_port();
+  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--collector.disable-defaults", "--collector.cpu", "--collector.meminfo",
+               "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
+               "--collector.vmstat", "--collector.stat"},
+              port);
+  auto started = std::chrono::steady_clock::now();
+  auto theirs = samples(http_get(node.url("/metrics")).body);
+  auto ours = samples(http_get(serve.url()).body);
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  // Counters read later are larger by what happened in between; levels agree within a margin.
+  auto later = [&](const std::string& node_series, const std::string& kstat_series, double most) {
+    INFO(node_series << " vs " << kstat_series);
+    REQUIRE(theirs.count(node_series) == 1);
+    REQUIRE(ours.count(kstat_series) == 1);
+    CHECK(ours[kstat_series] >= theirs[node_series] - 0.02); // node rounds ticks to 10 ms too
+    CHECK(ours[kstat_series] - theirs[node_series] <= most);
+  };
+  auto near = [&](const std::string& node_series, const std::string& kstat_series, double margin) {
+    INFO(node_series << " vs " << kstat_series);
+    REQUIRE(theirs.count(node_series) == 1);
+    REQUIRE(ours.count(kstat_series) == 1);
+    CHECK(std::abs(ours[kstat_series] - theirs[node_series]) <= margin);
+  };
+  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = 0; cpu < cpus; ++cpu)
+    for (std::string mode : {"user", "system", "idle", "iowait", "softirq"}) {
+      std::string labels = "{cpu=\"" + std::to_string(cpu) + "\",mode=\"" + mode + "\"}";
+      later("node_cpu_seconds_total" + labels, "kstat_cpu_seconds_total" + labels, elapsed + 0.05);
+    }
+  later("node_context_switches_total", "kstat_context_switches_total", 1e6 * (elapsed + 1));
+  later("node_forks_total", "kstat_forks_total", 1e4 * (elapsed + 1));
+  near("node_boot_time_seconds", "kstat_boot_time_seconds", 1);
+  near("node_memory_MemTotal_bytes", "kstat_memory_mem_total_bytes", 0);
+  near("node_memory_SwapTotal_bytes", "kstat_memory_swap_total_bytes", 0);
+  near("node_memory_MemAvailable_bytes", "kstat_memory_mem_available_bytes", 256 << 20);
+  near("node_load1", "kstat_load1", 1);
+  later("node_vmstat_pgfault", "kstat_vmstat_pgfault_total", 1e7 * (elapsed + 1));
+  later("node_vmstat_pgpgin", "kstat_vmstat_pgpgin_total", 1e7 * (elapsed + 1));
+  later("node_netstat_Tcp_ActiveOpens", "kstat_netstat_tcp_active_opens_total", 1e4);
+  later("node_netstat_Tcp_InSegs", "kstat_netstat_tcp_in_segs_total", 1e6);
+  int disks = 0;
+  for (const auto& [series, value] : theirs)
+    if (series.starts_with("node_disk_read_bytes_total{")) {
+      std::string labels = series.substr(series.find('{'));
+      later(series, "kstat_disk_read_bytes_total" + labels, 4e9 * (elapsed + 1));
+      later("node_disk_written_bytes_total" + labels, "kstat_disk_written_bytes_total" + labels,
+            4e9 * (elapsed + 1));
+      later("node_disk_io_time_seconds_total" + labels, "kstat_disk_io_time_seconds_total" + labels,
+            elapsed + 0.01);
+      ++disks;
+    }
+  CHECK(disks > 0);
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+// `kstat serve` over HTTP: formats, compression, its pages, and what bad clients and sources do.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "opskit/handle.hpp"
+#include "serve.hpp"
+
+using namespace opskit::test;
+
+namespace {
+
+const std::string k_data = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+
+// The resident set of process `pid`, in KiB.
+long rss_kib(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("VmRSS:"))
+      return std::stol(line.substr(6));
+  return -1;
+}
+
+// A connection to `address` ("127.0.0.1:port") that sends nothing.
+opskit::UniqueFd silent_connection(const std::string& address) {
+  opskit::UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port =
+      htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.find(':') + 1))));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
+} // namespace
+
+TEST_CASE("kstat serve: /metrics in the 0.0.4 text format, families with labels",
+          "[kstat][serve]") {
+  KstatServe serve({});
+  auto reply = http_get(serve.url());
+  CHECK(reply.status == 200);
+  CHECK(reply.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8");
+  CHECK(reply.body.find("# TYPE kstat_cpu_seconds_total counter\n") != std::string::npos);
+  CHECK(reply.body.find("kstat_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} ") != std::string::npos);
+  CHECK(reply.body.find("# TYPE kstat_memory_mem_total_bytes gauge\n") != std::string::npos);
+  CHECK(reply.body.find("# TYPE kstat_vmstat_pgfault_total counter\n") != std::string::npos);
+  CHECK(reply.body.find("kstat_scrape_duration_seconds ") != std::string::npos);
+  CHECK(reply.body.find("cpu=\"all\"") == std::string::npos);
+  CHECK(serve.stop() == 0);
+}
+
+TEST_CASE("kstat serve: a full scrape passes promtool check metrics", "[kstat][serve]") {
+  KstatServe serve({});
+  auto check = promtool_check(http_get(serve.url()).body);
+  CHECK(check.out + check.err == "");
+  CHECK(check.exit_status == 0);
+}
+
+TEST_CASE("kstat read --prometheus: the /proc/sys tree and every source pass promtool",
+          "[kstat][serve]") {
+  auto r = run(
+      {tool("kstat"), "read", "--prometheus", "kernel", "vm", "fs", "net", "cpu", "kern", "disk"});
+  CHECK(r.out.find("kstat_sysctl{name=\"vm.swappiness\"} ") != std::string::npos);
+  auto check = promtool_check(r.out);
+  CHECK(check.out + check.err == "");
+  CHECK(check.exit_status == 0);
+}
+
+TEST_CASE("kstat serve: OpenMetrics when Accept asks for it, gzip when accepted",
+          "[kstat][serve]") {
+  KstatServe serve({"cpu", "vm.meminfo"});
+  auto om = http_get(serve.url(), {"Accept: application/openmetrics-text;version=1.0.0,"
+                                   "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"});
+  CHECK(om.headers["content-type"].starts_with("application/openmetrics-text; version=1.0.0"));
+  CHECK(om.body.find("# TYPE kstat_cpu_seconds counter\nkstat_cpu_seconds_total{") !=
+        std::string::npos);
+  CHECK(om.body.ends_with("# EOF\n"));
+  auto zipped = http_get(serve.url(), {"Accept-Encoding: gzip"});
+  CHECK(zipped.headers["content-encoding"] == "gzip");
+  auto unzipped = run({"gzip", "-dc"}, zipped.body);
+  CHECK(unzipped.exit_status == 0);
+  CHECK(unzipped.out.find("kstat_memory_mem_total_bytes ") != std::string::npos);
+  CHECK(http_get(serve.url()).headers.count("content-encoding") == 0);
+}
+
+TEST_CASE("kstat serve: / links to /metrics, other paths are 404, POST is refused",
+          "[kstat][serve]") {
+  KstatServe serve({"kern.loadavg"});
+  auto page = http_get(serve.url("/"));
+  CHECK(page.status == 200);
+  CHECK(page.body.find("<a href=\"/metrics\">") != std::string::npos);
+  CHECK(http_get(serve.url("/nothing")).status == 404);
+  auto post =
+      run({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", serve.url()});
+  CHECK(post.out == "405");
+}
+
+TEST_CASE("kstat serve: clients that never send and 200 scrapes at once do not stop it",
+          "[kstat][serve]") {
+  KstatServe serve({});
+  std::vector<opskit::UniqueFd> silent;
+  for (int i = 0; i < 50; ++i)
+    silent.push_back(silent_connection(serve.url().substr(7, serve.url().find('/', 7) - 7)));
+  CHECK(http_get(serve.url()).status == 200);
+  long before = rss_kib(serve.pid());
+  std::vector<std::string> argv{"curl",       "-s", "--parallel", "--parallel-max", "200",
+                                "--max-time", "60", "-w",         "%{http_code}\\n"};
+  for (int i = 0; i < 200; ++i) {
+    argv.push_back(serve.url());
+    argv.push_back("-o");
+    argv.push_back("/dev/null");
+  }
+  auto burst = run(argv);
+  CHECK(std::count(burst.out.begin(), burst.out.end(), '\n') == 200);
+  CHECK(burst.out.find_first_not_of("200\n") == std::string::npos);
+#ifndef OPSKIT_SANITIZED // AddressSanitizer keeps freed memory in quarantine, by design
+  CHECK(rss_kib(serve.pid()) < before + 32 * 1024);
+#else
+  CHECK(before > 0);
+#endif
+  CHECK(http_get(serve.url()).status == 200);
+  CHECK(serve.stop(SIGINT) == 0);
+}
+
+TEST_CASE("kstat serve: a FIFO where a file should be is a scrape error, not a hang",
+          "[kstat][serve]") {
+  TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  std::filesystem::create_directory(root / "4242");
+  std::ofstream(root / "4242/stat") << "4242 (stuck) S 1 4242 4242 0 -1 4194560 90 0 0 0 1 2 0 0 "
+                                       "20 0 1 0 100 1000000 200 18446744073709551615\n";
+  std::ofstream(root / "4242/status") << "Name:\tstuck\nThreads:\t1\n";
+  REQUIRE(::mkfifo((root / "4242/io").c_str(), 0644) == 0);
+  KstatServe serve({"--proc-root", root.path(), "proc.4242", "kern.loadavg"});
+  auto reply = http_get(serve.url());
+  CHECK(reply.status == 200);
+  CHECK(reply.body.find("kstat_scrape_error{source=\"" + root.path() + "/4242/io\"} 1\n") !=
+        std::string::npos);
+  CHECK(reply.body.find("kstat_process_stat_ppid{pid=\"4242\"} 1\n") != std::string::npos);
+  CHECK(reply.body.find("kstat_load1 0.81\n") != std::string::npos);
+  CHECK(reply.body.find("io_rchar") == std::string::npos);
+}
+
+TEST_CASE("kstat serve: a bad --listen or name is one error line, and no server",
+          "[kstat][serve]") {
+  auto bad = run({tool("kstat"), "serve", "--listen", "localhost"});
+  CHECK(bad.exit_status == 2);
+  CHECK(bad.err == "kstat: error: --listen 'localhost': expected HOST:PORT\n");
+  auto unknown = run({tool("kstat"), "serve", "--listen", "127.0.0.1:0", "vm.stat"});
+  CHECK(unknown.exit_status == 1);
+  CHECK(unknown.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// kstat's names as Prometheus families, on the copied /proc of tests/data/proc-basic.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "opskit/probes/exposition.hpp"
+#include "opskit/probes/scrape.hpp"
+
+using namespace opskit::counters;
+using opskit::MetricType;
+using opskit::TextFormat;
+
+namespace {
+
+const std::string k_root = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+
+std::string render(std::vector<std::string> names) {
+  auto snapshot = Namespace(k_root).snapshot(names);
+  REQUIRE(snapshot);
+  snapshot->read();
+  std::string out;
+  Exposition(*snapshot).render(*snapshot, out, TextFormat::prometheus);
+  return out;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos || text.starts_with(line + "\n");
+}
+
+} // namespace
+
+TEST_CASE("exposition: CPU ticks are seconds by cpu and mode, without the sum",
+          "[counters][exposition]") {
+  auto out = render({"cpu"});
+  CHECK(has_line(out, "# HELP kstat_cpu_seconds_total Time the CPUs spent in each mode\n"
+                      "# TYPE kstat_cpu_seconds_total counter"));
+  CHECK(has_line(out, "kstat_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 150"));
+  CHECK(has_line(out, "kstat_cpu_guest_seconds_total{cpu=\"0\",mode=\"user\"} 0"));
+  CHECK(out.find("cpu=\"all\"") == std::string::npos);
+  CHECK(out.find("# TYPE kstat_cpu_seconds_total") == out.rfind("# TYPE kstat_cpu_seconds_total"));
+}
+
+TEST_CASE("exposition: disk sectors are bytes and milliseconds seconds, by device",
+          "[counters][exposition]") {
+  auto out = render({"disk.vda"});
+  CHECK(has_line(out, "kstat_disk_read_bytes_total{device=\"vda\"} 295626752"));
+  CHECK(has_line(out, "kstat_disk_read_time_seconds_total{device=\"vda\"} 3.364"));
+  CHECK(has_line(out, "kstat_disk_reads_completed_total{device=\"vda\"} 7051"));
+  CHECK(has_line(out, "# TYPE kstat_disk_io_now gauge"));
+}
+
+TEST_CASE("exposition: /proc/sys numbers are one family labelled by name, text left out",
+          "[counters][exposition]") {
+  auto out = render({"vm.swappiness", "net.ipv4.conf.eth0/100.rp_filter", "kernel.ostype"});
+  CHECK(has_line(out, "kstat_sysctl{name=\"vm.swappiness\"} 60"));
+  CHECK(has_line(out, "kstat_sysctl{name=\"net.ipv4.conf.eth0/100.rp_filter\"} 0"));
+  CHECK(out.find("ostype") == std::string::npos);
+}
+
+TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
+          "[counters][exposition]") {
+  auto name = [](std::string n, Kind kind, std::string unit = "") {
+    auto m = map_name(Info{std::move(n), kind, std::move(unit), {}});
+    REQUIRE(m);
+    return m->family;
+  };
+  CHECK(name("vm.stats.pgfault", Kind::counter, "faults") == "kstat_vmstat_pgfault_total");
+  CHECK(name("vm.stats.pgpgin", Kind::counter, "KiB") == "kstat_vmstat_pgpgin_total");
+  CHECK(name("vm.meminfo.MemTotal", Kind::gauge, "bytes") == "kstat_memory_mem_total_bytes");
+  CHECK(name("net.snmp.Tcp.ActiveOpens", Kind::counter) == "kstat_netstat_tcp_active_opens_total");
+  CHECK(name("net.snmp.Tcp.RtoMin", Kind::gauge, "milliseconds") ==
+        "kstat_netstat_tcp_rto_min_seconds");
+  CHECK(name("kern.loadavg.1", Kind::gauge) == "kstat_load1");
+  CHECK(name("kern.boottime", Kind::gauge, "seconds") == "kstat_boot_time_seconds");
+  CHECK(name("proc.1.stat.utime", Kind::counter, "seconds") ==
+        "kstat_process_stat_utime_seconds_total");
+  // No row: a family of its own, still legal.
+  CHECK(name("kern.pressure.cpu.some.total", Kind::counter, "milliseconds") ==
+        "kstat_kern_pressure_cpu_some_total_seconds_total");
+  CHECK(!map_name(Info{"cpu.all.user", Kind::counter, "seconds", {}}));
+  CHECK(!map_name(Info{"kernel.ostype", Kind::text, "", {}}));
+  auto pid = map_name(Info{"proc.42.io.rchar", Kind::counter, "bytes", {}});
+  REQUIRE(pid);
+  CHECK(pid->labels == std::vector<std::pair<std::string, std::string>>{{"pid", "42"}});
+  CHECK(pid->type == MetricType::counter);
+  CHECK(pid->help == "kstat's proc.*.io.rchar");
+}
+
+TEST_CASE("scraper: a scrape past its deadline reads no more sources and names them",
+          "[counters][exposition]") {
+  std::vector<std::string> names{"kern.loadavg", "vm.stats"};
+  auto none = Scraper::open(Namespace(k_root), {names, Scraper::Clock::duration::zero()});
+  REQUIRE(none);
+  auto late = (*none)->scrape(TextFormat::prometheus);
+  CHECK(late->find("kstat_load1") == std::string::npos);
+  CHECK(late->find("kstat_scrape_error{source=\"" + k_root + "/loadavg\"} 1\n") !=
+        std::string::npos);
+  CHECK(late->find("kstat_scrape_error{source=\"" + k_root + "/vmstat\"} 1\n") !=
+        std::string::npos);
+  auto all = Scraper::open(Namespace(k_root), {names, std::chrono::hours(1)});
+  REQUIRE(all);
+  auto body = (*all)->scrape(TextFormat::openmetrics);
+  CHECK(body->find("kstat_load1 0.81\n") != std::string::npos);
+  CHECK(body->find("kstat_scrape_error") == std::string::npos);
+  CHECK(body->ends_with("# EOF\n"));
+}

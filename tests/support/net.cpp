@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#include "net.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <thread>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "opskit/handle.hpp"
+
+namespace opskit::test {
+
+namespace {
+
+sockaddr_in loopback(int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return addr;
+}
+
+bool accepts(int port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr = loopback(port);
+  return ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+}
+
+} // namespace
+
+// A port the kernel just handed out and took back: free unless someone races us for it.
+int free_port() {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr = loopback(0);
+  socklen_t size = sizeof addr;
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &size) != 0)
+    throw std::runtime_error("cannot find a free port");
+  return ntohs(addr.sin_port);
+}
+
+bool wait_for_port(int port) {
+  for (int i = 0; i < 400; ++i) {
+    if (accepts(port))
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return false;
+}
+
+} // namespace opskit::test

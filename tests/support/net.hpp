@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Ports on 127.0.0.1 for the servers tests start.
+
+namespace opskit::test {
+
+// A port on 127.0.0.1 free a moment ago, for a server the test starts.
+int free_port();
+// Whether something accepts connections on 127.0.0.1:`port`; waits up to 10 s for it.
+bool wait_for_port(int port);
+
+} // namespace opskit::test
