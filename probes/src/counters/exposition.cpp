@@ -100,6 +100,30 @@ constexpr Rule k_rules[] = {
     {"disk.*.*", "disk_$2", {k_device}},
     // /proc/<pid>/{stat,status,io}
     {"proc.*.**", "process_$2", {{{"pid", "$1"}}}},
+    // /proc/pressure/{cpu,memory,io}: node_exporter's pressure collector has the totals only
+    {"kern.pressure.*.*.total", "pressure", {{{"resource", "$1"}, {"kind", "$2"}}}},
+    {"kern.pressure.*.*.*", "pressure_$3", {{{"resource", "$1"}, {"kind", "$2"}}}, Units::keep},
+    // /proc/softirqs, /proc/interrupts, /proc/sys/fs/file-nr
+    {"kern.softirqs.*.all", ""}, // the sum of the CPUs: sum() them
+    {"kern.softirqs.*.*", "softirqs_functions", {{{"type", "$1"}, {"cpu", "$2"}}}, Units::keep},
+    {"kern.interrupts.*", "interrupts", {{{"irq", "$1"}}}, Units::keep},
+    {"kern.openfiles", "filefd_allocated", {}, Units::keep},
+    {"kern.maxfiles", "filefd_maximum", {}, Units::keep},
+    // /proc/net/dev and /sys/class/net/<iface>/statistics
+    {"net.dev.*.rx_bytes", "network_receive_bytes", {k_device}},
+    {"net.dev.*.rx_packets", "network_receive_packets", {k_device}, Units::keep},
+    {"net.dev.*.rx_errors", "network_receive_errs", {k_device}, Units::keep},
+    {"net.dev.*.rx_dropped", "network_receive_drop", {k_device}, Units::keep},
+    {"net.dev.*.tx_bytes", "network_transmit_bytes", {k_device}},
+    {"net.dev.*.tx_packets", "network_transmit_packets", {k_device}, Units::keep},
+    {"net.dev.*.tx_errors", "network_transmit_errs", {k_device}, Units::keep},
+    {"net.dev.*.tx_dropped", "network_transmit_drop", {k_device}, Units::keep},
+    {"net.dev.*.*", "network_$2", {k_device}, Units::keep},
+    // statfs of each mount point
+    {"fs.mount.*.size", "filesystem_size", {{{"mountpoint", "$1"}}}},
+    {"fs.mount.*.free", "filesystem_free", {{{"mountpoint", "$1"}}}},
+    {"fs.mount.*.avail", "filesystem_avail", {{{"mountpoint", "$1"}}}},
+    {"fs.mount.*.*", "filesystem_$2", {{{"mountpoint", "$1"}}}, Units::keep},
     // /proc/sys, last: its roots hold the prefixes above
     {"kernel.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
     {"vm.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
@@ -122,8 +146,9 @@ struct BaseUnit {
   double divide;
 };
 constexpr BaseUnit k_base_units[] = {
-    {"seconds", "seconds", 1, 1}, {"milliseconds", "seconds", 1, 1000}, {"bytes", "bytes", 1, 1},
-    {"KiB", "bytes", 1024, 1},    {"sectors", "bytes", 512, 1},
+    {"seconds", "seconds", 1, 1},        {"milliseconds", "seconds", 1, 1000},
+    {"microseconds", "seconds", 1, 1e6}, {"bytes", "bytes", 1, 1},
+    {"KiB", "bytes", 1024, 1},           {"sectors", "bytes", 512, 1},
 };
 
 const BaseUnit* base_unit(std::string_view unit) noexcept {

@@ -59,6 +59,18 @@ TEST_CASE("exposition: /proc/sys numbers are one family labelled by name, text l
   CHECK(out.find("ostype") == std::string::npos);
 }
 
+TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by type and cpu",
+          "[counters][exposition]") {
+  auto out = render({"kern.pressure.io", "net.dev.lo", "kern.softirqs.TIMER"});
+  CHECK(has_line(out, "kstat_pressure_seconds_total{resource=\"io\",kind=\"some\"} 498.961726"));
+  CHECK(has_line(out, "kstat_pressure_avg10{resource=\"io\",kind=\"full\"} 0.5"));
+  CHECK(has_line(out, "kstat_network_receive_bytes_total{device=\"lo\"} 63164848253"));
+  CHECK(has_line(out, "kstat_network_transmit_packets_total{device=\"lo\"} 3340808"));
+  CHECK(has_line(out, "kstat_softirqs_functions_total{type=\"TIMER\",cpu=\"1\"} 771106"));
+  CHECK(out.find("cpu=\"all\"") == std::string::npos);
+  CHECK(out.find("sysctl") == std::string::npos);
+}
+
 TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
           "[counters][exposition]") {
   auto name = [](std::string n, Kind kind, std::string unit = "") {
@@ -77,8 +89,8 @@ TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
   CHECK(name("proc.1.stat.utime", Kind::counter, "seconds") ==
         "kstat_process_stat_utime_seconds_total");
   // No row: a family of its own, still legal.
-  CHECK(name("kern.pressure.cpu.some.total", Kind::counter, "milliseconds") ==
-        "kstat_kern_pressure_cpu_some_total_seconds_total");
+  CHECK(name("kern.new_counter.x", Kind::counter, "milliseconds") ==
+        "kstat_kern_new_counter_x_seconds_total");
   CHECK(!map_name(Info{"cpu.all.user", Kind::counter, "seconds", {}}));
   CHECK(!map_name(Info{"kernel.ostype", Kind::text, "", {}}));
   auto pid = map_name(Info{"proc.42.io.rchar", Kind::counter, "bytes", {}});
