@@ -45,6 +45,18 @@ void check_bucket_holds(const Published& p, const S3rver& s3, const std::string&
   }
 }
 
+// dnf with the publication's x86_64 repository under `prefix` of the bucket, signed, and its
+// metadata fetched, which must succeed.
+IsolatedDnf bucket_dnf(const Published& p, const S3rver& s3, const std::string& prefix) {
+  IsolatedDnf dnf(p.dir / "dnf");
+  dnf.add_repo("pkgcloud", object_url(s3, prefix, "rpm/el/9/x86_64"), p.repo + "/public/gpg.key",
+               true);
+  auto cache = dnf({"makecache"});
+  INFO(cache.out << cache.err);
+  REQUIRE(cache.exit_status == 0);
+  return dnf;
+}
+
 std::size_t count_faults(const std::vector<nlohmann::json>& requests, const std::string& fault) {
   return std::count_if(requests.begin(), requests.end(),
                        [&](const nlohmann::json& r) { return r.value("fault", "") == fault; });
@@ -167,12 +179,7 @@ TEST_CASE("publish: a file that always fails ends the publish in one line naming
   CHECK(apt({"install", "-y", "--download-only", "delta"}).exit_status != 0);
   // dnf's repository, whose repomd.xml went in the failed publish's last batch, is whole: the
   // old one or the new one.
-  IsolatedDnf dnf(p.dir / "dnf");
-  dnf.add_repo("pkgcloud", s3.url() + "/" + k_bucket + "/f/rpm/el/9/x86_64",
-               p.repo + "/public/gpg.key", true);
-  auto cache = dnf({"makecache"});
-  INFO(cache.out << cache.err);
-  CHECK(cache.exit_status == 0);
+  auto dnf = bucket_dnf(p, s3, "f");
 
   auto finished = p.publish(s3_via("f", s3.url()));
   CHECK_FALSE(finished["uploaded"].empty());
@@ -202,12 +209,7 @@ TEST_CASE("publish: one that fails at repomd.xml puts the previous dnf signature
     CHECK(failed.err.find("repodata/repomd.xml: HTTP 500") != std::string::npos);
   }
   CHECK(fetch(object_url(s3, "r", "rpm/el/9/x86_64/repodata/repomd.xml.asc")) == signature);
-  IsolatedDnf dnf(p.dir / "dnf");
-  dnf.add_repo("pkgcloud", s3.url() + "/" + k_bucket + "/r/rpm/el/9/x86_64",
-               p.repo + "/public/gpg.key", true);
-  auto cache = dnf({"makecache"});
-  INFO(cache.out << cache.err);
-  REQUIRE(cache.exit_status == 0);
+  auto dnf = bucket_dnf(p, s3, "r");
   CHECK(dnf.all("%{name}").find("rworld") == std::string::npos);
 
   p.publish(s3_via("r", s3.url()));
