@@ -24,13 +24,15 @@ sockaddr_in loopback(int port) {
   return addr;
 }
 
-bool accepts(int port) {
+} // namespace
+
+UniqueFd connect_loopback(int port) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in addr = loopback(port);
-  return ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    return UniqueFd();
+  return fd;
 }
-
-} // namespace
 
 // A port the kernel just handed out and took back: free unless someone races us for it.
 int free_port() {
@@ -45,7 +47,7 @@ int free_port() {
 
 bool wait_for_port(int port) {
   for (int i = 0; i < 400; ++i) {
-    if (accepts(port))
+    if (connect_loopback(port))
       return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }

@@ -56,6 +56,7 @@ public:
   std::string url(const std::string& path = "/metrics") const {
     return "http://" + address_ + path;
   }
+  int port() const { return std::stoi(address_.substr(address_.find(':') + 1)); }
   int pid() const noexcept { return pid_; }
 
   // Sends `signal` and returns the exit status (128+N when the signal killed it).

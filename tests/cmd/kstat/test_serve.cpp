@@ -5,11 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "net.hpp"
 #include "opskit/handle.hpp"
 #include "serve.hpp"
 
@@ -26,18 +24,6 @@ long rss_kib(int pid) {
     if (line.starts_with("VmRSS:"))
       return std::stol(line.substr(6));
   return -1;
-}
-
-// A connection to `address` ("127.0.0.1:port") that sends nothing.
-opskit::UniqueFd silent_connection(const std::string& address) {
-  opskit::UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port =
-      htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.find(':') + 1))));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  return fd;
 }
 
 } // namespace
@@ -107,8 +93,11 @@ TEST_CASE("kstat serve: clients that never send and 200 scrapes at once do not s
           "[kstat][serve]") {
   KstatServe serve({});
   std::vector<opskit::UniqueFd> silent;
-  for (int i = 0; i < 50; ++i)
-    silent.push_back(silent_connection(serve.url().substr(7, serve.url().find('/', 7) - 7)));
+  for (int i = 0; i < 50; ++i) {
+    auto fd = connect_loopback(serve.port()); // and send nothing
+    REQUIRE(fd);
+    silent.push_back(std::move(fd));
+  }
   CHECK(http_get(serve.url()).status == 200);
   long before = rss_kib(serve.pid());
   std::vector<std::string> argv{"curl",       "-s", "--parallel", "--parallel-max", "200",

@@ -3,36 +3,14 @@
 
 #include <chrono>
 #include <filesystem>
-#include <stdexcept>
 #include <thread>
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "opskit/file.hpp"
-#include "opskit/handle.hpp"
 
 namespace opskit::test {
-
-HttpServer::HttpServer(const std::string& dir) : port_(free_port()) {
-  std::string port = std::to_string(port_);
-  std::vector<std::string> argv{"python3",   "-m",          "http.server", "--bind",
-                                "127.0.0.1", "--directory", dir,           port};
-  pid_ = opskit::test::spawn_quiet(argv);
-  wait_for_port(port_);
-}
-
-HttpServer::~HttpServer() {
-  if (pid_ > 0) {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
-}
 
 std::map<std::string, std::string> snapshot(const std::string& dir) {
   namespace fs = std::filesystem;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon.hpp"
 #include "net.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
@@ -44,17 +45,11 @@ std::map<std::string, std::string> snapshot(const std::string& dir);
 void kill_after(const std::vector<std::string>& argv, int ms);
 
 // `python3 -m http.server` serving `dir` on 127.0.0.1 at a free port, stopped when dropped.
-class HttpServer {
-public:
-  explicit HttpServer(const std::string& dir);
-  HttpServer(const HttpServer&) = delete;
-  HttpServer& operator=(const HttpServer&) = delete;
-  ~HttpServer();
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
-private:
-  int pid_ = -1;
-  int port_ = 0;
+struct HttpServer : Daemon {
+  explicit HttpServer(const std::string& dir, int port = free_port())
+      : Daemon({"python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", dir,
+                std::to_string(port)},
+               port) {}
 };
 
 } // namespace opskit::test
