@@ -1,14 +1,25 @@
 // SPDX-License-Identifier: MIT
-// The command started stopped, and the signals, as both backends use them.
+// The command held before its exec, and the signals, as both backends use them.
 //
 // Start-up order. A tracer must be in place before the command's first call, yet the ptrace
 // backend's seccomp filter must be installed by the child itself, before its exec. So the child
-// does its own preparation (before_stop), stops itself with SIGSTOP and execs only when the
-// parent, having attached, sends SIGCONT. What fails in the child (the preparation, which it
-// survives, or the exec, which ends it with 127 or 126 as a shell would) is written to a
-// close-on-exec pipe: the parent reads the preparation's report once the child has stopped, and
-// the exec's after the end. The child stops with a bare kill(2) rather than raise(3), which
-// would block and restore the signal mask around it: two more calls a trace of `all` would see.
+// does its own preparation, holds and execs only when the parent, having attached, lets it go.
+// What fails in the child (the preparation, which it survives, or the exec, which ends it with
+// 127 or 126 as a shell would) is written to a close-on-exec pipe: the parent reads the
+// preparation's report once the child is held, and the exec's after the end.
+//
+// Holding, and syscount's death. The parent can be killed (SIGKILL) at any moment, and a child
+// stopped with no one to continue it would stay stopped for good (unless its process group is
+// orphaned, which a shell's job is but a script's child is not). For ptrace the child stops
+// itself with SIGSTOP (a tracer seizes a stopped task and resumes it at will); before that it
+// asks for SIGKILL at its parent's death (PR_SET_PDEATHSIG), and kills itself when the parent
+// is gone already: untraced, its filter would fail its calls. The request outlives the exec,
+// as it may, since the tracer's death kills the command anyway (PTRACE_O_EXITKILL). For eBPF
+// the child blocks reading a close-on-exec pipe instead, released by a byte from the parent or
+// by the end of file its death makes; it then goes on to exec and runs uncounted, as it would
+// had syscount died later. Neither adds a call a trace of `all` would see: the programs follow
+// the child from before its release, but count only the calls they saw enter, and the stop is
+// a bare kill(2) rather than raise(3), which blocks and restores the signal mask around it.
 //
 // Signals. Ctrl-C on a terminal reaches the whole foreground process group, so the traced
 // command already has it; a signal sent to syscount alone (kill, si_code SI_USER) is forwarded to
@@ -24,6 +35,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -130,9 +142,36 @@ int SignalGuard::wake_fd() const noexcept {
   return saved_->wake_read.get();
 }
 
-Result<StoppedCommand> StoppedCommand::start(const std::string& program,
-                                             const std::vector<std::string>& argv,
-                                             const std::function<int()>& before_stop) {
+namespace {
+
+// In the child, for Hold::stopped: killed by its parent's death, also one before this.
+void die_with(pid_t parent) noexcept {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent)
+    ::kill(::getpid(), SIGKILL);
+}
+
+// In the child: held until released or the parent is gone, then exec; never returns.
+[[noreturn]] void hold_and_exec(const std::string& program, char** args, Hold hold,
+                                const UniqueFd& release, const UniqueFd& report) noexcept {
+  if (hold == Hold::stopped) {
+    ::kill(::getpid(), SIGSTOP);
+  } else {
+    char byte = 0;
+    while (::read(release.get(), &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  ::execv(program.c_str(), args);
+  ChildFailure failure{k_stage_exec, errno};
+  [[maybe_unused]] auto n = ::write(report.get(), &failure, sizeof failure);
+  ::_exit(failure.err == ENOENT ? 127 : 126);
+}
+
+} // namespace
+
+Result<HeldCommand> HeldCommand::start(const std::string& program,
+                                       const std::vector<std::string>& argv, Hold hold,
+                                       const std::function<int()>& prepare) {
   std::vector<char*> args;
   for (const auto& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
@@ -141,50 +180,63 @@ Result<StoppedCommand> StoppedCommand::start(const std::string& program,
   if (::pipe2(fds, O_CLOEXEC) != 0)
     return fail(Error::from_errno("create", "pipe"));
   UniqueFd report_read(fds[0]), report_write(fds[1]);
+  UniqueFd release_read, release_write;
+  if (hold == Hold::blocked) {
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+      return fail(Error::from_errno("create", "pipe"));
+    release_read.reset(fds[0]);
+    release_write.reset(fds[1]);
+  }
 
+  pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0)
     return fail(Error::from_errno("fork", program));
   if (pid == 0) {
     report_read.reset();
-    if (int err = before_stop ? before_stop() : 0; err != 0) {
+    release_write.reset(); // so that the parent's death is an end of file
+    if (hold == Hold::stopped)
+      die_with(parent);
+    if (int err = prepare ? prepare() : 0; err != 0) {
       ChildFailure failure{k_stage_prepare, err};
       [[maybe_unused]] auto n = ::write(report_write.get(), &failure, sizeof failure);
     }
-    ::kill(::getpid(), SIGSTOP);
-    ::execv(program.c_str(), args.data());
-    ChildFailure failure{k_stage_exec, errno};
-    [[maybe_unused]] auto n = ::write(report_write.get(), &failure, sizeof failure);
-    ::_exit(failure.err == ENOENT ? 127 : 126);
+    hold_and_exec(program, args.data(), hold, release_read, report_write);
   }
   report_write.reset();
-  StoppedCommand command(pid, std::move(report_read));
-  reap(pid, command.stop_status_);
+  HeldCommand command(pid, hold, std::move(report_read), std::move(release_write));
+  if (hold == Hold::stopped)
+    reap(pid, command.stop_status_);
   if (pollfd note{command.report_.get(), POLLIN, 0}; ::poll(&note, 1, 0) > 0) {
     ChildFailure failure{};
     if (::read(command.report_.get(), &failure, sizeof failure) == sizeof failure &&
         failure.stage == k_stage_prepare)
-      command.before_stop_error_ = failure.err;
+      command.prepare_error_ = failure.err;
   }
   return command;
 }
 
-bool StoppedCommand::stopped() const noexcept {
-  return WIFSTOPPED(stop_status_);
+bool HeldCommand::held() const noexcept {
+  return hold_ == Hold::blocked || WIFSTOPPED(stop_status_);
 }
 
-void StoppedCommand::cont() const noexcept {
-  ::kill(pid_, SIGCONT);
+void HeldCommand::cont() const noexcept {
+  if (hold_ == Hold::stopped) {
+    ::kill(pid_, SIGCONT);
+    return;
+  }
+  const char byte = 0;
+  [[maybe_unused]] auto n = ::write(release_.get(), &byte, 1);
 }
 
-void StoppedCommand::kill() const noexcept {
+void HeldCommand::kill() const noexcept {
   ::kill(pid_, SIGKILL);
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
 }
 
-Result<void> StoppedCommand::exec_result(const std::string& program) const {
+Result<void> HeldCommand::exec_result(const std::string& program) const {
   ChildFailure failure{};
   if (::read(report_.get(), &failure, sizeof failure) == sizeof failure &&
       failure.stage == k_stage_exec)

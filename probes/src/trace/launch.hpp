@@ -13,7 +13,7 @@
 #include "opskit/handle.hpp"
 
 // What every tracing backend shares: the clock, the signals syscount forwards or stops on, and
-// the command started stopped so that a backend can attach before its first call.
+// the command held before its exec so that a backend can attach before its first call.
 namespace opskit::trace {
 
 // CLOCK_MONOTONIC in nanoseconds.
@@ -47,25 +47,34 @@ private:
   std::unique_ptr<Saved> saved_;
 };
 
-// A command forked and stopped (SIGSTOP) just before its exec, so that a tracer can attach to
-// it before it makes a single call of its program; cont() lets it go on to exec. Must be started
-// from a single-threaded process.
-class StoppedCommand {
+// How a command waits before its exec, and what becomes of it should syscount die meanwhile.
+enum class Hold {
+  // Stopped (SIGSTOP), for a tracer to seize; killed if syscount dies. The ptrace backend's:
+  // untraced, its seccomp filter would fail the command's counted calls.
+  stopped,
+  // Blocked reading a pipe; goes on to exec, uncounted, if syscount dies. The eBPF backend's.
+  blocked,
+};
+
+// A command forked and held just before its exec, so that a tracer can attach to it before it
+// makes a single call of its program; cont() lets it go on to exec. Must be started from a
+// single-threaded process. Never left held: if that process dies before cont(), the command
+// is killed or goes on, as its Hold says.
+class HeldCommand {
 public:
-  // Forks, runs `before_stop` in the child (only async-signal-safe work; it returns 0 or the
-  // errno of a failure, after which the child goes on), stops the child and waits for the stop.
-  // Fails when the pipe or the fork fails.
-  static Result<StoppedCommand> start(const std::string& program,
-                                      const std::vector<std::string>& argv,
-                                      const std::function<int()>& before_stop = {});
+  // Forks, runs `prepare` in the child (only async-signal-safe work; it returns 0 or the errno
+  // of a failure, after which the child goes on) and holds the child; for Hold::stopped, waits
+  // for the stop. Fails when a pipe or the fork fails.
+  static Result<HeldCommand> start(const std::string& program, const std::vector<std::string>& argv,
+                                   Hold hold, const std::function<int()>& prepare = {});
 
   pid_t pid() const noexcept { return pid_; }
-  // False when the child ended before it stopped (its status is in stop_status()).
-  bool stopped() const noexcept;
+  // False when the child ended before it was held (its status is in stop_status()).
+  bool held() const noexcept;
   int stop_status() const noexcept { return stop_status_; }
-  // The errno `before_stop` returned, 0 when it succeeded.
-  int before_stop_error() const noexcept { return before_stop_error_; }
-  // Resumes the stopped child towards its exec.
+  // The errno `prepare` returned, 0 when it succeeded.
+  int prepare_error() const noexcept { return prepare_error_; }
+  // Lets the held child go on to its exec.
   void cont() const noexcept;
   // Kills and reaps a child that is not to run after all.
   void kill() const noexcept;
@@ -73,12 +82,15 @@ public:
   Result<void> exec_result(const std::string& program) const;
 
 private:
-  StoppedCommand(pid_t pid, UniqueFd report) : pid_(pid), report_(std::move(report)) {}
+  HeldCommand(pid_t pid, Hold hold, UniqueFd report, UniqueFd release)
+      : pid_(pid), hold_(hold), report_(std::move(report)), release_(std::move(release)) {}
 
   pid_t pid_ = -1;
+  Hold hold_;
   int stop_status_ = 0;
-  int before_stop_error_ = 0;
-  UniqueFd report_; // the child's close-on-exec report of what failed
+  int prepare_error_ = 0;
+  UniqueFd report_;  // the child's close-on-exec report of what failed
+  UniqueFd release_; // Hold::blocked: the write end of the pipe the child waits on
 };
 
 } // namespace opskit::trace

@@ -7,8 +7,9 @@
 // there (no BTF, no privilege, a kernel too old for tp_btf, task storage or bpf_loop) is the
 // reason `auto` falls back to ptrace. libbpf's own messages are kept from stderr.
 //
-// Launching. The command is started stopped (launch.hpp), put in the followed set as process 0
-// and only then let go: its first call is counted, and nothing stops it again. syscount makes
+// Launching. The command is started held on a pipe (launch.hpp's Hold::blocked: if syscount
+// dies first, it runs on uncounted), put in the followed set as process 0 and only then let
+// go: its first call is counted, and nothing stops it again. syscount makes
 // itself a child subreaper, so that descendants orphaned on the way are reparented to it and
 // the wait ends only when the whole tree has exited, as the ptrace backend's does.
 //
@@ -177,10 +178,10 @@ Result<TraceOutcome> BpfTracer::launch(const std::string& program,
                                        const std::vector<std::string>& argv) {
   SignalGuard signals;
   Subreaper subreaper;
-  OPSKIT_TRY_ASSIGN(auto command, StoppedCommand::start(program, argv));
+  OPSKIT_TRY_ASSIGN(auto command, HeldCommand::start(program, argv, Hold::blocked));
   TraceOutcome outcome;
   outcome.backend = Backend::ebpf;
-  if (!command.stopped()) {
+  if (!command.held()) {
     outcome.exit_status = shell_status(command.stop_status());
     return outcome;
   }

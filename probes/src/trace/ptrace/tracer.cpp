@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
-// The ptrace backend: traces a command started stopped (launch.hpp), or a running process, and
-// turns its system calls into SyscallEvents for the aggregator.
+// The ptrace backend: traces a command started stopped (launch.hpp's Hold::stopped), or a
+// running process, and turns its system calls into SyscallEvents for the aggregator.
 //
 // Where the time goes. Every ptrace stop costs two context switches and a wait in the tracer;
 // on a VM that is some tens of microseconds per stop, and a traced call has two stops (entry
@@ -46,9 +46,10 @@
 //
 // Start-up. SECCOMP_RET_TRACE with no tracer attached fails the call with ENOSYS, so the child
 // must be traced before its first counted call, yet the filter must be installed before exec:
-// the child loads it before it stops (StoppedCommand's before_stop), and the parent
+// the child loads it before it stops (HeldCommand's preparation), and the parent
 // PTRACE_SEIZEs it there, with EXITKILL (if syscount dies, its tracees die with it rather than
-// run on with a filter that now fails their stat calls), before letting it go on to exec.
+// run on with a filter that now fails their stat calls; before the seize, the child's
+// parent-death signal does the same), before letting it go on to exec.
 // Seizing an already stopped task makes it re-trap as a group-stop, which the generic stop
 // handling below resolves.
 //
@@ -178,7 +179,7 @@ public:
 
 private:
   // Seizes the stopped command and lets it go on to exec; fails when it cannot be traced.
-  Result<void> seize(const StoppedCommand& command, const std::string& program);
+  Result<void> seize(const HeldCommand& command, const std::string& program);
   // Seizes every thread of `pid`; fails when one cannot be traced.
   Result<void> seize_threads(pid_t pid);
   TraceOutcome outcome() const;
@@ -409,9 +410,7 @@ Result<void> Tracer::loop() {
 constexpr long k_options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK |
                            PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
 
-// What the child tells the parent through a close-on-exec pipe when it cannot load the filter
-
-Result<void> Tracer::seize(const StoppedCommand& command, const std::string& program) {
+Result<void> Tracer::seize(const HeldCommand& command, const std::string& program) {
   pid_t pid = command.pid();
   if (::ptrace(PTRACE_SEIZE, pid, nullptr, k_options | PTRACE_O_EXITKILL) != 0) {
     auto error = Error::from_errno("trace", program);
@@ -446,16 +445,16 @@ Result<TraceOutcome> Tracer::launch(const std::string& program,
   auto load_filter = [&filter]() -> int {
     return filter && seccomp_load(filter.get()) < 0 ? errno : 0;
   };
-  OPSKIT_TRY_ASSIGN(auto command, StoppedCommand::start(program, argv, load_filter));
+  OPSKIT_TRY_ASSIGN(auto command, HeldCommand::start(program, argv, Hold::stopped, load_filter));
   main_pid_ = command.pid();
   std::string warning;
-  if (int err = command.before_stop_error(); err != 0) {
+  if (int err = command.prepare_error(); err != 0) {
     // Trace every call and keep the class's in user space, as for -p.
     filtered_ = false;
     warning = fmt::format("seccomp filter not loaded: {}; every call stops, which is slower",
                           std::strerror(err));
   }
-  if (command.stopped()) {
+  if (command.held()) {
     OPSKIT_TRY(seize(command, program));
     OPSKIT_TRY(loop());
   } else {
