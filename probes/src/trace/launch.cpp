@@ -46,6 +46,7 @@ namespace opskit::trace {
 namespace {
 
 std::atomic<pid_t> g_forward_to{0};    // launch mode: the command, to forward signals to
+std::atomic<int> g_unforwarded{0};     // a signal to forward that came before the command did
 std::atomic<pid_t> g_interrupt_pid{0}; // ptrace attach mode: the process to interrupt
 std::atomic<int> g_stop_signal{0};     // the last SIGINT/SIGTERM/SIGHUP/SIGQUIT received
 std::atomic<int> g_wake_fd{-1};        // the write end of SignalGuard's pipe
@@ -56,8 +57,12 @@ constexpr std::array k_signals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 extern "C" void on_signal(int sig, siginfo_t* info, void* /*context*/) {
   int saved_errno = errno;
   g_stop_signal.store(sig);
-  if (pid_t child = g_forward_to.load(); child > 0 && info->si_code != SI_KERNEL)
-    ::kill(child, sig);
+  if (info->si_code != SI_KERNEL) {
+    if (pid_t child = g_forward_to.load(); child > 0)
+      ::kill(child, sig);
+    else
+      g_unforwarded.store(sig);
+  }
   if (pid_t pid = g_interrupt_pid.load(); pid > 0)
     ::syscall(SYS_ptrace, PTRACE_INTERRUPT, pid, 0, 0);
   if (int fd = g_wake_fd.load(); fd >= 0) {
@@ -122,12 +127,15 @@ SignalGuard::~SignalGuard() {
     ::sigaction(k_signals[i], &saved_->actions[i], nullptr);
   ::sigaction(SIGCHLD, &saved_->chld, nullptr);
   g_forward_to.store(0);
+  g_unforwarded.store(0);
   g_interrupt_pid.store(0);
   g_wake_fd.store(-1);
 }
 
 void SignalGuard::forward_to(pid_t pid) noexcept {
   g_forward_to.store(pid);
+  if (int sig = g_unforwarded.exchange(0); sig != 0)
+    ::kill(pid, sig);
 }
 
 void SignalGuard::interrupt_on_signal(pid_t pid) noexcept {

@@ -24,10 +24,11 @@ int shell_status(int wait_status) noexcept;
 
 // For its lifetime, SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught (without SA_RESTART, so a
 // blocking call returns EINTR): each is remembered, forwarded to the command set with
-// forward_to() unless the kernel sent it (a terminal's Ctrl-C already reached the command),
-// makes the process set with interrupt_on_signal() leave its ptrace wait, and makes wake_fd()
-// readable. SIGCHLD is reset to its default (an inherited SIG_IGN would let the kernel reap our
-// children behind waitpid's back). Everything is restored after. One at a time per process.
+// forward_to() unless the kernel sent it (a terminal's Ctrl-C already reached the command; one
+// that comes before forward_to() is forwarded when it is called), makes the process set with
+// interrupt_on_signal() leave its ptrace wait, and makes wake_fd() readable. SIGCHLD is reset
+// to its default (an inherited SIG_IGN would let the kernel reap our children behind waitpid's
+// back). Everything is restored after. One at a time per process.
 class SignalGuard {
 public:
   SignalGuard();
