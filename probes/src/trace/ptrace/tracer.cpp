@@ -159,6 +159,25 @@ std::pair<pid_t, std::string> task_identity(pid_t pid) {
   return out;
 }
 
+// The error of a PTRACE_SEIZE of task `tid` that failed with `err`: "OP OBJECT: why", and for
+// EPERM its name and, when another tracer holds the task, which one (from its TracerPid).
+Error seize_error(std::string_view op, std::string_view object, pid_t tid, int err) {
+  auto error = Error::from_errno(op, object, err);
+  if (err != EPERM)
+    return error;
+  pid_t tracer = 0;
+  if (auto text = read_file(fmt::format("/proc/{}/status", tid))) {
+    counters::Locator field{"TracerPid", 0};
+    if (auto token = counters::locate(*text, counters::Layout{}, field))
+      std::from_chars(token->data(), token->data() + token->size(), tracer);
+  }
+  if (tracer <= 0)
+    return Error(fmt::format("{} (EPERM)", error.message()), err);
+  return Error(fmt::format("{} (EPERM): process {} ({}) is tracing it already", error.message(),
+                           tracer, task_identity(tracer).second),
+               err);
+}
+
 struct Tracee {
   pid_t tgid = 0;
   bool in_call = false; // past the entry of a counted call, waiting for its exit
@@ -413,7 +432,7 @@ constexpr long k_options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRAC
 Result<void> Tracer::seize(const HeldCommand& command, const std::string& program) {
   pid_t pid = command.pid();
   if (::ptrace(PTRACE_SEIZE, pid, nullptr, k_options | PTRACE_O_EXITKILL) != 0) {
-    auto error = Error::from_errno("trace", program);
+    auto error = seize_error("trace", program, pid, errno);
     command.kill();
     return fail(error);
   }
@@ -486,7 +505,7 @@ Result<void> Tracer::seize_threads(pid_t pid) {
       if (::ptrace(PTRACE_SEIZE, tid, nullptr, k_options) != 0) {
         if (errno == ESRCH)
           continue; // the thread exited
-        auto error = Error::from_errno("attach to", std::to_string(pid));
+        auto error = seize_error("attach to", std::to_string(pid), tid, errno);
         if (!tracees_.empty()) { // let go of the threads already seized
           begin_detach();
           OPSKIT_TRY(loop());
