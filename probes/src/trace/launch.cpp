@@ -23,8 +23,12 @@
 //
 // Signals. Ctrl-C on a terminal reaches the whole foreground process group, so the traced
 // command already has it; a signal sent to syscount alone (kill, si_code SI_USER) is forwarded to
-// the command. In attach mode a signal means "stop tracing": the ptrace backend's wait is
-// interrupted with PTRACE_INTERRUPT on the attached process, the eBPF backend polls wake_fd().
+// the command, also one that came before the command was forked. The child puts back the
+// actions syscount replaced before anything else (the signals are blocked around the fork), so
+// a signal that reaches it before its exec acts as it would on the command, rather than run
+// syscount's handler, inherited, and be lost. In attach mode a signal means "stop tracing": the
+// ptrace backend's wait is interrupted with PTRACE_INTERRUPT on the attached process, the eBPF
+// backend polls wake_fd().
 #include "launch.hpp"
 
 #include <array>
@@ -53,6 +57,39 @@ std::atomic<int> g_wake_fd{-1};        // the write end of SignalGuard's pipe
 static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
 constexpr std::array k_signals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+// The actions SignalGuard replaced, put back when it ends, and in a child before its exec.
+std::array<struct sigaction, k_signals.size()> g_saved_actions{};
+struct sigaction g_saved_chld {};
+bool g_guarded = false; // a SignalGuard holds them
+
+void restore_actions() noexcept {
+  if (!g_guarded)
+    return;
+  for (std::size_t i = 0; i < k_signals.size(); ++i)
+    ::sigaction(k_signals[i], &g_saved_actions[i], nullptr);
+  ::sigaction(SIGCHLD, &g_saved_chld, nullptr);
+}
+
+// For its lifetime, the caught signals are blocked: around a fork, so that a signal meant for
+// the child cannot reach the handler it inherits before it has put the old actions back.
+class BlockedSignals {
+public:
+  BlockedSignals() noexcept {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : k_signals)
+      sigaddset(&set, sig);
+    ::sigprocmask(SIG_BLOCK, &set, &was_);
+  }
+  ~BlockedSignals() { unblock(); }
+  BlockedSignals(const BlockedSignals&) = delete;
+  BlockedSignals& operator=(const BlockedSignals&) = delete;
+  void unblock() const noexcept { ::sigprocmask(SIG_SETMASK, &was_, nullptr); }
+
+private:
+  sigset_t was_{};
+};
 
 extern "C" void on_signal(int sig, siginfo_t* info, void* /*context*/) {
   int saved_errno = errno;
@@ -98,8 +135,6 @@ int shell_status(int wait_status) noexcept {
 }
 
 struct SignalGuard::Saved {
-  std::array<struct sigaction, k_signals.size()> actions{};
-  struct sigaction chld {};
   UniqueFd wake_read, wake_write;
 };
 
@@ -115,17 +150,17 @@ SignalGuard::SignalGuard() : saved_(std::make_unique<Saved>()) {
   action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   for (std::size_t i = 0; i < k_signals.size(); ++i)
-    ::sigaction(k_signals[i], &action, &saved_->actions[i]);
+    ::sigaction(k_signals[i], &action, &g_saved_actions[i]);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
-  ::sigaction(SIGCHLD, &dfl, &saved_->chld);
+  ::sigaction(SIGCHLD, &dfl, &g_saved_chld);
+  g_guarded = true;
   g_stop_signal.store(0);
 }
 
 SignalGuard::~SignalGuard() {
-  for (std::size_t i = 0; i < k_signals.size(); ++i)
-    ::sigaction(k_signals[i], &saved_->actions[i], nullptr);
-  ::sigaction(SIGCHLD, &saved_->chld, nullptr);
+  restore_actions();
+  g_guarded = false;
   g_forward_to.store(0);
   g_unforwarded.store(0);
   g_interrupt_pid.store(0);
@@ -197,10 +232,13 @@ Result<HeldCommand> HeldCommand::start(const std::string& program,
   }
 
   pid_t parent = ::getpid();
+  BlockedSignals blocked;
   pid_t pid = ::fork();
   if (pid < 0)
     return fail(Error::from_errno("fork", program));
   if (pid == 0) {
+    restore_actions(); // the command's, not syscount's handler: a signal now acts on it
+    blocked.unblock();
     report_read.reset();
     release_write.reset(); // so that the parent's death is an end of file
     if (hold == Hold::stopped)
