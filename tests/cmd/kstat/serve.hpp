@@ -21,11 +21,14 @@
 
 namespace opskit::test {
 
-// `kstat serve --listen 127.0.0.1:0 ARGS...`, its address read from the line it prints.
+// `kstat serve --listen 127.0.0.1:0 ARGS...`, its address read from the line it prints; run by
+// the command `as` when there is one (setpriv ..., to serve as another user).
 class KstatServe {
 public:
-  explicit KstatServe(std::vector<std::string> args) {
-    std::vector<std::string> argv{"sh", "-c", "exec \"$@\" >\"$0\"", dir_ / "out", tool("kstat")};
+  explicit KstatServe(std::vector<std::string> args, const std::vector<std::string>& as = {}) {
+    std::vector<std::string> argv{"sh", "-c", "exec \"$@\" >\"$0\"", dir_ / "out"};
+    argv.insert(argv.end(), as.begin(), as.end());
+    argv.push_back(tool("kstat"));
     std::vector<std::string> serve{"serve", "--listen", "127.0.0.1:0"};
     if (!args.empty() && args.front() == "--proc-root") { // a global option goes first
       argv.insert(argv.end(), args.begin(), args.begin() + 2);
