@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -13,6 +16,7 @@
 #include "opskit/text.hpp"
 #include "process.hpp"
 #include "skip.hpp"
+#include "temp_dir.hpp"
 
 using opskit::test::run;
 
@@ -229,6 +233,71 @@ TEST_CASE("kstat watch: counts, rates and JSON lines", "[kstat][cli]") {
   auto rows = lines(table.out);
   REQUIRE(rows.size() == 3); // header and two samples
   CHECK(rows[0].find("kern.ctxt") != std::string::npos);
+}
+
+namespace {
+
+// Rewrites, in place (watch keeps the file open and rereads it), field `field` (0-based, the
+// first word on a line being 0) of the line of `file` whose word `key_at` is `key`.
+void set_field(const std::string& file, std::size_t key_at, const std::string& key,
+               std::size_t field, std::uint64_t value) {
+  std::ifstream in(file);
+  std::string text;
+  for (std::string line; std::getline(in, line);) {
+    auto words = opskit::words(line);
+    if (words.size() > std::max(key_at, field) && words[key_at] == key) {
+      words[field] = std::to_string(value);
+      line.clear();
+      for (const auto& word : words)
+        line += (line.empty() ? "" : " ") + word;
+    }
+    text += line + "\n";
+  }
+  in.close();
+  std::fstream out(file, std::ios::in | std::ios::out | std::ios::trunc);
+  out << text;
+}
+
+} // namespace
+
+TEST_CASE("kstat watch: a counter that went back, reset or wrapped at 32 bits, counts from zero",
+          "[kstat][cli]") {
+  opskit::test::TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  const std::string vmstat = root / "vmstat", diskstats = root / "diskstats";
+  // pgfault: a reset from a million to 500; vda's read_ms (the kernel prints it as 32 bits):
+  // a wrap from just below 2^32 to 200. Then both count on: 1000 more.
+  auto set = [&](std::uint64_t faults, std::uint64_t read_ms) {
+    set_field(vmstat, 0, "pgfault", 1, faults);
+    set_field(diskstats, 2, "vda", 6, read_ms);
+  };
+  set(1'000'000, 4'294'967'000);
+  FILE* watch = ::popen(("'" + k_kstat + "' --proc-root '" + root.path() +
+                         "' watch --json -i 0.5 -c 3 vm.stats.pgfault disk.vda.read_ms")
+                            .c_str(),
+                        "r");
+  REQUIRE(watch != nullptr);
+  // After each line, the change the next interval is to see: none, the reset, 1000 more.
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> next{{500, 200}, {1500, 1200}};
+  std::vector<nlohmann::json> seen;
+  char line[4096];
+  while (std::fgets(line, sizeof line, watch) != nullptr) {
+    seen.push_back(nlohmann::json::parse(line));
+    if (seen.size() <= next.size())
+      set(next[seen.size() - 1].first, next[seen.size() - 1].second);
+  }
+  CHECK(::pclose(watch) == 0);
+  REQUIRE(seen.size() == 3);
+  // The counts per interval: rate times interval.
+  auto counted = [&](std::size_t at, const char* name) {
+    return seen[at]["values"][name].get<double>() * seen[at]["interval_s"].get<double>();
+  };
+  CHECK(counted(0, "vm.stats.pgfault") == Approx(0));
+  CHECK(counted(1, "vm.stats.pgfault") == Approx(500)); // from zero, not 2^64 - 999,500
+  CHECK(counted(2, "vm.stats.pgfault") == Approx(1000));
+  CHECK(counted(0, "disk.vda.read_ms") == Approx(0));
+  CHECK(counted(1, "disk.vda.read_ms") == Approx(200));
+  CHECK(counted(2, "disk.vda.read_ms") == Approx(1000));
 }
 
 TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0", "[kstat][cli]") {
