@@ -108,22 +108,32 @@ std::set<std::string> never_opened() {
   return paths;
 }
 
+// `before`, then the command `as` runs what follows it by, then `kstat read ''`.
+std::vector<std::string> read_all(std::vector<std::string> before,
+                                  const std::vector<std::string>& as) {
+  before.insert(before.end(), as.begin(), as.end());
+  before.insert(before.end(), {tool("kstat"), "read", ""});
+  return before;
+}
+
 } // namespace
+
+// Runs the rest of the test case as root, then as nobody: `who_var` names which, `as_var` is the
+// command to run what follows by; skipped with the reason where nobody cannot be had.
+#define OPSKIT_AS_ROOT_AND_NOBODY(who_var, as_var)                                                 \
+  const std::string who_var = GENERATE(as<std::string>{}, "root", "nobody");                       \
+  INFO("as " << who_var);                                                                          \
+  std::string why_##who_var;                                                                       \
+  const auto as_var = runner(who_var, why_##who_var);                                              \
+  if (!as_var)                                                                                     \
+  OPSKIT_SKIP(why_##who_var)
 
 TEST_CASE("kstat read: the whole namespace ends in time, names what it cannot read and changes "
           "nothing",
           "[kstat][cli][root]") {
-  const std::string who = GENERATE(as<std::string>{}, "root", "nobody");
-  INFO("as " << who);
-  std::string why;
-  auto as = runner(who, why);
-  if (!as)
-    OPSKIT_SKIP(why);
+  OPSKIT_AS_ROOT_AND_NOBODY(who, as);
   auto before = SystemState::now();
-  std::vector<std::string> argv{"timeout", "60"};
-  argv.insert(argv.end(), as->begin(), as->end());
-  argv.insert(argv.end(), {tool("kstat"), "read", ""});
-  auto read = run(argv);
+  auto read = run(read_all({"timeout", "60"}, *as));
   CHECK(read.exit_status != 124); // timeout's: it hung
   // 3: some entries could not be read (each named on stderr), the rest printed
   CHECK((read.exit_status == 0 || read.exit_status == 3));
@@ -150,18 +160,10 @@ TEST_CASE("kstat read: the whole namespace ends in time, names what it cannot re
 
 TEST_CASE("kstat read: the whole namespace never opens a write-only entry or vm.stat_refresh",
           "[kstat][cli][root][syscount]") {
-  const std::string who = GENERATE(as<std::string>{}, "root", "nobody");
-  INFO("as " << who);
-  std::string why;
-  auto as = runner(who, why);
-  if (!as)
-    OPSKIT_SKIP(why);
+  OPSKIT_AS_ROOT_AND_NOBODY(who, as);
   TempDir tmp;
-  std::vector<std::string> argv{tool("syscount"),    "files", "--json", "--top", "0", "-o",
-                                tmp / "report.json", "--"};
-  argv.insert(argv.end(), as->begin(), as->end());
-  argv.insert(argv.end(), {tool("kstat"), "read", ""});
-  auto traced = run(argv);
+  auto traced = run(read_all(
+      {tool("syscount"), "files", "--json", "--top", "0", "-o", tmp / "report.json", "--"}, *as));
   INFO(traced.err.substr(0, 2000));
   CHECK((traced.exit_status == 0 || traced.exit_status == 3));
   auto report = nlohmann::json::parse(slurp(tmp / "report.json"));
@@ -178,12 +180,7 @@ TEST_CASE("kstat read: the whole namespace never opens a write-only entry or vm.
 TEST_CASE("kstat serve: a scrape of the whole namespace is served in time, what cannot be read "
           "as scrape errors, and changes nothing",
           "[kstat][serve][root]") {
-  const std::string who = GENERATE(as<std::string>{}, "root", "nobody");
-  INFO("as " << who);
-  std::string why;
-  auto as = runner(who, why);
-  if (!as)
-    OPSKIT_SKIP(why);
+  OPSKIT_AS_ROOT_AND_NOBODY(who, as);
   auto before = SystemState::now();
   KstatServe serve({""}, *as);
   auto started = std::chrono::steady_clock::now();

@@ -176,6 +176,7 @@ TEST_CASE("syscount: a chain of execs in one process is followed to its end",
   CHECK(json_counts(traced.report)["execve"] == Count{11, 0}); // syscount's child's, and 10
   REQUIRE(traced.report.at("processes").size() == 1);
   CHECK(traced.report.at("processes")[0].at("comm") == "exe"); // named by /proc/self/exe
+  check_nothing_left(tmp.path.string());
 }
 
 TEST_CASE("syscount: a command killed by SIGKILL with its children running on exits 137, "

@@ -359,23 +359,6 @@ TEST_CASE("syscount: files counts as strace counts the same calls", "[syscount][
   CHECK(counts["chdir"].calls == 2);
 }
 
-TEST_CASE("syscount: a signal to syscount reaches the command, and the report follows",
-          "[syscount]") {
-  OPSKIT_EACH_BACKEND(backend);
-  TempDir tmp;
-  Child traced({tool("syscount"), "stats", "--backend", backend, "-o", tmp.file("report.txt"), "--",
-                workload("wait_lines")});
-  std::string ready = Child::read_line(traced.out);
-  REQUIRE(ready.starts_with("ready "));
-  pid_t command = std::stoi(ready.substr(6));
-  traced.say("go\n");
-  CHECK(Child::read_line(traced.out) == "done");
-  ::kill(traced.pid, SIGTERM);
-  CHECK(traced.wait() == 128 + SIGTERM);
-  CHECK(::kill(command, 0) == -1); // gone, not left stopped
-  CHECK(slurp(tmp.file("report.txt")).find("/nonexistent/line-marker") != std::string::npos);
-}
-
 TEST_CASE("syscount: -p attaches to a running process and detaches on SIGINT", "[syscount]") {
   OPSKIT_EACH_BACKEND(backend);
   TempDir tmp;
