@@ -64,8 +64,8 @@ enum class Hold {
 class HeldCommand {
 public:
   // Forks, runs `prepare` in the child (only async-signal-safe work; it returns 0 or the errno
-  // of a failure, after which the child goes on) and holds the child; for Hold::stopped, waits
-  // for the stop. Fails when a pipe or the fork fails.
+  // of a failure, after which the child goes on), holds the child and waits until it is held
+  // (stopped, or blocked in its read). Fails when a pipe or the fork fails.
   static Result<HeldCommand> start(const std::string& program, const std::vector<std::string>& argv,
                                    Hold hold, const std::function<int()>& prepare = {});
 
