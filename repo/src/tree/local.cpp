@@ -52,6 +52,21 @@ bool same_file(const std::string& a, const std::string& b) {
          sa.st_dev == sb.st_dev;
 }
 
+// A directory removed, with all it holds, when this is dropped.
+class RemovedWhenDone {
+public:
+  explicit RemovedWhenDone(std::string dir) : dir_(std::move(dir)) {}
+  RemovedWhenDone(const RemovedWhenDone&) = delete;
+  RemovedWhenDone& operator=(const RemovedWhenDone&) = delete;
+  ~RemovedWhenDone() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+private:
+  std::string dir_;
+};
+
 // Puts a hard link to `from` at `to` in place of whatever is there, or a copy where the file
 // system has no hard links.
 Result<void> place_link(const std::string& from, const std::string& to) {
@@ -162,6 +177,9 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
   std::string next = fmt::format("{}/{}{}", parent, k_next_repodata, ::getpid());
   if (::mkdir(next.c_str(), 0755) != 0)
     return fail(Error::from_errno("mkdir", next));
+  // Gone when this returns: put in place, or holding the previous generation after the
+  // exchange, or what a failure (a full disk) left half made.
+  RemovedWhenDone next_guard{next};
   for (const auto& name : kept) {
     std::string from = join_path(current, name), to = join_path(next, name);
     if (::link(from.c_str(), to.c_str()) != 0 && errno != ENOENT &&
@@ -190,9 +208,7 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
       if (!keep.contains(e.path().filename().string()))
         fs::remove(e.path(), ec);
   }
-  OPSKIT_TRY(fsync_directory(parent));
-  fs::remove_all(next, ec); // the previous generation, now under the temporary name
-  return {};
+  return fsync_directory(parent);
 }
 
 } // namespace opskit::repo::tree
