@@ -117,10 +117,12 @@ std::vector<std::pair<std::string, ino_t>> file_inodes(const std::string& dir) {
 // Links the noarch packages `which` of `rows` into `dir`/Packages/ (`dir` below `root`),
 // leaving alone a link already there to the same file: Check::yes finds them by listing the
 // directories (a whole index links thousands), Check::no with a stat of each.
-Result<void> link_packages(const std::string& root, const std::string& dir, const YumRows& rows,
-                           std::span<const std::size_t> which, Check check) {
+Result<std::vector<std::string>> link_packages(const std::string& root, const std::string& dir,
+                                               const YumRows& rows,
+                                               std::span<const std::size_t> which, Check check) {
+  std::vector<std::string> made;
   if (which.empty())
-    return {};
+    return made;
   std::string packages = fmt::format("{}/{}/Packages", root, dir);
   OPSKIT_TRY(make_directories(packages));
   using Inodes = std::vector<std::pair<std::string, ino_t>>;
@@ -139,19 +141,30 @@ Result<void> link_packages(const std::string& root, const std::string& dir, cons
     std::string_view name = file.substr(slash + 1);
     std::string from = fmt::format("{}/{}", root, file);
     std::string to = fmt::format("{}/{}", packages, name);
+    bool there = false;
     if (check == Check::yes) {
       std::string source_dir = fmt::format("{}/{}", root, file.substr(0, slash));
       auto [it, added] = sources.try_emplace(source_dir);
       if (added)
         it->second = file_inodes(source_dir);
-      if (ino_t at = inode(present, name); at != 0 && at == inode(it->second, name))
+      ino_t at = inode(present, name);
+      if (at != 0 && at == inode(it->second, name))
         continue;
+      there = at != 0;
     } else if (same_file(from, to)) {
       continue;
+    } else {
+      there = ::access(to.c_str(), F_OK) == 0;
     }
-    OPSKIT_TRY(place_link(from, to));
+    if (auto placed = place_link(from, to); !placed) {
+      for (const auto& link : made)
+        ::unlink(link.c_str());
+      return fail(placed.error());
+    }
+    if (!there)
+      made.push_back(std::move(to));
   }
-  return {};
+  return made;
 }
 
 // Where the texts of the runs of packages of dnf repository `dir` ("rpm/el/9/x86_64") are kept
