@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../../repo/deb_builder.hpp"
+#include "clients.hpp"
 #include "published.hpp"
 #include "servers.hpp"
 #include "skip.hpp"
@@ -82,19 +83,21 @@ TEST_CASE("pkgcloud: on a full disk push and index --sign fail in one line sayin
   std::vector<std::string> debs;
   for (int i = 0; i < 2; ++i)
     debs.push_back(random_deb(dir.path(), "big" + std::to_string(i), 160 * k_kib, gen));
-  std::vector<std::string> push{"push", debs[0], debs[1]};
+  std::string rpm = rpm_set(dir.path(), {"small"}, "1.0", "noarch", "s").at("small");
+  std::vector<std::string> push{"push", debs[0], debs[1], rpm};
 
   // With little room the state database cannot be opened, with more the first package or
-  // the second cannot be copied, then the indexes cannot be written; a push of both that
-  // fails adds neither.
+  // the second cannot be copied, then the apt or the dnf indexes cannot be written; a push
+  // of all that fails adds none.
   bool pushed = false;
-  for (std::size_t left : {4, 24, 64, 120, 200, 280, 340, 400, 480, 640, 960})
+  for (std::size_t left : {4, 24, 64, 120, 200, 280, 340, 360, 380, 400, 420, 440, 480, 640})
     if (!pushed)
       pushed = run_short_of_space(disk, repo, left * k_kib, push);
   CHECK(pushed);
   auto listed = pkgcloud(repo, {"ls"});
   CHECK(listed.out.find("big0") != std::string::npos);
   CHECK(listed.out.find("big1") != std::string::npos);
+  CHECK(listed.out.find("small") != std::string::npos);
 
   bool indexed = false;
   for (std::size_t left : {4, 16, 32, 48, 64, 96, 128, 192, 256})
