@@ -23,12 +23,13 @@ Result<IndexReport> index(const Context& ctx, const IndexOptions& options) {
   for (const auto& r : records)
     if (r.format == PackageFormat::deb)
       suites.insert(*split_dist(r.dist));
-  if (signer)
-    OPSKIT_TRY(write_public_key(ctx, *signer));
   std::set<std::string> rpm_dists{ctx.config.rpm_dist};
   for (const auto& r : records)
     if (r.format == PackageFormat::rpm)
       rpm_dists.insert(r.dist);
+  OPSKIT_TRY(check_room(ctx, {suites, rpm_dists, report.rescanned}));
+  if (signer)
+    OPSKIT_TRY(write_public_key(ctx, *signer));
   // The apt suites and the dnf repositories have no file in common: they are written side by
   // side, the dnf ones with a signing context of their own (a gpgme context is one thread's).
   OPSKIT_TRY_ASSIGN(auto rpm_signer, open_signer(ctx, options.sign));

@@ -2,7 +2,10 @@
 // push: read, validate and hash every file first, on every CPU, so that nothing changes when
 // one is bad; then, under the lock and one transaction, record each package, stage its copy
 // into the pool, check every staged copy against the hash recorded (an input rewritten while
-// it was pushed is refused), make the pool files visible together, re-index and commit.
+// it was pushed is refused), make the pool files visible together, re-index and commit. A
+// failure before the commit (a disk that fills while the indexes are written) takes away the
+// pool files the push added, and a file a replaced record leaves goes only after the commit:
+// the pool is as it was, with the state.
 //
 // A pool file shared with another record (another dist's, or a version of the same package
 // that differs only in its epoch, which pool names leave out) must not change under it. Under
@@ -135,9 +138,35 @@ read_candidates(const Context& ctx, const std::vector<std::string>& files, const
   return candidates;
 }
 
+// The pool files a push adds where there were none, removed again (with the directories that
+// then hold nothing) unless the push is committed: no record refers to them then.
+class AddedFiles {
+public:
+  AddedFiles(const std::string& publication) : publication_(publication) {}
+  AddedFiles(const AddedFiles&) = delete;
+  AddedFiles& operator=(const AddedFiles&) = delete;
+  ~AddedFiles() {
+    for (const auto& file : files_) {
+      ::unlink(join_path(publication_, file).c_str());
+      for (auto slash = file.rfind('/'); slash != std::string::npos;
+           slash = file.rfind('/', slash - 1))
+        if (slash == 0 || ::rmdir(join_path(publication_, file.substr(0, slash)).c_str()) != 0)
+          break;
+    }
+  }
+  void add(std::string file) { files_.push_back(std::move(file)); }
+  void keep() noexcept { files_.clear(); }
+
+private:
+  const std::string& publication_;
+  std::vector<std::string> files_; // relative to the publication
+};
+
 // What the recording of a push has done so far.
 struct Batch {
+  explicit Batch(const std::string& publication) : added(publication) {}
   StagedFiles pool_files;
+  AddedFiles added;
   std::vector<const Candidate*> staged;          // what each pool file staged holds
   std::map<std::string, std::string> staged_sha; // pool path -> SHA-256
   std::vector<std::string> replaced_files;       // pool files the records pushed leave behind
@@ -189,6 +218,8 @@ Result<void> add_candidate(const Context& ctx, const Candidate& c, Replace repla
   }
   OPSKIT_TRY_ASSIGN(auto placed, in_pool(ctx, c, existing, batch));
   if (!placed) {
+    if (::access(join_path(ctx.publication, c.pool_path).c_str(), F_OK) != 0)
+      batch.added.add(c.pool_path);
     OPSKIT_TRY_ASSIGN(auto input, detail::open_regular(c.input));
     OPSKIT_TRY_ASSIGN(
         auto copied,
@@ -237,7 +268,7 @@ Result<std::vector<PushedPackage>> push(const Context& ctx, const std::vector<st
   OPSKIT_TRY_ASSIGN(auto candidates, read_candidates(ctx, files, target));
   OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
   OPSKIT_TRY_ASSIGN(auto txn, ctx.state.begin());
-  Batch batch;
+  Batch batch(ctx.publication);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     OPSKIT_TRY(add_candidate(ctx, candidates[i], options.replace, batch));
     if (ctx.env.progress)
@@ -245,12 +276,17 @@ Result<std::vector<PushedPackage>> push(const Context& ctx, const std::vector<st
   }
   OPSKIT_TRY(check_staged(ctx, batch));
   OPSKIT_TRY(batch.pool_files.commit());
+  OPSKIT_TRY(rewrite(ctx, batch.touched));
+  // The files replaced records leave go once nothing can bring those records back.
+  std::vector<std::string> unreferenced;
   for (const auto& file : batch.replaced_files)
     if (auto refs = ctx.state.references(file);
         refs && *refs == 0 && !batch.staged_sha.contains(file))
-      ::unlink(join_path(ctx.publication, file).c_str());
-  OPSKIT_TRY(rewrite(ctx, batch.touched));
+      unreferenced.push_back(file);
   OPSKIT_TRY(txn.commit());
+  batch.added.keep();
+  for (const auto& file : unreferenced)
+    ::unlink(join_path(ctx.publication, file).c_str());
   return std::move(batch.pushed);
 }
 

@@ -41,10 +41,19 @@ Result<void> write_public_key(const Context& ctx, Signer& signer);
 struct Touched {
   std::set<std::pair<std::string, std::string>> suites;
   std::set<std::string> rpm_dists;
+  std::size_t records = 0; // added, changed or removed
   void add(const PackageRecord& record);
 };
 
-// Rewrites the indexes `touched` names, signed when the repository has a key.
+// Fails with ENOSPC, naming the publication, when its file system has less room than
+// rewriting the indexes of `touched` takes: about what they hold now (each is written anew
+// before the old one goes, and a suite's by-hash files with it), and a margin for the state's
+// log and the records changed. A disk filled midway by another process is still possible:
+// each index then fails whole, as ever.
+Result<void> check_room(const Context& ctx, const Touched& touched);
+
+// Rewrites the indexes `touched` names, signed when the repository has a key, once
+// check_room() finds room for them.
 Result<void> rewrite(const Context& ctx, const Touched& touched);
 
 } // namespace opskit::repo::ops

@@ -228,8 +228,9 @@ tree::Generation YumWriter::generation_of(const Built& b) const {
 
 Result<std::vector<std::string>> YumWriter::place(const Built& b) {
   std::string dir = join_path(ctx_.publication, b.dir);
-  OPSKIT_TRY(tree::link_packages(ctx_.publication, b.dir, *b.rows, b.links,
-                                 reuse_ == Reuse::previous ? tree::Check::no : tree::Check::yes));
+  OPSKIT_TRY_ASSIGN(auto linked, tree::link_packages(ctx_.publication, b.dir, *b.rows, b.links,
+                                                     reuse_ == Reuse::previous ? tree::Check::no
+                                                                               : tree::Check::yes));
   std::string repodata = join_path(b.dir, "repodata");
   std::vector<std::pair<std::string, std::string_view>> files; // names in repodata/
   tree::Generation generation = generation_of(b);
@@ -246,8 +247,14 @@ Result<std::vector<std::string>> YumWriter::place(const Built& b) {
     for (const auto& t : b.index.texts)
       OPSKIT_TRY(staged.stage(join_path(texts, t.path), t.data));
   }
-  OPSKIT_TRY(tree::replace_directory(dir, join_path(dir, "repodata"), previous_files(b.previous),
-                                     files, std::move(staged)));
+  // Links made for packages the new index adds go when it cannot be put in place.
+  if (auto replaced = tree::replace_directory(dir, join_path(dir, "repodata"),
+                                              previous_files(b.previous), files, std::move(staged));
+      !replaced) {
+    for (const auto& link : linked)
+      ::unlink(link.c_str());
+    return fail(replaced.error());
+  }
   if (reuse_ == Reuse::previous) {
     std::set<std::string_view> live(b.index.text_names.begin(), b.index.text_names.end());
     for (const auto& [name, inode] : tree::file_inodes(texts))

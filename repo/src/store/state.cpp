@@ -2,6 +2,7 @@
 #include "opskit/repo/store/state.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
 
@@ -110,9 +111,23 @@ using Db = CPtr<sqlite3, sqlite3_close_v2>;
 using Statement = CPtr<sqlite3_stmt, sqlite3_finalize>;
 using Statements = std::map<std::string, Statement>;
 
+// Why the connection's last call failed: SQLite's words (`said`, else its message), or the
+// system's where a system call is what failed. A full disk is "database or disk is full" or
+// "disk I/O error" to SQLite, which keeps no errno for the first: a user must read "No space
+// left on device".
+std::string reason(sqlite3* db, const char* said = nullptr) {
+  int code = sqlite3_errcode(db) & 0xff;
+  if (code == SQLITE_FULL)
+    return std::strerror(ENOSPC);
+  int err = sqlite3_system_errno(db);
+  if (err != 0 && (code == SQLITE_IOERR || code == SQLITE_CANTOPEN))
+    return std::strerror(err);
+  return said ? said : sqlite3_errmsg(db);
+}
+
 // "database PATH: WHY", from the connection's last error.
-Error problem(sqlite3* db, const std::string& path) {
-  return Error(fmt::format("database {}: {}", path, sqlite3_errmsg(db)));
+Error problem(sqlite3* db, const std::string& path, const char* said = nullptr) {
+  return Error(fmt::format("database {}: {}", path, reason(db, said)));
 }
 
 // A statement of the State's cache with its parameters bound by position; errors carry the
@@ -200,8 +215,8 @@ Result<State> State::open(const std::string& path, Create create) {
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK)
-    return fail(
-        fmt::format("database {}: {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    return fail(raw ? problem(raw, path)
+                    : Error(fmt::format("database {}: {}", path, sqlite3_errstr(rc))));
   // Concurrent writers wait for each other instead of failing with SQLITE_BUSY.
   sqlite3_busy_timeout(db.get(), 60'000);
   auto impl = std::make_unique<Impl>(std::move(db), path);
@@ -223,9 +238,9 @@ Result<State> State::open(const std::string& path, Create create) {
 Result<void> State::Impl::exec(const char* sql) const {
   char* message = nullptr;
   if (sqlite3_exec(db.get(), sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : sqlite3_errmsg(db.get());
+    auto error = problem(db.get(), path, message);
     sqlite3_free(message);
-    return fail(fmt::format("database {}: {}", path, text));
+    return fail(std::move(error));
   }
   return {};
 }
@@ -530,11 +545,12 @@ State::Transaction::~Transaction() {
 }
 
 Result<void> State::Transaction::commit() {
-  sqlite3* db = std::exchange(impl_, nullptr)->db.get();
+  Impl* impl = std::exchange(impl_, nullptr);
+  sqlite3* db = impl->db.get();
   if (sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    std::string message = sqlite3_errmsg(db);
+    auto error = problem(db, impl->path).with_context("commit");
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-    return fail(fmt::format("database commit: {}", message));
+    return fail(std::move(error));
   }
   return {};
 }

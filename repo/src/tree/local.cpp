@@ -52,6 +52,21 @@ bool same_file(const std::string& a, const std::string& b) {
          sa.st_dev == sb.st_dev;
 }
 
+// A directory removed, with all it holds, when this is dropped.
+class RemovedWhenDone {
+public:
+  explicit RemovedWhenDone(std::string dir) : dir_(std::move(dir)) {}
+  RemovedWhenDone(const RemovedWhenDone&) = delete;
+  RemovedWhenDone& operator=(const RemovedWhenDone&) = delete;
+  ~RemovedWhenDone() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+private:
+  std::string dir_;
+};
+
 // Puts a hard link to `from` at `to` in place of whatever is there, or a copy where the file
 // system has no hard links.
 Result<void> place_link(const std::string& from, const std::string& to) {
@@ -102,10 +117,12 @@ std::vector<std::pair<std::string, ino_t>> file_inodes(const std::string& dir) {
 // Links the noarch packages `which` of `rows` into `dir`/Packages/ (`dir` below `root`),
 // leaving alone a link already there to the same file: Check::yes finds them by listing the
 // directories (a whole index links thousands), Check::no with a stat of each.
-Result<void> link_packages(const std::string& root, const std::string& dir, const YumRows& rows,
-                           std::span<const std::size_t> which, Check check) {
+Result<std::vector<std::string>> link_packages(const std::string& root, const std::string& dir,
+                                               const YumRows& rows,
+                                               std::span<const std::size_t> which, Check check) {
+  std::vector<std::string> made;
   if (which.empty())
-    return {};
+    return made;
   std::string packages = fmt::format("{}/{}/Packages", root, dir);
   OPSKIT_TRY(make_directories(packages));
   using Inodes = std::vector<std::pair<std::string, ino_t>>;
@@ -124,19 +141,30 @@ Result<void> link_packages(const std::string& root, const std::string& dir, cons
     std::string_view name = file.substr(slash + 1);
     std::string from = fmt::format("{}/{}", root, file);
     std::string to = fmt::format("{}/{}", packages, name);
+    bool there = false;
     if (check == Check::yes) {
       std::string source_dir = fmt::format("{}/{}", root, file.substr(0, slash));
       auto [it, added] = sources.try_emplace(source_dir);
       if (added)
         it->second = file_inodes(source_dir);
-      if (ino_t at = inode(present, name); at != 0 && at == inode(it->second, name))
+      ino_t at = inode(present, name);
+      if (at != 0 && at == inode(it->second, name))
         continue;
+      there = at != 0;
     } else if (same_file(from, to)) {
       continue;
+    } else {
+      there = ::access(to.c_str(), F_OK) == 0;
     }
-    OPSKIT_TRY(place_link(from, to));
+    if (auto placed = place_link(from, to); !placed) {
+      for (const auto& link : made)
+        ::unlink(link.c_str());
+      return fail(placed.error());
+    }
+    if (!there)
+      made.push_back(std::move(to));
   }
-  return {};
+  return made;
 }
 
 // Where the texts of the runs of packages of dnf repository `dir` ("rpm/el/9/x86_64") are kept
@@ -162,6 +190,9 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
   std::string next = fmt::format("{}/{}{}", parent, k_next_repodata, ::getpid());
   if (::mkdir(next.c_str(), 0755) != 0)
     return fail(Error::from_errno("mkdir", next));
+  // Gone when this returns: put in place, or holding the previous generation after the
+  // exchange, or what a failure (a full disk) left half made.
+  RemovedWhenDone next_guard{next};
   for (const auto& name : kept) {
     std::string from = join_path(current, name), to = join_path(next, name);
     if (::link(from.c_str(), to.c_str()) != 0 && errno != ENOENT &&
@@ -190,9 +221,7 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
       if (!keep.contains(e.path().filename().string()))
         fs::remove(e.path(), ec);
   }
-  OPSKIT_TRY(fsync_directory(parent));
-  fs::remove_all(next, ec); // the previous generation, now under the temporary name
-  return {};
+  return fsync_directory(parent);
 }
 
 } // namespace opskit::repo::tree

@@ -28,9 +28,12 @@ std::vector<std::pair<std::string, ino_t>> file_inodes(const std::string& dir);
 enum class Check { no, yes };
 // Links the noarch packages `which` of `rows` into `dir`/Packages/ (`dir` below `root`),
 // leaving alone a link already there to the same file: Check::yes finds them by listing the
-// directories (a whole index links thousands), Check::no with a stat of each.
-Result<void> link_packages(const std::string& root, const std::string& dir, const YumRows& rows,
-                           std::span<const std::size_t> which, Check check);
+// directories (a whole index links thousands), Check::no with a stat of each. Returns the
+// links it made where there was no file, for the caller to take away when what needs them
+// fails.
+Result<std::vector<std::string>> link_packages(const std::string& root, const std::string& dir,
+                                               const YumRows& rows,
+                                               std::span<const std::size_t> which, Check check);
 
 // Where the texts of the runs of packages of dnf repository `dir` ("rpm/el/9/x86_64") are kept
 // between rewrites (see build_yum_repo), named by their member's key.

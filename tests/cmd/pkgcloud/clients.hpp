@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,38 @@ inline std::string rpmbuild(const std::string& dir, const std::string& name,
   std::string rpm = dir + "/top/RPMS/" + arch + "/" + name + "-" + version + "-1." + arch + ".rpm";
   REQUIRE(std::filesystem::exists(rpm));
   return rpm;
+}
+
+// rpmbuild of one spec whose subpackages are `names`, each of `arch` at `version`-1 holding
+// `tag` (equal names and versions with another tag differ in content); their paths by name.
+inline std::map<std::string, std::string> rpm_set(const std::string& dir,
+                                                  const std::vector<std::string>& names,
+                                                  const std::string& version,
+                                                  const std::string& arch, const std::string& tag) {
+  std::string top = dir + "/top-" + version + "-" + arch + "-" + tag;
+  std::string spec = top + ".spec";
+  {
+    std::ofstream out(spec);
+    out << "Name: rset\nVersion: " << version << "\nRelease: 1\nSummary: set\nLicense: MIT\n"
+        << (arch == "noarch" ? "BuildArch: noarch\n" : "") << "%description\nset\n%install\n";
+    for (const auto& n : names)
+      out << "mkdir -p %{buildroot}/usr/share/" << n << " && echo " << tag
+          << " > %{buildroot}/usr/share/" << n << "/data\n";
+    for (const auto& n : names)
+      out << "%package -n " << n << "\nSummary: " << n << " " << tag << "\n%description -n " << n
+          << "\n"
+          << n << " " << tag << "\n%files -n " << n << "\n/usr/share/" << n << "/data\n";
+  }
+  auto built = run({"rpmbuild", "-bb", "--target", arch, "--define", "_topdir " + top, "--define",
+                    "_build_id_links none", spec});
+  if (built.exit_status != 0)
+    FAIL("rpmbuild: " << built.err);
+  std::map<std::string, std::string> out;
+  for (const auto& n : names) {
+    out[n] = top + "/RPMS/" + arch + "/" + n + "-" + version + "-1." + arch + ".rpm";
+    REQUIRE(std::filesystem::exists(out[n]));
+  }
+  return out;
 }
 
 } // namespace opskit::test

@@ -5,6 +5,7 @@
 // the built binary with a fixed SOURCE_DATE_EPOCH, and a static HTTP server on 127.0.0.1.
 
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ inline std::string control(const std::string& name, const std::string& version,
 // Every regular file below `dir` (but .pkgcloud/) by its path relative to `dir`, with its
 // content, to compare before and after.
 std::map<std::string, std::string> snapshot(const std::string& dir);
+
+// Writes <dir>/<name>.deb, of package `name` 1.0 amd64 whose data.tar holds `size` bytes drawn
+// from `gen` (under the 1 MiB make_ar writes); returns its path.
+std::string random_deb(const std::string& dir, const std::string& name, std::size_t size,
+                       std::mt19937& gen);
 
 // Starts argv (stdout and stderr to /dev/null), kills it with SIGKILL after `ms` milliseconds
 // and reaps it.

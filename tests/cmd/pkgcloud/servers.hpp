@@ -92,6 +92,13 @@ struct Nginx : Daemon {
   std::vector<std::string> login() const {
     return {"--user", "pub", "--password-file", dir_ + "/password"};
   }
+  // The options by which pkgcloud publish sends to `path` ("/repo/") of it, logged in.
+  std::vector<std::string> to(const std::string& path) const {
+    std::vector<std::string> options{"--to", url() + path};
+    auto logged_in = login();
+    options.insert(options.end(), logged_in.begin(), logged_in.end());
+    return options;
+  }
 
 private:
   std::string dir_;

@@ -36,21 +36,6 @@ std::string init_repo(const TempDir& dir) {
   return repo;
 }
 
-// Writes <dir>/<name>.deb, of package `name` 1.0 whose data.tar holds `size` random bytes
-// (under the 1 MiB make_ar writes); returns its path.
-std::string random_deb(const TempDir& dir, const std::string& name, std::size_t size,
-                       std::mt19937& gen) {
-  std::string payload(size, '\0');
-  for (auto& c : payload)
-    c = static_cast<char>(gen());
-  std::string path = dir / (name + ".deb");
-  std::ofstream(path, std::ios::binary)
-      << make_ar({{"debian-binary", "2.0\n"},
-                  {"control.tar.gz", make_tar("./control", control(name, "1.0", "amd64"), "gz")},
-                  {"data.tar", make_tar({{"./usr/share/" + name, payload}})}});
-  return path;
-}
-
 } // namespace
 
 TEST_CASE("pkgcloud: push records packages, ls lists them, verify finds nothing wrong",
@@ -131,7 +116,7 @@ TEST_CASE("pkgcloud: a push of many packages puts each in the pool byte for byte
   std::vector<std::string> files;
   for (int i = 0; i < 6; ++i)
     files.push_back(
-        random_deb(dir, "many" + std::to_string(i), i % 2 ? 600 * 1024 + i : 100 + i, gen));
+        random_deb(dir.path(), "many" + std::to_string(i), i % 2 ? 600 * 1024 + i : 100 + i, gen));
   std::ofstream(dir / "junk1.deb") << "not a package\n";
   std::ofstream(dir / "junk2.deb") << "not a package either\n";
   auto before = snapshot(repo);
@@ -181,7 +166,7 @@ TEST_CASE("pkgcloud: a package rewritten while it is pushed is refused or publis
   std::mt19937 gen(11);
   std::vector<std::string> args{"push"};
   for (int i = 0; i < 12; ++i)
-    args.push_back(random_deb(dir, "moving" + std::to_string(i), 900 * 1024, gen));
+    args.push_back(random_deb(dir.path(), "moving" + std::to_string(i), 900 * 1024, gen));
   // A byte of the last package's data changes all the time: between push's reading and its
   // copy, most runs. Whatever the timing, the pool never holds bytes other than those hashed.
   auto before = snapshot(repo);

@@ -298,8 +298,7 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
   require_nginx();
   Published p;
   Nginx nginx(p.dir / "nginx");
-  std::vector<std::string> to = nginx.login();
-  to.insert(to.begin(), {"--to", nginx.url() + "/repo/"});
+  std::vector<std::string> to = nginx.to("/repo/");
   auto report = p.publish(to);
   CHECK(report["uploaded"].size() == p.files().size());
 
