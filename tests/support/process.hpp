@@ -10,6 +10,7 @@ struct Outcome {
   int exit_status = -1; // exit code, or 128+N when killed by signal N
   std::string out;
   std::string err;
+  long max_rss_kib = 0; // the peak resident set of the process (its ru_maxrss), in KiB
 };
 
 // Runs argv[0] (looked up in PATH when it has no '/') with `input` on stdin, waits for it and

@@ -9,10 +9,13 @@
 // with spaces or end in '/' (GNU ar); libarchive removes both.
 //
 // What is subtle: the control member is decompressed in memory, so its size is bounded
-// (k_deb_control_tar_limit) against decompression bombs; the control file is kept as written
-// (field order, multi-line Description byte for byte) because it becomes the Packages stanza;
-// and the name, version and architecture end up in a path in the pool, so they are checked
-// against Debian policy before anything is written.
+// (k_deb_control_tar_limit, headers counted: a bomb of empty entries is as slow to walk as one
+// of data) against decompression bombs; dpkg unpacks the control.tar into a directory of its
+// own, so an entry or a link that climbs out of it with "..", or a symbolic link to an absolute
+// path, is refused; the control file is kept as written (field order, multi-line Description
+// byte for byte) because it becomes the Packages stanza; and the name, version and architecture
+// end up in a path in the pool, so they are checked against Debian policy before anything is
+// written.
 #include "opskit/repo/format/deb/deb.hpp"
 
 #include <algorithm>
@@ -61,6 +64,39 @@ Result<std::string> read_entry(archive* a, std::size_t limit, std::string_view w
   }
 }
 
+// Whether `path` has a ".." component, which tar and so dpkg refuse to unpack.
+bool climbs_out(std::string_view path) noexcept {
+  for (std::size_t at = 0; at <= path.size();) {
+    std::size_t end = std::min(path.find('/', at), path.size());
+    if (path.substr(at, end - at) == "..")
+      return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+// An error when entry `path` of a control.tar, or what it links to, is outside the directory
+// dpkg unpacks the control.tar in. A leading '/' of a path is dropped in unpacking (as tar
+// does), not that of a symbolic link's target.
+Result<void> check_inside(archive_entry* entry, std::string_view path, std::string_view what) {
+  if (climbs_out(path))
+    return fail(fmt::format("{}: '{}' is outside the package", what, excerpt(path)));
+  std::string_view link;
+  if (const char* hard = archive_entry_hardlink(entry); hard && climbs_out(hard))
+    link = hard;
+  else if (const char* soft = archive_entry_symlink(entry);
+           soft && archive_entry_filetype(entry) == AE_IFLNK &&
+           (starts_with(soft, "/") || climbs_out(soft)))
+    link = soft;
+  if (!link.empty())
+    return fail(fmt::format("{}: {} links to '{}', outside the package", what, excerpt(path),
+                            excerpt(link)));
+  return {};
+}
+
+// The size of a tar header block.
+constexpr std::size_t k_tar_block = 512;
+
 // Finds ./control in a control.tar (compressed or not) held in memory.
 Result<std::string> control_file_of(std::string_view member, std::string_view what) {
   ArchiveReadPtr a(archive_read_new());
@@ -84,6 +120,7 @@ Result<std::string> control_file_of(std::string_view member, std::string_view wh
     if (rc < ARCHIVE_WARN)
       return fail(fmt::format("{}: {}", what, archive_problem(a.get())));
     std::string_view path = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+    OPSKIT_TRY(check_inside(entry, path, what));
     while (starts_with(path, "./") || starts_with(path, "/"))
       path.remove_prefix(path.front() == '/' ? 1 : 2);
     if (path == "control") {
@@ -100,8 +137,10 @@ Result<std::string> control_file_of(std::string_view member, std::string_view wh
       control = std::move(text);
       continue;
     }
+    // Each entry's header block counts: a control.tar of nothing but empty entries is as
+    // long to walk as one of data.
     auto size = archive_entry_size(entry);
-    total += size > 0 ? static_cast<std::size_t>(size) : 0;
+    total += k_tar_block + (size > 0 ? static_cast<std::size_t>(size) : 0);
     if (total > k_deb_control_tar_limit)
       return fail(
           fmt::format("{}: larger than the limit of {} bytes", what, k_deb_control_tar_limit));

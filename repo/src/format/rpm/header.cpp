@@ -7,8 +7,10 @@
 // 4 INT32, 5 INT64, 6 STRING, 7 BIN, 8 STRING_ARRAY, 9 I18NSTRING (the first string is the C
 // locale's).
 //
-// What is subtle: every offset and count comes from the file, so each access is bounds-checked
-// and strings must end inside the store.
+// What is subtle: every offset and count comes from the file, so each entry's values must fit
+// in the store when the header is parsed (a count of ten million in a header of a few bytes is
+// refused before anything is made of it), each access is bounds-checked, and strings must end
+// inside the store.
 #include "format/rpm/header.hpp"
 
 #include <algorithm>
@@ -30,6 +32,20 @@ std::uint32_t be32(std::string_view b, std::size_t at) {
     return static_cast<std::uint32_t>(static_cast<unsigned char>(b[at + i]));
   };
   return u(0) << 24 | u(1) << 16 | u(2) << 8 | u(3);
+}
+
+// The least bytes one value of `type` takes: its width for numbers, its NUL for a string.
+std::uint64_t value_bytes(std::uint32_t type) noexcept {
+  switch (type) {
+  case k_type_int16:
+    return 2;
+  case k_type_int32:
+    return 4;
+  case k_type_int64:
+    return 8;
+  default:
+    return 1;
+  }
 }
 
 } // namespace
@@ -54,6 +70,13 @@ Result<RpmHeader> RpmHeader::parse(std::string_view bytes, std::size_t at, std::
     if (entry.offset > size)
       return fail(
           fmt::format("{}: rpm header entry for tag {} points outside the header", what, tag));
+    if (entry.count > k_rpm_values_limit)
+      return fail(
+          fmt::format("{}: rpm header entry for tag {} holds {} values, past the limit of {}", what,
+                      tag, entry.count, k_rpm_values_limit));
+    // A count read as given would make as many values: it must fit in what the store holds.
+    if (entry.count * value_bytes(entry.type) > size - entry.offset)
+      return fail(fmt::format("{}: rpm header entry for tag {} runs past the header", what, tag));
     h.entries_.emplace_back(tag, entry);
   }
   std::sort(h.entries_.begin(), h.entries_.end(),

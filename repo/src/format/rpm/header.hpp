@@ -21,7 +21,7 @@ class RpmHeader {
 public:
   // The header at byte `at` of `bytes`; `what` names the file in errors. Fails on a wrong
   // magic, a header that claims more than k_rpm_header_limit or runs past `bytes`, or an entry
-  // that points outside the store.
+  // that points outside the store or counts more values than fit in the rest of it.
   static Result<RpmHeader> parse(std::string_view bytes, std::size_t at, std::string_view what);
 
   // Its size in bytes, from its magic to the end of its store.

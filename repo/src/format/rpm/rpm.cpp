@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -125,6 +126,18 @@ void split_evr(std::string_view evr, RpmDependency& d) {
   }
 }
 
+// `d`'s fields joined by NULs, which no field read from a header holds: equal for equal
+// dependencies, to find doubles in a hash set rather than by comparing each with every other.
+std::string dependency_key(const RpmDependency& d, bool pre) {
+  std::string key;
+  for (const std::string* field : {&d.name, &d.flags, &d.epoch, &d.version, &d.release}) {
+    key += *field;
+    key.push_back('\0');
+  }
+  key.push_back(pre ? '1' : '0');
+  return key;
+}
+
 // Whether a list is of requirements, where rpm's own rpmlib() entries are left out and the
 // pre-install flags count.
 enum class Requirements { no, yes };
@@ -136,6 +149,7 @@ std::vector<RpmDependency> dependencies(const RpmHeader& h, std::uint32_t names_
   auto flags = h.numbers(flags_tag);
   auto versions = h.strings(versions_tag);
   std::vector<RpmDependency> out;
+  std::unordered_set<std::string> seen;
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (list == Requirements::yes && names[i].starts_with("rpmlib("))
       continue;
@@ -147,7 +161,7 @@ std::vector<RpmDependency> dependencies(const RpmHeader& h, std::uint32_t names_
       split_evr(versions[i], d);
     d.pre = list == Requirements::yes &&
             (f & (k_sense_prereq | k_sense_script_pre | k_sense_script_post));
-    if (std::find(out.begin(), out.end(), d) == out.end())
+    if (seen.insert(dependency_key(d, d.pre)).second)
       out.push_back(std::move(d));
   }
   return out;
@@ -228,11 +242,11 @@ void read_dependencies(const RpmHeader& h, RpmInfo& r) {
       dependencies(h, k_requirename, k_requireflags, k_requireversion, Requirements::yes);
   // A requirement the package provides itself (config(x) = EVR) is no requirement: createrepo_c
   // leaves it out, and dnf shows the metadata as written.
+  std::unordered_set<std::string> provided;
+  for (const auto& p : r.provides)
+    provided.insert(dependency_key(p, false));
   std::erase_if(r.requirements, [&](const RpmDependency& d) {
-    return std::any_of(r.provides.begin(), r.provides.end(), [&](const RpmDependency& p) {
-      return p.name == d.name && p.flags == d.flags && p.epoch == d.epoch &&
-             p.version == d.version && p.release == d.release;
-    });
+    return provided.contains(dependency_key(d, false));
   });
   r.conflicts =
       dependencies(h, k_conflictname, k_conflictflags, k_conflictversion, Requirements::no);

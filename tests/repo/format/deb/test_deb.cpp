@@ -5,9 +5,9 @@
 #include "opskit/repo/format/deb/deb.hpp"
 
 using opskit::repo::read_deb;
+using opskit::test::Link;
 using opskit::test::make_ar;
 using opskit::test::make_deb;
-using opskit::test::Link;
 using opskit::test::make_tar;
 using opskit::test::make_tar_link;
 
@@ -121,6 +121,32 @@ TEST_CASE("deb: a control.tar that decompresses past the limit is refused", "[re
       "bomb.deb");
   REQUIRE_FALSE(deb);
   CHECK(deb.error().message().find("larger than the limit") != std::string::npos);
+}
+
+TEST_CASE("deb: a control.tar entry or link that climbs out of the package is refused",
+          "[repo][deb]") {
+  auto with = [](const std::string& control_tar) {
+    auto deb = read_deb(
+        make_ar(
+            {{"debian-binary", "2.0\n"}, {"control.tar", control_tar}, {"data.tar", make_tar({})}}),
+        "x.deb");
+    return deb ? std::string("accepted") : deb.error().message();
+  };
+  CHECK(with(make_tar({{"./control", k_control}, {"../../x", "#!/bin/sh\n"}})) ==
+        "x.deb: control.tar: '../../x' is outside the package");
+  CHECK(with(make_tar({{"./control", k_control}, {"./a/../../x", ""}})) ==
+        "x.deb: control.tar: './a/../../x' is outside the package");
+  CHECK(with(make_tar_link("./postinst", "../../bin/sh", Link::symbolic)) ==
+        "x.deb: control.tar: ./postinst links to '../../bin/sh', outside the package");
+  CHECK(with(make_tar_link("./config", "/etc/shadow", Link::symbolic)) ==
+        "x.deb: control.tar: ./config links to '/etc/shadow', outside the package");
+  CHECK(with(make_tar_link("./postinst", "../x", Link::hard)) ==
+        "x.deb: control.tar: ./postinst links to '../x', outside the package");
+  // Inside the package, a link is no escape (tar drops a path's leading '/').
+  CHECK(with(make_tar_link("./postinst", "preinst", Link::symbolic)) ==
+        "x.deb: control.tar: no control file");
+  CHECK(with(make_tar_link("./postinst", "/preinst", Link::hard)) ==
+        "x.deb: control.tar: no control file");
 }
 
 TEST_CASE("deb: relation fields are checked as apt reads them from a Packages file",

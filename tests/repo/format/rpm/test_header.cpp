@@ -44,18 +44,34 @@ TEST_CASE("rpm header: values are read by tag and type, whatever the entries' or
   CHECK(h->numbers(1000).empty());
 }
 
-TEST_CASE("rpm header: a string or numbers running past the store read as none", "[repo][rpm]") {
+TEST_CASE("rpm header: a string running past the store reads as none", "[repo][rpm]") {
   std::string strings = make_rpm_header({{1000, 6, {"hello"}, {}}});
   shrink_store(strings, 1); // the NUL after "hello"
   auto h = RpmHeader::parse(strings, 0, "x.rpm");
   REQUIRE(h);
   CHECK(h->has(1000));
   CHECK(h->strings(1000).empty());
+}
+
+TEST_CASE("rpm header: an entry counting more values than the store or the limit holds is "
+          "refused",
+          "[repo][rpm]") {
   std::string numbers = make_rpm_header({{1030, 4, {}, {1, 2}}});
   shrink_store(numbers, 4); // the second number
-  h = RpmHeader::parse(numbers, 0, "x.rpm");
-  REQUIRE(h);
-  CHECK(h->numbers(1030).empty());
+  CHECK(RpmHeader::parse(numbers, 0, "x.rpm").error().message() ==
+        "x.rpm: rpm header entry for tag 1030 runs past the header");
+  // Ten million file names claimed in a store of two bytes: each string needs its NUL.
+  std::string names = make_rpm_header({{1117, 8, {"a"}, {}}});
+  names[16 + 12] = '\x00';
+  names[16 + 13] = '\x98';
+  names[16 + 14] = '\x96';
+  names[16 + 15] = '\x80';
+  CHECK(RpmHeader::parse(names, 0, "x.rpm").error().message() ==
+        "x.rpm: rpm header entry for tag 1117 holds 10000000 values, past the limit of 500000");
+  std::string two = make_rpm_header({{1117, 8, {"a", "b"}, {}}});
+  two[16 + 15] = '\x05'; // five strings in the four bytes "a\0b\0"
+  CHECK(RpmHeader::parse(two, 0, "x.rpm").error().message() ==
+        "x.rpm: rpm header entry for tag 1117 runs past the header");
 }
 
 TEST_CASE("rpm header: a wrong magic or an entry pointing outside the store is refused",

@@ -26,15 +26,16 @@ struct DebInfo {
 // Reads a .deb held in memory. `what` names it in errors ("x.deb: control.tar.zst: ...").
 // Fails on: not an ar archive, a first member other than debian-binary 2.x, no control.tar.*
 // or data.tar.* member, two of either or data.tar first (dpkg refuses those), corrupt or
-// truncated compression, a control.tar past k_deb_control_tar_limit or a control file past
-// k_deb_control_file_limit, no ./control or two, a control file that is not one deb822
-// paragraph or holds a carriage return or NUL, a missing Package/Version/Architecture, a name,
-// version or architecture that breaks Debian policy (and so could escape the pool: '/', "..",
-// control characters), an Architecture that is a set (any, linux-any, source), a pool file name
-// past 255 bytes, or a field apt could not read (a relation field, Multi-Arch, Essential and
-// the like; Section, Source or a name or version in a relation past 65,534 bytes). Filename,
-// Size, the hashes and Description-md5, which the archive computes, are dropped from the
-// control paragraph.
+// truncated compression, a control.tar past k_deb_control_tar_limit (its entries' headers
+// counted) or a control file past k_deb_control_file_limit, a control.tar entry or link with a
+// ".." component or a symbolic link to an absolute path, no ./control or two, a control file that
+// is not one deb822 paragraph or holds a carriage return or NUL, a missing
+// Package/Version/Architecture, a name, version or architecture that breaks Debian policy (and so
+// could escape the pool: '/', "..", control characters), an Architecture that is a set (any,
+// linux-any, source), a pool file name past 255 bytes, or a field apt could not read (a relation
+// field, Multi-Arch, Essential and the like; Section, Source or a name or version in a relation
+// past 65,534 bytes). Filename, Size, the hashes and Description-md5, which the archive computes,
+// are dropped from the control paragraph.
 Result<DebInfo> read_deb(std::string_view bytes, std::string_view what);
 
 // Debian policy's rules for the three names, as checks that return "why not" or nothing.

@@ -13,6 +13,10 @@ namespace opskit::repo {
 // Limit on an rpm's signature plus main header, past which it is refused.
 inline constexpr std::size_t k_rpm_header_limit = 256u << 20;
 
+// Limit on the values of one header entry (files, dependencies, changelog entries), past
+// which an rpm is refused: each value read costs memory many times its bytes in the header.
+inline constexpr std::size_t k_rpm_values_limit = 500'000;
+
 // A dependency entry: name, comparison flags ("EQ", "GE", ...; empty when unversioned), the
 // version split into epoch, version and release, and whether it is needed before install.
 struct RpmDependency {
@@ -52,8 +56,9 @@ struct RpmInfo {
 
 // Reads the lead, signature header and main header of an rpm held in memory. `what` names it in
 // errors. Fails on: a wrong lead or header magic, a truncated or inconsistent header (entries
-// pointing outside the data, strings without their NUL), missing name/version/release/arch, or
-// names with '/', ".." or control characters.
+// pointing outside the data or holding more values than fit in it or than k_rpm_values_limit,
+// strings without their NUL), missing name/version/release/arch, or names with '/', ".." or
+// control characters.
 Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what);
 
 // The file name an rpm is stored under: name-version-release.arch.rpm.
