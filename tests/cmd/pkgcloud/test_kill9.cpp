@@ -129,6 +129,15 @@ public:
     INFO(verified.out << verified.err);
     REQUIRE(verified.exit_status == 0);
   }
+  // No temporary a killed run left (".<name>.tmp-<pid>", ".repodata.next-<pid>") is in the
+  // publication: the command run to completion after it swept them.
+  void require_swept() const {
+    for (const auto& [path, bytes] : p_.files()) {
+      INFO(path);
+      CHECK(path.find(".tmp-") == std::string::npos);
+      CHECK(path.find(".next-") == std::string::npos);
+    }
+  }
   // What apt-get and dnf see of the repository served at `base`: each `before` or `after`.
   // With Moment::signatures_sent, dnf may also refuse a new repomd.xml.asc beside the old
   // repomd.xml, the one moment of a publish that S3 cannot make atomic (pkgcloud(1)); then the
@@ -236,6 +245,7 @@ TEST_CASE("kill9: after kill -9 at any moment of a push, verify passes, apt-get 
     k.require_verified();
     k.require_seen(k.local(), before, after);
     k.timed({"push", files[0], files[1]});
+    k.require_swept();
     k.expected() = after;
     CHECK(k.recorded() == after);
   }
@@ -256,6 +266,7 @@ TEST_CASE("kill9: after kill -9 at any moment of an index --sign, verify passes 
     k.require_verified();
     k.require_seen(k.local(), k.expected(), k.expected());
     k.timed({"index", "--sign"});
+    k.require_swept();
   }
   k.require_verified();
 }
@@ -286,6 +297,7 @@ TEST_CASE("kill9: after kill -9 at any moment of an rm, verify passes, apt-get a
     // again: it removes what is left, or says there is nothing left to remove
     auto again = run(k.argv({"rm", name}));
     INFO(again.err);
+    k.require_swept();
     if (k.recorded().contains(name))
       FAIL("rm again left " << name);
     CHECK(
@@ -316,6 +328,7 @@ TEST_CASE("kill9: after kill -9 at any moment of a publish, apt-get and dnf see 
     k.require_verified();
     between += k.require_seen(k.bucket(), before, k.expected(), Kill9::Moment::signatures_sent);
     k.timed(k.publish_args()); // at once: the dead publisher's lock is no obstacle
+    k.require_swept();
     auto args = k.publish_args();
     args.push_back("--verify-remote");
     auto verified = run(k.argv(args));
