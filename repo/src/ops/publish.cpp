@@ -36,9 +36,10 @@ void report_plan(PublishReport& report, const publish::Plan& plan, DeleteStale d
 // Sends what `plan` names and, asked to, deletes what the publication no longer has; the
 // target's lock is held throughout and released even when sending fails.
 Result<void> send(publish::Publisher& publisher, const publish::Plan& plan,
-                  const publish::Snapshot& snapshot, const PublishOptions& options) {
+                  const publish::Snapshot& snapshot, const PublishOptions& options,
+                  const std::function<void(std::string_view)>& notice) {
   OPSKIT_TRY_ASSIGN(auto md5, publish::md5_each(plan.upload, snapshot));
-  OPSKIT_TRY(publisher.lock(options.wait));
+  OPSKIT_TRY(publisher.lock(options.wait, notice));
   auto sent = publisher.send(plan, md5, plan.next);
   if (sent && options.delete_stale == DeleteStale::yes)
     sent = publisher.remove(plan.stale);
@@ -67,7 +68,7 @@ Result<PublishReport> publish_to(const Context& ctx, const PublishOptions& optio
   report_plan(report, plan, options.delete_stale);
   bool nothing = previous && plan.upload.empty() && plan.next == *previous;
   if (!options.dry_run && !nothing)
-    OPSKIT_TRY(send(publisher, plan, snapshot, options));
+    OPSKIT_TRY(send(publisher, plan, snapshot, options, ctx.env.notice));
   report.requests = publisher.stats().requests;
   report.retries = publisher.stats().retries;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

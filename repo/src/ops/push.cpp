@@ -14,6 +14,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "ops/ops.hpp"
 #include "ops/write.hpp"
 #include "opskit/atomic_file.hpp"
+#include "tree/local.hpp"
 
 namespace opskit::repo::ops {
 
@@ -170,6 +172,7 @@ struct Batch {
   std::vector<const Candidate*> staged;          // what each pool file staged holds
   std::map<std::string, std::string> staged_sha; // pool path -> SHA-256
   std::vector<std::string> replaced_files;       // pool files the records pushed leave behind
+  std::set<std::string> swept;                   // pool directories cleared of stale copies
   Touched touched;
   std::vector<PushedPackage> pushed;
 };
@@ -218,12 +221,14 @@ Result<void> add_candidate(const Context& ctx, const Candidate& c, Replace repla
   }
   OPSKIT_TRY_ASSIGN(auto placed, in_pool(ctx, c, existing, batch));
   if (!placed) {
-    if (::access(join_path(ctx.publication, c.pool_path).c_str(), F_OK) != 0)
+    std::string pool_file = join_path(ctx.publication, c.pool_path);
+    if (::access(pool_file.c_str(), F_OK) != 0)
       batch.added.add(c.pool_path);
+    // what a killed push left half copied here goes before this push stages its own
+    if (std::string dir = pool_file.substr(0, pool_file.rfind('/')); batch.swept.insert(dir).second)
+      tree::remove_stale_temporaries(dir, tree::Depth::here);
     OPSKIT_TRY_ASSIGN(auto input, detail::open_regular(c.input));
-    OPSKIT_TRY_ASSIGN(
-        auto copied,
-        batch.pool_files.stage_copy(join_path(ctx.publication, c.pool_path), input.first, r.size));
+    OPSKIT_TRY_ASSIGN(auto copied, batch.pool_files.stage_copy(pool_file, input.first, r.size));
     if (copied != r.size)
       return fail(changed_while_pushed(c.input));
     batch.staged.push_back(&c);

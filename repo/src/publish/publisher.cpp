@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "opskit/repo/codec/digest.hpp"
+#include "publish/lock_owner.hpp"
 
 namespace opskit::repo::publish {
 
@@ -88,6 +89,7 @@ Result<long> Publisher::put_lock(std::string condition) {
   nlohmann::json body = {{"owner", fmt::format("{} pid {}", host_name(), ::getpid())},
                          {"token", token_},
                          {"expires", expires}};
+  add_to(body, this_process());
   Request r = put_bytes(k_lock, body.dump() + "\n");
   if (!condition.empty()) {
     r.headers.push_back(std::move(condition));
@@ -100,46 +102,74 @@ Result<long> Publisher::put_lock(std::string condition) {
   return answer[0].status;
 }
 
-Result<void> Publisher::lock(std::chrono::seconds wait) {
+namespace {
+
+// The target's lock as read: held when there and not expired, unless its owner ran on this
+// machine and is provably dead (then `dead` names it).
+struct HeldLock {
+  bool held = false;
+  std::string token, owner, dead;
+  std::time_t expires = 0;
+};
+
+HeldLock held_lock(const Response& read) {
+  HeldLock lock;
+  auto body = nlohmann::json::parse(read.body, nullptr, false);
+  if (read.status == 404 || !body.is_object() || !body.contains("expires") ||
+      !body["expires"].is_number_integer())
+    return lock;
+  lock.expires = body["expires"].get<std::time_t>();
+  lock.owner = body.contains("owner") && body["owner"].is_string()
+                   ? body["owner"].get<std::string>()
+                   : "another publisher";
+  if (lock.expires <= std::time(nullptr))
+    return lock;
+  if (provably_dead(owner_of(body))) {
+    lock.dead = lock.owner;
+    return lock;
+  }
+  lock.held = true;
+  if (body.contains("token") && body["token"].is_string())
+    lock.token = body["token"].get<std::string>();
+  return lock;
+}
+
+} // namespace
+
+Result<void> Publisher::lock(std::chrono::seconds wait,
+                             const std::function<void(std::string_view)>& notice) {
   auto deadline = std::chrono::steady_clock::now() + wait;
   std::string mine = random_token();
   for (;;) {
     Request r = get(k_lock);
-    OPSKIT_TRY_ASSIGN(auto held, transfer_.run({&r, 1}));
-    auto body = nlohmann::json::parse(held[0].body, nullptr, false);
-    bool live = held[0].status != 404 && body.is_object() && body.contains("expires") &&
-                body["expires"].is_number_integer() &&
-                body["expires"].get<std::time_t>() > std::time(nullptr);
-    std::string token = live && body.contains("token") && body["token"].is_string()
-                            ? body["token"].get<std::string>()
-                            : "";
-    if (live && token == mine) { // ours: no other publisher wrote after us
+    OPSKIT_TRY_ASSIGN(auto read, transfer_.run({&r, 1}));
+    HeldLock held = held_lock(read[0]);
+    if (held.held && held.token == mine) { // ours: no other publisher wrote after us
       token_ = mine;
       return {};
     }
-    if (live) {
+    if (held.held) {
       if (std::chrono::steady_clock::now() >= deadline) {
-        std::string owner = body.contains("owner") && body["owner"].is_string()
-                                ? body["owner"].get<std::string>()
-                                : "another publisher";
-        std::time_t expires = body["expires"].get<std::time_t>();
         char when[32] = {};
-        std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&expires));
+        std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&held.expires));
         return fail(fmt::format("{}: being published by {} (its lock {}{} expires at {}); "
                                 "--wait SECONDS waits for it",
-                                remote_.name(), owner, remote_.name(), k_lock, when));
+                                remote_.name(), held.owner, remote_.name(), k_lock, when));
       }
       std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
           1s, deadline - std::chrono::steady_clock::now()));
       continue;
     }
+    if (!held.dead.empty() && notice)
+      notice(fmt::format("{}{}: taking over the lock of {}, which is no longer running",
+                         remote_.name(), k_lock, held.dead));
     // Free, or left by a publisher that died: write ours only if it is still so where the
     // store can tell (S3's conditional writes: If-None-Match, or If-Match of the lock seen),
     // then read it back, for where it cannot, two that wrote at once see the same last writer.
     token_ = mine;
-    std::string condition = held[0].status == 404  ? "If-None-Match: *"
-                            : held[0].etag.empty() ? ""
-                                                   : fmt::format("If-Match: \"{}\"", held[0].etag);
+    std::string condition = read[0].status == 404  ? "If-None-Match: *"
+                            : read[0].etag.empty() ? ""
+                                                   : fmt::format("If-Match: \"{}\"", read[0].etag);
     OPSKIT_TRY_ASSIGN(long status, put_lock(std::move(condition)));
     if (status == 400 || status == 501)
       OPSKIT_TRY(put_lock(""));

@@ -32,8 +32,9 @@ public:
   Result<std::optional<Manifest>>
   read_manifest(const std::function<void(std::string_view)>& notice);
   // Takes the target's lock, waiting up to `wait` for another publisher's to be released or
-  // to expire; the error names its owner and when it expires.
-  Result<void> lock(std::chrono::seconds wait);
+  // to expire; the error names its owner and when it expires. A lock whose owner is provably
+  // dead (publish/lock_owner.hpp) is taken at once, and `notice` (may be empty) says so.
+  Result<void> lock(std::chrono::seconds wait, const std::function<void(std::string_view)>& notice);
   Result<void> unlock();
   // Sends `plan.upload` (with their MD5s), phase by phase, then `next` as the manifest.
   Result<void> send(const Plan& plan, const std::vector<std::string>& md5, const Manifest& next);

@@ -88,16 +88,20 @@ constexpr std::string_view k_next_repodata = ".repodata.next-";
 
 } // namespace
 
-// Removes temporary files that a killed run left below `dir` (".<name>.tmp-<pid>", see
-// StagedFiles). Only called under the repository's lock, so no live writer owns any of them.
-void remove_stale_temporaries(const std::string& dir) {
+void remove_stale_temporaries(const std::string& dir, Depth depth) {
   std::error_code ec;
   std::vector<fs::path> stale;
-  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+  auto consider = [&](const fs::directory_entry& e) {
     std::string name = e.path().filename().string();
     if (name.starts_with(".") && name.find(".tmp-") != std::string::npos && e.is_regular_file(ec))
       stale.push_back(e.path());
-  }
+  };
+  if (depth == Depth::below)
+    for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+      consider(e);
+  else
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      consider(e);
   for (const auto& path : stale)
     fs::remove(path, ec);
 }
@@ -125,6 +129,7 @@ Result<std::vector<std::string>> link_packages(const std::string& root, const st
     return made;
   std::string packages = fmt::format("{}/{}/Packages", root, dir);
   OPSKIT_TRY(make_directories(packages));
+  remove_stale_temporaries(packages, Depth::here); // links a killed run left half made
   using Inodes = std::vector<std::pair<std::string, ino_t>>;
   std::map<std::string, Inodes> sources; // directory -> its files
   Inodes present;

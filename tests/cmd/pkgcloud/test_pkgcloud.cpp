@@ -473,6 +473,26 @@ TEST_CASE("pkgcloud: temporary files a killed run left in the metadata are swept
   CHECK_FALSE(fs::exists(stale_rpm));
 }
 
+TEST_CASE("pkgcloud: a pool copy a killed push left half made is swept by the next push there, "
+          "and by index",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  std::string pool = repo + "/public/deb/debian/pool/main/h/hello";
+  fs::create_directories(pool);
+  std::ofstream(pool + "/.hello_1.0_amd64.deb.tmp-999999") << "half copied";
+  auto deb = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", deb}, k_epoch).exit_status == 0);
+  CHECK_FALSE(fs::exists(pool + "/.hello_1.0_amd64.deb.tmp-999999"));
+
+  std::string other = repo + "/public/deb/debian/pool/main/o/other";
+  fs::create_directories(other);
+  std::ofstream(other + "/.other_1.0_amd64.deb.tmp-999999") << "half copied";
+  REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);
+  CHECK_FALSE(fs::exists(other + "/.other_1.0_amd64.deb.tmp-999999"));
+  CHECK(fs::exists(pool + "/hello_1.0_amd64.deb"));
+}
+
 TEST_CASE("pkgcloud: index --json and verify --json report files and problems for programs",
           "[pkgcloud]") {
   TempDir dir;

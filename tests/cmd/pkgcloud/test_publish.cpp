@@ -9,11 +9,16 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "../../repo/deb_builder.hpp"
 #include "clients.hpp"
+#include "opskit/file.hpp"
 #include "published.hpp"
 #include "servers.hpp"
 
@@ -27,6 +32,14 @@ std::set<std::string> uploaded_paths(const nlohmann::json& report) {
   for (const auto& f : report["uploaded"])
     paths.insert(f["path"].get<std::string>());
   return paths;
+}
+
+// Writes `body` to the object at `url` of s3rver, as another publisher would.
+void put_object(const std::string& url, const std::string& body) {
+  auto put = run({"curl", "-sf", "-X", "PUT", "--data-binary", body, "-H",
+                  "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--aws-sigv4", "aws:amz:us-east-1:s3",
+                  "--user", "S3RVER:S3RVER", url});
+  REQUIRE(put.exit_status == 0);
 }
 
 } // namespace
@@ -194,10 +207,7 @@ TEST_CASE("publish: a target held by another publisher's lock is refused, one th
   auto put_lock = [&](long expires) {
     std::string body =
         R"({"owner":"builder-7 pid 42","token":"abc","expires":)" + std::to_string(expires) + "}";
-    auto put = run({"curl", "-sf", "-X", "PUT", "--data-binary", body, "-H",
-                    "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--aws-sigv4", "aws:amz:us-east-1:s3",
-                    "--user", "S3RVER:S3RVER", lock});
-    REQUIRE(put.exit_status == 0);
+    put_object(lock, body);
   };
   put_lock(std::time(nullptr) + 3600);
   std::vector<std::string> args{"publish",    "--to",   s3_target("l"),
@@ -214,6 +224,47 @@ TEST_CASE("publish: a target held by another publisher's lock is refused, one th
   CHECK(taken.exit_status == 0);
   CHECK(fetch(s3.url() + "/" + k_bucket + "/l/.pkgcloud-manifest.json"));
   CHECK_FALSE(fetch(lock)); // released
+}
+
+TEST_CASE("publish: a lock left by a publisher of this machine that is no longer running is "
+          "taken at once, one of a process still running is not",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  std::string lock = s3.url() + "/" + k_bucket + "/l/.pkgcloud-lock.json";
+  std::string boot_id = opskit::read_file("/proc/sys/kernel/random/boot_id")->substr(0, 36);
+  std::string pid_namespace = fs::read_symlink("/proc/self/ns/pid");
+  auto put_lock = [&](int pid, const std::string& started) {
+    std::string body = R"({"owner":"here pid )" + std::to_string(pid) +
+                       R"(","token":"abc","expires":)" + std::to_string(std::time(nullptr) + 3600) +
+                       R"(,"boot_id":")" + boot_id + R"(","pid_namespace":")" + pid_namespace +
+                       R"(","pid":)" + std::to_string(pid) + R"(,"started":)" + started + "}";
+    put_object(lock, body);
+  };
+  std::vector<std::string> args{"publish",    "--to",   s3_target("l"),
+                                "--endpoint", s3.url(), "--path-style"};
+  // this test's own process, named with its start time: alive
+  std::string stat = *opskit::read_file("/proc/self/stat");
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string started;
+  for (int i = 3; i <= 22; ++i)
+    fields >> started;
+  put_lock(::getpid(), started);
+  auto refused = pkgcloud_env(p.repo, p.home, args);
+  CHECK(refused.exit_status == 1);
+  CHECK(refused.err.find("being published by here pid " + std::to_string(::getpid())) !=
+        std::string::npos);
+
+  pid_t gone = spawn_quiet({"true"});
+  ::waitpid(gone, nullptr, 0);
+  put_lock(gone, "1");
+  auto taken = pkgcloud_env(p.repo, p.home, args);
+  INFO(taken.err);
+  CHECK(taken.exit_status == 0);
+  CHECK(taken.err.find("taking over the lock of here pid " + std::to_string(gone) +
+                       ", which is no longer running") != std::string::npos);
+  CHECK(fetch(s3.url() + "/" + k_bucket + "/l/.pkgcloud-manifest.json"));
+  CHECK_FALSE(fetch(lock));
 }
 
 TEST_CASE("publish: a failure is one line naming the target and why, and no secret is printed",
