@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What a WebDAV server answers `pkgcloud publish`: a PROPFIND multistatus of a collection's
 // members, their hrefs percent-decoded and made relative to the target's root. The first byte
-// chooses the collection listed; a member is below it and never the collection itself.
+// chooses the collection listed; a member is below it, never the collection itself, and
+// has no "." or ".." segment (which would climb out of the root on the server).
 #include "fuzz_input.hpp"
 #include "publish/answers.hpp"
 
@@ -18,6 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& m : *members) {
     opskit::fuzz::check(m.path.starts_with(collection) && m.path != collection,
                         "a member outside the collection");
+    std::string_view rest = m.path;
+    while (!rest.empty()) {
+      std::string_view segment = rest.substr(0, rest.find('/'));
+      opskit::fuzz::check(segment != ".." && segment != ".", "a member path with a dot segment");
+      rest.remove_prefix(std::min(segment.size() + 1, rest.size()));
+    }
   }
   (void)unescape(xml);
   return 0;
