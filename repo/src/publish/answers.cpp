@@ -57,6 +57,18 @@ std::optional<std::uint64_t> number(const std::string& s) {
   return v;
 }
 
+// Whether `path` has a "." or ".." segment: below the root as text, outside it on the server.
+bool has_dot_segment(std::string_view path) {
+  for (std::size_t at = 0; at <= path.size();) {
+    std::size_t end = std::min(path.find('/', at), path.size());
+    std::string_view segment = path.substr(at, end - at);
+    if (segment == "." || segment == "..")
+      return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 } // namespace
 
 std::optional<std::string> unescape(std::string_view s) {
@@ -139,7 +151,7 @@ Result<std::vector<Listed>> parse_multistatus(std::string_view xml, std::string_
     if (auto scheme = href.find("://"); scheme != std::string::npos)
       href = href.substr(std::min(href.find('/', scheme + 3), href.size()));
     auto path = unescape(href);
-    if (!path || !path->starts_with(root))
+    if (!path || !path->starts_with(root) || has_dot_segment(*path))
       return fail(fmt::format("the server's PROPFIND answer: '{}' is not below {}", href, root));
     Listed l;
     l.path = path->substr(root.size());

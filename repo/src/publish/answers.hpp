@@ -36,7 +36,8 @@ Result<std::string> parse_upload_id(std::string_view xml);
 std::optional<std::string> s3_error(std::string_view xml);
 
 // A multistatus of the members of a collection; hrefs (absolute paths or URLs) are made
-// relative to `root`, the target's path ("/repo/"); the collection itself is left out.
+// relative to `root`, the target's path ("/repo/"); the collection itself is left out. Fails
+// on an href outside `root` or with a "." or ".." segment, escaped or not.
 Result<std::vector<Listed>> parse_multistatus(std::string_view xml, std::string_view root,
                                               std::string_view collection);
 

@@ -61,3 +61,15 @@ TEST_CASE("publish listing: a WebDAV multistatus, the collection itself left out
   CHECK_FALSE(unescape("a%2"));
   CHECK_FALSE(unescape("a%zz"));
 }
+
+TEST_CASE("publish listing: a WebDAV href with a dot segment is refused, escaped or not",
+          "[publish]") {
+  CHECK_FALSE(
+      parse_multistatus(R"(<multistatus xmlns="DAV:"><response><href>/repo/%2e%2e/etc/</href>
+      <propstat><prop><resourcetype><collection/></resourcetype></prop></propstat>
+      </response></multistatus>)",
+                        "/repo/", ""));
+  CHECK_FALSE(parse_multistatus(R"(<multistatus xmlns="DAV:"><response><href>/repo/a/./b</href>
+      </response></multistatus>)",
+                                "/repo/", ""));
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A /proc and /sys of the fuzz targets' own, made once under the temporary directory: the
+// kstat targets write their input into one of its files and read the namespace from it, the
+// way `kstat --proc-root` reads a copy of another machine's /proc.
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include <unistd.h>
+
+#include "fuzz_input.hpp"
+
+namespace opskit::fuzz {
+
+class KstatTree {
+public:
+  KstatTree() {
+    auto base = std::filesystem::temp_directory_path() /
+                ("opskit-fuzz-kstat-" + std::to_string(::getpid()));
+    proc_ = (base / "proc").string();
+    sys_ = (base / "sys").string();
+    std::filesystem::create_directories(proc_);
+    std::filesystem::create_directories(sys_);
+  }
+  ~KstatTree() {
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::path(proc_).parent_path(), ec);
+  }
+  KstatTree(const KstatTree&) = delete;
+  KstatTree& operator=(const KstatTree&) = delete;
+
+  // Writes `text` to `relative` below the proc root, its directories made as needed.
+  void write(std::string_view relative, std::string_view text) const {
+    auto path = std::filesystem::path(proc_) / relative;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    check(out.good(), "cannot write the fuzz tree");
+  }
+  // Removes `relative` below the proc root, if it is there.
+  void remove(std::string_view relative) const {
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(proc_) / relative, ec);
+  }
+
+  const std::string& proc() const noexcept { return proc_; }
+  const std::string& sys() const noexcept { return sys_; }
+
+private:
+  std::string proc_, sys_;
+};
+
+} // namespace opskit::fuzz
