@@ -53,9 +53,10 @@ Result<Snapshot> snapshot(const std::string& publication, const std::vector<Pack
   std::vector<std::string> digests(files.size());
   for (std::size_t i = 0; i < files.size(); ++i)
     if (auto it = records.find(files[i].first);
-        it != records.end() && it->second->size == files[i].second && !it->second->md5.empty()) {
+        it != records.end() && it->second->size == files[i].second && !it->second->sha256.empty()) {
       digests[i] = it->second->sha256;
-      s.md5.emplace(files[i].first, it->second->md5);
+      if (!it->second->md5.empty()) // an rpm's record has none: md5_each reads it if it is sent
+        s.md5.emplace(files[i].first, it->second->md5);
     }
   std::vector<std::string> errors(files.size());
   detail::hash_each(

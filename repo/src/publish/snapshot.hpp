@@ -24,9 +24,9 @@ struct Snapshot {
 };
 
 // Every regular file below `publication` but temporaries (names starting with '.'). A pool
-// file's SHA-256 and MD5 are taken from its record in `pool` when the sizes agree (push
-// checked them, and only a command holding the repository's lock writes the pool); the others
-// are hashed, on every CPU.
+// file's SHA-256, and its MD5 where the record has one (a deb's), are taken from its record in
+// `pool` when the sizes agree (push checked them, and only a command holding the repository's
+// lock writes the pool); the others are hashed, on every CPU.
 Result<Snapshot> snapshot(const std::string& publication, const std::vector<PackageRecord>& pool);
 
 struct Plan {

@@ -68,6 +68,21 @@ TEST_CASE("publish plan: everything without a manifest, by phase, and only chang
   CHECK_FALSE(deleting.next.contains("deb/debian/pool/main/o/old/old_1_amd64.deb"));
 }
 
+TEST_CASE("publish snapshot: an rpm's SHA-256 comes from its record, which has no MD5, and the "
+          "file is not read again", "[publish]") {
+  opskit::test::TempDir dir;
+  std::string pub = dir / "public";
+  PackageRecord rpm;
+  rpm.file = "rpm/el/9/x86_64/Packages/h/hello-1-1.x86_64.rpm";
+  write(pub + "/" + rpm.file, "rpm");
+  rpm.size = 3;
+  rpm.sha256 = std::string(64, 'f'); // not the file's: read, it would give another
+  auto s = snapshot(pub, {rpm});
+  REQUIRE(s);
+  CHECK(s->manifest.at(rpm.file).sha256 == rpm.sha256);
+  CHECK_FALSE(s->md5.contains(rpm.file)); // md5_each reads it if it is sent
+}
+
 TEST_CASE("publish manifest: written and read back, and another tool's object is refused",
           "[publish]") {
   Manifest m{{"a/b", {std::string(64, 'a'), 12}}, {"c", {std::string(64, 'b'), 0}}};
