@@ -3,11 +3,10 @@
 // defines must be named in its page, and every page must pass mandoc's linter.
 #include <catch2/catch.hpp>
 
-#include <regex>
-
 #include "../../cmd/kstat/cli.hpp"
 #include "../../cmd/pkgcloud/cli.hpp"
 #include "../../cmd/syscount/cli.hpp"
+#include "pattern.hpp"
 #include "process.hpp"
 
 namespace {
@@ -17,14 +16,13 @@ std::string man_page(const std::string& tool) {
   auto rendered = opskit::test::run(
       {"mandoc", "-T", "ascii", std::string(OPSKIT_SOURCE_DIR) + "/man/" + tool + ".1"});
   REQUIRE(rendered.exit_status == 0);
-  return std::regex_replace(rendered.out, std::regex(".\b"), "");
+  return opskit::test::re::replace(rendered.out, ".\b", "");
 }
 
 bool mentions(const std::string& page, const std::string& word) {
-  std::regex re("(^|[^A-Za-z0-9_-])" +
-                std::regex_replace(word, std::regex(R"([.^$|()\[\]*+?{}\\])"), R"(\$&)") +
-                "($|[^A-Za-z0-9_-])");
-  return std::regex_search(page, re);
+  using namespace opskit::test;
+  return re::search(page, "(^|[^A-Za-z0-9_-])" + re::escape(word) + "($|[^A-Za-z0-9_-])")
+      .has_value();
 }
 
 // Every "NAME" of subcommands and "--long"/"-s" of options under `app`, with where it sits.

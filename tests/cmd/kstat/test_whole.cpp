@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -19,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pattern.hpp"
 #include "serve.hpp"
 #include "skip.hpp"
 
@@ -146,12 +146,11 @@ TEST_CASE("kstat read: the whole namespace ends in time, names what it cannot re
   for (const auto& line : lines_of(read.out))
     printed.insert(line.substr(0, line.find(": ")));
   CHECK(printed.size() > 1000);
-  const std::regex error_line(R"(kstat: error: ([^ ]+): (open|read) (/proc/\S+): .+)");
   for (const auto& line : lines_of(read.err)) {
     INFO(line);
-    std::smatch m;
-    REQUIRE(std::regex_match(line, m, error_line));
-    failed.insert(m[1]);
+    auto m = re::match(line, R"(kstat: error: ([^ ]+): (open|read) (/proc/\S+): .+)");
+    REQUIRE(m);
+    failed.insert((*m)[1]);
   }
   for (const auto& name : failed)
     CHECK(printed.count(name) == 0);

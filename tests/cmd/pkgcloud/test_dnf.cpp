@@ -10,7 +10,6 @@
 #include <future>
 #include <map>
 #include <random>
-#include <regex>
 
 #include <sqlite3.h>
 
@@ -20,6 +19,7 @@
 #include "opskit/file.hpp"
 #include "opskit/repo/codec/compress.hpp"
 #include "opskit/repo/index/yum/yum.hpp"
+#include "pattern.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
@@ -31,10 +31,8 @@ namespace {
 std::map<std::string, std::string> published(const std::string& dir) {
   std::map<std::string, std::string> files{
       {"repomd.xml", *opskit::read_file(dir + "/repodata/repomd.xml")}};
-  std::regex href("href=\"(repodata/[^\"]+)\"");
-  const std::string repomd = files["repomd.xml"];
-  for (std::sregex_iterator m(repomd.begin(), repomd.end(), href), end; m != end; ++m)
-    files[(*m)[1]] = *opskit::read_file(dir + "/" + (*m)[1].str());
+  for (const auto& href : re::search_all(files["repomd.xml"], "href=\"(repodata/[^\"]+)\""))
+    files[href[1]] = *opskit::read_file(dir + "/" + href[1]);
   return files;
 }
 
@@ -154,8 +152,7 @@ TEST_CASE("dnf: repoquery shows what it shows for createrepo_c's index of the sa
       std::string expected = b.out;
       // --info names the repository; everything else must be equal byte for byte
       if (what == "--info")
-        expected =
-            std::regex_replace(expected, std::regex("Repository +: theirs"), "Repository   : ours");
+        expected = re::replace(expected, "Repository +: theirs", "Repository   : ours");
       CHECK(a.out == expected);
     }
   }

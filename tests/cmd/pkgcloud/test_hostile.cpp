@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +14,7 @@
 #include "fixture.hpp"
 #include "opskit/file.hpp"
 #include "opskit/text.hpp"
+#include "pattern.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
@@ -123,10 +123,10 @@ TEST_CASE("hostile packages: a description that is not UTF-8 is kept byte for by
   // primary.xml parses as XML (expat refuses malformed UTF-8 and the characters XML 1.0
   // forbids, escaped or not), with the description read as ISO-8859-1 and its controls gone.
   std::string dir = good.repo + "/public/rpm/el/9/x86_64/";
-  std::smatch href;
   std::string repomd = *opskit::read_file(dir + "repodata/repomd.xml");
-  REQUIRE(std::regex_search(repomd, href, std::regex("href=\"(repodata/[^\"]+-primary.xml.gz)\"")));
-  std::string primary = dir + href[1].str();
+  auto href = re::search(repomd, "href=\"(repodata/[^\"]+-primary.xml.gz)\"");
+  REQUIRE(href);
+  std::string primary = dir + (*href)[1];
   auto parsed = run({"/usr/bin/python3", "-c",
                      "import gzip, sys, xml.dom.minidom\n"
                      "doc = xml.dom.minidom.parseString(gzip.open(sys.argv[1]).read())\n"

@@ -7,7 +7,6 @@
 #include <future>
 #include <map>
 #include <random>
-#include <regex>
 #include <thread>
 
 #include <fcntl.h>
@@ -21,6 +20,7 @@
 #include "fixture.hpp"
 #include "opskit/file.hpp"
 #include "opskit/text.hpp"
+#include "pattern.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
@@ -430,9 +430,9 @@ TEST_CASE("pkgcloud: init --key signs with a key of $GNUPGHOME and refuses one i
   REQUIRE(made.exit_status == 0);
   auto listing = run({"gpg", "--homedir", home, "--with-colons", "--list-secret-keys"});
   // "fpr:::::::::<fingerprint>:" follows the "sec:" line
-  std::smatch match;
-  REQUIRE(std::regex_search(listing.out, match, std::regex("\nfpr:+([0-9A-F]{40}):")));
-  std::string fpr = match[1];
+  auto match = re::search(listing.out, "\nfpr:+([0-9A-F]{40}):");
+  REQUIRE(match);
+  std::string fpr = (*match)[1];
 
   std::string repo = dir / "repo";
   auto missing = run({"env", "GNUPGHOME=" + home, tool("pkgcloud"), "--repo", repo, "init", "--key",
