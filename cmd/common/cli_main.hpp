@@ -2,27 +2,18 @@
 #pragma once
 
 // What every tool's main shares: parse with CLI11, map usage errors to exit 2, print
-// "<tool>: error: <message>" for failures, and catch what should never be thrown.
+// "<tool>: error: <message>" for failures, and catch what should never be thrown. Included by
+// each tool's cli.cpp alone: CLI11 is header-only, and every file that includes it compiles it.
 
-#include <cstdio>
 #include <exception>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "opskit/text.hpp"
+#include "exit.hpp"
 
 namespace opskit::cmd {
-
-inline constexpr int k_exit_ok = 0;
-inline constexpr int k_exit_failure = 1;
-inline constexpr int k_exit_usage = 2;
-
-// One line, whatever the message quotes: a newline in a path or a value shows as \n.
-inline void print_error(std::string_view tool, std::string_view message) {
-  fmt::print(stderr, "{}: error: {}\n", tool, printable(message));
-}
 
 // Parses argv into `app` and, when that succeeds, returns run(). Help and version exit 0.
 template <class Run>

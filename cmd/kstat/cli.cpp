@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include "cli_main.hpp"
+
 #include "opskit/version.hpp"
 
 namespace opskit::cmd::kstat {
@@ -128,6 +130,13 @@ void define_cli(CLI::App& app, Options& options, std::string_view only) {
     sub.define(*app_sub, options);
     app_sub->callback([&options, app_sub] { options.command = app_sub->get_name(); });
   }
+}
+
+int parse_and_run(int argc, char** argv, std::string_view only, int (*run)(const Options&)) {
+  CLI::App app{"", "kstat"};
+  Options options;
+  define_cli(app, options, only);
+  return run_main("kstat", app, argc, argv, [&] { return run(options); });
 }
 
 } // namespace opskit::cmd::kstat

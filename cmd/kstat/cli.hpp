@@ -6,7 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+namespace CLI {
+class App;
+}
 
 namespace opskit::cmd::kstat {
 
@@ -34,5 +36,9 @@ void define_cli(CLI::App& app, Options& options, std::string_view only = {});
 
 // The subcommand that argv asks for, or "" when there is none or it is not known.
 std::string_view requested_subcommand(int argc, char** argv);
+
+// kstat's main, for the subcommand `only` or all of them: parses argv and, when that succeeds,
+// returns run(options); a usage error is one line and exit status 2.
+int parse_and_run(int argc, char** argv, std::string_view only, int (*run)(const Options&));
 
 } // namespace opskit::cmd::kstat

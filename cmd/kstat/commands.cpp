@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli_main.hpp"
+#include "exit.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/exposition.hpp"
 #include "opskit/probes/watch.hpp"

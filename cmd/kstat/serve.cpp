@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "cli_main.hpp"
+#include "exit.hpp"
 #include "http_server.hpp"
 #include "opskit/http_accept.hpp"
 #include "opskit/probes/scrape.hpp"

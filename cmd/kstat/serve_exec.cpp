@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "cli_main.hpp"
+#include "exit.hpp"
 #include "opskit/error.hpp"
 
 namespace opskit::cmd::kstat {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include "cli_main.hpp"
+
 #include "opskit/version.hpp"
 
 namespace opskit::cmd::pkgcloud {
@@ -118,6 +120,13 @@ void define_cli(CLI::App& app, Options& o) {
   sources->add_option("--url", o.url, "The URL the repository's public/ is served at")->required();
 
   define_publish(app, o);
+}
+
+int parse_and_run(int argc, char** argv) {
+  CLI::App app{"", "pkgcloud"};
+  Options options;
+  define_cli(app, options);
+  return run_main("pkgcloud", app, argc, argv, [&] { return run(options); });
 }
 
 } // namespace opskit::cmd::pkgcloud

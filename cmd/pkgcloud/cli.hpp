@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+namespace CLI {
+class App;
+}
 
 #include "opskit/repo/publish.hpp"
 
@@ -50,5 +52,9 @@ void define_cli(CLI::App& app, Options& options);
 
 // Runs the parsed command, printing its results; returns the exit status.
 int run(const Options& options);
+
+// pkgcloud's main: parses argv and runs what it asks for; a usage error is one line and exit
+// status 2.
+int parse_and_run(int argc, char** argv);
 
 } // namespace opskit::cmd::pkgcloud

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
-#include "cli_main.hpp"
+#include "exit.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/repository.hpp"
 #include "opskit/table.hpp"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include "cli_main.hpp"
+
 #include <string>
 #include <string_view>
 
@@ -77,6 +79,14 @@ int take_command(int argc, char** argv, Options& options) {
       return i;
     }
   return argc;
+}
+
+int parse_and_run(int argc, char** argv) {
+  CLI::App app{"", "syscount"};
+  Options options;
+  define_cli(app, options);
+  argc = take_command(argc, argv, options);
+  return run_main("syscount", app, argc, argv, [&] { return run(options); });
 }
 
 } // namespace opskit::cmd::syscount

@@ -5,11 +5,14 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <sys/types.h>
 
 #include "opskit/probes/trace/engine.hpp"
 #include "opskit/probes/trace/syscalls.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace opskit::cmd::syscount {
 
@@ -37,5 +40,9 @@ int take_command(int argc, char** argv, Options& options);
 
 // Runs what `options` asks for and returns syscount's exit status: the traced command's.
 int run(const Options& options);
+
+// syscount's main: parses argv and runs what it asks for; a usage error is one line and exit
+// status 2.
+int parse_and_run(int argc, char** argv);
 
 } // namespace opskit::cmd::syscount

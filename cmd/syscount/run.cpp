@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.hpp"
-#include "cli_main.hpp"
+#include "exit.hpp"
 #include "opskit/file.hpp"
 #include "opskit/handle.hpp"
 #include "opskit/probes/trace/engine.hpp"

@@ -3,6 +3,8 @@
 // defines must be named in its page, and every page must pass mandoc's linter.
 #include <catch2/catch.hpp>
 
+#include <CLI/CLI.hpp>
+
 #include "../../cmd/kstat/cli.hpp"
 #include "../../cmd/pkgcloud/cli.hpp"
 #include "../../cmd/syscount/cli.hpp"
