@@ -27,6 +27,7 @@ struct Options {
   std::size_t iterations = 100000;
   std::string listen = "127.0.0.1:9100"; // serve
   double scrape_timeout = 5;             // serve: seconds a scrape may spend reading
+  std::string web_config;                // serve: TLS, basic authentication (exporter-toolkit)
 };
 
 // Defines kstat's command line on `app`, storing what it parses into `options`. With `only`

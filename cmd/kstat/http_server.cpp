@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -20,6 +21,7 @@
 
 #include "opskit/handle.hpp"
 #include "opskit/http_accept.hpp"
+#include "tls.hpp"
 
 namespace opskit::cmd::kstat {
 
@@ -47,8 +49,12 @@ std::string header(MHD_Connection* connection, const char* name) {
   return value != nullptr ? value : "";
 }
 
-MHD_Result send(MHD_Connection* connection, unsigned status, std::string_view content_type,
-                Body body, bool compress) {
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// A response holding `body` (gzipped first when `compress`), with the web configuration's
+// headers; nullptr when libmicrohttpd cannot make one.
+MHD_Response* make_response(unsigned status, std::string_view content_type, Body body,
+                            bool compress, const Headers& headers) {
   if (compress) {
     auto packed = gzip(*body);
     compress = packed.has_value();
@@ -61,7 +67,7 @@ MHD_Result send(MHD_Connection* connection, unsigned status, std::string_view co
       [](void* held) { delete static_cast<Body*>(held); }, holder);
   if (response == nullptr) {
     delete holder;
-    return MHD_NO;
+    return nullptr;
   }
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
                           std::string(content_type).c_str());
@@ -70,7 +76,50 @@ MHD_Result send(MHD_Connection* connection, unsigned status, std::string_view co
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
   if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
     MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+  for (const auto& [name, value] : headers)
+    MHD_add_response_header(response, name.c_str(), value.c_str());
+  return response;
+}
+
+MHD_Result send(MHD_Connection* connection, unsigned status, std::string_view content_type,
+                Body body, bool compress, const Headers& headers) {
+  MHD_Response* response = make_response(status, content_type, std::move(body), compress, headers);
+  if (response == nullptr)
+    return MHD_NO;
   MHD_Result queued = MHD_queue_response(connection, status, response);
+  MHD_destroy_response(response);
+  return queued;
+}
+
+MHD_Result send_text(MHD_Connection* connection, unsigned status, std::string text,
+                     const Headers& headers) {
+  return send(connection, status, "text/plain; charset=utf-8",
+              std::make_shared<const std::string>(std::move(text)), false, headers);
+}
+
+// 401 with WWW-Authenticate, unless the request carries a user and password `auth` accepts.
+bool authenticated(MHD_Connection* connection, web::BasicAuth& auth) {
+  if (!auth.enabled())
+    return true;
+  char* password = nullptr;
+  char* user = MHD_basic_auth_get_username_password(connection, &password);
+  bool ok = user != nullptr && password != nullptr && auth.check(user, password);
+  if (password != nullptr) {
+    std::memset(password, 0, std::strlen(password));
+    MHD_free(password);
+  }
+  if (user != nullptr)
+    MHD_free(user);
+  return ok;
+}
+
+MHD_Result refuse_unauthenticated(MHD_Connection* connection, const Headers& headers) {
+  MHD_Response* response =
+      make_response(MHD_HTTP_UNAUTHORIZED, "text/plain; charset=utf-8",
+                    std::make_shared<const std::string>("unauthorized\n"), false, headers);
+  if (response == nullptr)
+    return MHD_NO;
+  MHD_Result queued = MHD_queue_basic_auth_fail_response(connection, "kstat", response);
   MHD_destroy_response(response);
   return queued;
 }
@@ -92,17 +141,26 @@ std::string format_address(const sockaddr* address) {
 struct Dispatch {
   static MHD_Result answer(void* cls, MHD_Connection* connection, const char* url,
                            const char* method, const char*, const char*, std::size_t*, void**) {
-    const auto* server = static_cast<const HttpServer*>(cls);
+    auto* server = static_cast<HttpServer*>(cls);
+    const Headers& headers = server->web_.headers;
     std::string_view verb = method;
+    if (verb != MHD_HTTP_METHOD_GET && verb != MHD_HTTP_METHOD_HEAD)
+      return send_text(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", headers);
+    if (!server->limiter_.allow())
+      return send_text(connection, MHD_HTTP_TOO_MANY_REQUESTS, "too many requests\n", headers);
+    if (server->web_.tls) {
+      const MHD_ConnectionInfo* info =
+          MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+      if (auto why = refuse_client(info ? info->tls_session : nullptr, *server->web_.tls))
+        return send_text(connection, MHD_HTTP_FORBIDDEN, *why + "\n", headers);
+    }
+    if (!authenticated(connection, server->auth_))
+      return refuse_unauthenticated(connection, headers);
     std::string encodings = header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING);
     bool compress = !encodings.empty() && accept_quality(encodings, "gzip") > 0;
-    if (verb != MHD_HTTP_METHOD_GET && verb != MHD_HTTP_METHOD_HEAD) {
-      static const Body k_refused = std::make_shared<const std::string>("only GET and HEAD\n");
-      return send(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", k_refused, false);
-    }
     std::string accept = header(connection, MHD_HTTP_HEADER_ACCEPT);
     Response r = server->handler_(server->context_, Request{url, accept});
-    return send(connection, r.status, r.content_type, std::move(r.body), compress);
+    return send(connection, r.status, r.content_type, std::move(r.body), compress, headers);
   }
 };
 
@@ -141,20 +199,44 @@ Result<ListenAddress> parse_listen(std::string_view text) {
   return where;
 }
 
+HttpServer::HttpServer(web::WebConfig web)
+    : web_(std::move(web)), auth_(web_.basic_auth_users), limiter_(web_.rate_limit) {}
+
 Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where, Handler handler,
-                                                      void* context, unsigned idle_seconds) {
-  std::unique_ptr<HttpServer> server(new HttpServer);
+                                                      void* context, web::WebConfig web,
+                                                      unsigned idle_seconds) {
+  std::unique_ptr<HttpServer> server(new HttpServer(std::move(web)));
   server->handler_ = handler;
   server->context_ = context;
   const auto* address = reinterpret_cast<const sockaddr*>(&where.address);
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
   if (address->sa_family == AF_INET6)
     flags |= MHD_USE_IPv6;
+  std::vector<MHD_OptionItem> options = {
+      {MHD_OPTION_SOCK_ADDR, 0, const_cast<sockaddr*>(address)},
+      {MHD_OPTION_THREAD_POOL_SIZE, 2, nullptr},
+      {MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds, nullptr},
+      {MHD_OPTION_CONNECTION_LIMIT, 1000, nullptr},
+  };
+  if (const auto& tls = server->web_.tls) {
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+      return fail("web config: TLS asked for, and this libmicrohttpd was built without it");
+    OPSKIT_TRY(check_tls(*tls));
+    server->priorities_ = tls_priorities(*tls);
+    flags |= MHD_USE_TLS;
+    options.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(tls->cert_pem.c_str())});
+    options.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(tls->key_pem.c_str())});
+    options.push_back(
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, const_cast<char*>(server->priorities_.c_str())});
+    if (!tls->client_ca_pem.empty())
+      options.push_back(
+          {MHD_OPTION_HTTPS_MEM_TRUST, 0, const_cast<char*>(tls->client_ca_pem.c_str())});
+  }
+  options.push_back({MHD_OPTION_END, 0, nullptr});
   errno = 0;
-  server->daemon_.reset(MHD_start_daemon(
-      flags, 0, nullptr, nullptr, &Dispatch::answer, server.get(), MHD_OPTION_SOCK_ADDR, address,
-      MHD_OPTION_THREAD_POOL_SIZE, 2u, MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
-      MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END));
+  server->daemon_.reset(MHD_start_daemon(flags, 0, nullptr, nullptr, &Dispatch::answer,
+                                         server.get(), MHD_OPTION_ARRAY, options.data(),
+                                         MHD_OPTION_END));
   if (!server->daemon_)
     return fail(Error::from_errno("listen on", format_address(address)));
   const MHD_DaemonInfo* info =

@@ -2,7 +2,8 @@
 #pragma once
 
 // The HTTP side of `kstat serve`, over GNU libmicrohttpd: one listening socket, requests handed
-// to a handler that returns a whole body, gzip when the client accepts it.
+// to a handler that returns a whole body, gzip when the client accepts it; TLS, client
+// certificates, basic authentication, headers and a rate limit as a web configuration asks.
 
 #include <memory>
 #include <string>
@@ -11,6 +12,9 @@
 #include <sys/socket.h>
 
 #include "opskit/error.hpp"
+#include "opskit/web/basic_auth.hpp"
+#include "opskit/web/config.hpp"
+#include "opskit/web/rate_limit.hpp"
 
 struct MHD_Daemon;
 
@@ -40,26 +44,36 @@ public:
   using Handler = Response (*)(void* context, const Request& request);
 
   // Listens on `where` and answers every GET and HEAD with `handler(context, request)` from its
-  // own threads, until destroyed. A connection idle for `idle_seconds` is closed, so a client
-  // that connects and never sends holds nothing for long.
+  // own threads, until destroyed; over TLS when `web` has a tls_server_config, and only to
+  // clients that pass its client certificate policy (403), its basic authentication (401) and
+  // its rate limit (429). A connection idle for `idle_seconds` is closed, so a client that
+  // connects and never sends holds nothing for long. Fails when it cannot listen, and with one
+  // line when the TLS material does not load.
   static Result<std::unique_ptr<HttpServer>> start(const ListenAddress& where, Handler handler,
-                                                   void* context, unsigned idle_seconds = 10);
+                                                   void* context, web::WebConfig web = {},
+                                                   unsigned idle_seconds = 10);
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
   ~HttpServer(); // stops listening, waits for the handlers running
 
   // "127.0.0.1:9100", "[::1]:9100": the address bound, with the port taken for port 0.
   const std::string& address() const noexcept { return address_; }
+  // "https" or "http".
+  std::string_view scheme() const noexcept { return web_.tls ? "https" : "http"; }
 
 private:
-  HttpServer() = default;
+  explicit HttpServer(web::WebConfig web);
   struct Stop {
     void operator()(MHD_Daemon* daemon) const noexcept;
   };
-  std::unique_ptr<MHD_Daemon, Stop> daemon_;
   Handler handler_ = nullptr;
   void* context_ = nullptr;
   std::string address_;
+  const web::WebConfig web_;
+  std::string priorities_; // the GnuTLS priority string the daemon holds
+  web::BasicAuth auth_;
+  web::RateLimiter limiter_;
+  std::unique_ptr<MHD_Daemon, Stop> daemon_; // last: stopped before what its threads use
   friend struct Dispatch;
 };
 

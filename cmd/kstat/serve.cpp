@@ -13,6 +13,7 @@
 #include "http_server.hpp"
 #include "opskit/http_accept.hpp"
 #include "opskit/probes/scrape.hpp"
+#include "opskit/web/config.hpp"
 
 namespace opskit::cmd::kstat {
 
@@ -67,6 +68,15 @@ int run_serve(const Options& options) {
     print_error("kstat", where.error().message());
     return k_exit_usage;
   }
+  web::WebConfig web;
+  if (!options.web_config.empty()) {
+    auto loaded = web::load_web_config(options.web_config);
+    if (!loaded) {
+      print_error("kstat", loaded.error().message());
+      return k_exit_failure;
+    }
+    web = std::move(*loaded);
+  }
   raise_file_limit();
   Scraper::Settings settings;
   settings.names = options.names;
@@ -80,12 +90,12 @@ int run_serve(const Options& options) {
     return k_exit_failure;
   }
   sigset_t stop = block_stop_signals();
-  auto server = HttpServer::start(*where, answer, scraper->get());
+  auto server = HttpServer::start(*where, answer, scraper->get(), std::move(web));
   if (!server) {
     print_error("kstat", server.error().message());
     return k_exit_failure;
   }
-  fmt::print("kstat: serving http://{}/metrics\n", (*server)->address());
+  fmt::print("kstat: serving {}://{}/metrics\n", (*server)->scheme(), (*server)->address());
   std::fflush(stdout);
   int signal = 0;
   ::sigwait(&stop, &signal);

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -41,8 +42,13 @@ public:
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
       std::ifstream in(dir_ / "out");
       std::string line;
-      if (std::getline(in, line) && line.starts_with("kstat: serving http://"))
-        address_ = line.substr(22, line.find("/metrics") - 22);
+      constexpr std::string_view k_serving = "kstat: serving ";
+      if (std::getline(in, line) && line.starts_with(k_serving) &&
+          line.find("://") != std::string::npos) {
+        std::size_t colon = line.find("://");
+        scheme_ = line.substr(k_serving.size(), colon - k_serving.size());
+        address_ = line.substr(colon + 3, line.find("/metrics") - colon - 3);
+      }
     }
     if (address_.empty()) {
       stop(SIGKILL);
@@ -57,8 +63,9 @@ public:
   }
 
   std::string url(const std::string& path = "/metrics") const {
-    return "http://" + address_ + path;
+    return scheme_ + "://" + address_ + path;
   }
+  const std::string& address() const noexcept { return address_; } // "127.0.0.1:PORT"
   int port() const { return std::stoi(address_.substr(address_.find(':') + 1)); }
   int pid() const noexcept { return pid_; }
 
@@ -74,6 +81,7 @@ public:
 private:
   TempDir dir_;
   int pid_ = -1;
+  std::string scheme_;
   std::string address_;
 };
 
@@ -83,13 +91,16 @@ struct HttpReply {
   std::string body;
 };
 
-// GET `url` with curl, adding `headers` ("Accept: ..."); the body as sent (not decompressed).
-inline HttpReply http_get(const std::string& url, const std::vector<std::string>& headers = {}) {
+// GET `url` with curl, adding `headers` ("Accept: ...") and curl's `options` ("--cacert", ...);
+// the body as sent (not decompressed).
+inline HttpReply http_get(const std::string& url, const std::vector<std::string>& headers = {},
+                          const std::vector<std::string>& options = {}) {
   std::vector<std::string> argv{"curl", "-sS", "--max-time", "30", "-i", url};
   for (const auto& h : headers) {
     argv.push_back("-H");
     argv.push_back(h);
   }
+  argv.insert(argv.end(), options.begin(), options.end());
   auto r = run(argv);
   REQUIRE(r.exit_status == 0);
   HttpReply reply;

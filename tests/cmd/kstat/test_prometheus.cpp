@@ -9,59 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include "daemon.hpp"
 #include "net.hpp"
+#include "prometheus.hpp"
 #include "serve.hpp"
 
 using namespace opskit::test;
 
 namespace {
-
-// Prometheus scraping `target` ("127.0.0.1:port") every second, its storage in `dir`.
-struct Prometheus : Daemon {
-  static std::vector<std::string> argv(const TempDir& dir, const std::string& target, int port) {
-    std::ofstream(dir / "prometheus.yml")
-        << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-           "scrape_configs:\n  - job_name: kstat\n    static_configs:\n"
-           "      - targets: ['"
-        << target << "']\n";
-    return {"prometheus", "--config.file=" + dir / "prometheus.yml",
-            "--storage.tsdb.path=" + dir / "data",
-            "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=error"};
-  }
-  Prometheus(const TempDir& dir, const std::string& target, int port = free_port())
-      : Daemon(argv(dir, target, port), port) {}
-
-  // The value of an instant query that gives one sample, or nothing while it gives none.
-  std::optional<double> query(const std::string& promql) const {
-    auto r = run({"curl", "-s", "--max-time", "10", url("/api/v1/query"), "--data-urlencode",
-                  "query=" + promql});
-    auto json = nlohmann::json::parse(r.out, nullptr, false);
-    if (json.is_discarded() || json["status"] != "success" || json["data"]["result"].empty())
-      return std::nullopt;
-    return std::stod(json["data"]["result"][0]["value"][1].get<std::string>());
-  }
-
-  // Polls `promql` until `done` holds for its value (at most 15 s); the last value.
-  template <class Done>
-  std::optional<double> wait_for(const std::string& promql, Done done) const {
-    std::optional<double> value;
-    for (int i = 0; i < 60; ++i) {
-      value = query(promql);
-      if (value && done(*value))
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-    return value;
-  }
-};
-
-std::string host_port(const KstatServe& serve) {
-  std::string url = serve.url();
-  return url.substr(7, url.find('/', 7) - 7);
-}
 
 // Forks `n` children that exit at once, and reaps them.
 void fork_children(int n) {
@@ -82,7 +37,7 @@ TEST_CASE("kstat serve: Prometheus scrapes it, CPU seconds add up, forks are cou
     FAIL("prometheus is needed (scripts/dev installs it)");
   KstatServe serve({"cpu", "kern"});
   TempDir dir;
-  Prometheus prometheus(dir, host_port(serve));
+  Prometheus prometheus(dir, serve.address());
   auto up = prometheus.wait_for("up{job=\"kstat\"}", [](double v) { return v == 1; });
   REQUIRE(up == 1);
 

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "opskit/web/basic_auth.hpp"
+
+using opskit::web::BasicAuth;
+
+namespace {
+
+// "s3cret" at cost 4, as htpasswd ($2y$) and libxcrypt ($2b$) write it.
+constexpr const char* k_2y = "$2y$04$e3nUNB4xnRWAMchAJUQkYeEIPkENYu4v3e1LbGJwOuS6v5gGqt/Mq";
+constexpr const char* k_2b = "$2b$04$e3nUNB4xnRWAMchAJUQkYeEIPkENYu4v3e1LbGJwOuS6v5gGqt/Mq";
+// "opskit-dummy" at cost 10: a check of it takes tens of milliseconds.
+constexpr const char* k_cost10 = "$2b$10$LmgjOX7FXH4W5ZcvP2wyGeHLREh3BXbKU/CpN9mo8oLAUBBmG4lxG";
+
+} // namespace
+
+TEST_CASE("basic auth: the right password of a known user, and nothing else", "[lib][web]") {
+  BasicAuth auth({{"alice", k_2y}, {"bob", k_2b}});
+  CHECK(auth.enabled());
+  CHECK(auth.check("alice", "s3cret"));
+  CHECK(auth.check("bob", "s3cret"));
+  CHECK_FALSE(auth.check("alice", "s3cret "));
+  CHECK_FALSE(auth.check("alice", ""));
+  CHECK_FALSE(auth.check("Alice", "s3cret"));
+  CHECK_FALSE(auth.check("carol", "s3cret"));
+  CHECK_FALSE(BasicAuth({}).enabled());
+}
+
+TEST_CASE("basic auth: a password found good is not checked with bcrypt again", "[lib][web]") {
+  using Clock = std::chrono::steady_clock;
+  BasicAuth auth(std::map<std::string, std::string>{{"dummy", k_cost10}});
+  auto start = Clock::now();
+  REQUIRE(auth.check("dummy", "opskit-dummy"));
+  auto first = Clock::now() - start;
+  start = Clock::now();
+  for (int i = 0; i < 10; ++i)
+    REQUIRE(auth.check("dummy", "opskit-dummy"));
+  auto ten_more = Clock::now() - start;
+  // Ten bcrypt checks at cost 10 would take ten times the first; remembered, they take none.
+  CHECK(ten_more < first);
+  CHECK_FALSE(auth.check("dummy", "opskit-dummy!"));
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "opskit/web/config.hpp"
+#include "temp_dir.hpp"
+
+using opskit::web::ClientAuth;
+using opskit::web::parse_web_config;
+using opskit::web::TlsVersion;
+
+namespace {
+
+constexpr const char* k_path = "/etc/kstat/web.yml";
+constexpr const char* k_hash = "$2y$04$e3nUNB4xnRWAMchAJUQkYeEIPkENYu4v3e1LbGJwOuS6v5gGqt/Mq";
+
+// The error of a text that must not parse.
+std::string refused(const std::string& yaml, const std::string& path = k_path) {
+  auto parsed = parse_web_config(yaml, path);
+  REQUIRE_FALSE(parsed);
+  return parsed.error().message();
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+} // namespace
+
+TEST_CASE("web config: an empty file, or empty sections, is plain HTTP with no authentication",
+          "[lib][web]") {
+  for (const char* text : {"", "# nothing\n", "tls_server_config:\nbasic_auth_users:\n",
+                           "tls_server_config:\n  min_version: TLS13\n"}) {
+    INFO(text);
+    auto parsed = parse_web_config(text, k_path);
+    REQUIRE(parsed);
+    CHECK_FALSE(parsed->tls);
+    CHECK(parsed->basic_auth_users.empty());
+    CHECK(parsed->headers.empty());
+    CHECK(parsed->rate_limit.interval.count() == 0);
+  }
+}
+
+TEST_CASE("web config: the exporter toolkit's example, with files beside the configuration",
+          "[lib][web]") {
+  opskit::test::TempDir dir;
+  write(dir / "server.crt", "CERT PEM");
+  write(dir / "server.key", "KEY PEM");
+  write(dir / "ca.crt", "CA PEM");
+  auto parsed = parse_web_config(std::string("tls_server_config:\n"
+                                             "  cert_file: server.crt\n"
+                                             "  key_file: ") +
+                                     dir.path() + "/server.key\n" +
+                                     "  client_auth_type: RequireAndVerifyClientCert\n"
+                                     "  client_ca_file: ca.crt\n"
+                                     "  client_allowed_sans: [scraper.example.com, 10.0.0.1]\n"
+                                     "  min_version: TLS13\n"
+                                     "  prefer_server_cipher_suites: false\n"
+                                     "http_server_config:\n"
+                                     "  http2: false\n"
+                                     "  headers:\n"
+                                     "    X-Frame-Options: deny\n"
+                                     "    Strict-Transport-Security: max-age=31536000\n"
+                                     "basic_auth_users:\n"
+                                     "  alice: " +
+                                     k_hash +
+                                     "\n"
+                                     "rate_limit:\n"
+                                     "  interval: 250ms\n"
+                                     "  burst: 20\n",
+                                 dir / "web.yml");
+  REQUIRE(parsed);
+  REQUIRE(parsed->tls);
+  CHECK(parsed->tls->cert_pem == "CERT PEM");
+  CHECK(parsed->tls->key_pem == "KEY PEM");
+  CHECK(parsed->tls->client_ca_pem == "CA PEM");
+  CHECK(parsed->tls->client_auth == ClientAuth::require_and_verify);
+  CHECK(parsed->tls->client_allowed_sans ==
+        std::vector<std::string>{"scraper.example.com", "10.0.0.1"});
+  CHECK(parsed->tls->min_version == TlsVersion::tls13);
+  CHECK(parsed->tls->max_version == TlsVersion::tls13);
+  CHECK_FALSE(parsed->tls->prefer_server_cipher_suites);
+  CHECK(parsed->headers ==
+        std::vector<std::pair<std::string, std::string>>{
+            {"X-Frame-Options", "deny"}, {"Strict-Transport-Security", "max-age=31536000"}});
+  CHECK(parsed->basic_auth_users.at("alice") == k_hash);
+  CHECK(parsed->rate_limit.interval == std::chrono::milliseconds(250));
+  CHECK(parsed->rate_limit.burst == 20);
+}
+
+TEST_CASE("web config: inline PEM is taken as it is", "[lib][web]") {
+  auto parsed =
+      parse_web_config("tls_server_config:\n  cert: |\n    CERT\n  key: |\n    KEY\n", k_path);
+  REQUIRE(parsed);
+  REQUIRE(parsed->tls);
+  CHECK(parsed->tls->cert_pem == "CERT\n");
+  CHECK(parsed->tls->key_pem == "KEY\n");
+  CHECK(parsed->tls->client_auth == ClientAuth::none);
+}
+
+TEST_CASE("web config: each mistake is one line naming the file, the key and what is wrong",
+          "[lib][web]") {
+  CHECK(refused("tls_server_config:\n  cert_file: /nonexistent/x.crt\n  key_file: k\n") ==
+        "web config /etc/kstat/web.yml: tls_server_config.cert_file: open /nonexistent/x.crt: No "
+        "such file or directory");
+  CHECK(refused("tls_server_config:\n  cert: C\n") ==
+        "web config /etc/kstat/web.yml: tls_server_config: cert_file is set and key_file is not");
+  CHECK(refused("tls_server_config:\n  cert: C\n  cert_file: c.crt\n  key: K\n") ==
+        "web config /etc/kstat/web.yml: tls_server_config: cert and cert_file are both set: give "
+        "one");
+  CHECK(refused("tls_server_config:\n  cert: C\n  key: K\n  client_auth_type: Maybe\n")
+            .starts_with("web config /etc/kstat/web.yml: tls_server_config.client_auth_type: "
+                         "'Maybe' is not one of NoClientCert,"));
+  CHECK(refused("tls_server_config:\n  cert: C\n  key: K\n  client_ca: CA\n")
+            .find("client_ca_file is set and client_auth_type is not") != std::string::npos);
+  CHECK(refused("tls_server_config:\n  cert: C\n  key: K\n  client_auth_type: "
+                "RequireAndVerifyClientCert\n")
+            .find("client_auth_type needs client_ca_file") != std::string::npos);
+  CHECK(refused("tls_server_config:\n  cert: C\n  key: K\n  min_version: TLS13\n  max_version: "
+                "TLS12\n") ==
+        "web config /etc/kstat/web.yml: tls_server_config: min_version is above max_version");
+  CHECK(refused("tls_server_config:\n  cert: C\n  key: K\n  cipher_suites: "
+                "[TLS_AES_128_GCM_SHA256]\n")
+            .starts_with("web config /etc/kstat/web.yml: tls_server_config.cipher_suites: not "
+                         "supported"));
+  CHECK(refused("tls_server_config:\n  certfile: c.crt\n") ==
+        "web config /etc/kstat/web.yml: tls_server_config: unknown key 'certfile'");
+  CHECK(refused("basic_auth_user:\n  alice: x\n") ==
+        "web config /etc/kstat/web.yml: unknown key 'basic_auth_user'");
+  CHECK(refused("basic_auth_users:\n  alice: plaintext\n") ==
+        "web config /etc/kstat/web.yml: basic_auth_users.alice: not a bcrypt hash (htpasswd "
+        "-nBC 10 \"\" makes one)");
+  CHECK(refused("http_server_config:\n  headers:\n    X-Frame-Options: allow\n") ==
+        "web config /etc/kstat/web.yml: http_server_config.headers.X-Frame-Options: 'allow' is "
+        "not deny or sameorigin");
+  CHECK(refused("http_server_config:\n  headers:\n    Server: kstat\n") ==
+        "web config /etc/kstat/web.yml: http_server_config.headers: unknown key 'Server'");
+  CHECK(refused("rate_limit:\n  interval: 1 second\n  burst: 1\n") ==
+        "web config /etc/kstat/web.yml: rate_limit.interval: '1 second' is not a duration such "
+        "as 1s or 250ms");
+  CHECK(refused("rate_limit:\n  interval: 1s\n") ==
+        "web config /etc/kstat/web.yml: rate_limit: an interval with a burst of 0 would refuse "
+        "every request");
+  CHECK(refused("tls_server_config: [\n")
+            .starts_with("web config /etc/kstat/web.yml: line 2, column 1: "));
+  CHECK(refused("- a\n- b\n") ==
+        "web config /etc/kstat/web.yml: expected a mapping of keys to values");
+}
+
+TEST_CASE("web config: Go durations", "[lib][web]") {
+  using namespace std::chrono_literals;
+  using opskit::web::parse_go_duration;
+  CHECK(parse_go_duration("0") == 0ns);
+  CHECK(parse_go_duration("1s") == 1s);
+  CHECK(parse_go_duration("1.5s") == 1500ms);
+  CHECK(parse_go_duration("250ms") == 250ms);
+  CHECK(parse_go_duration("1h30m") == 90min);
+  CHECK(parse_go_duration("10us") == 10us);
+  CHECK(parse_go_duration("10\xc2\xb5s") == 10us);
+  CHECK_FALSE(parse_go_duration(""));
+  CHECK_FALSE(parse_go_duration("1"));
+  CHECK_FALSE(parse_go_duration("s"));
+  CHECK_FALSE(parse_go_duration("-1s"));
+  CHECK_FALSE(parse_go_duration("1d"));
+}
