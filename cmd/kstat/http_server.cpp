@@ -140,7 +140,21 @@ std::string format_address(const sockaddr* address) {
 
 struct Dispatch {
   static MHD_Result answer(void* cls, MHD_Connection* connection, const char* url,
-                           const char* method, const char*, const char*, std::size_t*, void**) {
+                           const char* method, const char*, const char*,
+                           std::size_t* upload_size, void** request_state) {
+    // The first call comes with the headers alone: answering then would leave libmicrohttpd
+    // unsure where the request ends, and it closes such a connection ("Connection: close"),
+    // so that every scrape paid a new TCP (and TLS) handshake. Answer on the second call, when
+    // the request is whole; a body, which no GET needs, is consumed unread.
+    static int k_started;
+    if (*request_state == nullptr) {
+      *request_state = &k_started;
+      return MHD_YES;
+    }
+    if (*upload_size != 0) {
+      *upload_size = 0;
+      return MHD_YES;
+    }
     auto* server = static_cast<HttpServer*>(cls);
     const Headers& headers = server->web_.headers;
     std::string_view verb = method;

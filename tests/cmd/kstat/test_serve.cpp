@@ -77,6 +77,16 @@ TEST_CASE("kstat serve: OpenMetrics when Accept asks for it, gzip when accepted"
   CHECK(http_get(serve.url()).headers.count("content-encoding") == 0);
 }
 
+TEST_CASE("kstat serve: a scraper's connection is kept open from one scrape to the next",
+          "[kstat][serve]") {
+  KstatServe serve({"kern.loadavg"});
+  auto r = run({"curl", "-sv", "--max-time", "30", serve.url(), "-o", "/dev/null", serve.url(),
+                "-o", "/dev/null"});
+  REQUIRE(r.exit_status == 0);
+  CHECK(r.err.find("Re-using existing connection") != std::string::npos);
+  CHECK(r.err.find("Connection: close") == std::string::npos);
+}
+
 TEST_CASE("kstat serve: / links to /metrics, other paths are 404, POST is refused",
           "[kstat][serve]") {
   KstatServe serve({"kern.loadavg"});
