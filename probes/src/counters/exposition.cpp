@@ -18,6 +18,7 @@
 #include "opskit/probes/exposition.hpp"
 
 #include <array>
+#include <charconv>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -323,41 +324,55 @@ Exposition::Exposition(const Snapshot& snapshot) {
     // One sample per label set, of one type: a second (proc.self beside its pid) is left out.
     if (family.type != m->type || !label_sets[it->second].insert(labels).second)
       continue;
-    family.members.push_back(Member{i, std::move(labels), m->multiply, m->divide});
+    std::string head = family.name;
+    if (!labels.empty())
+      head.append("{").append(labels).push_back('}');
+    head.push_back(' ');
+    family.members.push_back(Member{i, std::move(head), m->multiply, m->divide});
   }
 }
 
 namespace {
 
-void append_value(std::string& out, const Value& value, std::uint64_t multiply, double divide) {
-  auto to = std::back_inserter(out);
+// Appends `value` times `multiply` over `divide` as the exposition writes numbers; false (and
+// nothing appended) for text. Integers go through std::to_chars and reals through fmt into a
+// buffer on the stack: this is a scrape's inner loop, a thousand samples each time.
+bool append_value(std::string& out, const Value& value, std::uint64_t multiply, double divide) {
+  char buffer[64];
+  char* end = buffer;
   if (const auto* u = std::get_if<std::uint64_t>(&value); u && divide == 1)
-    fmt::format_to(to, "{}", *u * multiply);
+    end = std::to_chars(buffer, buffer + sizeof buffer, *u * multiply).ptr;
   else if (const auto* s = std::get_if<std::int64_t>(&value); s && divide == 1)
-    fmt::format_to(to, "{}", *s * static_cast<std::int64_t>(multiply));
+    end = std::to_chars(buffer, buffer + sizeof buffer, *s * static_cast<std::int64_t>(multiply))
+              .ptr;
   else if (auto number = as_number(value))
-    fmt::format_to(to, "{}", *number * static_cast<double>(multiply) / divide);
-}
-
-bool has_number(const Snapshot& snapshot, std::size_t i) {
-  return snapshot.error(i) == nullptr && !std::holds_alternative<std::string>(snapshot.value(i));
+    end = fmt::format_to_n(buffer, sizeof buffer, "{}",
+                           *number * static_cast<double>(multiply) / divide)
+              .out;
+  else
+    return false;
+  out.append(buffer, end);
+  return true;
 }
 
 } // namespace
 
 void Exposition::render(const Snapshot& snapshot, std::string& out, TextFormat format) const {
-  std::string value;
   for (const auto& family : families_) {
     bool started = false;
     for (const auto& member : family.members) {
-      if (!has_number(snapshot, member.entry))
+      if (snapshot.error(member.entry) != nullptr)
         continue;
+      std::size_t before = out.size();
       if (!started)
         out.append(family.headers[static_cast<std::size_t>(format)]);
+      out.append(member.head);
+      if (!append_value(out, snapshot.value(member.entry), member.multiply, member.divide)) {
+        out.resize(before); // text: no sample
+        continue;
+      }
+      out.push_back('\n');
       started = true;
-      value.clear();
-      append_value(value, snapshot.value(member.entry), member.multiply, member.divide);
-      append_sample(out, family.name, member.labels, value);
     }
   }
 }

@@ -218,6 +218,16 @@ std::optional<Value> sum_of(std::string_view rest, std::size_t count) {
   return Value(sum);
 }
 
+// The value tokens of the keyed record at `record.hint` into `record.tokens`.
+void split_record(std::string_view text, const Layout& layout, RecordTokens& record) {
+  bool table = layout.shape == Layout::Shape::table;
+  Tokens tokens(line_at(text, record.hint), table ? std::string_view{} : layout.separators);
+  if (!line_key(tokens, table ? 0 : layout.key_token))
+    return;
+  while (auto token = tokens.next())
+    record.tokens.push_back(*token);
+}
+
 } // namespace
 
 std::optional<std::string_view> locate(std::string_view text, const Layout& layout,
@@ -278,22 +288,25 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
 
 std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
                                           Locator& locator, RecordTokens& record) {
-  // Tables only: their records are long, while splitting a one-value line costs more than
-  // walking it.
-  if (layout.shape != Layout::Shape::table || locator.column < 0)
+  // Records read for one column alone (a file that is one value, a line's rest) gain nothing.
+  if (layout.shape == Layout::Shape::whole || locator.column < 0 || layout.key_token < 0)
     return locate(text, layout, locator);
   auto column = static_cast<std::size_t>(locator.column);
-  if (record.hint == locator.hint && column < record.tokens.size())
-    return record.tokens[column];
+  if (record.hint == locator.hint && record.key == locator.key) {
+    // A second field of the record located last: split it once, for this field and the ones
+    // after it (a /proc/stat cpu line holds ten, a disk's line seventeen, a table's value line
+    // over a hundred). A record read for one field, as most lines are, is never split.
+    if (record.tokens.empty())
+      split_record(text, layout, record);
+    if (column < record.tokens.size())
+      return record.tokens[column];
+  }
   auto field = locate(text, layout, locator);
-  if (!field)
-    return field;
-  record.hint = locator.hint;
-  record.tokens.clear();
-  Tokens tokens(line_at(text, locator.hint), {});
-  tokens.next(); // the key
-  while (auto token = tokens.next())
-    record.tokens.push_back(*token);
+  if (field) {
+    record.hint = locator.hint;
+    record.key = locator.key;
+    record.tokens.clear();
+  }
   return field;
 }
 

@@ -82,12 +82,14 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
 // by the fields of that record (a line of /proc/net/netstat holds over a hundred). Valid for one
 // read: clear it when the source's text changes.
 struct RecordTokens {
-  std::size_t hint = std::string_view::npos; // the line split, by offset in the text
-  std::vector<std::string_view> tokens;
+  std::size_t hint = std::string_view::npos; // the record located last, by offset in the text
+  std::string_view key;                      // its key (a locator's, which outlives the read)
+  std::vector<std::string_view> tokens;      // its value tokens once a second field asks
 };
 
 // As locate(), answering from `record` when the field lies in the record it holds, and refilling
-// it otherwise; for tables (/proc/net/snmp, netstat), else the same as locate().
+// it otherwise, for keyed records of lines and tables; for a whole file, a line's rest or a
+// file's one record, the same as locate().
 std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
                                           Locator& locator, RecordTokens& record);
 

@@ -86,6 +86,14 @@ bool Snapshot::update(std::size_t i) {
   return true;
 }
 
+std::vector<std::string> Snapshot::source_paths() const {
+  std::vector<std::string> out;
+  out.reserve(sources_.size());
+  for (const auto& source : sources_)
+    out.push_back(source->path);
+  return out;
+}
+
 std::vector<std::pair<std::string, Error>> Snapshot::source_errors() const {
   std::vector<std::pair<std::string, Error>> out;
   for (const auto& source : sources_)

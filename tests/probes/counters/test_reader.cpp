@@ -36,6 +36,28 @@ TEST_CASE("reader: a stale hint still finds the field and is corrected", "[count
   CHECK(locate(before, {}, odd) == "1");
 }
 
+TEST_CASE("reader: fields of one record share its split, and a moved record is not taken for "
+          "another",
+          "[counters][reader]") {
+  // diskstats: the fields of one disk are its columns; between two reads the disks swap places.
+  constexpr std::string_view before = "   8  0 sda 1 2 3\n   8 16 sdb 4 5 6\n";
+  constexpr std::string_view after = "   8 16 sdb 7 8 9\n   8  0 sda 1 2 3\n";
+  Layout disks{.key_token = 2};
+  std::vector<Locator> fields{{"sda", 0}, {"sda", 2}, {"sdb", 1}, {"sdb", 2}};
+  auto read_all = [&](std::string_view text) {
+    RecordTokens record;
+    std::vector<std::string> out;
+    for (auto& field : fields) {
+      auto token = locate_in(text, disks, field, record);
+      out.emplace_back(token ? *token : "-");
+    }
+    return out;
+  };
+  CHECK(read_all(before) == std::vector<std::string>{"1", "3", "5", "6"});
+  // sdb's hint is now where sda was found: its fields must come from its own line.
+  CHECK(read_all(after) == std::vector<std::string>{"1", "3", "8", "9"});
+}
+
 TEST_CASE("reader: meminfo's kB becomes bytes and parenthesized keys match", "[counters][reader]") {
   constexpr std::string_view meminfo = "MemTotal:       24684084 kB\nActive(anon):     117644 kB\n";
   CHECK(read_field(meminfo, {}, {"MemTotal", 0}, {.multiply = 1024}) ==

@@ -112,8 +112,10 @@ public:
   const Value& value(std::size_t i) const noexcept { return values_[i]; }
   // Why entry i failed in the last read(), or nullptr.
   const Error* error(std::size_t i) const noexcept { return errors_[i] ? &*errors_[i] : nullptr; }
-  // How many distinct files one read() reads.
+  // How many distinct files one read() reads, and which ("/proc/vmstat"; a mount point for
+  // the statvfs(3) of fs.mount), in the order read.
   std::size_t source_count() const noexcept { return sources_.size(); }
+  std::vector<std::string> source_paths() const;
   // The source files that failed in the last read(), each with why, in the order first used.
   std::vector<std::pair<std::string, Error>> source_errors() const;
 
