@@ -4,8 +4,7 @@
 #include <memory>
 
 #include <crypt.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
+#include <gnutls/crypto.h>
 
 namespace opskit::web {
 
@@ -15,29 +14,41 @@ namespace {
 constexpr std::string_view k_dummy_hash =
     "$2b$10$LmgjOX7FXH4W5ZcvP2wyGeHLREh3BXbKU/CpN9mo8oLAUBBmG4lxG";
 
+// Compares in a time that depends on the length alone.
+bool same_bytes(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size())
+    return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// Zeroes a string that held a secret, in a way the compiler keeps.
+void wipe(std::string& secret) noexcept {
+  gnutls_memset(secret.data(), 0, secret.size());
+}
+
 // True when crypt(3) of `password` with `hash`'s salt and cost gives `hash`.
 bool bcrypt_matches(std::string_view password, std::string_view hash) {
   auto data = std::make_unique<crypt_data>(); // 32 KiB: not on the stack
   std::string key(password), setting(hash);
   const char* made = ::crypt_r(key.c_str(), setting.c_str(), data.get());
-  OPENSSL_cleanse(key.data(), key.size());
-  return made != nullptr && made[0] != '*' && std::string_view(made).size() == hash.size() &&
-         CRYPTO_memcmp(made, hash.data(), hash.size()) == 0;
+  wipe(key);
+  return made != nullptr && made[0] != '*' && same_bytes(made, hash);
 }
 
 // The SHA-256 of the three, each length-prefixed so that no two triples give the same bytes.
 std::string fingerprint(std::string_view user, std::string_view hash, std::string_view password) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned size = 0;
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::string input;
   for (std::string_view part : {user, hash, password}) {
     std::uint64_t length = part.size();
-    EVP_DigestUpdate(ctx.get(), &length, sizeof length);
-    EVP_DigestUpdate(ctx.get(), part.data(), part.size());
+    input.append(reinterpret_cast<const char*>(&length), sizeof length).append(part);
   }
-  EVP_DigestFinal_ex(ctx.get(), digest, &size);
-  return {reinterpret_cast<const char*>(digest), size};
+  std::string digest(32, '\0');
+  gnutls_hash_fast(GNUTLS_DIG_SHA256, input.data(), input.size(), digest.data());
+  wipe(input);
+  return digest;
 }
 
 } // namespace
