@@ -44,7 +44,11 @@
 
 #include <cctype>
 #include <charconv>
+#include <condition_variable>
 #include <iterator>
+#include <mutex>
+#include <system_error>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/statvfs.h>
@@ -403,31 +407,89 @@ void for_each_record(std::string_view text, const Layout& layout,
 
 namespace detail {
 
+struct StatvfsCall {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+  int err = 0;
+  struct statvfs st {};
+};
+
 namespace {
 
 // A mount point's statvfs(3) figures as lines of a keyed file, so that they are located and
 // converted as every other source's are.
-bool read_statfs(Source& source) {
-  struct statvfs st {};
-  if (::statvfs(source.path.c_str(), &st) != 0) {
-    source.read_error = Error::from_errno("statfs", source.path);
-    return false;
-  }
+void render_statfs(Source& source, const struct statvfs& st) {
   std::uint64_t block = st.f_frsize;
   source.buffer.clear();
   fmt::format_to(std::back_inserter(source.buffer),
                  "size {}\nfree {}\navail {}\nfiles {}\nfiles_free {}\n", st.f_blocks * block,
                  st.f_bfree * block, st.f_bavail * block, st.f_files, st.f_ffree);
   source.text = source.buffer;
+}
+
+// statvfs(3) on a thread of its own, waited for until `deadline`: the thread holds the call's
+// state, so a call that never returns costs that thread and nothing else (node_exporter's
+// filesystem collector treats a stuck mount the same way). Why there is no answer, or nothing
+// when the call returned, with `err` its errno or 0.
+std::optional<std::string_view> statvfs_by(Source& source, Source::Clock::time_point deadline,
+                                           struct statvfs& st, int& err) {
+  if (auto& stuck = source.statvfs_stuck) {
+    std::lock_guard lock(stuck->mutex);
+    if (!stuck->done)
+      return "still no answer to an earlier call";
+  }
+  source.statvfs_stuck.reset();
+  auto call = std::make_shared<StatvfsCall>();
+  try {
+    std::thread([call, fn = source.statvfs_fn, path = source.path] {
+      struct statvfs got {};
+      int rc = fn(path.c_str(), &got);
+      int saved = rc == 0 ? 0 : errno;
+      std::lock_guard lock(call->mutex);
+      call->st = got;
+      call->err = saved;
+      call->done = true;
+      call->cv.notify_all();
+    }).detach();
+  } catch (const std::system_error&) { // no thread to be had: call it here
+    err = source.statvfs_fn(source.path.c_str(), &st) == 0 ? 0 : errno;
+    return std::nullopt;
+  }
+  std::unique_lock lock(call->mutex);
+  if (!call->cv.wait_until(lock, deadline, [&] { return call->done; })) {
+    source.statvfs_stuck = call;
+    return "no answer by the deadline";
+  }
+  st = call->st;
+  err = call->err;
+  return std::nullopt;
+}
+
+bool read_statfs(Source& source, Source::Clock::time_point deadline) {
+  struct statvfs st {};
+  int err = 0;
+  if (deadline == Source::Clock::time_point::max()) {
+    err = source.statvfs_fn(source.path.c_str(), &st) == 0 ? 0 : errno;
+  } else if (auto why = statvfs_by(source, deadline, st, err)) {
+    source.read_error =
+        Error(fmt::format("statfs {}: {}; skipped until it returns", source.path, *why));
+    return false;
+  }
+  if (err != 0) {
+    source.read_error = Error::from_errno("statfs", source.path, err);
+    return false;
+  }
+  render_statfs(source, st);
   return true;
 }
 
 } // namespace
 
-bool Source::read() {
+bool Source::read(Clock::time_point deadline) {
   read_error.reset();
   if (reader == Reader::statfs)
-    return read_statfs(*this);
+    return read_statfs(*this, deadline);
   if (!fd && !open_error) {
     // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
     auto opened = open_file(path, O_RDONLY | O_NONBLOCK);

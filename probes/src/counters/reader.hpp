@@ -3,14 +3,18 @@
 
 // The one reader behind every kstat source file. See reader.cpp for the formats it covers.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/statvfs.h>
 
 #include "opskit/handle.hpp"
 #include "opskit/probes/counters.hpp"
@@ -114,18 +118,27 @@ void for_each_record(std::string_view text, const Layout& layout,
 namespace detail {
 
 // An open source file and its read buffer, shared by every field read from it.
+struct StatvfsCall; // a statvfs(3) on a thread of its own, which may outlive the read
+
 struct Source {
+  using Clock = std::chrono::steady_clock;
+  using StatvfsFn = int (*)(const char*, struct statvfs*);
+
   std::string path;
   Reader reader = Reader::pread;
   UniqueFd fd;
   std::string buffer;
   std::optional<Error> open_error;
   std::optional<Error> read_error;
-  std::string_view text; // the bytes of the last read
+  std::string_view text;                      // the bytes of the last read
+  StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
+  std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
 
   // Opens the file on first use, then reads it whole at offset 0 into the buffer (or, for
-  // statfs, calls statvfs and renders the figures into the buffer).
-  bool read();
+  // statfs, calls statvfs and renders the figures into the buffer). With a deadline, statvfs
+  // runs on a thread of its own: a mount that does not answer by then (a hard NFS mount whose
+  // server is gone) fails this read, and later ones at once, until that call has returned.
+  bool read(Clock::time_point deadline = Clock::time_point::max());
 };
 
 } // namespace detail

@@ -52,7 +52,7 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
       source->read_error = Error(fmt::format("{}: not read: the deadline passed", source->path));
       continue;
     }
-    source->read();
+    source->read(deadline);
   }
   records_.resize(sources_.size());
   for (auto& record : records_)

@@ -2,6 +2,10 @@
 // The table-driven reader on literal /proc text.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "reader.hpp"
 
 using namespace opskit::counters;
@@ -140,4 +144,46 @@ TEST_CASE("reader: records are enumerated in file order with their offsets", "[c
                      std::string(r.tokens[i]));
   });
   CHECK(seen == std::vector<std::string>{"Tcp.A=1", "Tcp.B=2", "Udp.C=3"});
+}
+
+namespace {
+
+// A statvfs(3) that hangs, as one of a hard NFS mount whose server is gone, until released.
+std::atomic<bool> g_released{false};
+std::atomic<int> g_calls{0};
+int hanging_statvfs(const char* path, struct statvfs* st) {
+  ++g_calls;
+  while (!g_released)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return ::statvfs(path, st);
+}
+
+} // namespace
+
+TEST_CASE("reader: a mount that does not answer fails the read at its deadline, is skipped "
+          "while its call hangs, and is read again once it returns",
+          "[counters][reader]") {
+  using Clock = std::chrono::steady_clock;
+  detail::Source mount;
+  mount.path = "/";
+  mount.reader = Reader::statfs;
+  mount.statvfs_fn = hanging_statvfs;
+  CHECK_FALSE(mount.read(Clock::now() + std::chrono::milliseconds(50)));
+  REQUIRE(mount.read_error);
+  CHECK(mount.read_error->message() ==
+        "statfs /: no answer by the deadline; skipped until it returns");
+  CHECK_FALSE(mount.read(Clock::now() + std::chrono::seconds(10)));
+  CHECK(mount.read_error->message() ==
+        "statfs /: still no answer to an earlier call; skipped until it returns");
+  CHECK(g_calls == 1); // the second read did not pile another call onto the stuck one
+  g_released = true;
+  bool read = false; // the stuck call returns in the background; until then reads are skipped
+  for (int i = 0; i < 2000 && !read; ++i) {
+    read = mount.read(Clock::now() + std::chrono::seconds(10));
+    if (!read)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(read);
+  CHECK(mount.text.starts_with("size "));
+  CHECK(g_calls == 2);
 }
