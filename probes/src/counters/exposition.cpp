@@ -343,8 +343,8 @@ bool append_value(std::string& out, const Value& value, std::uint64_t multiply, 
   if (const auto* u = std::get_if<std::uint64_t>(&value); u && divide == 1)
     end = std::to_chars(buffer, buffer + sizeof buffer, *u * multiply).ptr;
   else if (const auto* s = std::get_if<std::int64_t>(&value); s && divide == 1)
-    end = std::to_chars(buffer, buffer + sizeof buffer, *s * static_cast<std::int64_t>(multiply))
-              .ptr;
+    end =
+        std::to_chars(buffer, buffer + sizeof buffer, *s * static_cast<std::int64_t>(multiply)).ptr;
   else if (auto number = as_number(value))
     end = fmt::format_to_n(buffer, sizeof buffer, "{}",
                            *number * static_cast<double>(multiply) / divide)

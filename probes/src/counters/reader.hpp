@@ -130,7 +130,9 @@ struct Source {
   std::string buffer;
   std::optional<Error> open_error;
   std::optional<Error> read_error;
-  std::string_view text;                      // the bytes of the last read
+  std::string_view text; // the bytes of the last read
+  // Its lines at the first read that succeeded: a change means records came or went.
+  std::size_t lines = std::string_view::npos;
   StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
   std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
 

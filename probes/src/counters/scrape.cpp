@@ -51,7 +51,7 @@ void Scraper::read(Clock::time_point deadline) {
   std::size_t failures = snapshot_.read(deadline);
   auto now = Clock::now();
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
-  if (went || now - resolved_at_ >= settings_.resolve_interval)
+  if (went || snapshot_.records_changed() || now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline);
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -52,7 +53,8 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
       source->read_error = Error(fmt::format("{}: not read: the deadline passed", source->path));
       continue;
     }
-    source->read(deadline);
+    if (source->read(deadline))
+      note_lines(*source);
   }
   records_.resize(sources_.size());
   for (auto& record : records_)
@@ -67,6 +69,14 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
       errors_[i].reset();
   }
   return failed;
+}
+
+void Snapshot::note_lines(detail::Source& source) {
+  auto lines = static_cast<std::size_t>(std::count(source.text.begin(), source.text.end(), '\n'));
+  if (source.lines == std::string_view::npos)
+    source.lines = lines;
+  else if (lines != source.lines)
+    records_changed_ = true;
 }
 
 bool Snapshot::update(std::size_t i) {

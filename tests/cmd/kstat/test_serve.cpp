@@ -129,6 +129,18 @@ TEST_CASE("kstat serve: clients that never send and 200 scrapes at once do not s
   CHECK(serve.stop(SIGINT) == 0);
 }
 
+TEST_CASE("kstat serve: a disk that appears is served from the next scrape on", "[kstat][serve]") {
+  TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  KstatServe serve({"--proc-root", root.path(), "disk"});
+  const std::string added = "kstat_disk_reads_completed_total{device=\"sdz\"} 42\n";
+  REQUIRE(http_get(serve.url()).body.find("device=\"vda\"") != std::string::npos);
+  CHECK(http_get(serve.url()).body.find(added) == std::string::npos);
+  std::ofstream(root / "diskstats", std::ios::app)
+      << "   8     400 sdz 42 0 336 10 0 0 0 0 0 10 10 0 0 0 0 0 0\n";
+  CHECK(http_get(serve.url()).body.find(added) != std::string::npos);
+}
+
 TEST_CASE("kstat serve: a FIFO where a file should be is a scrape error, not a hang",
           "[kstat][serve]") {
   TempDir root;

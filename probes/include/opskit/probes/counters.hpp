@@ -118,11 +118,15 @@ public:
   std::vector<std::string> source_paths() const;
   // The source files that failed in the last read(), each with why, in the order first used.
   std::vector<std::pair<std::string, Error>> source_errors() const;
+  // Whether a source file has had more or fewer lines in a read than in its first (a disk, a
+  // CPU, a network interface, an interrupt came or went): names resolved again would differ.
+  bool records_changed() const noexcept { return records_changed_; }
 
 private:
   friend class Namespace;
   Snapshot(std::vector<Field> fields);
   bool update(std::size_t i); // entry i from its source's last read; false (and error(i)) if not
+  void note_lines(detail::Source& source); // sets records_changed_ when its lines changed
 
   struct Slot; // where entry i is found: its source and field locator
   std::vector<std::unique_ptr<detail::Source>> sources_;
@@ -131,6 +135,7 @@ private:
   std::vector<Info> infos_;
   std::vector<Value> values_;
   std::vector<std::optional<Error>> errors_;
+  bool records_changed_ = false;
 };
 
 // One resolved leaf: an open file descriptor and a field locator. read() is one pread at offset

@@ -48,7 +48,7 @@ public:
 private:
   struct Member {
     std::size_t entry;
-    std::string head; // the sample up to its value: kstat_cpu_seconds_total{cpu="0",mode="user"} 
+    std::string head; // the sample up to its value: name{labels} and a space
     std::uint64_t multiply;
     double divide;
   };

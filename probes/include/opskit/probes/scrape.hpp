@@ -39,10 +39,12 @@ public:
 
   // One scrape: reads every source file once (those the timeout leaves unread fail), and
   // returns the families, kstat_scrape_error{source=...} for each source that failed and
-  // kstat_scrape_duration_seconds. Names are resolved again when entries fail that did not
-  // before (a process exited, a disk went) and every resolve interval (new disks, CPUs,
-  // interfaces). Safe to call from many threads: a scrape that waited for another's read gets
-  // that read's body when the read began after the scrape arrived.
+  // kstat_scrape_duration_seconds. Names are resolved again, before the families are rendered,
+  // when a source file gains or loses lines (a disk, a CPU, a network interface or an interrupt
+  // came or went) or entries fail that did not before (a process exited), and every resolve
+  // interval for what no file read shows (mount points, cgroups). Safe to call from many
+  // threads: a scrape that waited for another's read gets that read's body when the read began
+  // after the scrape arrived.
   Body scrape(TextFormat format);
 
 private:
