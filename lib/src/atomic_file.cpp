@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/atomic_file.hpp"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <set>
 
@@ -159,15 +161,32 @@ Result<std::size_t> StagedFiles::stage_copy(const std::string& path, const Uniqu
   return copied;
 }
 
+Result<void> StagedFiles::stage_link(const std::string& path, const std::string& same_as) {
+  auto first = std::find_if(files_.begin(), files_.end(),
+                            [&](const Staged& f) { return f.path == same_as && f.fd; });
+  if (first == files_.end())
+    return fail(fmt::format("link {}: {} is not staged", path, same_as), EINVAL);
+  OPSKIT_TRY(make_directories(parent_of(path), &created_));
+  std::string temp = temporary_name(path);
+  ::unlink(temp.c_str()); // a killed run's, of this pid
+  if (::link(first->temp.c_str(), temp.c_str()) != 0)
+    return fail(Error::from_errno("link", temp));
+  files_.push_back({std::move(temp), path, UniqueFd()});
+  return {};
+}
+
 Result<void> StagedFiles::commit() {
   // Every file on disk before the first rename. Each fsync waits for its own writes and a
   // cache flush of the device; run side by side they wait once rather than once per file.
   constexpr unsigned k_max_syncs = 8;
   std::vector<int> errors(files_.size(), 0);
   parallel_for(files_.size(), k_max_syncs, [this, &errors](std::size_t i) {
-    errors[i] = ::fsync(files_[i].fd.get()) == 0 ? 0 : errno;
+    if (files_[i].fd) // a link's bytes are its first name's
+      errors[i] = ::fsync(files_[i].fd.get()) == 0 ? 0 : errno;
   });
   for (std::size_t i = 0; i < files_.size(); ++i) {
+    if (!files_[i].fd && errors[i] == 0)
+      continue;
     int err = errors[i] != 0 ? errors[i] : ::close(files_[i].fd.release()) == 0 ? 0 : errno;
     if (err != 0)
       return fail(Error::from_errno(errors[i] != 0 ? "fsync" : "close", files_[i].temp, err));

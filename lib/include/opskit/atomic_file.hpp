@@ -45,6 +45,9 @@ public:
   // Stages `size` bytes of the open file `from`, from its start, copied in the kernel; returns
   // the bytes copied, fewer when `from` is shorter (the file is staged all the same).
   Result<std::size_t> stage_copy(const std::string& path, const UniqueFd& from, std::size_t size);
+  // Stages `path` as a hard link to the file staged for `same_as`, which must be staged
+  // already: one file's bytes written once for two names (a by-hash copy and its index).
+  Result<void> stage_link(const std::string& path, const std::string& same_as);
   // Renames every staged file into place; stops at the first failure.
   Result<void> commit();
   std::size_t size() const noexcept { return files_.size(); }
@@ -52,7 +55,7 @@ public:
 private:
   struct Staged {
     std::string temp, path;
-    UniqueFd fd; // open until commit() has fsynced it
+    UniqueFd fd; // open until commit() has fsynced it; none for a link to another
   };
   std::vector<Staged> files_;
   std::vector<std::string> created_; // directories made for files not yet committed

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 
 #include <lzma.h>
 #include <zlib.h>
@@ -161,48 +162,110 @@ const lzma_allocator k_lzma_allocator{lzma_malloc, lzma_release, nullptr};
 
 } // namespace
 
-Result<std::string> xz_compress(std::string_view data) {
-  // Preset 4's match finder, with the dictionary no larger than a block: the default 8 MiB
-  // dictionary (94 MiB of encoder state) costs more to set up than a typical index takes to
-  // compress, and a dictionary larger than the input gains nothing. Preset 6 looks for longer
-  // matches (nice_len 64, not 16): for the Packages of 500 small debs, 0.9% smaller and 2.6 ms
-  // (8%) longer for their whole index.
+namespace {
+
+// Preset 4's match finder, with the dictionary no larger than `size`, the data of a block: the
+// default 8 MiB dictionary (94 MiB of encoder state) costs more to set up than a typical index
+// takes to compress, and a dictionary larger than the input gains nothing. Preset 6 looks for
+// longer matches (nice_len 64, not 16): for the Packages of 500 small debs, 0.9% smaller and
+// 2.6 ms (8%) longer for their whole index.
+Result<lzma_options_lzma> lzma2_options(std::uint64_t size) {
   lzma_options_lzma options{};
   if (lzma_lzma_preset(&options, 4))
     return fail("xz: cannot set up preset 4");
-  // Two blocks, compressed at once by two threads: xz takes most of an index's time, and the
-  // split costs about 2.5% in size. The block size depends on the input alone, so the output is
-  // the same on any machine (liblzma's threaded encoder gives equal output for equal blocks);
-  // small inputs stay one block, where a second thread would gain less than it costs to start.
-  constexpr std::size_t k_xz_split_min = 64 * 1024;
-  std::uint64_t block = data.size() < k_xz_split_min ? data.size() : (data.size() + 1) / 2;
   std::uint32_t dict = LZMA_DICT_SIZE_MIN;
-  while (dict < block && dict < options.dict_size)
+  while (dict < size && dict < options.dict_size)
     dict *= 2;
   options.dict_size = dict;
+  return options;
+}
+
+struct IndexFree {
+  void operator()(lzma_index* index) const noexcept { lzma_index_end(index, &k_lzma_allocator); }
+};
+using IndexPtr = std::unique_ptr<lzma_index, IndexFree>;
+
+} // namespace
+
+Result<XzBlock> xz_block(std::string_view data, std::string& out) {
+  OPSKIT_TRY_ASSIGN(auto options, lzma2_options(data.size()));
   lzma_filter filters[] = {{LZMA_FILTER_LZMA2, &options}, {LZMA_VLI_UNKNOWN, nullptr}};
-  lzma_mt mt{};
-  mt.threads = block < data.size() ? 2 : 1;
-  mt.block_size = std::max<std::uint64_t>(block, 1);
-  mt.filters = filters;
-  mt.check = LZMA_CHECK_CRC64;
-  lzma_stream z = LZMA_STREAM_INIT;
-  z.allocator = &k_lzma_allocator;
-  if (lzma_ret rc = lzma_stream_encoder_mt(&z, &mt); rc != LZMA_OK)
-    return fail(fmt::format("xz: cannot set up the encoder ({})", static_cast<int>(rc)));
-  std::string out(lzma_stream_buffer_bound(data.size()), '\0');
-  z.next_in = reinterpret_cast<const uint8_t*>(data.data());
-  z.avail_in = data.size();
-  z.next_out = reinterpret_cast<uint8_t*>(out.data());
-  z.avail_out = out.size();
-  lzma_ret rc = LZMA_OK;
-  while (rc == LZMA_OK)
-    rc = lzma_code(&z, LZMA_FINISH);
-  out.resize(z.total_out);
-  lzma_end(&z);
-  if (rc != LZMA_STREAM_END)
+  lzma_block block{};
+  block.version = 0;
+  block.check = LZMA_CHECK_CRC64;
+  block.filters = filters;
+  out.assign(lzma_block_buffer_bound(data.size()), '\0');
+  std::size_t written = 0;
+  if (lzma_ret rc = lzma_block_buffer_encode(
+          &block, &k_lzma_allocator, reinterpret_cast<const std::uint8_t*>(data.data()),
+          data.size(), reinterpret_cast<std::uint8_t*>(out.data()), &written, out.size());
+      rc != LZMA_OK)
     return fail(fmt::format("xz: compression failed ({})", static_cast<int>(rc)));
+  out.resize(written);
+  return XzBlock{out, lzma_block_unpadded_size(&block), data.size()};
+}
+
+Result<std::string> xz_stream(std::span<const XzBlock> blocks) {
+  lzma_stream_flags flags{};
+  flags.version = 0;
+  flags.check = LZMA_CHECK_CRC64;
+  IndexPtr index(lzma_index_init(&k_lzma_allocator));
+  if (!index)
+    return fail("xz: cannot set up an index");
+  std::size_t size = 2 * LZMA_STREAM_HEADER_SIZE;
+  for (const auto& b : blocks) {
+    if (lzma_index_append(index.get(), &k_lzma_allocator, b.unpadded, b.uncompressed) != LZMA_OK)
+      return fail("xz: a block does not fit the index");
+    size += b.bytes.size();
+  }
+  flags.backward_size = lzma_index_size(index.get());
+  std::string out(size + flags.backward_size, '\0');
+  auto* at = reinterpret_cast<std::uint8_t*>(out.data());
+  if (lzma_stream_header_encode(&flags, at) != LZMA_OK)
+    return fail("xz: cannot write the stream header");
+  std::size_t pos = LZMA_STREAM_HEADER_SIZE;
+  for (const auto& b : blocks) {
+    std::copy(b.bytes.begin(), b.bytes.end(), out.begin() + static_cast<std::ptrdiff_t>(pos));
+    pos += b.bytes.size();
+  }
+  if (lzma_index_buffer_encode(index.get(), at, &pos, out.size()) != LZMA_OK ||
+      lzma_stream_footer_encode(&flags, at + pos) != LZMA_OK)
+    return fail("xz: cannot write the index");
   return out;
+}
+
+std::vector<XzBlock> xz_blocks(std::string_view xz) {
+  constexpr std::size_t k_edge = LZMA_STREAM_HEADER_SIZE;
+  if (xz.size() < 2 * k_edge)
+    return {};
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(xz.data());
+  lzma_stream_flags header{}, footer{};
+  if (lzma_stream_header_decode(&header, bytes) != LZMA_OK ||
+      lzma_stream_footer_decode(&footer, bytes + xz.size() - k_edge) != LZMA_OK ||
+      lzma_stream_flags_compare(&header, &footer) != LZMA_OK || header.check != LZMA_CHECK_CRC64 ||
+      footer.backward_size > xz.size() - 2 * k_edge)
+    return {};
+  std::size_t index_at = xz.size() - k_edge - footer.backward_size, pos = index_at;
+  lzma_index* raw = nullptr;
+  std::uint64_t memlimit = UINT64_MAX;
+  if (lzma_index_buffer_decode(&raw, &memlimit, &k_lzma_allocator, bytes, &pos,
+                               xz.size() - k_edge) != LZMA_OK)
+    return {};
+  IndexPtr index(raw);
+  if (pos != xz.size() - k_edge || lzma_index_stream_count(index.get()) != 1)
+    return {};
+  std::vector<XzBlock> blocks;
+  lzma_index_iter it;
+  lzma_index_iter_init(&it, index.get());
+  std::uint64_t expected = k_edge;
+  while (!lzma_index_iter_next(&it, LZMA_INDEX_ITER_BLOCK)) {
+    if (it.block.compressed_file_offset != expected || it.block.total_size > index_at - expected)
+      return {};
+    blocks.push_back({xz.substr(expected, it.block.total_size), it.block.unpadded_size,
+                      it.block.uncompressed_size});
+    expected += it.block.total_size;
+  }
+  return expected == index_at ? blocks : std::vector<XzBlock>{};
 }
 
 } // namespace opskit::repo

@@ -37,7 +37,7 @@ Result<IndexReport> index(const Context& ctx, const IndexOptions& options) {
   OPSKIT_TRY_ASSIGN(auto rpm_signer, open_signer(ctx, options.sign));
   auto rpm_job =
       std::async(std::launch::async, [&] { return write_rpm_dists(ctx, rpm_dists, rpm_signer); });
-  auto written = write_deb_suites(ctx, records, {suites.begin(), suites.end()}, signer);
+  auto written = write_deb_suites(ctx, std::move(records), {suites.begin(), suites.end()}, signer);
   auto rpm_written = rpm_job.get();
   if (!written)
     return fail(written.error());

@@ -21,9 +21,10 @@ namespace opskit::repo::ops {
 
 using tree::Reuse;
 
-// Writes the apt suites (distro, codename) of `records`, which hold every deb in state.
+// Writes the apt suites (distro, codename) of `records`, which hold every deb in state (taken:
+// each suite's records move into its index).
 Result<std::vector<WrittenIndex>>
-write_deb_suites(const Context& ctx, const std::vector<PackageRecord>& records,
+write_deb_suites(const Context& ctx, std::vector<PackageRecord> records,
                  const std::vector<std::pair<std::string, std::string>>& suites,
                  std::optional<Signer>& signer);
 

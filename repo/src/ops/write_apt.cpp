@@ -3,6 +3,7 @@
 // staged and renamed by phase: content-addressed first (by-hash), then the indexes, then
 // Release, Release.gpg and InRelease.
 // The previous generation's by-hash files stay for clients that hold the old Release.
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <set>
@@ -37,7 +38,8 @@ struct Suite {
   bool is_signed = false;
 };
 
-Result<Suite> build_suite(const Context& ctx, const std::vector<PackageRecord>& records,
+// Takes the records of the suite out of `records`.
+Result<Suite> build_suite(const Context& ctx, std::vector<PackageRecord>& records,
                           const std::string& distro, const std::string& codename,
                           std::optional<Signer>& signer) {
   const RepositoryConfig& config = ctx.config;
@@ -50,10 +52,17 @@ Result<Suite> build_suite(const Context& ctx, const std::vector<PackageRecord>& 
   input.date = ctx.env.now;
   if (config.valid_for_days > 0)
     input.valid_until = ctx.env.now + static_cast<std::time_t>(config.valid_for_days) * 86400;
+  std::string suite_dir = join_path(ctx.publication, detail::deb_suite(distro, codename));
+  input.previous = [&suite_dir](const std::string& path) -> std::optional<std::string> {
+    auto bytes = read_file(join_path(suite_dir, path));
+    return bytes ? std::optional(std::move(*bytes)) : std::nullopt;
+  };
   std::string dist = fmt::format("{}/{}", distro, codename);
-  for (const auto& r : records)
-    if (r.format == PackageFormat::deb && r.dist == dist)
-      input.packages.push_back(r);
+  auto ours = std::stable_partition(records.begin(), records.end(), [&](const PackageRecord& r) {
+    return r.format != PackageFormat::deb || r.dist != dist;
+  });
+  input.packages.assign(std::make_move_iterator(ours), std::make_move_iterator(records.end()));
+  records.erase(ours, records.end());
   OPSKIT_TRY_ASSIGN(auto index, build_apt_suite(input));
   Suite suite{detail::deb_suite(distro, codename), std::move(index), "", "", input.packages.size()};
   if (signer) {
@@ -100,6 +109,7 @@ Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& su
   tree::remove_stale_temporaries(dir);
   std::set<std::string> keep = listed_by_hash(dir);
   StagedFiles files;
+  std::vector<std::pair<std::string_view, std::string>> staged; // bytes, path
   std::vector<std::string> written;
   std::set<std::string> by_hash_dirs;
   tree::Generation generation = generation_of(suite);
@@ -113,7 +123,16 @@ Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& su
         continue; // content-addressed: already there is already right
     }
     written.push_back(f->path.substr(suite.dir.size() + 1));
-    OPSKIT_TRY(files.stage(path, f->bytes));
+    // An index and its by-hash copies hold the same bytes: written once, linked twice.
+    auto same = std::find_if(staged.begin(), staged.end(), [&](const auto& s) {
+      return s.first.size() == f->bytes.size() && s.first == f->bytes;
+    });
+    if (same != staged.end()) {
+      OPSKIT_TRY(files.stage_link(path, same->second));
+    } else {
+      OPSKIT_TRY(files.stage(path, f->bytes));
+      staged.emplace_back(f->bytes, path);
+    }
   }
   OPSKIT_TRY(files.commit());
   if (!suite.is_signed) { // signatures of an older Release would now be wrong
@@ -131,7 +150,7 @@ Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& su
 } // namespace
 
 Result<std::vector<WrittenIndex>>
-write_deb_suites(const Context& ctx, const std::vector<PackageRecord>& records,
+write_deb_suites(const Context& ctx, std::vector<PackageRecord> records,
                  const std::vector<std::pair<std::string, std::string>>& suites,
                  std::optional<Signer>& signer) {
   // Everything in memory and signed before the first file is touched.

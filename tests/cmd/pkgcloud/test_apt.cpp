@@ -11,6 +11,8 @@
 #include "clients.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
+#include "opskit/repo/codec/compress.hpp"
+#include "opskit/repo/index/apt/suite.hpp"
 
 using namespace opskit::test;
 namespace fs = std::filesystem;
@@ -71,31 +73,65 @@ TEST_CASE("apt: apt-get update and install --download-only from a signed reposit
   CHECK(policy.out.find("common (1:2.0-3") != std::string::npos);
 }
 
-TEST_CASE("apt: a Packages.xz of two blocks (an index past 64 KiB) is read by apt-get update",
+TEST_CASE("apt: Packages of many runs, a push rewriting one, is read by apt-get update from xz "
+          "and from gzip",
           "[pkgcloud][apt][server]") {
   Served s;
   REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"}).exit_status ==
           0);
-  std::string description;
-  for (int i = 0; i < 3000; ++i)
-    description += " line " + std::to_string(i) + " of a long description\n";
-  auto big =
-      dpkg_deb_build(s.dir.path(), "big", control("big", "1.0-1", "amd64") + description, "xz");
-  REQUIRE(pkgcloud(s.repo, {"push", big}).exit_status == 0);
-  REQUIRE(fs::file_size(s.repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/Packages") >
-          64 * 1024);
+  // Names that end runs, so that a few packages make several runs.
+  std::vector<std::string> debs, names;
+  for (int i = 0, ends = 0; names.size() < 12; ++i) {
+    opskit::repo::PackageRecord r;
+    r.name = "r" + std::to_string(i);
+    r.version = "1.0-1";
+    r.arch = "amd64";
+    bool end = opskit::repo::apt_run_ends(r);
+    if (end ? ends == 5 : names.size() - static_cast<std::size_t>(ends) == 7)
+      continue;
+    ends += end;
+    names.push_back(r.name);
+    debs.push_back(s.dir / (r.name + ".deb"));
+    std::ofstream(debs.back(), std::ios::binary) << make_deb(control(r.name, "1.0-1", "amd64"));
+  }
+  std::vector<std::string> push{"push"};
+  push.insert(push.end(), debs.begin(), debs.end() - 1);
+  REQUIRE(pkgcloud(s.repo, push).exit_status == 0);
+  std::string dir = s.repo + "/public/deb/debian/dists/bookworm/main/binary-amd64";
+  auto before = *opskit::read_file(dir + "/Packages.xz");
+  REQUIRE(opskit::repo::xz_blocks(before).size() >= 4);
+  REQUIRE(pkgcloud(s.repo, {"push", debs.back()}).exit_status == 0);
+  auto after_gz = *opskit::read_file(dir + "/Packages.gz");
+  auto after_xz = *opskit::read_file(dir + "/Packages.xz");
+  auto old_blocks = opskit::repo::xz_blocks(before), blocks = opskit::repo::xz_blocks(after_xz);
+  REQUIRE(blocks.size() >= old_blocks.size());
+  std::size_t kept = 0;
+  for (const auto& b : blocks)
+    for (const auto& o : old_blocks)
+      kept += b.bytes == o.bytes;
+  CHECK(kept >= old_blocks.size() - 1); // the push rewrote the run it went into, at most
+  CHECK(opskit::repo::keyed_gzip_members(after_gz).size() == blocks.size());
+  REQUIRE(pkgcloud(s.repo, {"verify"}).exit_status == 0);
+
   auto key = pkgcloud(s.repo, {"export-key"});
   std::ofstream(s.key, std::ios::binary) << key.out;
   HttpServer server(s.repo + "/public");
-  IsolatedApt apt(s.dir / "apt",
-                  "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
-  auto update = apt({"-o", "Acquire::CompressionTypes::Order::=xz", "update"});
-  INFO(update.out << update.err);
-  REQUIRE(update.exit_status == 0);
-  CHECK(update.err.find("W:") == std::string::npos);
-  auto show = apt({"install", "-s", "big"});
-  INFO(show.out << show.err);
-  CHECK(show.out.find("Inst big (1.0-1") != std::string::npos);
+  for (const char* type : {"xz", "gz"}) {
+    IsolatedApt apt(s.dir / (std::string("apt-") + type),
+                    "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+    auto update =
+        apt({"-o", std::string("Acquire::CompressionTypes::Order::=") + type, "-o",
+             std::string("Acquire::CompressionTypes::") + (type[0] == 'x' ? "gz" : "xz") + "=false",
+             "update"});
+    INFO(type << ": " << update.out << update.err);
+    REQUIRE(update.exit_status == 0);
+    CHECK(update.out.find(std::string("Packages [")) != std::string::npos);
+    for (const auto& name : names) {
+      auto show = apt({"install", "-s", name});
+      INFO(name << ": " << show.out << show.err);
+      CHECK(show.out.find("Inst " + name + " (1.0-1") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("apt: a tampered Packages file is rejected by apt-get update",

@@ -34,7 +34,7 @@ std::string xz_decompress(const std::string& xz) {
 }
 
 // The number of blocks the stream's index lists (one stream, no padding).
-lzma_vli xz_blocks(const std::string& xz) {
+lzma_vli block_count(const std::string& xz) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(xz.data());
   lzma_stream_flags footer{};
   REQUIRE(lzma_stream_footer_decode(&footer, bytes + xz.size() - LZMA_STREAM_HEADER_SIZE) ==
@@ -51,27 +51,69 @@ lzma_vli xz_blocks(const std::string& xz) {
 
 } // namespace
 
-TEST_CASE("compress: xz of a large index is two blocks, decompresses to the input and repeats "
-          "byte for byte",
+TEST_CASE("compress: xz blocks made one at a time make a stream of their data in order, read "
+          "back block by block",
           "[repo][compress]") {
-  std::string text = packages_text(4000);
-  REQUIRE(text.size() > 128 * 1024);
-  auto a = xz_compress(text), b = xz_compress(text);
-  REQUIRE(a);
-  REQUIRE(b);
-  CHECK(*a == *b);
-  CHECK(xz_blocks(*a) == 2);
-  CHECK(xz_decompress(*a) == text);
-  CHECK(a->size() < text.size() / 4);
+  std::string texts[] = {packages_text(300), "", packages_text(7), packages_text(2000)};
+  std::string storage[4];
+  std::vector<XzBlock> blocks;
+  std::string whole;
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (texts[i].empty())
+      continue;
+    auto block = xz_block(texts[i], storage[i]);
+    REQUIRE(block);
+    CHECK(block->uncompressed == texts[i].size());
+    CHECK(block->unpadded <= block->bytes.size());
+    CHECK(block->bytes.size() % 4 == 0);
+    blocks.push_back(*block);
+    whole += texts[i];
+  }
+  auto xz = xz_stream(blocks);
+  REQUIRE(xz);
+  CHECK(block_count(*xz) == 3);
+  CHECK(xz_decompress(*xz) == whole);
+  CHECK(xz->size() < whole.size() / 4);
+  auto read = opskit::repo::xz_blocks(*xz);
+  REQUIRE(read.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(read[i].bytes == blocks[i].bytes);
+    CHECK(read[i].unpadded == blocks[i].unpadded);
+    CHECK(read[i].uncompressed == blocks[i].uncompressed);
+  }
+  // Deterministic: the same data makes the same block.
+  std::string again;
+  auto same = xz_block(texts[0], again);
+  REQUIRE(same);
+  CHECK(same->bytes == blocks[0].bytes);
 }
 
-TEST_CASE("compress: xz of a small index is one block", "[repo][compress]") {
-  std::string text = packages_text(100);
-  auto xz = xz_compress(text);
+TEST_CASE("compress: an xz stream of no blocks is an empty file's", "[repo][compress]") {
+  auto xz = xz_stream({});
   REQUIRE(xz);
-  CHECK(xz_blocks(*xz) == 1);
-  CHECK(xz_decompress(*xz) == text);
-  auto empty = xz_compress("");
-  REQUIRE(empty);
-  CHECK(xz_decompress(*empty).empty());
+  CHECK(xz_decompress(*xz).empty());
+  CHECK(opskit::repo::xz_blocks(*xz).empty());
+}
+
+TEST_CASE("compress: blocks are read only from one whole stream with CRC64 checks",
+          "[repo][compress]") {
+  std::string storage, text = packages_text(50);
+  auto block = xz_block(text, storage);
+  REQUIRE(block);
+  auto xz = xz_stream({&*block, 1});
+  REQUIRE(xz);
+  REQUIRE(opskit::repo::xz_blocks(*xz).size() == 1);
+  CHECK(opskit::repo::xz_blocks(*xz + *xz).empty());                     // two streams
+  CHECK(opskit::repo::xz_blocks(xz->substr(0, xz->size() - 1)).empty()); // cut short
+  std::string damaged = *xz;
+  damaged[damaged.size() - 20] ^= 0x55; // in the index
+  CHECK(opskit::repo::xz_blocks(damaged).empty());
+  std::string crc32(lzma_stream_buffer_bound(text.size()), '\0');
+  std::size_t size = 0;
+  REQUIRE(lzma_easy_buffer_encode(4, LZMA_CHECK_CRC32, nullptr,
+                                  reinterpret_cast<const uint8_t*>(text.data()), text.size(),
+                                  reinterpret_cast<uint8_t*>(crc32.data()), &size,
+                                  crc32.size()) == LZMA_OK);
+  crc32.resize(size);
+  CHECK(opskit::repo::xz_blocks(crc32).empty());
 }

@@ -14,20 +14,43 @@
 //   Release still finds the indexes it names while a new generation is being published. Those
 //   copies are therefore written before Release, and the previous generation is kept. apt asks
 //   for the strongest hash Release lists, SHA512 here, so copies exist under SHA256 and SHA512.
+//
+// Runs. A Packages file is cut into runs of stanzas, each ending after a package whose name,
+// version and architecture hash to one in 256 (so that one package added or removed moves no
+// boundary but its own run's), and each run is one keyed gzip member of Packages.gz (its key the
+// SHA-256 of its text) and one block of Packages.xz, in the same order. A rewrite reads the
+// previous Packages.gz and Packages.xz, pairs the n-th member with the n-th block, and copies
+// both for every run whose text it would compress again: a push into a suite of 10,000
+// packages compresses one run, not five megabytes. The output depends on the text alone, never
+// on what was published before. Runs cost Packages.xz about 6% and Packages.gz 2% in size.
 #include "opskit/repo/index/apt/suite.hpp"
 
 #include <algorithm>
-#include <future>
 #include <map>
+#include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "layout/paths.hpp"
+#include "opskit/parallel.hpp"
 #include "opskit/repo/codec/compress.hpp"
 #include "opskit/repo/codec/digest.hpp"
 #include "opskit/repo/format/version.hpp"
 
 namespace opskit::repo {
+
+bool apt_run_ends(const PackageRecord& r) {
+  constexpr std::uint64_t k_run_packages = 256; // on average in a run
+  std::uint64_t h = 14695981039346656037u;      // FNV-1a, fixed so that output is too
+  for (std::string_view part :
+       {std::string_view(r.name), std::string_view(r.version), std::string_view(r.arch)}) {
+    for (char c : part)
+      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211u;
+    h *= 1099511628211u; // a NUL between the parts
+  }
+  return h % k_run_packages == 0;
+}
 
 std::string packages_stanza(const PackageRecord& r) {
   std::string out = r.metadata;
@@ -86,18 +109,36 @@ std::vector<const PackageRecord*> sorted_records(const std::vector<PackageRecord
   return sorted;
 }
 
-// The text of <component>/binary-<arch>/Packages: the stanzas of its records, "all" among them.
-std::string packages_text(const std::vector<const PackageRecord*>& sorted,
-                          std::string_view component, std::string_view arch) {
-  std::string packages;
+// One run of a Packages file: its text and the key of its gzip member.
+struct Run {
+  std::string text;
+  std::string key; // SHA-256 of the text, raw
+};
+
+// The runs of <component>/binary-<arch>/Packages: the stanzas of its records, "all" among them,
+// a blank line between two; a run after the first starts with that blank line.
+std::vector<Run> packages_runs(const std::vector<const PackageRecord*>& sorted,
+                               std::string_view component, std::string_view arch) {
+  std::vector<Run> runs;
+  std::string text;
+  bool first = true;
   for (const PackageRecord* r : sorted) {
     if (r->component != component || (r->arch != arch && r->arch != "all"))
       continue;
-    if (!packages.empty())
-      packages.push_back('\n');
-    packages += packages_stanza(*r);
+    if (!first)
+      text.push_back('\n');
+    first = false;
+    text += packages_stanza(*r);
+    if (apt_run_ends(*r)) {
+      runs.push_back({std::move(text), {}});
+      text.clear();
+    }
   }
-  return packages;
+  if (!text.empty() || runs.empty())
+    runs.push_back({std::move(text), {}});
+  for (auto& run : runs)
+    run.key = Sha256Stream().update(run.text).raw();
+  return runs;
 }
 
 // The suite's files as they are made: the by-hash copies, the indexes, and the digests Release
@@ -107,18 +148,86 @@ struct SuiteFiles {
   std::map<std::string, Digests> listed;
 };
 
+// The compressed runs of the previous Packages.gz and Packages.xz, by key: the n-th keyed member
+// and the n-th block, when both files hold as many and each pair holds as many bytes.
+struct Previous {
+  std::string gz, xz; // the files' bytes, which the views point into
+  std::map<std::string_view, std::pair<std::string_view, XzBlock>> runs;
+};
+
+void read_previous(const AptSuiteInput& input, const std::string& dir, Previous& out) {
+  if (!input.previous)
+    return;
+  auto gz = input.previous(dir + "/Packages.gz");
+  auto xz = input.previous(dir + "/Packages.xz");
+  if (!gz || !xz)
+    return;
+  out.gz = std::move(*gz);
+  out.xz = std::move(*xz);
+  auto members = keyed_gzip_members(out.gz);
+  auto blocks = xz_blocks(out.xz);
+  if (members.size() != blocks.size())
+    return;
+  for (std::size_t i = 0; i < members.size(); ++i)
+    if (members[i].isize == static_cast<std::uint32_t>(blocks[i].uncompressed))
+      out.runs.emplace(members[i].key, std::pair{members[i].bytes, blocks[i]});
+}
+
+// Packages.gz and Packages.xz of `runs`: each run's member and block copied from `previous`
+// or compressed anew, those on every CPU.
+Result<std::pair<std::string, std::string>> compress_runs(const std::vector<Run>& runs,
+                                                          const Previous& previous) {
+  std::vector<std::string_view> members(runs.size());
+  std::vector<XzBlock> blocks(runs.size());
+  std::vector<std::string> made_gz(runs.size()), made_xz(runs.size());
+  std::vector<std::size_t> missing;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto it = previous.runs.find(runs[i].key);
+    if (it != previous.runs.end() && it->second.second.uncompressed == runs[i].text.size())
+      std::tie(members[i], blocks[i]) = it->second;
+    else
+      missing.push_back(i);
+  }
+  std::vector<std::optional<Error>> errors(runs.size());
+  parallel_for(missing.size(), std::max(1u, std::thread::hardware_concurrency()),
+               [&](std::size_t m) {
+                 std::size_t i = missing[m];
+                 auto gz = gzip_keyed_member(runs[i].text, runs[i].key);
+                 if (!gz) {
+                   errors[i] = gz.error();
+                   return;
+                 }
+                 made_gz[i] = std::move(*gz);
+                 members[i] = made_gz[i];
+                 if (runs[i].text.empty())
+                   return; // no block: an xz stream of none is an empty file's
+                 auto block = xz_block(runs[i].text, made_xz[i]);
+                 if (!block)
+                   errors[i] = block.error();
+                 else
+                   blocks[i] = *block;
+               });
+  for (auto& e : errors)
+    if (e)
+      return fail(std::move(*e));
+  std::string gz;
+  for (auto member : members)
+    gz += member;
+  std::erase_if(blocks, [](const XzBlock& b) { return b.bytes.empty(); });
+  OPSKIT_TRY_ASSIGN(auto xz, xz_stream(blocks));
+  return std::pair{std::move(gz), std::move(xz)};
+}
+
 // Adds <dir>/Packages, Packages.gz and Packages.xz and their by-hash copies to `files`.
-Result<void> add_packages(SuiteFiles& files, const std::string& dir, std::string packages) {
-  // xz takes most of an index's time: it runs beside gzip on another core.
-  auto xz_job = std::async(std::launch::async, [&packages] { return xz_compress(packages); });
-  auto gz = gzip_compress(packages);
-  auto xz = xz_job.get();
-  if (!gz)
-    return fail(gz.error());
-  if (!xz)
-    return fail(xz.error());
-  for (auto [name, data] : {std::pair{"Packages", &packages}, std::pair{"Packages.gz", &*gz},
-                            std::pair{"Packages.xz", &*xz}}) {
+Result<void> add_packages(SuiteFiles& files, const std::string& dir, const std::vector<Run>& runs,
+                          const Previous& previous) {
+  std::string packages;
+  for (const auto& run : runs)
+    packages += run.text;
+  OPSKIT_TRY_ASSIGN(auto compressed, compress_runs(runs, previous));
+  auto& [gz, xz] = compressed;
+  for (auto [name, data] : {std::pair{"Packages", &packages}, std::pair{"Packages.gz", &gz},
+                            std::pair{"Packages.xz", &xz}}) {
     std::string path = fmt::format("{}/{}", dir, name);
     Digests d = digest_all(*data);
     files.by_hash.push_back({fmt::format("{}/by-hash/SHA256/{}", dir, d.sha256), *data});
@@ -136,9 +245,12 @@ Result<AptSuiteIndex> build_apt_suite(const AptSuiteInput& input) {
   auto sorted = sorted_records(input.packages);
   SuiteFiles files;
   for (const auto& component : fields.components)
-    for (const auto& arch : fields.architectures)
-      OPSKIT_TRY(add_packages(files, fmt::format("{}/binary-{}", component, arch),
-                              packages_text(sorted, component, arch)));
+    for (const auto& arch : fields.architectures) {
+      std::string dir = fmt::format("{}/binary-{}", component, arch);
+      Previous previous;
+      read_previous(input, dir, previous);
+      OPSKIT_TRY(add_packages(files, dir, packages_runs(sorted, component, arch), previous));
+    }
   AptSuiteIndex index;
   // The by-hash copies first: they must exist before any index or Release names them.
   index.files = std::move(files.by_hash);

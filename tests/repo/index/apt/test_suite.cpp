@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "opskit/repo/codec/compress.hpp"
 #include "opskit/repo/codec/digest.hpp"
 #include "opskit/repo/index/apt/suite.hpp"
@@ -125,4 +127,132 @@ TEST_CASE("apt index: Valid-Until follows Date when asked for", "[repo][apt]") {
   CHECK(index->release.find(
             "Date: Mon, 24 Nov 2025 16:00:00 UTC\nValid-Until: Mon, 01 Dec 2025 16:00:00 UTC\n") !=
         std::string::npos);
+}
+
+namespace {
+
+// `count` amd64 packages, with names chosen so that `ends` of them end a run.
+std::vector<PackageRecord> many(std::size_t count, std::size_t ends) {
+  std::vector<PackageRecord> out;
+  std::size_t ending = 0;
+  for (int i = 0; out.size() < count; ++i) {
+    auto r = record("p" + std::to_string(i), "1.0-1", "amd64");
+    bool end = apt_run_ends(r);
+    if (end ? ending < ends : out.size() - ending < count - ends) {
+      ending += end;
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+const IndexFile& file(const AptSuiteIndex& index, const std::string& path) {
+  const IndexFile* f = find(index, path);
+  REQUIRE(f);
+  return *f;
+}
+
+} // namespace
+
+TEST_CASE("apt index: Packages.gz and Packages.xz hold one member and one block a run, each "
+          "reading as Packages",
+          "[repo][apt]") {
+  auto in = input();
+  in.packages = many(40, 4);
+  auto index = build_apt_suite(in);
+  REQUIRE(index);
+  const auto& text = file(*index, "main/binary-amd64/Packages").data;
+  const auto& gz = file(*index, "main/binary-amd64/Packages.gz").data;
+  const auto& xz = file(*index, "main/binary-amd64/Packages.xz").data;
+  auto members = keyed_gzip_members(gz);
+  auto blocks = xz_blocks(xz);
+  // 4 runs end at a package; a fifth holds those after the last of them, if any.
+  auto last = std::max_element(in.packages.begin(), in.packages.end(),
+                               [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::size_t runs = apt_run_ends(*last) ? 4 : 5;
+  CHECK(members.size() == runs);
+  CHECK(blocks.size() == runs);
+  CHECK(gzip_decompress(gz, 1 << 20) == text);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    CHECK(members[i].isize == blocks[i].uncompressed);
+    total += blocks[i].uncompressed;
+  }
+  CHECK(total == text.size());
+}
+
+TEST_CASE("apt index: a rewrite copies the runs it would compress again from the previous "
+          "files, and writes what a rewrite from nothing writes",
+          "[repo][apt]") {
+  auto in = input();
+  in.packages = many(40, 4);
+  auto before = build_apt_suite(in);
+  REQUIRE(before);
+  // The previous Packages.gz with every member compressed at level 1: bytes of its own, so that
+  // copied members can be told from members made anew.
+  std::string level1;
+  for (const auto& m : keyed_gzip_members(file(*before, "main/binary-amd64/Packages.gz").data)) {
+    auto text = gzip_decompress(m.bytes, 1 << 20);
+    REQUIRE(text);
+    auto member = gzip_keyed_member(*text, m.key, 1);
+    REQUIRE(member);
+    level1 += *member;
+  }
+  std::string old_xz = file(*before, "main/binary-amd64/Packages.xz").data;
+  in.previous = [&](const std::string& path) -> std::optional<std::string> {
+    if (path == "main/binary-amd64/Packages.gz")
+      return level1;
+    if (path == "main/binary-amd64/Packages.xz")
+      return old_xz;
+    return std::nullopt;
+  };
+  in.packages.push_back(record("p0a", "1.0-1", "amd64")); // into the first run
+  REQUIRE_FALSE(apt_run_ends(in.packages.back()));
+  auto after = build_apt_suite(in);
+  REQUIRE(after);
+  auto copied = keyed_gzip_members(level1);
+  auto members = keyed_gzip_members(file(*after, "main/binary-amd64/Packages.gz").data);
+  REQUIRE(members.size() == copied.size());
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < members.size(); ++i)
+    same += members[i].bytes == copied[i].bytes;
+  CHECK(same == members.size() - 1); // every run but the one the package went into
+  auto old_blocks = xz_blocks(old_xz);
+  auto blocks = xz_blocks(file(*after, "main/binary-amd64/Packages.xz").data);
+  REQUIRE(blocks.size() == old_blocks.size());
+  CHECK(blocks[0].bytes != old_blocks[0].bytes);
+  for (std::size_t i = 1; i < blocks.size(); ++i)
+    CHECK(blocks[i].bytes == old_blocks[i].bytes);
+
+  // What is published reads the same as a rewrite from nothing: Packages and its xz are equal
+  // byte for byte, Packages.gz decompresses to the same text.
+  in.previous = nullptr;
+  auto fresh = build_apt_suite(in);
+  REQUIRE(fresh);
+  CHECK(file(*after, "main/binary-amd64/Packages").data ==
+        file(*fresh, "main/binary-amd64/Packages").data);
+  CHECK(file(*after, "main/binary-amd64/Packages.xz").data ==
+        file(*fresh, "main/binary-amd64/Packages.xz").data);
+  CHECK(gzip_decompress(file(*after, "main/binary-amd64/Packages.gz").data, 1 << 20) ==
+        file(*fresh, "main/binary-amd64/Packages").data);
+}
+
+TEST_CASE("apt index: previous files that do not pair up are not copied from", "[repo][apt]") {
+  auto in = input();
+  in.packages = many(20, 2);
+  auto before = build_apt_suite(in);
+  REQUIRE(before);
+  std::string gz = file(*before, "main/binary-amd64/Packages.gz").data;
+  in.previous = [&](const std::string& path) -> std::optional<std::string> {
+    if (path.ends_with(".gz"))
+      return gz;
+    return std::string("not xz"); // no blocks to pair the members with
+  };
+  auto after = build_apt_suite(in);
+  REQUIRE(after);
+  in.previous = nullptr;
+  auto fresh = build_apt_suite(in);
+  REQUIRE(fresh);
+  for (std::size_t i = 0; i < fresh->files.size(); ++i)
+    CHECK(after->files[i].data == fresh->files[i].data);
 }

@@ -15,9 +15,26 @@ namespace opskit::repo {
 // modification time 0, so equal input gives equal bytes.
 Result<std::string> gzip_compress(std::string_view data);
 
-// An xz stream (LZMA2 preset 4 with a dictionary fitted to the input, CRC64) of `data`, in two
-// blocks compressed in parallel from 64 KiB on; deterministic: the blocks depend on the input only.
-Result<std::string> xz_compress(std::string_view data);
+// xz made of blocks. An xz stream is a header, blocks compressed each on its own, an index of
+// their sizes and a footer; a file made of several blocks reads as one stream in every
+// decompressor (liblzma, xz -d, apt, Python). Blocks made once can be copied into a later stream
+// that holds the same data at the same place in its run of blocks.
+struct XzBlock {
+  std::string_view bytes;         // the block as it sits in a stream, its padding included
+  std::uint64_t unpadded = 0;     // its size without the padding, as the index records it
+  std::uint64_t uncompressed = 0; // the size of its data
+};
+
+// One block (LZMA2 preset 4, a dictionary fitted to the data, CRC64) of `data`, into `out`;
+// deterministic. The returned view points into `out`.
+Result<XzBlock> xz_block(std::string_view data, std::string& out);
+
+// An xz stream of `blocks` in this order, with the CRC64 check its blocks carry.
+Result<std::string> xz_stream(std::span<const XzBlock> blocks);
+
+// The blocks of a file that is one xz stream with CRC64 checks, in order, as views into `xz`;
+// nothing when it is not one (several streams, another check, damage).
+std::vector<XzBlock> xz_blocks(std::string_view xz);
 
 // Decompresses a gzip file whole, every member of it (RFC 1952 lets a file be a series of
 // members, read as the concatenation of their contents); `limit` bounds the output.

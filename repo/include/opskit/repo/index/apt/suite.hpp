@@ -2,6 +2,7 @@
 #pragma once
 
 #include <ctime>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct AptSuiteInput {
   std::vector<PackageRecord> packages;    // deb records of this suite, any order
   std::time_t date = 0;
   std::optional<std::time_t> valid_until;
+  // Reads an index of the suite as last published, by its path in the suite
+  // ("main/binary-amd64/Packages.gz"), or gives nothing: the runs of stanzas that did not
+  // change are copied from it instead of compressed again. May be empty.
+  std::function<std::optional<std::string>(const std::string& path)> previous;
 };
 
 // The suite's indexes and its Release file. `files` hold the by-hash/SHA{256,512}/<hash> copies,
@@ -36,9 +41,13 @@ struct AptSuiteIndex {
 // the distro directory), Size, MD5sum, SHA1 (when recorded), SHA256 and SHA512 (when recorded).
 std::string packages_stanza(const PackageRecord& record);
 
+// Whether the stanza of `record` ends a run of a Packages file (see suite.cpp).
+bool apt_run_ends(const PackageRecord& record);
+
 // Builds the suite's metadata, deterministic for equal input: packages sorted by name, version
-// (dpkg order) and arch; architectures and components sorted. Fails when the suite has no
-// architecture but "all", or when compressing an index fails.
+// (dpkg order) and arch; architectures and components sorted; Packages.gz and Packages.xz made of
+// one gzip member and one xz block per run of stanzas, whatever `previous` gives. Fails when the
+// suite has no architecture but "all", or when compressing an index fails.
 Result<AptSuiteIndex> build_apt_suite(const AptSuiteInput& input);
 
 } // namespace opskit::repo
