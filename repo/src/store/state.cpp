@@ -274,8 +274,11 @@ Result<void> for_each_row(Query& q, Each each) {
   }
 }
 
-Result<std::vector<PackageRecord>> all_records(Query& q) {
+// The records `q` selects; `expected` of them, which the vector is sized for at once (records
+// are large: growing a vector of 10,000 moved them a dozen times).
+Result<std::vector<PackageRecord>> all_records(Query& q, std::size_t expected = 0) {
   std::vector<PackageRecord> out;
+  out.reserve(expected);
   OPSKIT_TRY(for_each_row(q, [&out](sqlite3_stmt* s) { out.push_back(read_record(s)); }));
   return out;
 }
@@ -290,12 +293,16 @@ Result<std::vector<PackageRecord>> State::packages() const {
 }
 
 Result<std::vector<PackageRecord>> State::packages(PackageFormat format) const {
+  auto count = impl_->query("SELECT count(*) FROM packages WHERE format = ?");
+  count.bind(format_name(format));
+  OPSKIT_TRY(count.step());
+  auto expected = static_cast<std::size_t>(sqlite3_column_int64(count.get(), 0));
   std::string sql = fmt::format(
       "SELECT {} FROM packages WHERE format = ? ORDER BY format, dist, name, version, arch",
       k_columns);
   auto q = impl_->query(sql);
   q.bind(format_name(format));
-  return all_records(q);
+  return all_records(q, expected);
 }
 
 Result<std::vector<PackageRecord>> State::listing(const std::optional<std::string>& dist) const {
