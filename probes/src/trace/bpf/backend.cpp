@@ -147,6 +147,7 @@ Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
   auto max_paths = static_cast<__u32>(std::min<std::size_t>(limits.max_paths, 1u << 24));
   skel.rodata->max_processes = max_processes;
   bpf_map__set_max_entries(skel.maps.processes, max_processes + 1);
+  bpf_map__set_max_entries(skel.maps.tiny_paths, max_paths);
   bpf_map__set_max_entries(skel.maps.short_paths, max_paths);
   bpf_map__set_max_entries(skel.maps.long_paths,
                            static_cast<__u32>(std::min<std::size_t>(max_paths, k_max_long_paths)));

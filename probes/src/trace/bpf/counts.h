@@ -10,7 +10,8 @@
 
 #define SC_MAX_NR 1024    /* syscall numbers counted per ABI: k_max_syscall_nr */
 #define SC_ABIS 3         /* native, i386, x32: opskit::trace::Abi */
-#define SC_SHORT_PATH 256 /* a path of fewer bytes is kept in the short-path map */
+#define SC_TINY_PATH 64   /* a path of fewer bytes is kept in the tiny-path map */
+#define SC_SHORT_PATH 256 /* else a path of fewer bytes is kept in the short-path map */
 #define SC_LONG_PATH 4097 /* PATH_MAX and a NUL; a longer name is kept cut at 4096 bytes */
 #define SC_COMM 16        /* TASK_COMM_LEN */
 
@@ -30,7 +31,12 @@ struct sc_call_value {
   __u64 time_ns;
 };
 
-/* Lookups of one path that ended with one errno; the value is their number. */
+/* Lookups of one path that ended with one errno; the value is their number. Hash maps hash
+ * and compare whole keys, so most names, which are short, go in a small key. */
+struct sc_tiny_key {
+  __u32 err;
+  char path[SC_TINY_PATH];
+};
 struct sc_short_key {
   __u32 err;
   char path[SC_SHORT_PATH];

@@ -55,13 +55,41 @@ void read_processes(const syscount_bpf& skel, Aggregator& sink) {
   }
 }
 
+// The calls map holds a value per CPU: one lookup gives them all, to be summed.
+Result<void> read_calls(const syscount_bpf& skel, Aggregator& sink) {
+  int fd = bpf_map__fd(skel.maps.calls);
+  int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0)
+    return fail(Error("count the possible CPUs", -cpus));
+  std::vector<sc_call_value> values(static_cast<std::size_t>(cpus));
+  sc_call_key key{}, next{};
+  const sc_call_key* previous = nullptr;
+  while (bpf_map_get_next_key(fd, previous, &next) == 0) {
+    if (bpf_map_lookup_elem(fd, &next, values.data()) == 0) {
+      sc_call_value sum{};
+      for (const auto& v : values) {
+        sum.calls += v.calls;
+        sum.time_ns += v.time_ns;
+      }
+      sink.add_calls(static_cast<Abi>(next.abi), next.nr, static_cast<int>(next.err), sum.calls,
+                     sum.time_ns);
+    }
+    key = next;
+    previous = &key;
+  }
+  if (errno != ENOENT)
+    return fail(Error::from_errno("read eBPF map", bpf_map__name(skel.maps.calls)));
+  return {};
+}
+
 } // namespace
 
 Result<void> read_counts(const syscount_bpf& skel, Aggregator& sink) {
   read_processes(skel, sink);
-  OPSKIT_TRY((for_each_entry<sc_call_key, sc_call_value>(
-      skel.maps.calls, [&](const sc_call_key& k, const sc_call_value& v) {
-        sink.add_calls(static_cast<Abi>(k.abi), k.nr, static_cast<int>(k.err), v.calls, v.time_ns);
+  OPSKIT_TRY(read_calls(skel, sink));
+  OPSKIT_TRY(
+      (for_each_entry<sc_tiny_key, __u64>(skel.maps.tiny_paths, [&](const sc_tiny_key& k, __u64 n) {
+        sink.add_lookups(name_of(k.path, sizeof k.path), static_cast<int>(k.err), n);
       })));
   OPSKIT_TRY((for_each_entry<sc_short_key, __u64>(
       skel.maps.short_paths, [&](const sc_short_key& k, __u64 n) {

@@ -9,17 +9,21 @@
  *
  * A call is counted in two halves. At entry (sys_enter) the call's ABI and number are looked up
  * in `counted`, the class's table, filled by user space before the programs are attached; a
- * counted call of a followed process leaves its ABI, number, process, start time and path
- * pointer in the task's local storage. At exit (sys_exit) its result is known: calls and time
- * go to `calls` under (ABI, number, errno), the process's counters grow, and the path is read
- * now, not at entry, when a name in a page not yet faulted in reads as nothing. A successful
- * execve has no old memory left at its exit: its path is the kernel's copy, counted at
- * sched_process_exec.
+ * counted call of a followed task leaves its ABI, number, start time and path pointer in the
+ * task's local storage. That storage is made at the task's first counted call, once `followed`
+ * says its process is followed, and holds the process's index from then on: every later call
+ * of the task finds it with one lookup, not a hash lookup of its process and then one of the
+ * storage (a third of the entry program's time). At exit (sys_exit) its result is known: calls
+ * and time go to `calls` under (ABI, number, errno), per CPU and so without atomic operations,
+ * the process's counters grow, and the path is read now, not at entry, when a name in a page
+ * not yet faulted in reads as nothing. A successful execve has no old memory left at its exit:
+ * its path is the kernel's copy, counted at sched_process_exec.
  *
- * Paths. A name shorter than SC_SHORT_PATH is a key of `short_paths`, a longer one of
- * `long_paths` (keys are whole buffers, zeroed first by a copy of `zeros`). When a map is full,
- * the lookup is folded: a short name into its directory in `folded`, a long one into "/", and
- * when `folded` is full too, into "/".
+ * Paths. Hash maps hash and compare whole keys, so a name goes into the smallest key it fits:
+ * shorter than SC_TINY_PATH into `tiny_paths` (most names), than SC_SHORT_PATH into
+ * `short_paths`, else into `long_paths` (keys are zeroed first by a copy of `zeros`). When a map
+ * is full, the lookup is folded: a tiny or short name into its directory in `folded`, a long
+ * one into "/", and when `folded` is full too, into "/".
  *
  * ABIs (x86_64): a 32-bit task's calls come with TS_COMPAT in its thread_info status and are
  * numbered in i386's table; an x32 call has __X32_SYSCALL_BIT in its number. Their pointers are
@@ -84,8 +88,9 @@ struct {
   __type(value, struct sc_process);
 } processes SEC(".maps");
 
+/* Per CPU: a call's counters grow without atomic operations; user space sums the CPUs. */
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
   __uint(map_flags, BPF_F_NO_PREALLOC);
   __uint(max_entries, 16384);
   __type(key, struct sc_call_key);
@@ -102,11 +107,13 @@ struct {
     __type(value, __u64);                                                                          \
   }
 
+LOOKUP_COUNTS(struct sc_tiny_key, 100000) tiny_paths SEC(".maps");
 LOOKUP_COUNTS(struct sc_short_key, 100000) short_paths SEC(".maps");
 LOOKUP_COUNTS(struct sc_long_key, 1024) long_paths SEC(".maps");
 LOOKUP_COUNTS(struct sc_short_key, 100000) folded SEC(".maps"); /* directories */
 
 struct scratch {
+  struct sc_tiny_key tiny_key;
   struct sc_short_key short_key;
   struct sc_long_key long_key;
 };
@@ -204,12 +211,28 @@ static __always_inline void count_path(const void* name, __u32 err, bool user) {
   struct scratch* s = bpf_map_lookup_elem(&scratch, &zero);
   if (!s)
     return;
-  struct sc_short_key* key = &s->short_key;
-  bpf_probe_read_kernel(key, sizeof *key, zeros);
-  long n = user ? bpf_probe_read_user_str(key->path, SC_SHORT_PATH, name)
-                : bpf_probe_read_kernel_str(key->path, SC_SHORT_PATH, name);
+  struct sc_tiny_key* tiny = &s->tiny_key;
+  bpf_probe_read_kernel(tiny, sizeof *tiny, zeros);
+  long n = user ? bpf_probe_read_user_str(tiny->path, SC_TINY_PATH, name)
+                : bpf_probe_read_kernel_str(tiny->path, SC_TINY_PATH, name);
   if (n <= 1)
     return; /* unreadable or empty: a call on an fd */
+  struct sc_short_key* key = &s->short_key;
+  if (n < SC_TINY_PATH) {
+    tiny->err = err;
+    if (add_one(&tiny_paths, tiny) == 0)
+      return;
+    bpf_probe_read_kernel(key, sizeof *key, zeros); /* full: fold it as a short name */
+    bpf_probe_read_kernel(key->path, SC_TINY_PATH, tiny->path);
+    key->err = err;
+    fold(key, (__u32)n - 1);
+    return;
+  }
+  bpf_probe_read_kernel(key, sizeof *key, zeros);
+  n = user ? bpf_probe_read_user_str(key->path, SC_SHORT_PATH, name)
+           : bpf_probe_read_kernel_str(key->path, SC_SHORT_PATH, name);
+  if (n <= 1)
+    return;
   key->err = err;
   if (n < SC_SHORT_PATH) {
     if (add_one(&short_paths, key) != 0)
@@ -239,8 +262,8 @@ static __always_inline void count_call(const struct inflight* f, __u32 err, __u6
       return;
     }
   }
-  __sync_fetch_and_add(&v->calls, 1);
-  __sync_fetch_and_add(&v->time_ns, time_ns);
+  v->calls += 1;
+  v->time_ns += time_ns;
 }
 
 SEC("tp_btf/sys_enter")
@@ -257,18 +280,21 @@ int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
   __u8 how = counted[abi * SC_MAX_NR + nr];
   if (!how)
     return 0;
-  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-  __u32* process = bpf_map_lookup_elem(&followed, &tgid);
-  if (!process)
-    return 0;
-  struct inflight* f = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!f) {
-    __sync_fetch_and_add(&lost_calls, 1);
-    return 0;
+  struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
+  if (!f) { /* the task's first counted call: is its process followed? */
+    __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+    __u32* process = bpf_map_lookup_elem(&followed, &tgid);
+    if (!process)
+      return 0;
+    f = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!f) {
+      __sync_fetch_and_add(&lost_calls, 1);
+      return 0;
+    }
+    f->process = *process;
   }
   f->abi = abi;
   f->nr = nr;
-  f->process = *process;
   f->path = how >= SC_PATH_ARG0 ? syscall_arg(regs, abi, how - SC_PATH_ARG0) : 0;
   f->active = 1;
   f->start_ns = bpf_ktime_get_ns();
