@@ -20,6 +20,7 @@
 #include "tree/local.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -88,22 +89,50 @@ constexpr std::string_view k_next_repodata = ".repodata.next-";
 
 } // namespace
 
+namespace {
+
+bool is_temporary(const char* name) noexcept {
+  return name[0] == '.' && std::strstr(name, ".tmp-") != nullptr;
+}
+
+// Sweeps the open directory `fd` (its name `path`, for errors no one reads), and the
+// directories below it with Depth::below. readdir's d_type, relative opens and unlinks: the
+// walk of a pool of 20,000 packages in as many directories took 120 ms of CPU through
+// std::filesystem, which makes a path and a string of every name.
+void sweep(int fd, Depth depth) {
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return;
+  }
+  CPtr<DIR, ::closedir> owner(d);
+  while (const dirent* e = ::readdir(d)) {
+    const char* name = e->d_name;
+    if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+      continue;
+    unsigned char type = e->d_type;
+    if (type == DT_UNKNOWN) {
+      struct stat st {};
+      if (::fstatat(::dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+    }
+    if (type == DT_REG && is_temporary(name))
+      ::unlinkat(::dirfd(d), name, 0);
+    else if (type == DT_DIR && depth == Depth::below) {
+      int sub = ::openat(::dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub >= 0)
+        sweep(sub, depth);
+    }
+  }
+}
+
+} // namespace
+
 void remove_stale_temporaries(const std::string& dir, Depth depth) {
-  std::error_code ec;
-  std::vector<fs::path> stale;
-  auto consider = [&](const fs::directory_entry& e) {
-    std::string name = e.path().filename().string();
-    if (name.starts_with(".") && name.find(".tmp-") != std::string::npos && e.is_regular_file(ec))
-      stale.push_back(e.path());
-  };
-  if (depth == Depth::below)
-    for (const auto& e : fs::recursive_directory_iterator(dir, ec))
-      consider(e);
-  else
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      consider(e);
-  for (const auto& path : stale)
-    fs::remove(path, ec);
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0)
+    sweep(fd, depth);
 }
 
 // The names in directory `dir` with their inode numbers, sorted; none when it cannot be read.
