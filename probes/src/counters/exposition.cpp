@@ -19,6 +19,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -334,47 +335,60 @@ Exposition::Exposition(const Snapshot& snapshot) {
 
 namespace {
 
-// Appends `value` times `multiply` over `divide` as the exposition writes numbers; false (and
-// nothing appended) for text. Integers go through std::to_chars and reals through fmt into a
-// buffer on the stack: this is a scrape's inner loop, a thousand samples each time.
-bool append_value(std::string& out, const Value& value, std::uint64_t multiply, double divide) {
-  char buffer[64];
-  char* end = buffer;
+// The longest number write_value() writes: a uint64, or a double's shortest form.
+constexpr std::size_t k_number_max = 32;
+
+// Writes `value` times `multiply` over `divide` at `at`, as the exposition writes numbers, and
+// returns the end; nullptr for text. Integers go through std::to_chars and reals through fmt.
+char* write_value(char* at, const Value& value, std::uint64_t multiply, double divide) {
   if (const auto* u = std::get_if<std::uint64_t>(&value); u && divide == 1)
-    end = std::to_chars(buffer, buffer + sizeof buffer, *u * multiply).ptr;
-  else if (const auto* s = std::get_if<std::int64_t>(&value); s && divide == 1)
-    end =
-        std::to_chars(buffer, buffer + sizeof buffer, *s * static_cast<std::int64_t>(multiply)).ptr;
-  else if (auto number = as_number(value))
-    end = fmt::format_to_n(buffer, sizeof buffer, "{}",
-                           *number * static_cast<double>(multiply) / divide)
-              .out;
-  else
-    return false;
-  out.append(buffer, end);
-  return true;
+    return std::to_chars(at, at + k_number_max, *u * multiply).ptr;
+  if (const auto* s = std::get_if<std::int64_t>(&value); s && divide == 1)
+    return std::to_chars(at, at + k_number_max, *s * static_cast<std::int64_t>(multiply)).ptr;
+  if (auto number = as_number(value))
+    return fmt::format_to_n(at, k_number_max, "{}",
+                            *number * static_cast<double>(multiply) / divide)
+        .out;
+  return nullptr;
+}
+
+char* put(char* at, std::string_view text) noexcept {
+  std::memcpy(at, text.data(), text.size());
+  return at + text.size();
 }
 
 } // namespace
 
+// A scrape's inner loop, a thousand samples each time: the body is sized for the longest it can
+// be and written through a pointer, then cut to what was written (appending each piece to the
+// string cost four times as many instructions, callgrind says).
 void Exposition::render(const Snapshot& snapshot, std::string& out, TextFormat format) const {
+  auto f = static_cast<std::size_t>(format);
+  std::size_t start = out.size(), most = 0;
   for (const auto& family : families_) {
-    bool started = false;
-    for (const auto& member : family.members) {
-      if (snapshot.error(member.entry) != nullptr)
-        continue;
-      std::size_t before = out.size();
-      if (!started)
-        out.append(family.headers[static_cast<std::size_t>(format)]);
-      out.append(member.head);
-      if (!append_value(out, snapshot.value(member.entry), member.multiply, member.divide)) {
-        out.resize(before); // text: no sample
-        continue;
-      }
-      out.push_back('\n');
-      started = true;
-    }
+    most += family.headers[f].size();
+    for (const auto& member : family.members)
+      most += member.head.size() + k_number_max + 1;
   }
+  out.resize_and_overwrite(start + most, [&](char* body, std::size_t) {
+    char* at = body + start;
+    for (const auto& family : families_) {
+      bool started = false;
+      for (const auto& member : family.members) {
+        if (snapshot.error(member.entry) != nullptr)
+          continue;
+        char* sample = started ? at : put(at, family.headers[f]);
+        char* end = write_value(put(sample, member.head), snapshot.value(member.entry),
+                                member.multiply, member.divide);
+        if (end == nullptr)
+          continue; // text: no sample
+        *end++ = '\n';
+        at = end;
+        started = true;
+      }
+    }
+    return static_cast<std::size_t>(at - body);
+  });
 }
 
 } // namespace opskit::counters

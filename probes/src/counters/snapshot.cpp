@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <algorithm>
+#include <cstring>
 #include <map>
 #include <utility>
 
@@ -72,7 +72,11 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
 }
 
 void Snapshot::note_lines(detail::Source& source) {
-  auto lines = static_cast<std::size_t>(std::count(source.text.begin(), source.text.end(), '\n'));
+  std::size_t lines = 0; // memchr skips a line at a time; std::count went byte by byte
+  for (const char *at = source.text.data(), *end = at + source.text.size();
+       (at = static_cast<const char*>(std::memchr(at, '\n', static_cast<std::size_t>(end - at))));
+       ++at)
+    ++lines;
   if (source.lines == std::string_view::npos)
     source.lines = lines;
   else if (lines != source.lines)
