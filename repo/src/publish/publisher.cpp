@@ -190,11 +190,21 @@ Result<void> Publisher::unlock() {
 }
 
 // Large files in parts, one file at a time with its parts at once, the next file's parts read
-// and hashed while these are sent.
+// and hashed while these are sent; then every upload completed at once. A store assembles the
+// object when its upload completes (s3rver rewrites the whole file then): one after the other,
+// those waits added up, where together they overlap. A failure abandons every upload begun.
 Result<void> Publisher::send_in_parts(std::span<const Request> files,
                                       const std::function<void()>& step) {
   auto read_parts = [this](const Request& r) {
     return std::async(std::launch::async, [this, &r] { return remote_.parts_of(r); });
+  };
+  std::vector<SentParts> pending;
+  auto abandon = [&](Error error) -> Result<void> {
+    std::vector<Request> aborts;
+    for (const auto& p : pending)
+      aborts.push_back(p.abort);
+    (void)transfer_.run(aborts); // best effort: the error to report is the first
+    return fail(std::move(error));
   };
   std::future<Result<std::vector<Request>>> next;
   if (!files.empty())
@@ -203,15 +213,24 @@ Result<void> Publisher::send_in_parts(std::span<const Request> files,
     auto parts = next.get();
     if (i + 1 < files.size())
       next = read_parts(files[i + 1]);
-    Result<void> sent = parts ? remote_.put_parts(transfer_, files[i], std::move(*parts))
-                              : Result<void>(std::unexpected(parts.error()));
+    auto sent = parts ? remote_.put_parts(transfer_, files[i], std::move(*parts))
+                      : Result<SentParts>(std::unexpected(parts.error()));
     if (!sent) {
       if (next.valid())
         next.wait(); // it reads files[i + 1], which must outlive it
-      return sent;
+      return abandon(sent.error());
     }
-    step();
+    pending.push_back(std::move(*sent));
   }
+  std::vector<Request> completes;
+  for (const auto& p : pending)
+    completes.push_back(p.complete);
+  auto answers = transfer_.run(completes, step);
+  if (!answers)
+    return abandon(answers.error());
+  for (std::size_t i = 0; i < completes.size(); ++i)
+    if (auto error = remote_.completion_error(completes[i], (*answers)[i]))
+      return abandon(Error(*error));
   return {};
 }
 

@@ -19,14 +19,16 @@ public:
   // Files over 64 MiB go in parts of 16 MiB, sent at once (s3_multipart.cpp).
   bool in_parts(const Request& r) const override;
   Result<std::vector<Request>> parts_of(const Request& whole) const override;
-  Result<void> put_parts(Transfer& transfer, const Request& whole,
-                         std::vector<Request> parts) const override;
+  Result<SentParts> put_parts(Transfer& transfer, const Request& whole,
+                              std::vector<Request> parts) const override;
+  std::optional<std::string> completion_error(const Request& complete,
+                                              const Response& answer) const override;
   std::vector<std::vector<Request>> before_puts(std::span<const std::string>) override {
     return {};
   }
 
 private:
-  Result<void> abort_upload(Transfer& transfer, const Request& whole, const std::string& id) const;
+  Request abort_request(const Request& whole, const std::string& id) const;
 
   Endpoint endpoint_;
   S3Credentials credentials_;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // S3's multipart upload of a large file: its parts' digests read from the file, the upload
-// begun, the parts sent at once (each retried alone), then completed, or aborted so that no
-// orphaned part is left to pay for. The object appears only when the upload completes, whole.
+// begun and the parts sent at once (each retried alone); the caller then completes it, with
+// the other large files' uploads, or aborts it so that no orphaned part is left to pay for. The
+// object appears only when the upload completes, whole.
 #include <algorithm>
 #include <thread>
 
@@ -50,20 +51,18 @@ bool S3Remote::in_parts(const Request& r) const {
   return r.method == "PUT" && !r.file.empty() && r.size > k_in_parts_from;
 }
 
-Result<void> S3Remote::abort_upload(Transfer& transfer, const Request& whole,
-                                    const std::string& id) const {
+Request S3Remote::abort_request(const Request& whole, const std::string& id) const {
   Request abort;
   abort.method = "DELETE";
   abort.path = whole.path + " (abort)";
   abort.url =
       fmt::format("{}{}?uploadId={}", endpoint_.base, escape_path(whole.path), escape_query(id));
-  abort.also_ok = {404};
-  OPSKIT_TRY(transfer.run({&abort, 1}));
-  return {};
+  abort.also_ok = {404}; // completed, or abandoned already
+  return abort;
 }
 
-Result<void> S3Remote::put_parts(Transfer& transfer, const Request& whole,
-                                 std::vector<Request> parts) const {
+Result<SentParts> S3Remote::put_parts(Transfer& transfer, const Request& whole,
+                                      std::vector<Request> parts) const {
   std::string object = endpoint_.base + escape_path(whole.path);
   Request begin;
   begin.method = "POST";
@@ -73,30 +72,32 @@ Result<void> S3Remote::put_parts(Transfer& transfer, const Request& whole,
   OPSKIT_TRY_ASSIGN(auto id, parse_upload_id(begun[0].body));
   for (std::size_t i = 0; i < parts.size(); ++i)
     parts[i].url = fmt::format("{}?partNumber={}&uploadId={}", object, i + 1, escape_query(id));
-  auto sent = transfer.run(parts);
-  Result<std::vector<Response>> completed = fail("not sent");
-  if (sent) {
-    Request end;
-    end.method = "POST";
-    end.path = whole.path;
-    end.url = fmt::format("{}?uploadId={}", object, escape_query(id));
-    end.data = "<CompleteMultipartUpload>";
-    for (std::size_t i = 0; i < parts.size(); ++i)
-      end.data += fmt::format("<Part><PartNumber>{}</PartNumber><ETag>\"{}\"</ETag></Part>", i + 1,
-                              (*sent)[i].etag);
-    end.data += "</CompleteMultipartUpload>";
-    end.sha256 = sha256_hex(end.data);
-    end.md5 = digest_all(end.data, Hash::md5).md5;
-    completed = transfer.run({&end, 1});
-    if (completed)
-      if (auto error = s3_error((*completed)[0].body))
-        completed = fail(fmt::format("POST {}{}: {}", name(), whole.path, *error));
+  SentParts sent;
+  sent.abort = abort_request(whole, id);
+  auto answers = transfer.run(parts);
+  if (!answers) {
+    (void)transfer.run({&sent.abort, 1}); // best effort: the error to report is the first
+    return fail(answers.error());
   }
-  if (!completed) {
-    (void)abort_upload(transfer, whole, id); // best effort: the error to report is the first
-    return fail(sent ? completed.error() : sent.error());
-  }
-  return {};
+  Request& end = sent.complete;
+  end.method = "POST";
+  end.path = whole.path;
+  end.url = fmt::format("{}?uploadId={}", object, escape_query(id));
+  end.data = "<CompleteMultipartUpload>";
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    end.data += fmt::format("<Part><PartNumber>{}</PartNumber><ETag>\"{}\"</ETag></Part>", i + 1,
+                            (*answers)[i].etag);
+  end.data += "</CompleteMultipartUpload>";
+  end.sha256 = sha256_hex(end.data);
+  end.md5 = digest_all(end.data, Hash::md5).md5;
+  return sent;
+}
+
+std::optional<std::string> S3Remote::completion_error(const Request& complete,
+                                                      const Response& answer) const {
+  if (auto error = s3_error(answer.body))
+    return fmt::format("POST {}{}: {}", name(), complete.path, *error);
+  return std::nullopt;
 }
 
 } // namespace opskit::repo::publish

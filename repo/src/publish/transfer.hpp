@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ struct Response {
   std::string etag; // unquoted
 };
 
+// A multipart upload whose parts are all sent, and the requests that end it.
+struct SentParts {
+  Request complete, abort;
+};
+
 // What one kind of server needs on each request: its URL, its authentication, its headers.
 class Remote {
 public:
@@ -58,11 +64,17 @@ public:
   virtual Result<std::vector<Listed>> list(Transfer& transfer) const = 0;
   // Whether `r`, a PUT, goes in parts (S3's multipart upload of a large file); its parts,
   // their digests read from the file (which may run beside the sending of another); and
-  // sending them, at once on `transfer`.
+  // sending them, at once on `transfer`, which gives the requests that complete the upload (the
+  // object appears, whole) or abandon it: the caller completes several uploads at once. A
+  // failure abandons the upload itself. Whether the answer to a completion reports an error
+  // (S3 may answer 200 with an error in the body).
   virtual bool in_parts(const Request&) const { return false; }
   virtual Result<std::vector<Request>> parts_of(const Request&) const { return {}; }
-  virtual Result<void> put_parts(Transfer&, const Request&, std::vector<Request>) const {
-    return {};
+  virtual Result<SentParts> put_parts(Transfer&, const Request&, std::vector<Request>) const {
+    return SentParts{};
+  }
+  virtual std::optional<std::string> completion_error(const Request&, const Response&) const {
+    return std::nullopt;
   }
   // Notes files the target holds (its manifest's), whose collections need no MKCOL.
   virtual void holds(std::span<const std::string> /*paths*/) {}

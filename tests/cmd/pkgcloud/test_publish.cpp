@@ -117,36 +117,50 @@ TEST_CASE("publish: after one more deb, only its pool file, the suite's indexes 
   CHECK(fetch(s3.url() + "/" + k_bucket + "/deb/debian/pool/main/d/delta/delta_2.0-1_amd64.deb"));
 }
 
-TEST_CASE("publish: a package over 64 MiB goes to S3 in parts, each request signed as botocore "
-          "signs it, and arrives whole",
+TEST_CASE("publish: packages over 64 MiB go to S3 in parts, each request signed as botocore "
+          "signs it, completed together, and arrive whole",
           "[pkgcloud][publish][server]") {
   Published p;
   S3rver s3(p.dir / "s3");
   S3Proxy proxy(s3.url(), p.dir / "proxy.log",
                 {"--check-sigv4", std::string(k_key_id) + ":" + k_secret + ":us-east-1"});
-  std::string src = p.dir / "big";
-  fs::create_directories(src + "/DEBIAN");
-  fs::create_directories(src + "/usr/share/big");
-  std::ofstream(src + "/DEBIAN/control") << control("big", "1.0-1", "amd64");
-  REQUIRE(run({"sh", "-c", "head -c 72000000 /dev/urandom > " + src + "/usr/share/big/data"})
-              .exit_status == 0);
-  std::string deb = p.dir / "big_1.0-1_amd64.deb";
-  REQUIRE(run({"dpkg-deb", "-Znone", "--root-owner-group", "--build", src, deb}).exit_status == 0);
-  REQUIRE(pkgcloud(p.repo, {"push", deb}).exit_status == 0);
+  for (std::string name : {"big", "huge"}) {
+    std::string src = p.dir / name;
+    fs::create_directories(src + "/DEBIAN");
+    fs::create_directories(src + "/usr/share/" + name);
+    std::ofstream(src + "/DEBIAN/control") << control(name, "1.0-1", "amd64");
+    REQUIRE(
+        run({"sh", "-c", "head -c 68000000 /dev/urandom > " + src + "/usr/share/" + name + "/data"})
+            .exit_status == 0);
+    std::string deb = p.dir / (name + "_1.0-1_amd64.deb");
+    REQUIRE(run({"dpkg-deb", "-Znone", "--root-owner-group", "--build", src, deb}).exit_status ==
+            0);
+    REQUIRE(pkgcloud(p.repo, {"push", deb}).exit_status == 0);
+  }
 
   auto report = p.publish({"--to", s3_target("big"), "--endpoint", proxy.url(), "--path-style"});
-  // One POST to begin, 5 parts of 16 MiB at most, one POST to complete.
-  CHECK(report["requests"]["POST"] == 2);
-  CHECK(report["requests"]["PUT"] == p.files().size() - 1 + 5 + 2);
+  // For each: one POST to begin, 5 parts of 16 MiB at most, one POST to complete.
+  CHECK(report["requests"]["POST"] == 4);
+  CHECK(report["requests"]["PUT"] == p.files().size() - 2 + 2 * 5 + 2);
+  // Both uploads are begun and sent before either is completed.
+  std::vector<std::string> posts;
   for (const auto& r : proxy.requests()) {
     INFO(r.dump());
     CHECK(r["signature_ok"] == true);
     CHECK(r["payload_ok"] == true);
+    if (r["method"] == "POST")
+      posts.push_back(r["path"].get<std::string>().find("uploadId") != std::string::npos
+                          ? "complete"
+                          : "begin");
   }
-  std::string path = "deb/debian/pool/main/b/big/big_1.0-1_amd64.deb";
-  auto object = fetch(s3.url() + "/" + k_bucket + "/big/" + path);
-  REQUIRE(object);
-  CHECK(*object == p.files().at(path));
+  CHECK(posts == std::vector<std::string>{"begin", "begin", "complete", "complete"});
+  for (std::string name : {"big", "huge"}) {
+    std::string path =
+        "deb/debian/pool/main/" + name.substr(0, 1) + "/" + name + "/" + name + "_1.0-1_amd64.deb";
+    auto object = fetch(s3.url() + "/" + k_bucket + "/big/" + path);
+    REQUIRE(object);
+    CHECK(*object == p.files().at(path));
+  }
 }
 
 TEST_CASE("publish: --dry-run lists what it would send and sends nothing",
