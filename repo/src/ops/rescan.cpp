@@ -240,7 +240,13 @@ Placed placed_debs(const std::vector<fs::path>& distros) {
   Placed placed;
   for (const auto& distro : distros) {
     std::string distro_name = distro.filename().string();
-    for (const auto& entry : fs::recursive_directory_iterator(distro / "dists", ec)) {
+    for (auto it = fs::recursive_directory_iterator(distro / "dists", ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const auto& entry = *it;
+      if (entry.path().filename().string().starts_with('.')) { // being built, or a temporary
+        it.disable_recursion_pending();
+        continue;
+      }
       if (entry.path().filename() != "Packages")
         continue;
       std::string component = entry.path().parent_path().parent_path().filename().string();

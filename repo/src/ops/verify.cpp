@@ -244,7 +244,8 @@ Result<std::vector<Problem>> verify(const Context& ctx) {
   std::vector<fs::path> suites;
   for (const auto& distro : fs::directory_iterator(join_path(ctx.publication, "deb"), ec))
     for (const auto& suite : fs::directory_iterator(distro.path() / "dists", ec))
-      suites.push_back(suite.path());
+      if (!suite.path().filename().string().starts_with('.')) // a suite being built
+        suites.push_back(suite.path());
   std::sort(suites.begin(), suites.end());
   for (const auto& suite : suites)
     verify_apt_suite(ctx, suite, signer, problems);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Writing apt suites: each built and signed in memory, then its files (its tree::Generation)
-// staged and renamed by phase: content-addressed first (by-hash), then the indexes, then
-// Release, Release.gpg and InRelease.
-// The previous generation's by-hash files stay for clients that hold the old Release.
+// written into a new generation of the suite's directory, beside links to the current files it
+// keeps, and the two directories exchanged at once (tree::replace_directory): no reader, and no
+// kill -9, sees a Release that Release.gpg or InRelease does not sign. The previous
+// generation's by-hash files stay for clients that hold the old Release.
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
@@ -103,47 +104,48 @@ tree::Generation generation_of(const Suite& suite) {
   return generation;
 }
 
+bool is_temporary(std::string_view name) {
+  return name.starts_with('.') && name.find(".tmp-") != std::string_view::npos;
+}
+
 // Writes `suite` into the publication; returns the files written, relative to its directory.
+// The suite's directory is replaced whole (tree::replace_directory): the new files, and links
+// to the current ones it keeps: the by-hash copies the current Release lists, for clients that
+// hold it, and anything else in it but a killed run's temporaries and, when the suite is no
+// longer signed, the old signatures.
 Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& suite) {
   std::string dir = join_path(ctx.publication, suite.dir);
-  tree::remove_stale_temporaries(dir);
-  std::set<std::string> keep = listed_by_hash(dir);
-  StagedFiles files;
-  std::vector<std::pair<std::string_view, std::string>> staged; // bytes, path
-  std::vector<std::string> written;
-  std::set<std::string> by_hash_dirs;
+  std::set<std::string> hashes = listed_by_hash(dir);
+  std::vector<std::pair<std::string, std::string_view>> files;
+  std::set<std::string> fresh;
   tree::Generation generation = generation_of(suite);
   for (const auto* f : generation.files()) {
-    std::string path = join_path(ctx.publication, f->path);
+    std::string name = f->path.substr(suite.dir.size() + 1);
     if (f->phase == detail::Phase::content_addressed) {
-      auto slash = path.rfind('/');
-      keep.insert(path.substr(slash + 1));
-      by_hash_dirs.insert(path.substr(0, slash));
-      if (::access(path.c_str(), F_OK) == 0)
-        continue; // content-addressed: already there is already right
+      hashes.insert(name.substr(name.rfind('/') + 1));
+      if (::access(join_path(dir, name).c_str(), F_OK) == 0)
+        continue; // content-addressed: already there is already right, and kept
     }
-    written.push_back(f->path.substr(suite.dir.size() + 1));
-    // An index and its by-hash copies hold the same bytes: written once, linked twice.
-    auto same = std::find_if(staged.begin(), staged.end(), [&](const auto& s) {
-      return s.first.size() == f->bytes.size() && s.first == f->bytes;
-    });
-    if (same != staged.end()) {
-      OPSKIT_TRY(files.stage_link(path, same->second));
-    } else {
-      OPSKIT_TRY(files.stage(path, f->bytes));
-      staged.emplace_back(f->bytes, path);
-    }
+    fresh.insert(name);
+    files.emplace_back(std::move(name), f->bytes);
   }
-  OPSKIT_TRY(files.commit());
-  if (!suite.is_signed) { // signatures of an older Release would now be wrong
-    ::unlink(join_path(dir, "InRelease").c_str());
-    ::unlink(join_path(dir, "Release.gpg").c_str());
-  }
+  std::vector<std::string> kept;
   std::error_code ec;
-  for (const auto& by_hash : by_hash_dirs)
-    for (const auto& entry : fs::directory_iterator(by_hash, ec))
-      if (!keep.contains(entry.path().filename().string()))
-        fs::remove(entry.path(), ec);
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec))
+      continue;
+    std::string name = fs::relative(e.path(), dir, ec).string();
+    std::string base = e.path().filename().string();
+    bool stale_copy = name.find("/by-hash/") != std::string::npos && !hashes.contains(base);
+    bool stale_signature = !suite.is_signed && (name == "InRelease" || name == "Release.gpg");
+    if (!fresh.contains(name) && !is_temporary(base) && !stale_copy && !stale_signature)
+      kept.push_back(std::move(name));
+  }
+  std::vector<std::string> written;
+  for (const auto& [name, bytes] : files)
+    written.push_back(name);
+  OPSKIT_TRY(tree::replace_directory(fs::path(dir).parent_path().string(), dir, kept, files,
+                                     StagedFiles()));
   return written;
 }
 

@@ -11,12 +11,14 @@
 // by the next one.
 //
 // A dnf repository has two top-level files, repomd.xml and its signature repomd.xml.asc, and
-// no order of two renames is safe: between them dnf sees a signature of the other file and
-// refuses the repository. So the new repodata/ is built whole beside the current one
-// (".repodata.next-<pid>", with hard links to the files it keeps) and the two directories
-// are swapped with one renameat2(RENAME_EXCHANGE); the old one is then removed. Where the file
-// system cannot exchange (EINVAL), the files are renamed into repodata/ one by one, the
-// signature first.
+// an apt suite three, Release, Release.gpg and InRelease, and no order of renames is safe:
+// between two, dnf sees a signature of the other file and refuses the repository, and a suite
+// holds a Release that Release.gpg and InRelease do not sign (apt reads InRelease alone, but
+// older clients and verify read the pair). So the new repodata/, or dists/<suite>/, is built
+// whole beside the current one (".repodata.next-<pid>", ".<suite>.next-<pid>", with hard links
+// to the files it keeps) and the two directories are swapped with one
+// renameat2(RENAME_EXCHANGE); the old one is then removed. Where the file system cannot exchange
+// (EINVAL), the files are renamed into place one by one, in their order.
 #include "tree/local.hpp"
 
 #include <algorithm>
@@ -85,7 +87,31 @@ Result<void> place_link(const std::string& from, const std::string& to) {
   return {};
 }
 
-constexpr std::string_view k_next_repodata = ".repodata.next-";
+// The name of a new generation of directory `current` being built beside it: ".<name>.next-",
+// then the pid (".repodata.next-4242", ".bookworm.next-4242").
+std::string next_prefix(const std::string& current) {
+  return fmt::format(".{}.next-", current.substr(current.rfind('/') + 1));
+}
+
+// Stages `files` below `dir`, each the first time its bytes come: a later file with the same
+// bytes (a by-hash copy of an index) is a hard link to the first.
+Result<void> stage_all(StagedFiles& staged, const std::string& dir,
+                       const std::vector<std::pair<std::string, std::string_view>>& files) {
+  std::vector<std::pair<std::string_view, std::string>> written; // bytes, path
+  for (const auto& [name, data] : files) {
+    std::string path = join_path(dir, name);
+    auto same = std::find_if(written.begin(), written.end(), [&](const auto& w) {
+      return w.first.size() == data.size() && w.first == data;
+    });
+    if (same != written.end()) {
+      OPSKIT_TRY(staged.stage_link(path, same->second));
+    } else {
+      OPSKIT_TRY(staged.stage(path, data));
+      written.emplace_back(data, std::move(path));
+    }
+  }
+  return {};
+}
 
 } // namespace
 
@@ -218,10 +244,11 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
   OPSKIT_TRY(make_directories(parent));
   std::error_code ec;
   // Directories a killed run left, with whatever generation they hold.
+  std::string prefix = next_prefix(current);
   for (const auto& e : fs::directory_iterator(parent, ec))
-    if (e.path().filename().string().starts_with(k_next_repodata))
+    if (e.path().filename().string().starts_with(prefix))
       fs::remove_all(e.path(), ec);
-  std::string next = fmt::format("{}/{}{}", parent, k_next_repodata, ::getpid());
+  std::string next = fmt::format("{}/{}{}", parent, prefix, ::getpid());
   if (::mkdir(next.c_str(), 0755) != 0)
     return fail(Error::from_errno("mkdir", next));
   // Gone when this returns: put in place, or holding the previous generation after the
@@ -229,12 +256,12 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
   RemovedWhenDone next_guard{next};
   for (const auto& name : kept) {
     std::string from = join_path(current, name), to = join_path(next, name);
+    OPSKIT_TRY(make_directories(fs::path(to).parent_path().string()));
     if (::link(from.c_str(), to.c_str()) != 0 && errno != ENOENT &&
         !fs::copy_file(from, to, ec)) // a file system without hard links
       return fail(Error::from_errno("copy", from, ec.value()));
   }
-  for (const auto& [name, data] : files)
-    OPSKIT_TRY(staged.stage(join_path(next, name), data));
+  OPSKIT_TRY(stage_all(staged, next, files));
   OPSKIT_TRY(staged.commit());
   if (::access(current.c_str(), F_OK) != 0) {
     if (::rename(next.c_str(), current.c_str()) != 0)
@@ -244,15 +271,18 @@ Result<void> replace_directory(const std::string& parent, const std::string& cur
       return fail(Error::from_errno("exchange", current));
     // No exchange here: the new files, already on disk in `next`, move over one by one in
     // their order, then the old ones go.
-    for (const auto& [name, data] : files)
-      if (::rename(join_path(next, name).c_str(), join_path(current, name).c_str()) != 0)
-        return fail(Error::from_errno("rename", join_path(current, name)));
+    for (const auto& [name, data] : files) {
+      std::string to = join_path(current, name);
+      OPSKIT_TRY(make_directories(fs::path(to).parent_path().string()));
+      if (::rename(join_path(next, name).c_str(), to.c_str()) != 0)
+        return fail(Error::from_errno("rename", to));
+    }
     OPSKIT_TRY(fsync_directory(current));
     std::set<std::string> keep(kept.begin(), kept.end());
     for (const auto& [name, data] : files)
       keep.insert(name);
-    for (const auto& e : fs::directory_iterator(current, ec))
-      if (!keep.contains(e.path().filename().string()))
+    for (const auto& e : fs::recursive_directory_iterator(current, ec))
+      if (e.is_regular_file(ec) && !keep.contains(fs::relative(e.path(), current, ec).string()))
         fs::remove(e.path(), ec);
   }
   return fsync_directory(parent);

@@ -41,10 +41,11 @@ Result<std::vector<std::string>> link_packages(const std::string& root, const st
 // between rewrites (see build_yum_repo), named by their member's key.
 std::string yum_text_dir(std::string_view dir);
 
-// Writes `files` (name -> bytes) and hard links to `kept` files of `current` into a new
-// directory beside it, then puts that directory in its place with one exchange (see the top of
-// local.cpp). `current` may not exist yet. Files already in `staged` are committed with the
-// new directory's, before the exchange.
+// Writes `files` (name -> bytes; a name may hold directories, "main/binary-amd64/Packages")
+// and hard links to `kept` files of `current` into a new directory beside it, then puts that
+// directory in its place with one exchange (see the top of local.cpp). `current` may not exist
+// yet. Files with equal bytes are written once and linked. Files already in `staged` are
+// committed with the new directory's, before the exchange.
 Result<void> replace_directory(const std::string& parent, const std::string& current,
                                const std::vector<std::string>& kept,
                                const std::vector<std::pair<std::string, std::string_view>>& files,
