@@ -45,6 +45,7 @@ namespace opskit::trace {
 namespace {
 
 constexpr std::size_t k_max_long_paths = 1024;
+constexpr __u32 k_max_folded = 16384;
 
 int quiet(enum libbpf_print_level /*level*/, const char* /*format*/, va_list /*args*/) {
   return 0;
@@ -151,7 +152,9 @@ Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
   bpf_map__set_max_entries(skel.maps.short_paths, max_paths);
   bpf_map__set_max_entries(skel.maps.long_paths,
                            static_cast<__u32>(std::min<std::size_t>(max_paths, k_max_long_paths)));
-  bpf_map__set_max_entries(skel.maps.folded, std::max<__u32>(max_paths, 1024));
+  // Directories of lookups beyond full path maps: far fewer than paths, and a hash map's
+  // buckets are made and initialised when it is (a map of 100,000 cost a millisecond of start).
+  bpf_map__set_max_entries(skel.maps.folded, std::clamp<__u32>(max_paths, 1024, k_max_folded));
   if (int rc = syscount_bpf__load(&skel); rc != 0)
     return fail(Error::from_errno("load", "eBPF programs", -rc));
   fill_class(skel, cls);
