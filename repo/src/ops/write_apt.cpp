@@ -59,11 +59,17 @@ Result<Suite> build_suite(const Context& ctx, std::vector<PackageRecord>& record
     return bytes ? std::optional(std::move(*bytes)) : std::nullopt;
   };
   std::string dist = fmt::format("{}/{}", distro, codename);
-  auto ours = std::stable_partition(records.begin(), records.end(), [&](const PackageRecord& r) {
+  auto other = [&](const PackageRecord& r) {
     return r.format != PackageFormat::deb || r.dist != dist;
-  });
-  input.packages.assign(std::make_move_iterator(ours), std::make_move_iterator(records.end()));
-  records.erase(ours, records.end());
+  };
+  if (std::none_of(records.begin(), records.end(), other)) { // one suite: all of them
+    input.packages = std::move(records);
+    records.clear();
+  } else {
+    auto ours = std::stable_partition(records.begin(), records.end(), other);
+    input.packages.assign(std::make_move_iterator(ours), std::make_move_iterator(records.end()));
+    records.erase(ours, records.end());
+  }
   OPSKIT_TRY_ASSIGN(auto index, build_apt_suite(input));
   Suite suite{detail::deb_suite(distro, codename), std::move(index), "", "", input.packages.size()};
   if (signer) {

@@ -37,7 +37,7 @@ public:
 
   // Every package, sorted by format, dist, name, version text and arch.
   Result<std::vector<PackageRecord>> packages() const;
-  // Every package of one format, sorted the same way.
+  // Every package of one format, in no order.
   Result<std::vector<PackageRecord>> packages(PackageFormat format) const;
   // Every package (of `dist` only, when given) as a listing shows it, sorted the same way:
   // without its metadata, index fragments and SHA-1 and SHA-512 sums.
