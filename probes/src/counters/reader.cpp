@@ -218,6 +218,21 @@ std::optional<Value> sum_of(std::string_view rest, std::size_t count) {
   return Value(sum);
 }
 
+// `number` times `multiply` ("kB" -> bytes): exact while the product fits in 64 bits, else a real
+// (a wrapped figure would be silently wrong).
+Value scaled(const Value& number, std::uint64_t multiply) {
+  if (const auto* u = std::get_if<std::uint64_t>(&number)) {
+    std::uint64_t product = 0;
+    if (!__builtin_mul_overflow(*u, multiply, &product))
+      return product;
+  } else if (const auto* i = std::get_if<std::int64_t>(&number)) {
+    std::int64_t product = 0;
+    if (!__builtin_mul_overflow(*i, multiply, &product))
+      return product;
+  }
+  return *as_number(number) * static_cast<double>(multiply);
+}
+
 } // namespace
 
 std::optional<std::string_view> locate(std::string_view text, const Layout& layout,
@@ -327,10 +342,8 @@ std::optional<Value> convert(std::string_view token, const Convert& how) {
     return how.kind_from_value ? std::optional<Value>(Value(std::string(token))) : std::nullopt;
   if (how.divide != 1)
     return Value(*as_number(*number) / how.divide);
-  if (how.multiply != 1) {
-    if (auto* u = std::get_if<std::uint64_t>(&*number))
-      return Value(*u * how.multiply);
-  }
+  if (how.multiply != 1)
+    return scaled(*number, how.multiply);
   return number;
 }
 

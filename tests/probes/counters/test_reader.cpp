@@ -44,6 +44,18 @@ TEST_CASE("reader: meminfo's kB becomes bytes and parenthesized keys match", "[c
         Value(std::uint64_t{117644} * 1024));
 }
 
+TEST_CASE("reader: a kB figure past 64 bits of bytes is a real, negative and real ones scale too",
+          "[counters][reader]") {
+  constexpr std::string_view meminfo = "MemTotal: 18014398509481984 kB\nMemFree: -5 kB\nCached: "
+                                       "1.5 kB\nBuffers: 18014398509481983 kB\n";
+  // 2^54 kB is 2^64 bytes: it wrapped to 0.
+  CHECK(read_field(meminfo, {}, {"MemTotal", 0}, {.multiply = 1024}) == Value(0x1p64));
+  CHECK(read_field(meminfo, {}, {"Buffers", 0}, {.multiply = 1024}) ==
+        Value(std::uint64_t{18014398509481983} * 1024));
+  CHECK(read_field(meminfo, {}, {"MemFree", 0}, {.multiply = 1024}) == Value(std::int64_t{-5120}));
+  CHECK(read_field(meminfo, {}, {"Cached", 0}, {.multiply = 1024}) == Value(1536.0));
+}
+
 TEST_CASE("reader: columns of a keyed row, ticks as seconds", "[counters][reader]") {
   constexpr std::string_view stat =
       "cpu  31619 0 4383 108051 254 0 55 38 0 0\ncpu0 150 0 20 540 1 0 3 2 0 0\n";
