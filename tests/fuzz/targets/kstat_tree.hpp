@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A /proc and /sys of the fuzz targets' own, made once under the temporary directory: the
-// kstat targets write their input into one of its files and read the namespace from it, the
-// way `kstat --proc-root` reads a copy of another machine's /proc.
+// A /proc and /sys of the fuzz targets' own, made once in /dev/shm (or the temporary
+// directory): the kstat targets write their input into its files and read the namespace from
+// it, the way `kstat --proc-root` reads a copy of another machine's /proc.
 
 #include <cstdlib>
 #include <filesystem>
@@ -20,8 +20,7 @@ namespace opskit::fuzz {
 class KstatTree {
 public:
   KstatTree() {
-    auto base = std::filesystem::temp_directory_path() /
-                ("opskit-fuzz-kstat-" + std::to_string(::getpid()));
+    auto base = base_directory() / ("opskit-fuzz-kstat-" + std::to_string(::getpid()));
     proc_ = (base / "proc").string();
     sys_ = (base / "sys").string();
     std::filesystem::create_directories(proc_);
@@ -52,6 +51,15 @@ public:
   const std::string& sys() const noexcept { return sys_; }
 
 private:
+  // /dev/shm where there is one: ext4 writes a file truncated and rewritten out to the disk when
+  // it is closed, and that was most of kstat_sysctl's time.
+  static std::filesystem::path base_directory() {
+    std::error_code ec;
+    if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0)
+      return "/dev/shm";
+    return std::filesystem::temp_directory_path();
+  }
+
   std::string proc_, sys_;
 };
 
