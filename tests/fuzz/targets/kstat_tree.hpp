@@ -17,6 +17,33 @@
 
 namespace opskit::fuzz {
 
+// The /proc files of the kstat_proc and kstat_namespace targets, in the order the first byte
+// of their input chooses them (tests/fuzz/make-seeds writes the seeds in this order), each with
+// a short text that kstat lists names from.
+struct ProcFile {
+  std::string_view path; // below the proc root
+  std::string_view sample;
+};
+inline constexpr ProcFile k_proc_files[] = {
+    {"vmstat", "pgfault 1\n"},
+    {"meminfo", "MemTotal: 1 kB\n"},
+    {"stat", "cpu 1 2 3 4\nctxt 1\n"},
+    {"loadavg", "0.1 0.2 0.3 1/2 3\n"},
+    {"pressure/cpu", "some avg10=1 total=2\n"},
+    {"pressure/io", "some avg10=1 total=2\n"},
+    {"softirqs", "CPU0\nTIMER: 1\n"},
+    {"interrupts", "CPU0\n0: 1 IO-APIC\n"},
+    {"sys/fs/file-nr", "1 0 2\n"},
+    {"net/snmp", "Ip: Forwarding\nIp: 1\n"},
+    {"net/netstat", "TcpExt: SyncookiesSent\nTcpExt: 0\n"},
+    {"net/snmp6", "Ip6InReceives 1\n"},
+    {"net/dev", "h\nh\nlo: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n"},
+    {"diskstats", "8 0 sda 1 2\n"},
+    {"self/stat", "1 (x) S 0\n"},
+    {"self/status", "Name: x\nVmRSS: 1 kB\n"},
+    {"self/io", "rchar: 1\n"},
+    {"self/mountinfo", "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"}};
+
 class KstatTree {
 public:
   KstatTree() {
