@@ -156,6 +156,8 @@ std::optional<std::string_view> at_hint(std::string_view text, const Layout& lay
   pos += key.size();
   if (text[pos] == ':')
     ++pos;
+  else if (key.ends_with(':'))
+    return std::nullopt; // "K:" is the key of "K:: 1", not of "K: 1"
   if (pos >= text.size() || !is_blank(text[pos]))
     return std::nullopt; // a longer key that starts the same
   auto separator = [&](char c) {

@@ -36,6 +36,17 @@ TEST_CASE("reader: a stale hint still finds the field and is corrected", "[count
   CHECK(locate(before, {}, odd) == "1");
 }
 
+TEST_CASE("reader: a hint at a line whose key is the record's without its colon is not taken",
+          "[counters][reader]") {
+  // The first line's key is "Name"; "Name:" is the key of the second, written "Name::".
+  constexpr std::string_view status = "Name:\thead\nName:: 10\n";
+  Locator at{"Name:", 0, 0};
+  CHECK(locate(status, {}, at) == "10");
+  CHECK(at.hint == status.find("Name::"));
+  Locator plain{"Name", 0, 0};
+  CHECK(locate(status, {}, plain) == "head");
+}
+
 TEST_CASE("reader: meminfo's kB becomes bytes and parenthesized keys match", "[counters][reader]") {
   constexpr std::string_view meminfo = "MemTotal:       24684084 kB\nActive(anon):     117644 kB\n";
   CHECK(read_field(meminfo, {}, {"MemTotal", 0}, {.multiply = 1024}) ==
