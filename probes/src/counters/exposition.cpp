@@ -307,7 +307,12 @@ Exposition::Exposition(const Snapshot& snapshot) {
     auto m = map_name(snapshot.info(i));
     if (!m)
       continue;
-    auto [it, fresh] = by_name.try_emplace(m->family, families_.size());
+    // Keyed by the name OpenMetrics gives the family, a counter's without "_total": there a
+    // gauge kstat_x and a counter kstat_x_total would be two families of one name.
+    std::string key = m->family;
+    if (m->type == MetricType::counter && key.ends_with("_total"))
+      key.resize(key.size() - 6);
+    auto [it, fresh] = by_name.try_emplace(std::move(key), families_.size());
     if (fresh) {
       Family family{m->family, m->type, {}, {}};
       for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
@@ -320,7 +325,8 @@ Exposition::Exposition(const Snapshot& snapshot) {
     std::string labels;
     for (const auto& [name, value] : m->labels)
       append_label(labels, name, value);
-    // One sample per label set, of one type: a second (proc.self beside its pid) is left out.
+    // One sample per label set, of one type: a second (proc.self beside its pid), or one of
+    // another type (vm.stats.Nr_dirty, a counter, beside the gauge nr_dirty), is left out.
     if (family.type != m->type || !label_sets[it->second].insert(labels).second)
       continue;
     family.members.push_back(Member{i, std::move(labels), m->multiply, m->divide});
