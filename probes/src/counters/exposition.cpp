@@ -335,12 +335,17 @@ Exposition::Exposition(const Snapshot& snapshot) {
 
 namespace {
 
+// An integer in the base unit is written exactly while it fits in 64 bits, as a real past that.
 void append_value(std::string& out, const Value& value, std::uint64_t multiply, double divide) {
   auto to = std::back_inserter(out);
-  if (const auto* u = std::get_if<std::uint64_t>(&value); u && divide == 1)
-    fmt::format_to(to, "{}", *u * multiply);
-  else if (const auto* s = std::get_if<std::int64_t>(&value); s && divide == 1)
-    fmt::format_to(to, "{}", *s * static_cast<std::int64_t>(multiply));
+  std::uint64_t u = 0;
+  std::int64_t s = 0;
+  if (const auto* v = std::get_if<std::uint64_t>(&value);
+      v && divide == 1 && !__builtin_mul_overflow(*v, multiply, &u))
+    fmt::format_to(to, "{}", u);
+  else if (const auto* w = std::get_if<std::int64_t>(&value);
+           w && divide == 1 && !__builtin_mul_overflow(*w, multiply, &s))
+    fmt::format_to(to, "{}", s);
   else if (auto number = as_number(value))
     fmt::format_to(to, "{}", *number * static_cast<double>(multiply) / divide);
 }

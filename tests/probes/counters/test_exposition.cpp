@@ -95,6 +95,22 @@ TEST_CASE("exposition: a gauge and a counter that OpenMetrics names alike make o
   }
 }
 
+TEST_CASE("exposition: a figure made bytes past 64 bits is written as a real, never wrapped",
+          "[counters][exposition]") {
+  opskit::test::TempDir root;
+  // read_sectors -2^63 and write_sectors 2^64-1: 512 times either is past 64 bits.
+  std::ofstream(root / "diskstats")
+      << "8 0 vda 1 2 -9223372036854775808 4 5 6 18446744073709551615 8 0 9 10\n";
+  auto snapshot = Namespace(root.path()).snapshot(std::vector<std::string>{"disk.vda"});
+  REQUIRE(snapshot);
+  snapshot->read();
+  std::string out;
+  Exposition(*snapshot).render(*snapshot, out, TextFormat::prometheus);
+  CHECK(has_line(out, "kstat_disk_read_bytes_total{device=\"vda\"} -4.722366482869645e+21"));
+  CHECK(has_line(out, "kstat_disk_written_bytes_total{device=\"vda\"} 9.44473296573929e+21"));
+  CHECK(has_line(out, "kstat_disk_reads_completed_total{device=\"vda\"} 1"));
+}
+
 TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
           "[counters][exposition]") {
   auto name = [](std::string n, Kind kind, std::string unit = "") {
