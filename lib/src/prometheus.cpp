@@ -4,8 +4,13 @@
 // OpenMetrics specification (1.0.0). What is subtle: names must match [a-zA-Z_][a-zA-Z0-9_]*
 // (a colon is legal but reserved for recording rules); promtool's linter also wants snake_case,
 // so kernel names like "MemTotal" are split into words; HELP escapes only '\' and newline in
-// 0.0.4 but also '"' in OpenMetrics; a label value escapes all three in both.
+// 0.0.4 but also '"' in OpenMetrics; a label value escapes all three in both. Both formats are
+// UTF-8, and a scraper drops the whole body over one label value that is not: an interface, an
+// interrupt's device or a mount point may be named in bytes of another encoding, so such text is
+// read as ISO-8859-1, as utf8_or_latin1() does.
 #include "opskit/prometheus.hpp"
+
+#include "opskit/text.hpp"
 
 namespace opskit {
 
@@ -22,6 +27,9 @@ bool is_legal(char c) noexcept {
 }
 
 void append_escaped(std::string& out, std::string_view text, bool quote) {
+  std::string utf8;
+  if (!is_utf8(text))
+    text = utf8 = utf8_or_latin1(text);
   for (char c : text) {
     if (c == '\\')
       out.append("\\\\");

@@ -36,6 +36,19 @@ TEST_CASE("prometheus: HELP is escaped, TYPE and samples follow", "[lib][prometh
                "# TYPE kstat_y gauge\nkstat_y 0.5\n");
 }
 
+TEST_CASE("prometheus: HELP and label values that are not UTF-8 are read as ISO-8859-1",
+          "[lib][prometheus]") {
+  std::string out;
+  opskit::append_family(out, "kstat_x_total", "eth\xe9-rx (\xff)", MetricType::counter,
+                        TextFormat::prometheus);
+  std::string labels;
+  opskit::append_label(labels, "device", "eth\xe9");
+  opskit::append_label(labels, "mountpoint", "/mnt/caf\xc3\xa9"); // UTF-8 already: kept
+  opskit::append_sample(out, "kstat_x_total", labels, "1");
+  CHECK(out == "# HELP kstat_x_total eth\xc3\xa9-rx (\xc3\xbf)\n# TYPE kstat_x_total counter\n"
+               "kstat_x_total{device=\"eth\xc3\xa9\",mountpoint=\"/mnt/caf\xc3\xa9\"} 1\n");
+}
+
 TEST_CASE("prometheus: OpenMetrics names a counter's family without _total, ends with EOF",
           "[lib][prometheus]") {
   std::string out;

@@ -309,7 +309,12 @@ Exposition::Exposition(const Snapshot& snapshot) {
     auto m = map_name(snapshot.info(i));
     if (!m)
       continue;
-    auto [it, fresh] = by_name.try_emplace(m->family, families_.size());
+    // Keyed by the name OpenMetrics gives the family, a counter's without "_total": there a
+    // gauge kstat_x and a counter kstat_x_total would be two families of one name.
+    std::string key = m->family;
+    if (m->type == MetricType::counter && key.ends_with("_total"))
+      key.resize(key.size() - 6);
+    auto [it, fresh] = by_name.try_emplace(std::move(key), families_.size());
     if (fresh) {
       Family family{m->family, m->type, {}, {}};
       for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
@@ -322,7 +327,8 @@ Exposition::Exposition(const Snapshot& snapshot) {
     std::string labels;
     for (const auto& [name, value] : m->labels)
       append_label(labels, name, value);
-    // One sample per label set, of one type: a second (proc.self beside its pid) is left out.
+    // One sample per label set, of one type: a second (proc.self beside its pid), or one of
+    // another type (vm.stats.Nr_dirty, a counter, beside the gauge nr_dirty), is left out.
     if (family.type != m->type || !label_sets[it->second].insert(labels).second)
       continue;
     std::string head = family.name;
@@ -339,12 +345,17 @@ namespace {
 constexpr std::size_t k_number_max = 32;
 
 // Writes `value` times `multiply` over `divide` at `at`, as the exposition writes numbers, and
-// returns the end; nullptr for text. Integers go through std::to_chars and reals through fmt.
+// returns the end; nullptr for text. An integer in the base unit is written exactly while it
+// fits in 64 bits (std::to_chars), as a real past that (fmt).
 char* write_value(char* at, const Value& value, std::uint64_t multiply, double divide) {
-  if (const auto* u = std::get_if<std::uint64_t>(&value); u && divide == 1)
-    return std::to_chars(at, at + k_number_max, *u * multiply).ptr;
-  if (const auto* s = std::get_if<std::int64_t>(&value); s && divide == 1)
-    return std::to_chars(at, at + k_number_max, *s * static_cast<std::int64_t>(multiply)).ptr;
+  std::uint64_t u = 0;
+  std::int64_t s = 0;
+  if (const auto* v = std::get_if<std::uint64_t>(&value);
+      v && divide == 1 && !__builtin_mul_overflow(*v, multiply, &u))
+    return std::to_chars(at, at + k_number_max, u).ptr;
+  if (const auto* w = std::get_if<std::int64_t>(&value);
+      w && divide == 1 && !__builtin_mul_overflow(*w, multiply, &s))
+    return std::to_chars(at, at + k_number_max, s).ptr;
   if (auto number = as_number(value))
     return fmt::format_to_n(at, k_number_max, "{}",
                             *number * static_cast<double>(multiply) / divide)

@@ -160,6 +160,8 @@ std::optional<std::string_view> at_hint(std::string_view text, const Layout& lay
   pos += key.size();
   if (text[pos] == ':')
     ++pos;
+  else if (key.ends_with(':'))
+    return std::nullopt; // "K:" is the key of "K:: 1", not of "K: 1"
   if (pos >= text.size() || !is_blank(text[pos]))
     return std::nullopt; // a longer key that starts the same
   auto separator = [&](char c) {
@@ -230,6 +232,21 @@ void split_record(std::string_view text, const Layout& layout, RecordTokens& rec
     return;
   while (auto token = tokens.next())
     record.tokens.push_back(*token);
+}
+
+// `number` times `multiply` ("kB" -> bytes): exact while the product fits in 64 bits, else a real
+// (a wrapped figure would be silently wrong).
+Value scaled(const Value& number, std::uint64_t multiply) {
+  if (const auto* u = std::get_if<std::uint64_t>(&number)) {
+    std::uint64_t product = 0;
+    if (!__builtin_mul_overflow(*u, multiply, &product))
+      return product;
+  } else if (const auto* i = std::get_if<std::int64_t>(&number)) {
+    std::int64_t product = 0;
+    if (!__builtin_mul_overflow(*i, multiply, &product))
+      return product;
+  }
+  return *as_number(number) * static_cast<double>(multiply);
 }
 
 } // namespace
@@ -344,10 +361,8 @@ std::optional<Value> convert(std::string_view token, const Convert& how) {
     return how.kind_from_value ? std::optional<Value>(Value(std::string(token))) : std::nullopt;
   if (how.divide != 1)
     return Value(*as_number(*number) / how.divide);
-  if (how.multiply != 1) {
-    if (auto* u = std::get_if<std::uint64_t>(&*number))
-      return Value(*u * how.multiply);
-  }
+  if (how.multiply != 1)
+    return scaled(*number, how.multiply);
   return number;
 }
 

@@ -52,7 +52,7 @@ struct Locator {
 // How the token becomes a value.
 struct Convert {
   bool text = false;            // keep the token as text
-  std::uint64_t multiply = 1;   // integers: scale ("kB" -> bytes: 1024)
+  std::uint64_t multiply = 1;   // numbers: scale ("kB" -> bytes: 1024), past 64 bits as a real
   double divide = 1;            // reals: ticks -> seconds
   bool kind_from_value = false; // /proc/sys: gauge when a number, text otherwise
   // The rest of /proc/stat's "cpu" line folded into FreeBSD's kern.cp_time order: user nice

@@ -1,46 +1,176 @@
 // SPDX-License-Identifier: MIT
-// kstat's readers of the /proc files it knows (vmstat, meminfo, stat, loadavg, pressure,
-// softirqs, interrupts, net/*, diskstats, a process's stat, status and io, mountinfo): the
-// first byte chooses the file, the rest is its text. The names it makes are listed, read in a
-// snapshot, printed and rendered as Prometheus and OpenMetrics text, as `kstat serve` does.
+// kstat's reader of the /proc files it knows (vmstat, meminfo, stat, loadavg, pressure,
+// softirqs, interrupts, net/*, diskstats, a process's stat, status and io, mountinfo), fed the
+// text itself: the first byte chooses the file, the rest is its text, read with the layout kstat
+// reads that file with. What the lister finds must read back: the first record of each key
+// (a name stands for it) that for_each_record() gives is found again by locate() at its offset,
+// and by locate_in() as a snapshot reads it, with the same tokens; in keyed lines, also from a
+// stale hint, which is then moved to it. Each token converts alike through convert() and
+// convert_into(), and a kB figure made bytes is 1024 times as many. The names, snapshot and
+// exposition made from the same input, through files, are the kstat_namespace target's.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+#include <vector>
+
+#include "emitter.hpp"
 #include "kstat_tree.hpp"
-#include "opskit/probes/counters.hpp"
-#include "opskit/probes/exposition.hpp"
 #include "opskit/probes/value.hpp"
+#include "reader.hpp"
+#include "sources.hpp"
 
 using namespace opskit::counters;
+using opskit::fuzz::check;
 
 namespace {
 
-constexpr std::string_view k_files[] = {
-    "vmstat",   "meminfo",    "stat",           "loadavg",     "pressure/cpu", "pressure/io",
-    "softirqs", "interrupts", "sys/fs/file-nr", "net/snmp",    "net/netstat",  "net/snmp6",
-    "net/dev",  "diskstats",  "self/stat",      "self/status", "self/io",      "self/mountinfo"};
+bool same_layout(const Layout& a, const Layout& b) {
+  return a.shape == b.shape && a.key_token == b.key_token && a.separators == b.separators &&
+         a.after_paren == b.after_paren && a.header_line == b.header_line;
+}
 
-void read_all(const Namespace& ns) {
-  auto names = ns.list("");
-  if (!names)
+// The layouts kstat reads each of k_proc_files with (/proc/sys/fs/file-nr has two: a sysctl
+// and kern.openfiles' line), taken from the fields it lists from a tree of their texts.
+// mountinfo's fields are its mount points' statfs figures; mounts.cpp reads it as keyed lines.
+std::vector<std::vector<Layout>> layouts_of_files() {
+  opskit::fuzz::KstatTree tree;
+  for (auto [file, sample] : opskit::fuzz::k_proc_files)
+    tree.write(file, sample);
+  auto fields = find_fields(Roots{tree.proc(), tree.sys()}, "");
+  std::vector<std::vector<Layout>> layouts;
+  for (const auto& file : opskit::fuzz::k_proc_files) {
+    auto& of_file = layouts.emplace_back();
+    if (file.path == "self/mountinfo")
+      of_file.push_back(Layout{});
+    std::string path = tree.proc() + "/" + std::string(file.path);
+    for (const auto& field : fields)
+      if (field.path == path && std::none_of(of_file.begin(), of_file.end(), [&](const Layout& l) {
+            return same_layout(l, field.layout);
+          }))
+        of_file.push_back(field.layout);
+    check(!of_file.empty(), "a file kstat lists no names from");
+  }
+  return layouts;
+}
+
+struct Listed {
+  std::string_view key;
+  std::vector<std::string_view> tokens;
+  std::string_view rest;
+  std::size_t offset = 0;
+};
+
+std::vector<Listed> records_of(std::string_view text, const Layout& layout) {
+  std::vector<Listed> records;
+  for_each_record(text, layout, [&](const Record& r) {
+    records.push_back(Listed{r.key, {r.tokens.begin(), r.tokens.end()}, r.rest, r.offset});
+  });
+  return records;
+}
+
+bool same_value(const std::optional<Value>& a, const std::optional<Value>& b) {
+  if (!a || !b)
+    return !a && !b;
+  const auto* x = std::get_if<double>(&*a);
+  const auto* y = std::get_if<double>(&*b);
+  if (x && y && std::isnan(*x))
+    return std::isnan(*y);
+  return *a == *b;
+}
+
+// A figure in kB made bytes is 1024 times the figure: exactly while that fits in 64 bits, as a
+// real past that, never wrapped or left in kB.
+void check_kilobytes(std::string_view token) {
+  auto plain = convert(token, {});
+  auto bytes = convert(token, {.multiply = 1024});
+  check(plain.has_value() == bytes.has_value(), "a figure in kB is read but not made bytes");
+  if (!plain)
     return;
-  auto snapshot = ns.snapshot(std::vector<std::string>{""});
-  if (!snapshot)
-    return;
-  snapshot->read();
-  for (std::size_t i = 0; i < snapshot->size(); ++i)
-    if (snapshot->error(i) == nullptr)
-      (void)format_value(snapshot->value(i));
-  Exposition exposition(*snapshot);
-  std::string out;
-  exposition.render(*snapshot, out, opskit::TextFormat::prometheus);
-  exposition.render(*snapshot, out, opskit::TextFormat::openmetrics);
+  const auto* u = std::get_if<std::uint64_t>(&*plain);
+  const auto* i = std::get_if<std::int64_t>(&*plain);
+  if (u && *u <= std::numeric_limits<std::uint64_t>::max() / 1024)
+    check(*bytes == Value(*u * 1024), "a figure in kB is not 1024 times as many bytes");
+  else if (i && *i >= std::numeric_limits<std::int64_t>::min() / 1024)
+    check(*bytes == Value(*i * 1024), "a figure in kB is not 1024 times as many bytes");
+  else if (double want = *as_number(*plain) * 1024; !std::isnan(want))
+    check(*bytes == Value(want), "a figure in kB is not 1024 times as many bytes");
+}
+
+// The conversions the sources use, each applied to every token.
+void check_conversions(std::string_view token, std::uint16_t columns) {
+  const Convert k_converts[] = {{},
+                                {.text = true},
+                                {.multiply = 1024},
+                                {.divide = ticks_per_second()},
+                                {.kind_from_value = true},
+                                {.cp_time = true},
+                                {.sum_columns = std::max<std::uint16_t>(columns, 1)}};
+  for (const auto& how : k_converts) {
+    auto value = convert(token, how);
+    Value into = std::string("untouched");
+    bool converted = convert_into(token, how, into);
+    check(converted == value.has_value(), "convert() and convert_into() disagree on a token");
+    check(same_value(converted ? std::optional(into) : std::nullopt, value),
+          "convert() and convert_into() give different values");
+  }
+  check_kilobytes(token);
+}
+
+void check_located(std::string_view text, const Layout& layout, const Listed& r, int column,
+                   std::string_view want, opskit::counters::RecordTokens& shared) {
+  Locator at{std::string(r.key), column, r.offset};
+  check(locate(text, layout, at) == want, "a listed field is not read back at its record");
+  if (layout.shape != Layout::Shape::table)
+    return; // locate_in() is locate() there
+  Locator again{std::string(r.key), column, r.offset};
+  check(locate_in(text, layout, again, shared) == want,
+        "locate_in() and locate() read a listed field differently");
+}
+
+void check_layout(std::string_view text, const Layout& layout) {
+  auto records = records_of(text, layout);
+  bool table = layout.shape == Layout::Shape::table;
+  bool keyed = layout.shape == Layout::Shape::lines && layout.key_token >= 0;
+  RecordTokens shared;
+  std::unordered_set<std::string_view> keys;
+  for (const auto& r : records) {
+    // A name stands for the first record of its key: a later one of the same name is dropped.
+    if (!keys.insert(r.key).second)
+      continue;
+    auto columns = static_cast<std::uint16_t>(r.tokens.size());
+    for (std::string_view token : r.tokens)
+      check_conversions(token, columns);
+    check_conversions(r.rest, columns);
+    for (std::size_t i = 0; i < r.tokens.size(); ++i) {
+      // A table's value line holds numbers: that is how the reader tells it from its header.
+      std::string_view token = r.tokens[i];
+      if (table && (token.empty() ||
+                    !(std::isdigit(static_cast<unsigned char>(token[0])) || token[0] == '-')))
+        continue;
+      check_located(text, layout, r, static_cast<int>(i), token, shared);
+    }
+    // A stale hint, as when a file's lines have moved since the names were listed (a scan of
+    // the text: one column a record, or the check would be quadratic in its columns).
+    if (keyed && !layout.header_line && !r.tokens.empty()) {
+      Locator stale{std::string(r.key), static_cast<int>(r.tokens.size() - 1), 0};
+      check(locate(text, layout, stale) == r.tokens.back(),
+            "a field is not found again from a stale hint");
+      check(stale.hint == r.offset, "a stale hint is not moved to the record");
+    }
+    if (!table)
+      check_located(text, layout, r, -1, r.rest, shared);
+  }
 }
 
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const opskit::fuzz::KstatTree tree;
-  auto [which, text] = opskit::fuzz::choose(opskit::fuzz::bytes_of(data, size), std::size(k_files));
-  tree.write(k_files[which], text);
-  read_all(Namespace(tree.proc(), tree.sys()));
-  tree.remove(k_files[which]);
+  static const auto layouts = layouts_of_files();
+  auto [which, text] = opskit::fuzz::choose(opskit::fuzz::bytes_of(data, size),
+                                            std::size(opskit::fuzz::k_proc_files));
+  for (const auto& layout : layouts[which])
+    check_layout(text, layout);
   return 0;
 }

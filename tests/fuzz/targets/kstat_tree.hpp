@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A /proc and /sys of the fuzz targets' own, made once under the temporary directory: the
-// kstat targets write their input into one of its files and read the namespace from it, the
-// way `kstat --proc-root` reads a copy of another machine's /proc.
+// A /proc and /sys of the fuzz targets' own, made once in /dev/shm (or the temporary
+// directory): the kstat targets write their input into its files and read the namespace from
+// it, the way `kstat --proc-root` reads a copy of another machine's /proc.
 
 #include <cstdlib>
 #include <filesystem>
@@ -17,11 +17,37 @@
 
 namespace opskit::fuzz {
 
+// The /proc files of the kstat_proc and kstat_namespace targets, in the order the first byte
+// of their input chooses them (tests/fuzz/make-seeds writes the seeds in this order), each with
+// a short text that kstat lists names from.
+struct ProcFile {
+  std::string_view path; // below the proc root
+  std::string_view sample;
+};
+inline constexpr ProcFile k_proc_files[] = {
+    {"vmstat", "pgfault 1\n"},
+    {"meminfo", "MemTotal: 1 kB\n"},
+    {"stat", "cpu 1 2 3 4\nctxt 1\n"},
+    {"loadavg", "0.1 0.2 0.3 1/2 3\n"},
+    {"pressure/cpu", "some avg10=1 total=2\n"},
+    {"pressure/io", "some avg10=1 total=2\n"},
+    {"softirqs", "CPU0\nTIMER: 1\n"},
+    {"interrupts", "CPU0\n0: 1 IO-APIC\n"},
+    {"sys/fs/file-nr", "1 0 2\n"},
+    {"net/snmp", "Ip: Forwarding\nIp: 1\n"},
+    {"net/netstat", "TcpExt: SyncookiesSent\nTcpExt: 0\n"},
+    {"net/snmp6", "Ip6InReceives 1\n"},
+    {"net/dev", "h\nh\nlo: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n"},
+    {"diskstats", "8 0 sda 1 2\n"},
+    {"self/stat", "1 (x) S 0\n"},
+    {"self/status", "Name: x\nVmRSS: 1 kB\n"},
+    {"self/io", "rchar: 1\n"},
+    {"self/mountinfo", "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"}};
+
 class KstatTree {
 public:
   KstatTree() {
-    auto base = std::filesystem::temp_directory_path() /
-                ("opskit-fuzz-kstat-" + std::to_string(::getpid()));
+    auto base = base_directory() / ("opskit-fuzz-kstat-" + std::to_string(::getpid()));
     proc_ = (base / "proc").string();
     sys_ = (base / "sys").string();
     std::filesystem::create_directories(proc_);
@@ -52,6 +78,15 @@ public:
   const std::string& sys() const noexcept { return sys_; }
 
 private:
+  // /dev/shm where there is one: ext4 writes a file truncated and rewritten out to the disk when
+  // it is closed, and that was most of kstat_sysctl's time.
+  static std::filesystem::path base_directory() {
+    std::error_code ec;
+    if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0)
+      return "/dev/shm";
+    return std::filesystem::temp_directory_path();
+  }
+
   std::string proc_, sys_;
 };
 

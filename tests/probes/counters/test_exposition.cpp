@@ -2,11 +2,14 @@
 // kstat's names as Prometheus families, on the copied /proc of tests/data/proc-basic.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <string>
 
 #include "opskit/probes/exposition.hpp"
 #include "opskit/probes/scrape.hpp"
+#include "temp_dir.hpp"
 
 using namespace opskit::counters;
 using opskit::MetricType;
@@ -69,6 +72,43 @@ TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by ty
   CHECK(has_line(out, "kstat_softirqs_functions_total{type=\"TIMER\",cpu=\"1\"} 771106"));
   CHECK(out.find("cpu=\"all\"") == std::string::npos);
   CHECK(out.find("sysctl") == std::string::npos);
+}
+
+TEST_CASE("exposition: a gauge and a counter that OpenMetrics names alike make one family",
+          "[counters][exposition]") {
+  // vm.stats.nr_dirty is a gauge, kstat_vmstat_nr_dirty; vm.stats.Nr_dirty a counter,
+  // kstat_vmstat_nr_dirty_total, which OpenMetrics names kstat_vmstat_nr_dirty too.
+  opskit::test::TempDir root;
+  std::ofstream(root / "vmstat") << "nr_dirty 1\nNr_dirty 2\n";
+  auto snapshot = Namespace(root.path()).snapshot(std::vector<std::string>{"vm.stats"});
+  REQUIRE(snapshot);
+  REQUIRE(snapshot->size() == 2);
+  snapshot->read();
+  for (auto format : {TextFormat::prometheus, TextFormat::openmetrics}) {
+    std::string out;
+    Exposition(*snapshot).render(*snapshot, out, format);
+    INFO(out);
+    auto type = out.find("# TYPE kstat_vmstat_nr_dirty");
+    REQUIRE(type != std::string::npos);
+    CHECK(out.find("# TYPE", type + 1) == std::string::npos);
+    CHECK(std::count(out.begin(), out.end(), '\n') == 3); // HELP, TYPE, one sample
+  }
+}
+
+TEST_CASE("exposition: a figure made bytes past 64 bits is written as a real, never wrapped",
+          "[counters][exposition]") {
+  opskit::test::TempDir root;
+  // read_sectors -2^63 and write_sectors 2^64-1: 512 times either is past 64 bits.
+  std::ofstream(root / "diskstats")
+      << "8 0 vda 1 2 -9223372036854775808 4 5 6 18446744073709551615 8 0 9 10\n";
+  auto snapshot = Namespace(root.path()).snapshot(std::vector<std::string>{"disk.vda"});
+  REQUIRE(snapshot);
+  snapshot->read();
+  std::string out;
+  Exposition(*snapshot).render(*snapshot, out, TextFormat::prometheus);
+  CHECK(has_line(out, "kstat_disk_read_bytes_total{device=\"vda\"} -4.722366482869645e+21"));
+  CHECK(has_line(out, "kstat_disk_written_bytes_total{device=\"vda\"} 9.44473296573929e+21"));
+  CHECK(has_line(out, "kstat_disk_reads_completed_total{device=\"vda\"} 1"));
 }
 
 TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",

@@ -62,12 +62,35 @@ TEST_CASE("reader: fields of one record share its split, and a moved record is n
   CHECK(read_all(after) == std::vector<std::string>{"1", "3", "8", "9"});
 }
 
+TEST_CASE("reader: a hint at a line whose key is the record's without its colon is not taken",
+          "[counters][reader]") {
+  // The first line's key is "Name"; "Name:" is the key of the second, written "Name::".
+  constexpr std::string_view status = "Name:\thead\nName:: 10\n";
+  Locator at{"Name:", 0, 0};
+  CHECK(locate(status, {}, at) == "10");
+  CHECK(at.hint == status.find("Name::"));
+  Locator plain{"Name", 0, 0};
+  CHECK(locate(status, {}, plain) == "head");
+}
+
 TEST_CASE("reader: meminfo's kB becomes bytes and parenthesized keys match", "[counters][reader]") {
   constexpr std::string_view meminfo = "MemTotal:       24684084 kB\nActive(anon):     117644 kB\n";
   CHECK(read_field(meminfo, {}, {"MemTotal", 0}, {.multiply = 1024}) ==
         Value(std::uint64_t{24684084} * 1024));
   CHECK(read_field(meminfo, {}, {"Active(anon)", 0}, {.multiply = 1024}) ==
         Value(std::uint64_t{117644} * 1024));
+}
+
+TEST_CASE("reader: a kB figure past 64 bits of bytes is a real, negative and real ones scale too",
+          "[counters][reader]") {
+  constexpr std::string_view meminfo = "MemTotal: 18014398509481984 kB\nMemFree: -5 kB\nCached: "
+                                       "1.5 kB\nBuffers: 18014398509481983 kB\n";
+  // 2^54 kB is 2^64 bytes: it wrapped to 0.
+  CHECK(read_field(meminfo, {}, {"MemTotal", 0}, {.multiply = 1024}) == Value(0x1p64));
+  CHECK(read_field(meminfo, {}, {"Buffers", 0}, {.multiply = 1024}) ==
+        Value(std::uint64_t{18014398509481983} * 1024));
+  CHECK(read_field(meminfo, {}, {"MemFree", 0}, {.multiply = 1024}) == Value(std::int64_t{-5120}));
+  CHECK(read_field(meminfo, {}, {"Cached", 0}, {.multiply = 1024}) == Value(1536.0));
 }
 
 TEST_CASE("reader: columns of a keyed row, ticks as seconds", "[counters][reader]") {
