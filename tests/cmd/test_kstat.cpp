@@ -9,10 +9,13 @@
 #include <set>
 #include <sstream>
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "opskit/handle.hpp"
 #include "opskit/text.hpp"
 #include "process.hpp"
 #include "skip.hpp"
@@ -238,7 +241,10 @@ TEST_CASE("kstat watch: counts, rates and JSON lines", "[kstat][cli]") {
 namespace {
 
 // Rewrites, in place (watch keeps the file open and rereads it), field `field` (0-based, the
-// first word on a line being 0) of the line of `file` whose word `key_at` is `key`.
+// first word on a line being 0) of the line of `file` whose word `key_at` is `key`. The value is
+// written in 20 digits, zero-padded, so that the file keeps its length from the first rewrite on
+// and every later one is a single pwrite: a sample taken at the same moment reads the old text
+// or the new, never an empty or a half-written file.
 void set_field(const std::string& file, std::size_t key_at, const std::string& key,
                std::size_t field, std::uint64_t value) {
   std::ifstream in(file);
@@ -246,7 +252,7 @@ void set_field(const std::string& file, std::size_t key_at, const std::string& k
   for (std::string line; std::getline(in, line);) {
     auto words = opskit::words(line);
     if (words.size() > std::max(key_at, field) && words[key_at] == key) {
-      words[field] = std::to_string(value);
+      words[field] = fmt::format("{:020}", value);
       line.clear();
       for (const auto& word : words)
         line += (line.empty() ? "" : " ") + word;
@@ -254,8 +260,10 @@ void set_field(const std::string& file, std::size_t key_at, const std::string& k
     text += line + "\n";
   }
   in.close();
-  std::fstream out(file, std::ios::in | std::ios::out | std::ios::trunc);
-  out << text;
+  opskit::UniqueFd out(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+  REQUIRE(out.get() >= 0);
+  REQUIRE(::pwrite(out.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
+  REQUIRE(::ftruncate(out.get(), static_cast<off_t>(text.size())) == 0);
 }
 
 } // namespace
