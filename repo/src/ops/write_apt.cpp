@@ -100,6 +100,8 @@ std::set<std::string> listed_by_hash(const std::string& dir) {
 // InRelease; views into `suite`.
 tree::Generation generation_of(const Suite& suite) {
   tree::Generation generation;
+  for (const auto& copy : suite.index.by_hash)
+    generation.add(join_path(suite.dir, copy.path), suite.index.files[copy.of].data);
   for (const auto& f : suite.index.files)
     generation.add(join_path(suite.dir, f.path), f.data);
   generation.add(join_path(suite.dir, "Release"), suite.index.release);

@@ -52,22 +52,28 @@ bool apt_run_ends(const PackageRecord& r) {
   return h % k_run_packages == 0;
 }
 
-std::string packages_stanza(const PackageRecord& r) {
-  std::string out = r.metadata;
-  while (!out.empty() && out.back() == '\n')
-    out.pop_back();
+void append_packages_stanza(std::string& out, const PackageRecord& r) {
+  std::string_view metadata = r.metadata;
+  while (metadata.ends_with('\n'))
+    metadata.remove_suffix(1);
+  out += metadata;
   out.push_back('\n');
   // Filename is relative to the apt archive, deb/<distro>/; the record's file is relative to the
   // publication, deb/<distro>/pool/...
   auto pool = detail::parse_deb_pool_file(r.file);
   std::string_view file = pool ? pool->filename : std::string_view(r.file);
-  fmt::format_to(std::back_inserter(out), "Filename: {}\nSize: {}\nMD5sum: {}\n", file, r.size,
-                 r.md5);
+  auto to = std::back_inserter(out);
+  fmt::format_to(to, "Filename: {}\nSize: {}\nMD5sum: {}\n", file, r.size, r.md5);
   if (!r.sha1.empty())
-    fmt::format_to(std::back_inserter(out), "SHA1: {}\n", r.sha1);
-  fmt::format_to(std::back_inserter(out), "SHA256: {}\n", r.sha256);
+    fmt::format_to(to, "SHA1: {}\n", r.sha1);
+  fmt::format_to(to, "SHA256: {}\n", r.sha256);
   if (!r.sha512.empty())
-    fmt::format_to(std::back_inserter(out), "SHA512: {}\n", r.sha512);
+    fmt::format_to(to, "SHA512: {}\n", r.sha512);
+}
+
+std::string packages_stanza(const PackageRecord& r) {
+  std::string out;
+  append_packages_stanza(out, r);
   return out;
 }
 
@@ -109,42 +115,56 @@ std::vector<const PackageRecord*> sorted_records(const std::vector<PackageRecord
   return sorted;
 }
 
-// One run of a Packages file: its text and the key of its gzip member.
-struct Run {
+// A Packages file: its text, and its runs as they lie in it.
+struct Runs {
+  struct Run {
+    std::string_view text; // into Runs::text
+    std::string key;       // SHA-256 of the text, raw
+  };
   std::string text;
-  std::string key; // SHA-256 of the text, raw
+  std::vector<Run> runs;
 };
 
 // The runs of <component>/binary-<arch>/Packages: the stanzas of its records, "all" among them,
-// a blank line between two; a run after the first starts with that blank line.
-std::vector<Run> packages_runs(const std::vector<const PackageRecord*>& sorted,
-                               std::string_view component, std::string_view arch) {
-  std::vector<Run> runs;
-  std::string text;
-  bool first = true;
-  for (const PackageRecord* r : sorted) {
-    if (r->component != component || (r->arch != arch && r->arch != "all"))
-      continue;
-    if (!first)
-      text.push_back('\n');
-    first = false;
-    text += packages_stanza(*r);
-    if (apt_run_ends(*r)) {
-      runs.push_back({std::move(text), {}});
-      text.clear();
+// a blank line between two; a run after the first starts with that blank line. The stanzas are
+// written into one text, which is the file.
+Runs packages_runs(const std::vector<const PackageRecord*>& sorted, std::string_view component,
+                   std::string_view arch) {
+  Runs out;
+  std::vector<const PackageRecord*> ours;
+  std::size_t size = 0;
+  for (const PackageRecord* r : sorted)
+    if (r->component == component && (r->arch == arch || r->arch == "all")) {
+      ours.push_back(r);
+      size += r->metadata.size() + r->file.size() + r->md5.size() + r->sha1.size() +
+              r->sha256.size() + r->sha512.size() + 64; // the field names, Size and a blank line
     }
+  out.text.reserve(size);
+  std::vector<std::size_t> ends;
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    if (i > 0)
+      out.text.push_back('\n');
+    append_packages_stanza(out.text, *ours[i]);
+    if (apt_run_ends(*ours[i]))
+      ends.push_back(out.text.size());
   }
-  if (!text.empty() || runs.empty())
-    runs.push_back({std::move(text), {}});
-  for (auto& run : runs)
-    run.key = Sha256Stream().update(run.text).raw();
-  return runs;
+  if (ends.empty() || ends.back() != out.text.size())
+    ends.push_back(out.text.size());
+  std::string_view text = out.text;
+  std::size_t begin = 0;
+  for (std::size_t end : ends) {
+    auto run = text.substr(begin, end - begin);
+    out.runs.push_back({run, Sha256Stream().update(run).raw()});
+    begin = end;
+  }
+  return out;
 }
 
-// The suite's files as they are made: the by-hash copies, the indexes, and the digests Release
-// lists of each index, by path.
+// The suite's files as they are made: the indexes, their by-hash copies, and the digests
+// Release lists of each index, by path.
 struct SuiteFiles {
-  std::vector<IndexFile> by_hash, indexes;
+  std::vector<IndexFile> indexes;
+  std::vector<AptSuiteIndex::Copy> by_hash;
   std::map<std::string, Digests> listed;
 };
 
@@ -175,7 +195,7 @@ void read_previous(const AptSuiteInput& input, const std::string& dir, Previous&
 
 // Packages.gz and Packages.xz of `runs`: each run's member and block copied from `previous`
 // or compressed anew, those on every CPU.
-Result<std::pair<std::string, std::string>> compress_runs(const std::vector<Run>& runs,
+Result<std::pair<std::string, std::string>> compress_runs(const std::vector<Runs::Run>& runs,
                                                           const Previous& previous) {
   std::vector<std::string_view> members(runs.size());
   std::vector<XzBlock> blocks(runs.size());
@@ -219,19 +239,17 @@ Result<std::pair<std::string, std::string>> compress_runs(const std::vector<Run>
 }
 
 // Adds <dir>/Packages, Packages.gz and Packages.xz and their by-hash copies to `files`.
-Result<void> add_packages(SuiteFiles& files, const std::string& dir, const std::vector<Run>& runs,
+Result<void> add_packages(SuiteFiles& files, const std::string& dir, Runs runs,
                           const Previous& previous) {
-  std::string packages;
-  for (const auto& run : runs)
-    packages += run.text;
-  OPSKIT_TRY_ASSIGN(auto compressed, compress_runs(runs, previous));
+  OPSKIT_TRY_ASSIGN(auto compressed, compress_runs(runs.runs, previous));
   auto& [gz, xz] = compressed;
-  for (auto [name, data] : {std::pair{"Packages", &packages}, std::pair{"Packages.gz", &gz},
+  for (auto [name, data] : {std::pair{"Packages", &runs.text}, std::pair{"Packages.gz", &gz},
                             std::pair{"Packages.xz", &xz}}) {
     std::string path = fmt::format("{}/{}", dir, name);
     Digests d = digest_all(*data);
-    files.by_hash.push_back({fmt::format("{}/by-hash/SHA256/{}", dir, d.sha256), *data});
-    files.by_hash.push_back({fmt::format("{}/by-hash/SHA512/{}", dir, d.sha512), *data});
+    std::size_t of = files.indexes.size();
+    files.by_hash.push_back({fmt::format("{}/by-hash/SHA256/{}", dir, d.sha256), of});
+    files.by_hash.push_back({fmt::format("{}/by-hash/SHA512/{}", dir, d.sha512), of});
     files.listed.emplace(path, std::move(d));
     files.indexes.push_back({std::move(path), std::move(*data)});
   }
@@ -252,10 +270,8 @@ Result<AptSuiteIndex> build_apt_suite(const AptSuiteInput& input) {
       OPSKIT_TRY(add_packages(files, dir, packages_runs(sorted, component, arch), previous));
     }
   AptSuiteIndex index;
-  // The by-hash copies first: they must exist before any index or Release names them.
-  index.files = std::move(files.by_hash);
-  for (auto& f : files.indexes)
-    index.files.push_back(std::move(f));
+  index.files = std::move(files.indexes);
+  index.by_hash = std::move(files.by_hash);
   index.release = apt_release(fields, files.listed);
   return index;
 }

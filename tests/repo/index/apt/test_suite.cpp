@@ -98,10 +98,16 @@ TEST_CASE("apt index: Release lists uncompressed and compressed indexes with fou
   for (std::string list : {"\nMD5Sum:\n", "\nSHA1:\n", "\nSHA256:\n", "\nSHA512:\n"})
     CHECK(release.find(list) != std::string::npos);
   CHECK(release.find("main/binary-arm64/Packages.xz\n") != std::string::npos);
-  // by-hash copies under both listed strong hashes, written before the indexes themselves
-  CHECK(find(*index, "main/binary-amd64/by-hash/SHA256/" + d.sha256));
-  CHECK(find(*index, "main/binary-amd64/by-hash/SHA512/" + d.sha512));
-  CHECK(index->files.front().path.find("/by-hash/") != std::string::npos);
+  // by-hash copies of Packages under both listed strong hashes
+  auto copy_of = [&](const std::string& path) -> const IndexFile* {
+    for (const auto& copy : index->by_hash)
+      if (copy.path == path)
+        return &index->files.at(copy.of);
+    return nullptr;
+  };
+  CHECK(copy_of("main/binary-amd64/by-hash/SHA256/" + d.sha256) == packages);
+  CHECK(copy_of("main/binary-amd64/by-hash/SHA512/" + d.sha512) == packages);
+  CHECK(index->by_hash.size() == 2 * index->files.size());
 }
 
 TEST_CASE("apt index: equal input gives byte-equal output, compressed files included",

@@ -29,17 +29,24 @@ struct AptSuiteInput {
   std::function<std::optional<std::string>(const std::string& path)> previous;
 };
 
-// The suite's indexes and its Release file. `files` hold the by-hash/SHA{256,512}/<hash> copies,
-// then every Packages, Packages.gz and Packages.xz: the order to publish them in. `release` is the
-// Release text.
+// The suite's indexes and its Release file. `files` hold every Packages, Packages.gz and
+// Packages.xz; `by_hash` the by-hash/SHA{256,512}/<hash> copies of each, naming the file whose
+// bytes they are: the copies are published first, then the indexes. `release` is the Release
+// text.
 struct AptSuiteIndex {
+  struct Copy {
+    std::string path;
+    std::size_t of; // into files
+  };
   std::vector<IndexFile> files;
+  std::vector<Copy> by_hash;
   std::string release;
 };
 
 // The Packages stanza of one record: its control fields in their order, then Filename (below
 // the distro directory), Size, MD5sum, SHA1 (when recorded), SHA256 and SHA512 (when recorded).
 std::string packages_stanza(const PackageRecord& record);
+void append_packages_stanza(std::string& out, const PackageRecord& record);
 
 // Whether the stanza of `record` ends a run of a Packages file (see suite.cpp).
 bool apt_run_ends(const PackageRecord& record);
