@@ -34,6 +34,12 @@ constexpr std::string_view k_skipped_types[] = {
 
 constexpr std::string_view k_skipped_trees[] = {"/dev", "/proc", "/sys"};
 
+// File systems whose statvfs(3) answers from memory, never waiting on a server or a daemon: read
+// in place. Any other (nfs, cifs, fuse.*, ceph, 9p, ...) is read on a thread with a deadline.
+constexpr std::string_view k_local_types[] = {"btrfs", "exfat", "ext2",    "ext3",  "ext4",
+                                              "f2fs",  "ramfs", "tmpfs",   "vfat",  "xfs",
+                                              "zfs",   "ntfs3", "overlay", "erofs", "jfs"};
+
 struct Mount {
   std::string_view point; // escaped, as mountinfo writes it
   std::string_view type;
@@ -98,7 +104,10 @@ void emit_mount(const Roots& roots, const Mount& m, std::string_view prefix,
   std::string name = "fs.mount." + component_of_mount(m.point);
   if (!related(prefix, name))
     return;
-  Emitter emitter(roots, unescape(m.point), Layout{}, prefix, out, Reader::statfs);
+  bool local = std::find(std::begin(k_local_types), std::end(k_local_types), m.type) !=
+               std::end(k_local_types);
+  Emitter emitter(roots, unescape(m.point), Layout{}, prefix, out,
+                  local ? Reader::statfs_local : Reader::statfs);
   for (auto [field, unit] : k_usage)
     emitter.emit(fmt::format("{}.{}", name, field), fmt::format("fs.mount.*.{}", field),
                  Kind::gauge, unit, {std::string(field), 0, 0});

@@ -65,7 +65,10 @@ struct Convert {
 
 // How a source's bytes are had: one pread of the file at offset 0, or statvfs(3) of a mount
 // point, rendered as lines "size N", "free N", "avail N" (bytes), "files N", "files_free N".
-enum class Reader : std::uint8_t { pread, statfs };
+// How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with
+// a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
+// file system, whose answer comes from memory.
+enum class Reader : std::uint8_t { pread, statfs, statfs_local };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
 struct Field {
@@ -137,9 +140,10 @@ struct Source {
   std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
 
   // Opens the file on first use, then reads it whole at offset 0 into the buffer (or, for
-  // statfs, calls statvfs and renders the figures into the buffer). With a deadline, statvfs
-  // runs on a thread of its own: a mount that does not answer by then (a hard NFS mount whose
-  // server is gone) fails this read, and later ones at once, until that call has returned.
+  // statfs, calls statvfs and renders the figures into the buffer). With a deadline, statvfs of
+  // a Reader::statfs source runs on a thread of its own: a mount that does not answer by then (a
+  // hard NFS mount whose server is gone) fails this read, and later ones at once, until that
+  // call has returned. A Reader::statfs_local source is called in place.
   bool read(Clock::time_point deadline = Clock::time_point::max());
 };
 

@@ -181,7 +181,27 @@ int hanging_statvfs(const char* path, struct statvfs* st) {
   return ::statvfs(path, st);
 }
 
+std::thread::id g_statvfs_thread;
+int noting_statvfs(const char* path, struct statvfs* st) {
+  g_statvfs_thread = std::this_thread::get_id();
+  return ::statvfs(path, st);
+}
+
 } // namespace
+
+TEST_CASE("reader: a local file system's statvfs is called in place, another's on a thread",
+          "[counters][reader]") {
+  using Clock = std::chrono::steady_clock;
+  for (Reader reader : {Reader::statfs_local, Reader::statfs}) {
+    detail::Source mount;
+    mount.path = "/";
+    mount.reader = reader;
+    mount.statvfs_fn = noting_statvfs;
+    REQUIRE(mount.read(Clock::now() + std::chrono::seconds(10)));
+    CHECK(mount.text.starts_with("size "));
+    CHECK((g_statvfs_thread == std::this_thread::get_id()) == (reader == Reader::statfs_local));
+  }
+}
 
 TEST_CASE("reader: a mount that does not answer fails the read at its deadline, is skipped "
           "while its call hangs, and is read again once it returns",
