@@ -116,7 +116,8 @@ std::vector<const PackageRecord*> sorted_records(const std::vector<PackageRecord
   return sorted;
 }
 
-// A Packages file: its text, and its runs as they lie in it.
+// A Packages file: its text, and its runs as they lie in it. The views survive a move of the
+// whole: the text is reserved on the heap whenever it holds a stanza.
 struct Runs {
   struct Run {
     std::string_view text; // into Runs::text
