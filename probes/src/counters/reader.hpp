@@ -87,10 +87,11 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
 
 // The value tokens of the record last located in one read of a source, split once and shared
 // by the fields of that record (a line of /proc/net/netstat holds over a hundred). Valid for one
-// read: clear it when the source's text changes.
+// read: clear it when the source's text changes. It keeps its key, so the locators that fill it
+// may be temporaries, or one reused for the next name.
 struct RecordTokens {
   std::size_t hint = std::string_view::npos; // the record located last, by offset in the text
-  std::string_view key;                      // its key (a locator's, which outlives the read)
+  std::string key;                           // its key
   std::vector<std::string_view> tokens;      // its value tokens once a second field asks
 };
 

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "reader.hpp"
@@ -60,6 +61,26 @@ TEST_CASE("reader: fields of one record share its split, and a moved record is n
   CHECK(read_all(before) == std::vector<std::string>{"1", "3", "5", "6"});
   // sdb's hint is now where sda was found: its fields must come from its own line.
   CHECK(read_all(after) == std::vector<std::string>{"1", "3", "8", "9"});
+}
+
+TEST_CASE("reader: a record's split does not depend on the locator that found it",
+          "[counters][reader]") {
+  constexpr std::string_view text = "   8  0 sda 1 2 3\n   8 16 sdb 4 5 6\n";
+  Layout disks{.key_token = 2};
+  RecordTokens record;
+  // One locator reused for the next name, its hint still where the last record was found.
+  Locator field{"sda", 0};
+  CHECK(locate_in(text, disks, field, record) == "1");
+  field.key = "sdb";
+  field.column = 1;
+  CHECK(locate_in(text, disks, field, record) == "5");
+  // Locators that are gone once they have read, as a loop over names makes them.
+  RecordTokens fresh;
+  const std::string_view want[] = {"4", "5", "6"};
+  for (int column = 0; column < 3; ++column) {
+    auto gone = std::make_unique<Locator>(Locator{"sdb", column, text.find("   8 16")});
+    CHECK(locate_in(text, disks, *gone, fresh) == want[column]);
+  }
 }
 
 TEST_CASE("reader: a hint at a line whose key is the record's without its colon is not taken",
