@@ -72,12 +72,6 @@ void append_packages_stanza(std::string& out, const PackageRecord& r) {
     fmt::format_to(to, "SHA512: {}\n", r.sha512);
 }
 
-std::string packages_stanza(const PackageRecord& r) {
-  std::string out;
-  append_packages_stanza(out, r);
-  return out;
-}
-
 namespace {
 
 // The suite's Release fields: the architectures and components named, with those its packages
@@ -246,21 +240,19 @@ Result<void> add_packages(SuiteFiles& files, const std::string& dir, Runs runs,
   // Packages is digested while its runs are compressed: a push compresses a run or two, on one
   // CPU, and the four digests of five megabytes take as long.
   auto text_digests = std::async(std::launch::async, [&runs] { return digest_all(runs.text); });
-  auto compressed = compress_runs(runs.runs, previous);
-  Digests packages_digests = text_digests.get();
-  if (!compressed)
-    return fail(std::move(compressed.error()));
-  auto& [gz, xz] = *compressed;
-  for (auto [name, data] : {std::pair{"Packages", &runs.text}, std::pair{"Packages.gz", &gz},
-                            std::pair{"Packages.xz", &xz}}) {
+  OPSKIT_TRY_ASSIGN(auto compressed, compress_runs(runs.runs, previous));
+  auto add = [&](std::string_view name, std::string& data, Digests d) {
     std::string path = fmt::format("{}/{}", dir, name);
-    Digests d = data == &runs.text ? std::move(packages_digests) : digest_all(*data);
     std::size_t of = files.indexes.size();
     files.by_hash.push_back({fmt::format("{}/by-hash/SHA256/{}", dir, d.sha256), of});
     files.by_hash.push_back({fmt::format("{}/by-hash/SHA512/{}", dir, d.sha512), of});
     files.listed.emplace(path, std::move(d));
-    files.indexes.push_back({std::move(path), std::move(*data)});
-  }
+    files.indexes.push_back({std::move(path), std::move(data)});
+  };
+  auto& [gz, xz] = compressed;
+  add("Packages", runs.text, text_digests.get());
+  add("Packages.gz", gz, digest_all(gz));
+  add("Packages.xz", xz, digest_all(xz));
   return {};
 }
 

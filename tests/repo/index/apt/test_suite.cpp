@@ -54,8 +54,10 @@ const IndexFile* find(const AptSuiteIndex& index, const std::string& path) {
 
 TEST_CASE("apt index: Packages stanza is the control text plus Filename, Size and hashes",
           "[repo][apt]") {
-  CHECK(packages_stanza(record("app", "1.0", "amd64")) ==
-        "Package: app\nVersion: 1.0\nArchitecture: amd64\nDescription: d\n .\n x\n"
+  std::string stanza = "before\n";
+  append_packages_stanza(stanza, record("app", "1.0", "amd64"));
+  CHECK(stanza ==
+        "before\nPackage: app\nVersion: 1.0\nArchitecture: amd64\nDescription: d\n .\n x\n"
         "Filename: pool/main/a/app/app_x_amd64.deb\nSize: 1234\nMD5sum: m\nSHA1: s1\n"
         "SHA256: s256\nSHA512: s512\n");
 }

@@ -43,9 +43,9 @@ struct AptSuiteIndex {
   std::string release;
 };
 
-// The Packages stanza of one record: its control fields in their order, then Filename (below
-// the distro directory), Size, MD5sum, SHA1 (when recorded), SHA256 and SHA512 (when recorded).
-std::string packages_stanza(const PackageRecord& record);
+// Appends the Packages stanza of one record to `out`: its control fields in their order, then
+// Filename (below the distro directory), Size, MD5sum, SHA1 (when recorded), SHA256 and SHA512
+// (when recorded).
 void append_packages_stanza(std::string& out, const PackageRecord& record);
 
 // Whether the stanza of `record` ends a run of a Packages file (see suite.cpp).
