@@ -35,6 +35,7 @@
 #include <fmt/format.h>
 
 #include "counts.h"
+#include "huge_heap.hpp"
 #include "opskit/file.hpp"
 #include "opskit/text.hpp"
 #include "syscount.skel.h"
@@ -66,6 +67,13 @@ void fill_class(syscount_bpf& skel, SyscallClass cls) {
   for (Abi abi : traced_abis())
     for (int nr = 0; nr < SC_MAX_NR; ++nr)
       set(abi, nr, path_argument(abi, nr));
+}
+
+// Loads the programs into the kernel, with the heap that libbpf reads the kernel's BTF into
+// on huge pages: it holds the BTF twice (as read, as copied) and indexes it.
+int load_programs(syscount_bpf& skel, std::size_t kernel_btf_size) {
+  HugePageHeap heap(2 * kernel_btf_size + (1u << 20));
+  return syscount_bpf__load(&skel);
 }
 
 // The process's name as the kernel keeps it (TASK_COMM_LEN bytes at most), "?" when gone.
@@ -136,8 +144,10 @@ BpfTracer::~BpfTracer() = default;
 
 Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
                                                    const AggregatorLimits& limits) {
-  if (::access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-    return fail(Error::from_errno("read kernel BTF", "/sys/kernel/btf/vmlinux"));
+  constexpr const char* k_kernel_btf = "/sys/kernel/btf/vmlinux";
+  struct stat btf {};
+  if (::access(k_kernel_btf, R_OK) != 0 || ::stat(k_kernel_btf, &btf) != 0)
+    return fail(Error::from_errno("read kernel BTF", k_kernel_btf));
   OPSKIT_TRY(check_pid_namespace());
   libbpf_set_print(quiet);
   std::unique_ptr<BpfTracer> tracer(new BpfTracer(syscount_bpf__open()));
@@ -155,7 +165,7 @@ Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
   // Directories of lookups beyond full path maps: far fewer than paths, and a hash map's
   // buckets are made and initialised when it is (a map of 100,000 cost a millisecond of start).
   bpf_map__set_max_entries(skel.maps.folded, std::clamp<__u32>(max_paths, 1024, k_max_folded));
-  if (int rc = syscount_bpf__load(&skel); rc != 0)
+  if (int rc = load_programs(skel, static_cast<std::size_t>(btf.st_size)); rc != 0)
     return fail(Error::from_errno("load", "eBPF programs", -rc));
   fill_class(skel, cls);
   if (int rc = syscount_bpf__attach(&skel); rc != 0)
