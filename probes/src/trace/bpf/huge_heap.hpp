@@ -5,7 +5,7 @@
 // libbpf reads /sys/kernel/btf/vmlinux (5.5 MB here) into one malloc'd buffer, copies it into
 // another and indexes its 126,000 types. On 4 KiB pages that is some 3,000 first touches and as
 // many TLB entries; where page faults and TLB misses are dear (a virtual machine with shadow
-// page tables: 15 µs a fault here) it was half of `syscount stats -- true` (92 ms -> 51 ms with
+// page tables: 15 µs a fault here) it was half of `syscount stats -- true` (96 ms -> 55 ms with
 // this scope). Inside the scope, blocks of any size come from the main heap (the mmap threshold
 // raised) and stay there when freed (the trim threshold raised), and the heap's top is grown by
 // `bytes` advised MADV_HUGEPAGE and populated in one call. At its end glibc's default thresholds
