@@ -6,7 +6,7 @@
 
 #include "ops/ops.hpp"
 #include "ops/write.hpp"
-#include "tree/local.hpp"
+#include "tree/sweep.hpp"
 
 namespace opskit::repo::ops {
 
@@ -14,7 +14,8 @@ Result<IndexReport> index(const Context& ctx, const IndexOptions& options) {
   OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
   OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, options.sign));
   IndexReport report;
-  tree::remove_stale_temporaries(ctx.publication); // all a killed run left, pool included
+  if (!options.rebuild) // a rebuild's rescan sweeps the publication as it walks it
+    tree::remove_stale_temporaries(ctx.publication); // all a killed run left, pool included
   OPSKIT_TRY_ASSIGN(auto txn, ctx.state.begin());
   OPSKIT_TRY_ASSIGN(auto records, ctx.state.packages());
   if (options.rebuild) {

@@ -29,7 +29,7 @@
 #include "ops/ops.hpp"
 #include "ops/write.hpp"
 #include "opskit/atomic_file.hpp"
-#include "tree/local.hpp"
+#include "tree/sweep.hpp"
 
 namespace opskit::repo::ops {
 

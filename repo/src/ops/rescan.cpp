@@ -12,10 +12,6 @@
 #include <thread>
 #include <tuple>
 
-#include <dirent.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "codec/file_bytes.hpp"
@@ -24,11 +20,11 @@
 #include "ops/fragments.hpp"
 #include "ops/ops.hpp"
 #include "opskit/file.hpp"
-#include "opskit/handle.hpp"
 #include "opskit/repo/codec/compress.hpp"
 #include "opskit/repo/format/deb/control.hpp"
 #include "opskit/repo/format/deb/deb.hpp"
 #include "opskit/repo/format/rpm/rpm.hpp"
+#include "tree/sweep.hpp"
 
 namespace fs = std::filesystem;
 
@@ -176,60 +172,38 @@ private:
   std::vector<std::jthread> threads_; // last: joined before the members they use go
 };
 
-// Calls found(dir, name) for every regular file below `dir` (a symbolic link to one counts, as
-// with std::filesystem's is_regular_file; one to a directory is not followed). Each directory is
-// read once with readdir and its entry types: no stat per file and no path objects, which made
-// most of the cost of walking a pool of one directory per package.
-template <class Found>
-void walk_files(const std::string& dir, const Found& found) {
-  CPtr<DIR, closedir> d(::opendir(dir.c_str()));
-  if (!d)
-    return;
-  while (const dirent* e = ::readdir(d.get())) {
-    std::string_view name = e->d_name;
-    if (name == "." || name == "..")
-      continue;
-    bool is_dir = e->d_type == DT_DIR, is_file = e->d_type == DT_REG;
-    if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
-      bool link = e->d_type == DT_LNK;
-      struct stat st {};
-      std::string path = fmt::format("{}/{}", dir, name);
-      if ((link ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0)
-        continue;
-      is_file = S_ISREG(st.st_mode);
-      is_dir = S_ISDIR(st.st_mode) && !link;
-    }
-    if (is_dir)
-      walk_files(fmt::format("{}/{}", dir, name), found);
-    else if (is_file)
-      found(dir, name);
-  }
-}
-
-// Adds every package file of the pool to `reader`; returns the apt archives' directories.
-std::vector<fs::path> walk_pool(const Context& ctx, ParallelReader& reader) {
+// The apt archives' directories of the publication (deb/<distro>).
+std::vector<fs::path> deb_distros(const Context& ctx) {
   std::error_code ec;
   std::vector<fs::path> distros;
-  for (const auto& distro : fs::directory_iterator(join_path(ctx.publication, "deb"), ec)) {
+  for (const auto& distro : fs::directory_iterator(join_path(ctx.publication, "deb"), ec))
     distros.push_back(distro.path());
-    walk_files((distro.path() / "pool").string(),
-               [&](const std::string& dir, std::string_view name) {
-                 if (name.ends_with(".deb") && name.size() > 4)
-                   reader.add(fmt::format("{}/{}", dir, name), PackageFormat::deb);
-               });
-  }
-  // rpm/<distro>/<version>/<dir>/Packages/*.rpm; noarch files are linked into each arch's
-  // directory, and only the copy under noarch/ counts.
-  walk_files(join_path(ctx.publication, "rpm"), [&](const std::string& dir, std::string_view name) {
-    if (!name.ends_with(".rpm") || name.size() == 4 || !dir.ends_with("/Packages"))
-      return;
-    std::string_view parent(dir.data(), dir.size() - std::string_view("/Packages").size());
-    bool in_noarch = parent.ends_with("/noarch");
-    if (name.ends_with(".noarch.rpm") == in_noarch)
-      reader.add(fmt::format("{}/{}", dir, name), PackageFormat::rpm);
-  });
-
   return distros;
+}
+
+// Adds every package file of the publication to `reader`: debs below deb/<distro>/pool/, rpms
+// in rpm/<distro>/<version>/<dir>/Packages/ (noarch files are linked into each arch's
+// directory, and only the copy under noarch/ counts). The same walk removes the temporaries a
+// killed run left.
+void walk_pool(const Context& ctx, ParallelReader& reader) {
+  const std::size_t root = ctx.publication.size() + 1;
+  tree::sweep_files(ctx.publication, [&](const std::string& dir, std::string_view name) {
+    if (dir.size() < root)
+      return; // a file of the publication's top
+    std::string_view rel = std::string_view(dir).substr(root);
+    if (name.ends_with(".deb") && name.size() > 4 && rel.starts_with("deb/")) {
+      auto slash = rel.find('/', 4); // after deb/<distro>
+      std::string_view below = slash == std::string_view::npos ? "" : rel.substr(slash);
+      if (below == "/pool" || below.starts_with("/pool/"))
+        reader.add(fmt::format("{}/{}", dir, name), PackageFormat::deb);
+    } else if (name.ends_with(".rpm") && name.size() > 4 && rel.starts_with("rpm/") &&
+               rel.ends_with("/Packages")) {
+      std::string_view parent = rel.substr(0, rel.size() - std::string_view("/Packages").size());
+      bool in_noarch = parent.ends_with("/noarch");
+      if (name.ends_with(".noarch.rpm") == in_noarch)
+        reader.add(fmt::format("{}/{}", dir, name), PackageFormat::rpm);
+    }
+  });
 }
 
 // Where the current indexes of `distros` put each deb: (distro, Filename) -> (codename,
@@ -304,9 +278,9 @@ Result<std::size_t> rescan_pool(const Context& ctx, std::vector<PackageRecord>& 
                                                  ctx.env.progress(n, found);
                                                })
                                          : nullptr);
-  std::vector<fs::path> distros = walk_pool(ctx, reader);
+  walk_pool(ctx, reader);
   // While the packages are read: where the current indexes put each deb.
-  Placed placed = placed_debs(distros);
+  Placed placed = placed_debs(deb_distros(ctx));
   std::deque<Scanned> files = reader.finish();
   std::sort(files.begin(), files.end(),
             [](const Scanned& a, const Scanned& b) { return a.path < b.path; });

@@ -18,12 +18,6 @@
 
 namespace opskit::repo::tree {
 
-// Removes temporary files that a killed run left in `dir`, and with Depth::below in every
-// directory below it (".<name>.tmp-<pid>", see StagedFiles). Only called under the
-// repository's lock, so no live writer owns any of them.
-enum class Depth { here, below };
-void remove_stale_temporaries(const std::string& dir, Depth depth = Depth::below);
-
 // The names in directory `dir` with their inode numbers, sorted; none when it cannot be read.
 std::vector<std::pair<std::string, ino_t>> file_inodes(const std::string& dir);
 
