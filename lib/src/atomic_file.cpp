@@ -93,6 +93,10 @@ std::string temporary_name(const std::string& path) {
                      ::getpid());
 }
 
+bool is_temporary_name(std::string_view name) noexcept {
+  return name.starts_with('.') && name.find(".tmp-") != std::string_view::npos;
+}
+
 Result<void> fsync_directory(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)

@@ -21,6 +21,9 @@ Result<void> fsync_directory(const std::string& dir);
 // "<dir>/.<name>.tmp-<pid>", in the same directory, and what a killed run leaves behind.
 std::string temporary_name(const std::string& path);
 
+// Whether `name`, a file's name without its directory, is one that temporary_name makes.
+bool is_temporary_name(std::string_view name) noexcept;
+
 // Writes `data` to `path` so that a reader sees the old file or the new one, never a mix: a
 // temporary file in the same directory, fsync, rename, fsync of the directory. Parents are
 // created. Errors name the path.

@@ -112,10 +112,6 @@ tree::Generation generation_of(const Suite& suite) {
   return generation;
 }
 
-bool is_temporary(std::string_view name) {
-  return name.starts_with('.') && name.find(".tmp-") != std::string_view::npos;
-}
-
 // Writes `suite` into the publication; returns the files written, relative to its directory.
 // The suite's directory is replaced whole (tree::replace_directory): the new files, and links
 // to the current ones it keeps: the by-hash copies the current Release lists, for clients that
@@ -146,7 +142,7 @@ Result<std::vector<std::string>> place_suite(const Context& ctx, const Suite& su
     std::string base = e.path().filename().string();
     bool stale_copy = name.find("/by-hash/") != std::string::npos && !hashes.contains(base);
     bool stale_signature = !suite.is_signed && (name == "InRelease" || name == "Release.gpg");
-    if (!fresh.contains(name) && !is_temporary(base) && !stale_copy && !stale_signature)
+    if (!fresh.contains(name) && !is_temporary_name(base) && !stale_copy && !stale_signature)
       kept.push_back(std::move(name));
   }
   std::vector<std::string> written;

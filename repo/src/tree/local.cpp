@@ -22,7 +22,6 @@
 #include "tree/local.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>

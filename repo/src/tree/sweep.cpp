@@ -7,22 +7,17 @@
 // fdopendir and readdir it still cost a stat and two fcntl calls a directory.
 #include "tree/sweep.hpp"
 
-#include <cstring>
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "opskit/atomic_file.hpp"
 #include "opskit/handle.hpp"
 
 namespace opskit::repo::tree {
 
 namespace {
-
-bool is_temporary(const char* name) noexcept {
-  return name[0] == '.' && std::strstr(name, ".tmp-") != nullptr;
-}
 
 bool is_dot_or_dot_dot(const char* name) noexcept {
   return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
@@ -60,7 +55,7 @@ void sweep(const UniqueFd& fd, const std::string& path, Depth depth, const Found
       unsigned char type = e->d_type;
       if (type == DT_UNKNOWN || (type == DT_LNK && found))
         type = resolve_type(fd.get(), name, type);
-      if (type == DT_REG && is_temporary(name)) {
+      if (type == DT_REG && is_temporary_name(name)) {
         ::unlinkat(fd.get(), name, 0);
       } else if (type == DT_DIR && depth == Depth::below) {
         UniqueFd sub(::openat(fd.get(), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
