@@ -239,11 +239,6 @@ Result<void> Publisher::run_batch(std::vector<Request> batch) {
     return {};
   if (!token_.empty() && std::chrono::steady_clock::now() - locked_at_ > k_lock_refresh)
     OPSKIT_TRY(put_lock(""));
-  std::vector<std::string> paths;
-  for (const auto& r : batch)
-    paths.push_back(r.path);
-  for (auto& level : remote_.before_puts(paths))
-    OPSKIT_TRY(transfer_.run(level));
   auto step = [this] {
     if (progress_)
       progress_(++done_, total_);
@@ -252,8 +247,7 @@ Result<void> Publisher::run_batch(std::vector<Request> batch) {
                                      [&](const Request& r) { return !remote_.in_parts(r); });
   OPSKIT_TRY(send_in_parts({large, batch.end()}, step));
   batch.erase(large, batch.end());
-  OPSKIT_TRY(transfer_.run(batch, step));
-  return {};
+  return remote_.put_all(transfer_, std::move(batch), step);
 }
 
 Result<void> Publisher::send(const Plan& plan, const std::vector<std::string>& md5,

@@ -23,9 +23,6 @@ public:
                               std::vector<Request> parts) const override;
   std::optional<std::string> completion_error(const Request& complete,
                                               const Response& answer) const override;
-  std::vector<std::vector<Request>> before_puts(std::span<const std::string>) override {
-    return {};
-  }
 
 private:
   Request abort_request(const Request& whole, const std::string& id) const;

@@ -151,6 +151,12 @@ bool hex_md5(std::string_view s) {
 
 } // namespace
 
+Result<void> Remote::put_all(Transfer& transfer, std::vector<Request> puts,
+                             const std::function<void()>& step) {
+  OPSKIT_TRY(transfer.run(puts, step));
+  return {};
+}
+
 Transfer::Transfer(const Remote& remote, TransferOptions options)
     : remote_(remote), options_(std::move(options)), multi_(nullptr) {
   options_.jobs = std::max(1u, options_.jobs);

@@ -78,9 +78,10 @@ public:
   }
   // Notes files the target holds (its manifest's), whose collections need no MKCOL.
   virtual void holds(std::span<const std::string> /*paths*/) {}
-  // The requests that must precede PUTs of `paths`, in batches to run one after the other
-  // (WebDAV's MKCOL of each collection not made yet, parents first); none for S3.
-  virtual std::vector<std::vector<Request>> before_puts(std::span<const std::string> paths) = 0;
+  // Sends `puts` at once on `transfer`, `step` called as each is done, with what the server
+  // needs before them: nothing for S3; for WebDAV, the collections they go in (webdav.cpp).
+  virtual Result<void> put_all(Transfer& transfer, std::vector<Request> puts,
+                               const std::function<void()>& step);
 };
 
 struct TransferOptions {

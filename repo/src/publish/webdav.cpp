@@ -34,9 +34,33 @@ void WebDavRemote::holds(std::span<const std::string> paths) {
       made_.insert(path.substr(0, slash + 1));
 }
 
-std::vector<std::vector<Request>> WebDavRemote::before_puts(std::span<const std::string> paths) {
+namespace {
+
+// What a server answers a PUT into a collection that is not there: 409 Conflict (RFC 4918,
+// 9.7.1; Apache's mod_dav), 404 (some), 500 (nginx's dav module without create_full_put_path).
+// Taken as answers where they may mean that, not retried: the PUT goes again after its MKCOLs.
+constexpr long k_no_collection[] = {409, 404, 500};
+
+bool is_no_collection(long status) {
+  return std::find(std::begin(k_no_collection), std::end(k_no_collection), status) !=
+         std::end(k_no_collection);
+}
+
+void accept_no_collection(Request& r) {
+  r.also_ok.insert(r.also_ok.end(), std::begin(k_no_collection), std::end(k_no_collection));
+}
+
+std::string_view collection_of(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash + 1);
+}
+
+} // namespace
+
+std::vector<std::vector<Request>> WebDavRemote::mkcols(std::span<const Request> puts) {
   std::vector<std::vector<Request>> levels;
-  for (const auto& path : paths)
+  for (const auto& put : puts) {
+    const std::string& path = put.path;
     for (std::size_t slash = path.find('/'), depth = 0; slash != std::string::npos;
          slash = path.find('/', slash + 1), ++depth) {
       std::string dir = path.substr(0, slash + 1);
@@ -50,7 +74,57 @@ std::vector<std::vector<Request>> WebDavRemote::before_puts(std::span<const std:
       r.also_ok = {405}; // there already
       levels[depth].push_back(std::move(r));
     }
+  }
   return levels;
+}
+
+Result<void> WebDavRemote::probe(Transfer& transfer, std::vector<Request>& puts,
+                                 const std::function<void()>& step) {
+  auto first = std::find_if(puts.begin(), puts.end(), [&](const Request& r) {
+    auto dir = collection_of(r.path);
+    return !dir.empty() && !made_.contains(std::string(dir));
+  });
+  if (first == puts.end())
+    return {}; // every collection is there: nothing to learn yet
+  Request alone = *first;
+  accept_no_collection(alone);
+  OPSKIT_TRY_ASSIGN(auto answer, transfer.run({&alone, 1}));
+  if (is_no_collection(answer[0].status)) {
+    collections_ = Collections::need_mkcol;
+    return {};
+  }
+  collections_ = Collections::made_by_put;
+  puts.erase(first);
+  if (step)
+    step();
+  return {};
+}
+
+Result<void> WebDavRemote::put_all(Transfer& transfer, std::vector<Request> puts,
+                                   const std::function<void()>& step) {
+  if (collections_ == Collections::unknown)
+    OPSKIT_TRY(probe(transfer, puts, step));
+  std::function<void()> counted = step;
+  if (collections_ == Collections::made_by_put) {
+    for (auto& r : puts)
+      accept_no_collection(r);
+    OPSKIT_TRY_ASSIGN(auto answers, transfer.run(puts, step));
+    std::vector<Request> again; // as they were: their failures count from here
+    for (std::size_t i = 0; i < puts.size(); ++i)
+      if (is_no_collection(answers[i].status)) {
+        puts[i].also_ok.resize(puts[i].also_ok.size() - std::size(k_no_collection));
+        again.push_back(std::move(puts[i]));
+      }
+    if (again.empty())
+      return {};
+    collections_ = Collections::need_mkcol;
+    puts = std::move(again);
+    counted = {}; // their steps are taken
+  }
+  for (auto& level : mkcols(puts))
+    OPSKIT_TRY(transfer.run(level));
+  OPSKIT_TRY(transfer.run(puts, counted));
+  return {};
 }
 
 Result<std::vector<Listed>> WebDavRemote::list(Transfer& transfer) const {

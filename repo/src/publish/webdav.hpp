@@ -3,6 +3,13 @@
 
 // A WebDAV collection (nginx's dav module, Apache's mod_dav, ...): PUT, MKCOL and DELETE
 // below its URL, with basic authentication from a password file or ~/.netrc. Not installed.
+//
+// Collections. A server that makes the collections a PUT goes in (nginx's dav module with
+// create_full_put_path) needs no MKCOL; one that follows RFC 4918 (9.7.1) to the letter,
+// as Apache's mod_dav does, answers such a PUT 409 Conflict and needs each made first,
+// parents first. The first PUT into a collection not known to be there goes alone and tells
+// which the server is; on the first kind, a PUT that still meets a 409 (a collection removed
+// behind publish's back) is sent again once its collections are made.
 
 #include <set>
 
@@ -22,11 +29,21 @@ public:
   std::string name() const override { return endpoint_.base; }
   Result<std::vector<Listed>> list(Transfer& transfer) const override;
   void holds(std::span<const std::string> paths) override;
-  std::vector<std::vector<Request>> before_puts(std::span<const std::string> paths) override;
+  Result<void> put_all(Transfer& transfer, std::vector<Request> puts,
+                       const std::function<void()>& step) override;
 
 private:
+  enum class Collections { unknown, made_by_put, need_mkcol };
+  // The MKCOLs of the collections `puts` go in that are not made yet, a batch a level.
+  std::vector<std::vector<Request>> mkcols(std::span<const Request> puts);
+  // Sends the first of `puts` that goes in a collection not known to be there, alone, and
+  // learns from its answer whether the server makes collections; drops it from `puts` if sent.
+  Result<void> probe(Transfer& transfer, std::vector<Request>& puts,
+                     const std::function<void()>& step);
+
   Endpoint endpoint_;
   WebDavLogin login_;
+  Collections collections_ = Collections::unknown;
   std::set<std::string> made_; // collections made or found by this run
 };
 

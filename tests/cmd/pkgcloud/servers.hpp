@@ -46,13 +46,17 @@ struct S3rver : Daemon {
 };
 
 enum class Tls { off, on };
+// Whether a PUT makes the collections it goes in (create_full_put_path), or fails without them
+// (nginx answers 500) and each must be made by MKCOL first, as Apache's mod_dav wants (409).
+enum class PutPath { made, mkcol_first };
 
 // nginx serving `dir`/www with PUT, DELETE, MKCOL and (dav_ext) PROPFIND behind basic
 // authentication (user "pub", password "secret", also in `dir`/password), its access log in
 // `dir`/access.log. With Tls::on it speaks https only, with a certificate for 127.0.0.1 that
 // nothing trusts but `dir`/cert.pem.
 struct Nginx : Daemon {
-  static std::vector<std::string> start(const std::string& dir, int port, Tls tls) {
+  static std::vector<std::string> start(const std::string& dir, int port, Tls tls,
+                                        PutPath put_path) {
     namespace fs = std::filesystem;
     fs::create_directories(dir + "/www");
     fs::create_directories(dir + "/tmp");
@@ -80,13 +84,15 @@ struct Nginx : Daemon {
         << "  server {\n    listen 127.0.0.1:" << listen << ";\n    root " << dir << "/www;\n"
         << "    location / {\n      dav_methods PUT DELETE MKCOL;\n"
         << "      dav_ext_methods PROPFIND OPTIONS;\n"
-        << "      create_full_put_path on;\n      dav_access user:rw group:r all:r;\n"
+        << (put_path == PutPath::made ? "      create_full_put_path on;\n" : "")
+        << "      dav_access user:rw group:r all:r;\n"
         << "      limit_except GET HEAD {\n        auth_basic dav;\n"
         << "        auth_basic_user_file " << dir << "/htpasswd;\n      }\n    }\n  }\n}\n";
     return {"nginx", "-p", dir, "-e", dir + "/error.log", "-c", dir + "/nginx.conf"};
   }
-  Nginx(const std::string& dir, Tls tls = Tls::off, int port = free_port())
-      : Daemon(start(dir, port, tls), port), dir_(dir), tls_(tls) {}
+  Nginx(const std::string& dir, Tls tls = Tls::off, PutPath put_path = PutPath::made,
+        int port = free_port())
+      : Daemon(start(dir, port, tls, put_path), port), dir_(dir), tls_(tls) {}
   std::string url() const { return (tls_ == Tls::on ? "https" : "http") + Daemon::url().substr(4); }
   // The options by which pkgcloud publish logs in.
   std::vector<std::string> login() const {

@@ -366,6 +366,10 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
   std::vector<std::string> to = nginx.to("/repo/");
   auto report = p.publish(to);
   CHECK(report["uploaded"].size() == p.files().size());
+  // nginx makes the collections a PUT goes in: no MKCOL, one PUT a file, the lock's, the
+  // manifest's.
+  CHECK_FALSE(report["requests"].contains("MKCOL"));
+  CHECK(report["requests"]["PUT"] == p.files().size() + 2);
 
   // Top-level files are the last PUTs before the manifest's.
   std::vector<std::string> puts;
@@ -408,18 +412,52 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
                        "deb/stray.txt: on the target, not in its manifest\n");
   CHECK(damaged.err == "pkgcloud: error: verify: 2 problems\n");
 
-  // Another package: a collection is made only for what the target did not hold.
+  // Another package, in a collection the target does not hold: still no MKCOL.
   auto deb = dpkg_deb_build(p.dir.path(), "delta", control("delta", "1.0-1", "amd64"), "xz");
   REQUIRE(pkgcloud(p.repo, {"push", deb}).exit_status == 0);
   std::vector<std::string> again{"--to", nginx.url() + "/repo/"};
   again.insert(again.end(), login.begin(), login.end());
   auto second = p.publish(again);
-  CHECK(second["requests"]["MKCOL"] == 2); // deb/debian/pool/main/d/ and its delta/
+  CHECK_FALSE(second["requests"].contains("MKCOL"));
+  CHECK(fs::exists(p.dir / "nginx/www/repo/deb/debian/pool/main/d/delta/delta_1.0-1_amd64.deb"));
 
   // Without the password, the server refuses, and publish says so in one line.
   auto refused = pkgcloud_env(p.repo, p.home, {"publish", "--to", nginx.url() + "/other/"});
   CHECK(refused.exit_status == 1);
   CHECK(refused.err.find("HTTP 401") != std::string::npos);
+}
+
+TEST_CASE("publish: to a WebDAV server whose PUT makes no collection, each is made by MKCOL "
+          "first, parents first",
+          "[pkgcloud][publish][server]") {
+  require_nginx();
+  Published p;
+  Nginx nginx(p.dir / "nginx", Tls::off, PutPath::mkcol_first);
+  fs::create_directories(p.dir / "nginx/www/repo");
+  auto first = p.publish(nginx.to("/repo/"));
+  auto held = [&] { return snapshot(p.dir / "nginx/www/repo"); }; // the manifest left out
+  CHECK(held() == p.files());
+  // One PUT went alone and found no collection; then every collection once, and every file.
+  std::set<std::string> collections;
+  for (const auto& [path, bytes] : p.files())
+    for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
+      collections.insert(path.substr(0, slash + 1));
+  CHECK(first["requests"]["MKCOL"] == collections.size());
+  CHECK(first["requests"]["PUT"] == p.files().size() + 3);
+
+  // Another package: a collection is made only for what the target did not hold.
+  auto deb = dpkg_deb_build(p.dir.path(), "delta", control("delta", "1.0-1", "amd64"), "xz");
+  p.push({deb});
+  auto second = p.publish(nginx.to("/repo/"));
+  CHECK(second["requests"]["MKCOL"] == 2); // deb/debian/pool/main/d/ and its delta/
+
+  // A target another tool wrote (no manifest) holds the collection of the first PUT only: that
+  // PUT succeeds, the others meet no collection and go again once theirs are made.
+  fs::remove_all(p.dir / "nginx/www/repo");
+  fs::create_directories(p.dir / "nginx/www/repo/deb/debian/pool/main/a/alpha");
+  auto third = p.publish(nginx.to("/repo/"));
+  CHECK(third["requests"]["PUT"] > p.files().size() + 3);
+  CHECK(held() == p.files());
 }
 
 TEST_CASE("publish: independent readers take the bucket: apt-get and dnf straight from it, "
