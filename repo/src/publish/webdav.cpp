@@ -100,6 +100,18 @@ Result<void> WebDavRemote::probe(Transfer& transfer, std::vector<Request>& puts,
   return {};
 }
 
+std::span<const long> WebDavRemote::no_collection() const {
+  return k_no_collection;
+}
+
+Result<void> WebDavRemote::make_root(Transfer& transfer) {
+  Request r;
+  r.method = "MKCOL";
+  r.also_ok = {405}; // there already
+  OPSKIT_TRY(transfer.run({&r, 1}));
+  return {};
+}
+
 Result<void> WebDavRemote::put_all(Transfer& transfer, std::vector<Request> puts,
                                    const std::function<void()>& step) {
   if (collections_ == Collections::unknown)

@@ -8,8 +8,9 @@
 // create_full_put_path) needs no MKCOL; one that follows RFC 4918 (9.7.1) to the letter,
 // as Apache's mod_dav does, answers such a PUT 409 Conflict and needs each made first,
 // parents first. The first PUT into a collection not known to be there goes alone and tells
-// which the server is; on the first kind, a PUT that still meets a 409 (a collection removed
-// behind publish's back) is sent again once its collections are made.
+// which the server is; on the first kind, a PUT that still finds no collection (one removed
+// behind publish's back) is sent again once its collections are made. The target's own
+// collection is made when the first PUT there, the lock's, finds it missing.
 
 #include <set>
 
@@ -31,6 +32,8 @@ public:
   void holds(std::span<const std::string> paths) override;
   Result<void> put_all(Transfer& transfer, std::vector<Request> puts,
                        const std::function<void()>& step) override;
+  std::span<const long> no_collection() const override;
+  Result<void> make_root(Transfer& transfer) override;
 
 private:
   enum class Collections { unknown, made_by_put, need_mkcol };
