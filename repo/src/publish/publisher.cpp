@@ -97,18 +97,10 @@ Result<long> Publisher::put_lock(std::string condition) {
     // condition (the caller writes again without it).
     r.also_ok = {412, 400, 501};
   }
-  // A first publish to a WebDAV server whose PUT makes no collection: the lock goes again once
-  // the target's collection is made.
-  Request first = r;
-  auto missing = remote_.no_collection();
-  first.also_ok.insert(first.also_ok.end(), missing.begin(), missing.end());
-  OPSKIT_TRY_ASSIGN(auto answer, transfer_.run({&first, 1}));
-  if (std::find(missing.begin(), missing.end(), answer[0].status) != missing.end()) {
-    OPSKIT_TRY(remote_.make_root(transfer_));
-    OPSKIT_TRY_ASSIGN(answer, transfer_.run({&r, 1}));
-  }
+  // The first PUT of a publish: on WebDAV it makes the target's collection where it is missing.
+  OPSKIT_TRY_ASSIGN(auto answer, remote_.put_at_root(transfer_, r));
   locked_at_ = std::chrono::steady_clock::now();
-  return answer[0].status;
+  return answer.status;
 }
 
 namespace {

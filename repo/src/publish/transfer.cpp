@@ -157,6 +157,11 @@ Result<void> Remote::put_all(Transfer& transfer, std::vector<Request> puts,
   return {};
 }
 
+Result<Response> Remote::put_at_root(Transfer& transfer, const Request& put) {
+  OPSKIT_TRY_ASSIGN(auto answer, transfer.run({&put, 1}));
+  return std::move(answer[0]);
+}
+
 Transfer::Transfer(const Remote& remote, TransferOptions options)
     : remote_(remote), options_(std::move(options)), multi_(nullptr) {
   options_.jobs = std::max(1u, options_.jobs);

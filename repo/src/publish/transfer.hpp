@@ -82,10 +82,9 @@ public:
   // needs before them: nothing for S3; for WebDAV, the collections they go in (webdav.cpp).
   virtual Result<void> put_all(Transfer& transfer, std::vector<Request> puts,
                                const std::function<void()>& step);
-  // The statuses by which the server answers a PUT into a collection that is not there (none
-  // for S3), and making the target's own collection, for a PUT of the lock so answered.
-  virtual std::span<const long> no_collection() const { return {}; }
-  virtual Result<void> make_root(Transfer& /*transfer*/) { return {}; }
+  // Sends `put`, a PUT of a file at the target's root, and its answer: for WebDAV, once more
+  // after making the target's own collection where the first found it missing.
+  virtual Result<Response> put_at_root(Transfer& transfer, const Request& put);
 };
 
 struct TransferOptions {

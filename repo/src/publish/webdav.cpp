@@ -100,16 +100,18 @@ Result<void> WebDavRemote::probe(Transfer& transfer, std::vector<Request>& puts,
   return {};
 }
 
-std::span<const long> WebDavRemote::no_collection() const {
-  return k_no_collection;
-}
-
-Result<void> WebDavRemote::make_root(Transfer& transfer) {
-  Request r;
-  r.method = "MKCOL";
-  r.also_ok = {405}; // there already
-  OPSKIT_TRY(transfer.run({&r, 1}));
-  return {};
+Result<Response> WebDavRemote::put_at_root(Transfer& transfer, const Request& put) {
+  Request first = put;
+  accept_no_collection(first);
+  OPSKIT_TRY_ASSIGN(auto answer, transfer.run({&first, 1}));
+  if (!is_no_collection(answer[0].status))
+    return std::move(answer[0]);
+  Request mkcol;
+  mkcol.method = "MKCOL";
+  mkcol.also_ok = {405}; // there already
+  OPSKIT_TRY(transfer.run({&mkcol, 1}));
+  OPSKIT_TRY_ASSIGN(answer, transfer.run({&put, 1}));
+  return std::move(answer[0]);
 }
 
 Result<void> WebDavRemote::put_all(Transfer& transfer, std::vector<Request> puts,

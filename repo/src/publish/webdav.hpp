@@ -32,8 +32,7 @@ public:
   void holds(std::span<const std::string> paths) override;
   Result<void> put_all(Transfer& transfer, std::vector<Request> puts,
                        const std::function<void()>& step) override;
-  std::span<const long> no_collection() const override;
-  Result<void> make_root(Transfer& transfer) override;
+  Result<Response> put_at_root(Transfer& transfer, const Request& put) override;
 
 private:
   enum class Collections { unknown, made_by_put, need_mkcol };
