@@ -69,13 +69,13 @@ void sha256_each_openssl(const std::function<std::optional<Sha256Job>()>& next,
 } // namespace
 
 Digests digest_all(std::string_view data, Hash which) {
-  // A large index's four digests take longer than its writing: two on another CPU.
+  // A large index's digests take longer than its writing: the weak ones on another CPU.
   constexpr std::size_t k_split_from = 1 << 20;
-  if (which == Hash::all && data.size() >= k_split_from) {
-    auto weak = std::async(std::launch::async,
-                           [data] { return digest_all(data, Hash::md5 | Hash::sha1); });
-    Digests d = digest_all(data, Hash::sha256 | Hash::sha512);
-    Digests w = weak.get();
+  Hash weak = which & (Hash::md5 | Hash::sha1), strong = which & (Hash::sha256 | Hash::sha512);
+  if (weak != Hash{} && strong != Hash{} && data.size() >= k_split_from) {
+    auto other = std::async(std::launch::async, [data, weak] { return digest_all(data, weak); });
+    Digests d = digest_all(data, strong);
+    Digests w = other.get();
     d.md5 = std::move(w.md5);
     d.sha1 = std::move(w.sha1);
     return d;

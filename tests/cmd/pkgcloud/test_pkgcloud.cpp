@@ -227,7 +227,7 @@ TEST_CASE("pkgcloud: verify reports a tampered index and damaged or missing pool
       << "X: y\n";
   std::ofstream(repo + "/public/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb", std::ios::app)
       << "junk";
-  std::string by_hash = repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/by-hash/SHA512";
+  std::string by_hash = repo + "/public/deb/debian/dists/bookworm/main/binary-amd64/by-hash/SHA256";
   fs::remove_all(by_hash);
   auto verify = pkgcloud(repo, {"verify"});
   CHECK(verify.exit_status == 1);
@@ -241,6 +241,36 @@ TEST_CASE("pkgcloud: verify reports a tampered index and damaged or missing pool
   CHECK(missing != std::string::npos);
   CHECK(damaged < missing);
   CHECK(verify.out.find("missing, though Release says Acquire-By-Hash") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: a suite whose Release listed SHA512 keeps those copies one generation",
+          "[pkgcloud]") {
+  // Release lists MD5Sum and SHA256 alone; a Release of before listed SHA512 too, and a client
+  // holding one fetches by-hash/SHA512/ while the next generation is published.
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto deb = [&](const std::string& name) {
+    return dpkg_deb_build(dir.path(), name, control(name, "1.0", "amd64"));
+  };
+  REQUIRE(pkgcloud(repo, {"push", deb("hello")}, k_epoch).exit_status == 0);
+  std::string suite = repo + "/public/deb/debian/dists/bookworm";
+  std::string release = *opskit::read_file(suite + "/Release");
+  CHECK(release.find("\nMD5Sum:\n") != std::string::npos);
+  CHECK(release.find("\nSHA256:\n") != std::string::npos);
+  CHECK(release.find("\nSHA1:") == std::string::npos);
+  CHECK(release.find("\nSHA512:") == std::string::npos);
+  CHECK_FALSE(fs::exists(suite + "/main/binary-amd64/by-hash/SHA512"));
+
+  std::string old_copy = suite + "/main/binary-amd64/by-hash/SHA512/" + std::string(128, 'e');
+  fs::create_directories(fs::path(old_copy).parent_path());
+  std::ofstream(old_copy) << *opskit::read_file(suite + "/main/binary-amd64/Packages");
+  std::ofstream(suite + "/Release", std::ios::app)
+      << "SHA512:\n " << std::string(128, 'e') << " 1 main/binary-amd64/Packages\n";
+  REQUIRE(pkgcloud(repo, {"push", deb("world")}, k_epoch).exit_status == 0);
+  CHECK(fs::exists(old_copy));
+  REQUIRE(pkgcloud(repo, {"push", deb("third")}, k_epoch).exit_status == 0);
+  CHECK_FALSE(fs::exists(old_copy));
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
 TEST_CASE("pkgcloud: index output is byte-identical for equal state and SOURCE_DATE_EPOCH",

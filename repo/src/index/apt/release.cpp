@@ -2,8 +2,8 @@
 // The Release file of an apt suite, dists/<suite>/Release.
 //
 // The format is described on the Debian wiki ("DebianRepository/Format"): a deb822 paragraph
-// naming the suite and listing, under MD5Sum, SHA1, SHA256 and SHA512, " <hash> <size> <path>"
-// for every index below dists/<suite>/.
+// naming the suite and listing, under MD5Sum and SHA256 (what Debian's archive lists),
+// " <hash> <size> <path>" for every index below dists/<suite>/.
 //
 // What is subtle (each seen failing with apt 2.6):
 // - SHA256 is required (MD5/SHA1 alone are "weak security information");
@@ -45,8 +45,7 @@ std::string apt_release(const AptReleaseFields& fields,
                  "Acquire-By-Hash: yes\nArchitectures: {}\nComponents: {}\n",
                  join(fields.architectures), join(fields.components));
   for (auto [title, member] :
-       {std::pair{"MD5Sum", &Digests::md5}, std::pair{"SHA1", &Digests::sha1},
-        std::pair{"SHA256", &Digests::sha256}, std::pair{"SHA512", &Digests::sha512}}) {
+       {std::pair{"MD5Sum", &Digests::md5}, std::pair{"SHA256", &Digests::sha256}}) {
     rel += title;
     rel += ":\n";
     for (const auto& [path, d] : indexes)

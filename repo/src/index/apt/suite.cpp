@@ -13,7 +13,7 @@
 // - with "Acquire-By-Hash: yes" apt fetches by-hash/SHA256/<hash>, so a client holding an older
 //   Release still finds the indexes it names while a new generation is being published. Those
 //   copies are therefore written before Release, and the previous generation is kept. apt asks
-//   for the strongest hash Release lists, SHA512 here, so copies exist under SHA256 and SHA512.
+//   for the strongest hash Release lists, SHA256 here, so copies exist under SHA256 alone.
 //
 // Runs. A Packages file is cut into runs of stanzas, each ending after a package whose name,
 // version and architecture hash to one in 256 (so that one package added or removed moves no
@@ -238,21 +238,21 @@ Result<std::pair<std::string, std::string>> compress_runs(const std::vector<Runs
 Result<void> add_packages(SuiteFiles& files, const std::string& dir, Runs runs,
                           const Previous& previous) {
   // Packages is digested while its runs are compressed: a push compresses a run or two, on one
-  // CPU, and the four digests of five megabytes take as long.
-  auto text_digests = std::async(std::launch::async, [&runs] { return digest_all(runs.text); });
+  // CPU, and the digests of five megabytes take as long.
+  auto text_digests =
+      std::async(std::launch::async, [&runs] { return digest_all(runs.text, k_release_hashes); });
   OPSKIT_TRY_ASSIGN(auto compressed, compress_runs(runs.runs, previous));
   auto add = [&](std::string_view name, std::string& data, Digests d) {
     std::string path = fmt::format("{}/{}", dir, name);
     std::size_t of = files.indexes.size();
     files.by_hash.push_back({fmt::format("{}/by-hash/SHA256/{}", dir, d.sha256), of});
-    files.by_hash.push_back({fmt::format("{}/by-hash/SHA512/{}", dir, d.sha512), of});
     files.listed.emplace(path, std::move(d));
     files.indexes.push_back({std::move(path), std::move(data)});
   };
   auto& [gz, xz] = compressed;
   add("Packages", runs.text, text_digests.get());
-  add("Packages.gz", gz, digest_all(gz));
-  add("Packages.xz", xz, digest_all(xz));
+  add("Packages.gz", gz, digest_all(gz, k_release_hashes));
+  add("Packages.xz", xz, digest_all(xz, k_release_hashes));
   return {};
 }
 

@@ -19,10 +19,15 @@ struct AptReleaseFields {
   std::set<std::string> architectures, components;
 };
 
+// The digests a Release lists of each index, as Debian's own archive does: SHA256, which apt
+// requires and fetches by-hash copies by, and MD5Sum for older tools. SHA1 and SHA512 would add
+// nothing a client checks and cost most of a push's hashing.
+inline constexpr Hash k_release_hashes = Hash::md5 | Hash::sha256;
+
 // The Release text: Origin, Label, Suite and Codename (both the codename), Date, Valid-Until
-// when given, "Acquire-By-Hash: yes", Architectures and Components, then under MD5Sum, SHA1,
-// SHA256 and SHA512 " <hash> <size> <path>" for each of `indexes` (its path below
-// dists/<suite>/ and its digests), in path order.
+// when given, "Acquire-By-Hash: yes", Architectures and Components, then under MD5Sum and
+// SHA256 " <hash> <size> <path>" for each of `indexes` (its path below dists/<suite>/ and its
+// digests), in path order.
 std::string apt_release(const AptReleaseFields& fields,
                         const std::map<std::string, Digests>& indexes);
 
