@@ -4,6 +4,7 @@
 #include <cerrno>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace opskit {
@@ -33,7 +34,13 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
 Result<std::string> read_file(const std::string& path) {
   // O_NONBLOCK: a FIFO where a file was expected fails at the read instead of hanging the open.
   OPSKIT_TRY_ASSIGN(auto fd, open_file(path, O_RDONLY | O_NONBLOCK));
-  std::string buffer(4096, '\0');
+  // A regular file's size is known: one read of a byte more than that reads it whole (one
+  // that grows meanwhile takes more). /proc and /sys files say 0 or 4096 whatever they hold.
+  struct stat st {};
+  std::size_t size = 4096;
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 4096)
+    size = static_cast<std::size_t>(st.st_size) + 1;
+  std::string buffer(size, '\0');
   OPSKIT_TRY_ASSIGN(auto text, pread_whole(fd.get(), buffer, path));
   buffer.resize(text.size());
   return buffer;

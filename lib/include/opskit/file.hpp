@@ -19,7 +19,8 @@ Result<UniqueFd> open_file(const std::string& path, int flags);
 // generator). `buffer` must be non-empty; its size is the read size. `name` is for errors.
 Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name);
 
-// Opens, reads whole (as above, starting with a 4 KiB buffer) and closes.
+// Opens, reads whole (as above, starting with a 4 KiB buffer, or one a byte larger than a
+// regular file's size) and closes.
 Result<std::string> read_file(const std::string& path);
 
 } // namespace opskit
