@@ -84,11 +84,8 @@ Result<void> rewrite(const Context& ctx, const Touched& touched) {
     return {};
   OPSKIT_TRY(check_room(ctx, touched));
   OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
-  if (!touched.suites.empty()) {
-    OPSKIT_TRY_ASSIGN(auto records, ctx.state.packages(PackageFormat::deb));
-    OPSKIT_TRY(write_deb_suites(ctx, std::move(records),
-                                {touched.suites.begin(), touched.suites.end()}, signer));
-  }
+  if (!touched.suites.empty())
+    OPSKIT_TRY(rewrite_deb_suites(ctx, {touched.suites.begin(), touched.suites.end()}, signer));
   if (!touched.rpm_dists.empty())
     OPSKIT_TRY(write_rpm_dists(ctx, touched.rpm_dists, signer, Reuse::previous));
   return {};

@@ -28,6 +28,15 @@ write_deb_suites(const Context& ctx, std::vector<PackageRecord> records,
                  const std::vector<std::pair<std::string, std::string>>& suites,
                  std::optional<Signer>& signer);
 
+// Writes the apt suites (distro, codename) after a change to some of their packages (push, rm,
+// prune): each suite's Packages files as the last rewrite left them, with the packages changed
+// since taken out and put in again, where the state saved those files' digests and they are
+// still the files saved (else from all the suite's records, as write_deb_suites does); then
+// saves the digests of the files written, in the caller's transaction.
+Result<void> rewrite_deb_suites(const Context& ctx,
+                                const std::vector<std::pair<std::string, std::string>>& suites,
+                                std::optional<Signer>& signer);
+
 // Writes the dnf repositories of `dists`; Reuse::previous copies the unchanged parts of each
 // repository's current .xml.gz files (push, rm, prune), Reuse::none compresses everything anew.
 Result<std::vector<WrittenIndex>> write_rpm_dists(const Context& ctx,

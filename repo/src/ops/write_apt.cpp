@@ -4,10 +4,20 @@
 // keeps, and the two directories exchanged at once (tree::replace_directory): no reader, and no
 // kill -9, sees a Release that Release.gpg or InRelease does not sign. The previous
 // generation's by-hash files stay for clients that hold the old Release.
+//
+// A push, rm or prune (rewrite_deb_suites) reads no record but those it changed where it can:
+// the state keeps the SHA-256 of each Packages text the last rewrite wrote, and triggers note
+// every deb record changed since (as for the dnf runs, store/state.cpp); the rewrite reads the
+// files, checks them against those digests, and takes out and puts in the changed packages'
+// stanzas. Where anything is amiss it writes the suite from all its records instead, which is
+// also what `index` does. Both give the same bytes.
 #include <algorithm>
 #include <ctime>
+#include <deque>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -18,6 +28,7 @@
 #include "ops/write.hpp"
 #include "opskit/atomic_file.hpp"
 #include "opskit/file.hpp"
+#include "opskit/repo/codec/digest.hpp"
 #include "opskit/repo/index/apt/suite.hpp"
 #include "tree/generation.hpp"
 #include "tree/local.hpp"
@@ -39,10 +50,10 @@ struct Suite {
   bool is_signed = false;
 };
 
-// Takes the records of the suite out of `records`.
-Result<Suite> build_suite(const Context& ctx, std::vector<PackageRecord>& records,
-                          const std::string& distro, const std::string& codename,
-                          std::optional<Signer>& signer) {
+// The suite's input but its packages: its Release fields from the configuration, and its
+// current files to copy compressed runs from.
+AptSuiteInput suite_input(const Context& ctx, const std::string& codename,
+                          const std::string& suite_dir) {
   const RepositoryConfig& config = ctx.config;
   AptSuiteInput input;
   input.codename = codename;
@@ -53,23 +64,34 @@ Result<Suite> build_suite(const Context& ctx, std::vector<PackageRecord>& record
   input.date = ctx.env.now;
   if (config.valid_for_days > 0)
     input.valid_until = ctx.env.now + static_cast<std::time_t>(config.valid_for_days) * 86400;
-  std::string suite_dir = join_path(ctx.publication, detail::deb_suite(distro, codename));
-  input.previous = [&suite_dir](const std::string& path) -> std::optional<std::string> {
+  input.previous = [suite_dir](const std::string& path) -> std::optional<std::string> {
     auto bytes = read_file(join_path(suite_dir, path));
     return bytes ? std::optional(std::move(*bytes)) : std::nullopt;
   };
-  std::string dist = fmt::format("{}/{}", distro, codename);
+  return input;
+}
+
+// Takes the records of `dist` out of `records`.
+std::vector<PackageRecord> take_records(std::vector<PackageRecord>& records,
+                                        const std::string& dist) {
   auto other = [&](const PackageRecord& r) {
     return r.format != PackageFormat::deb || r.dist != dist;
   };
+  std::vector<PackageRecord> ours;
   if (std::none_of(records.begin(), records.end(), other)) { // one suite: all of them
-    input.packages = std::move(records);
+    ours = std::move(records);
     records.clear();
   } else {
-    auto ours = std::stable_partition(records.begin(), records.end(), other);
-    input.packages.assign(std::make_move_iterator(ours), std::make_move_iterator(records.end()));
-    records.erase(ours, records.end());
+    auto first = std::stable_partition(records.begin(), records.end(), other);
+    ours.assign(std::make_move_iterator(first), std::make_move_iterator(records.end()));
+    records.erase(first, records.end());
   }
+  return ours;
+}
+
+// Builds the suite `distro`/`codename` from `input` in memory, signed where there is a key.
+Result<Suite> build_suite(const std::string& distro, const std::string& codename,
+                          const AptSuiteInput& input, std::optional<Signer>& signer) {
   OPSKIT_TRY_ASSIGN(auto index, build_apt_suite(input));
   Suite suite{detail::deb_suite(distro, codename), std::move(index), "", "", input.packages.size()};
   if (signer) {
@@ -84,6 +106,138 @@ Result<Suite> build_suite(const Context& ctx, std::vector<PackageRecord>& record
     suite.is_signed = true;
   }
   return suite;
+}
+
+// A suite's Packages files as the last rewrite left them, with the records changed since
+// spliced in: the stanzas of each file, viewing `texts`.
+struct Spliced {
+  std::deque<std::string> texts; // the files read and the stanzas made
+  std::map<std::string, std::vector<AptStanza>> stanzas;
+};
+
+// Whether the stanza's package is one of `changed` (sorted as SQLite sorts text: bytewise).
+bool is_changed(const AptStanza& s, const std::vector<YumIdentity>& changed) {
+  using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
+  auto of = [](const YumIdentity& i) { return Key(i.name, i.version, i.arch); };
+  Key key(s.name, s.version, s.arch);
+  auto it = std::lower_bound(changed.begin(), changed.end(), key,
+                             [&](const YumIdentity& i, const Key& k) { return of(i) < k; });
+  return it != changed.end() && of(*it) == key;
+}
+
+// The Packages directories of the suite a rewrite saved ("main/binary-amd64"), when they are
+// every component and architecture the configuration names, crossed.
+std::optional<std::set<std::string>> tracked_dirs(const Context& ctx, const AptTracked& tracked) {
+  std::set<std::string> dirs, components, architectures;
+  for (const auto& [path, sha256] : tracked.sha256) {
+    auto slash = path.find("/binary-");
+    if (slash == std::string::npos || !path.ends_with("/Packages"))
+      return std::nullopt;
+    dirs.insert(path.substr(0, path.size() - 9));
+    components.insert(path.substr(0, slash));
+    architectures.insert(path.substr(slash + 8, path.size() - 9 - slash - 8));
+  }
+  bool configured =
+      components.contains(ctx.config.component) &&
+      std::all_of(ctx.config.architectures.begin(), ctx.config.architectures.end(),
+                  [&](const std::string& a) { return a == "all" || architectures.contains(a); });
+  if (!configured || dirs.size() != components.size() * architectures.size())
+    return std::nullopt;
+  return dirs;
+}
+
+// Whether each component and architecture of `stanzas` is still one the suite lists: one the
+// configuration names, or one a package is of ("all" making no architecture).
+bool still_listed(const Context& ctx,
+                  const std::map<std::string, std::vector<AptStanza>>& stanzas) {
+  std::set<std::string> components{ctx.config.component};
+  std::set<std::string> architectures(ctx.config.architectures.begin(),
+                                      ctx.config.architectures.end());
+  for (const auto& [dir, list] : stanzas) {
+    auto slash = dir.find("/binary-");
+    if (!list.empty())
+      components.insert(dir.substr(0, slash));
+    if (std::any_of(list.begin(), list.end(), [](const AptStanza& s) { return s.arch != "all"; }))
+      architectures.insert(dir.substr(slash + 8));
+  }
+  return std::all_of(stanzas.begin(), stanzas.end(), [&](const auto& entry) {
+    auto slash = entry.first.find("/binary-");
+    return components.contains(entry.first.substr(0, slash)) &&
+           architectures.contains(entry.first.substr(slash + 8));
+  });
+}
+
+// The suite `dist` as the last rewrite left its Packages files, with the deb records changed
+// since taken out and put in again as recorded now; nothing where that cannot be trusted: no
+// texts saved, a file that is not what was saved (a run killed before its commit, a hand's
+// edit), a changed package of a component or architecture the suite has no file for, a
+// component or architecture left with no package and not configured, or a configuration that
+// names another.
+Result<std::optional<Spliced>> splice_suite(const Context& ctx, const std::string& dist,
+                                            const std::string& suite_dir) {
+  OPSKIT_TRY_ASSIGN(auto tracked, ctx.state.apt_tracked(dist));
+  if (!tracked)
+    return std::nullopt;
+  auto dirs = tracked_dirs(ctx, *tracked);
+  if (!dirs)
+    return std::nullopt;
+  Spliced out;
+  // The changed packages still recorded, each as its stanza, by the directories it goes in.
+  std::map<std::string, std::vector<AptStanza>> made;
+  for (const auto& id : tracked->changed) {
+    OPSKIT_TRY_ASSIGN(auto record,
+                      ctx.state.find(PackageFormat::deb, dist, id.name, id.version, id.arch));
+    if (!record)
+      continue;
+    std::string& text = out.texts.emplace_back();
+    append_packages_stanza(text, *record);
+    auto stanza = packages_stanzas(text);
+    if (!stanza || stanza->size() != 1 || stanza->front().name != record->name ||
+        stanza->front().version != record->version || stanza->front().arch != record->arch)
+      return std::nullopt;
+    bool placed = false;
+    for (const auto& dir : *dirs)
+      if (dir.starts_with(record->component + "/binary-") &&
+          (record->arch == "all" || dir.ends_with("/binary-" + record->arch))) {
+        made[dir].push_back(stanza->front());
+        placed = true;
+      }
+    if (!placed)
+      return std::nullopt;
+  }
+  for (const auto& dir : *dirs) {
+    std::string path = dir + "/Packages";
+    auto bytes = read_file(join_path(suite_dir, path));
+    if (!bytes || sha256_hex(*bytes) != tracked->sha256.at(path))
+      return std::nullopt;
+    auto old = packages_stanzas(out.texts.emplace_back(std::move(*bytes)));
+    if (!old)
+      return std::nullopt;
+    std::vector<AptStanza>& stanzas = out.stanzas[dir];
+    stanzas.reserve(old->size() + made[dir].size());
+    for (const auto& s : *old)
+      if (!is_changed(s, tracked->changed))
+        stanzas.push_back(s);
+    for (const auto& s : made[dir]) {
+      auto at = std::upper_bound(
+          stanzas.begin(), stanzas.end(), s, [](const AptStanza& a, const AptStanza& b) {
+            return apt_before(a.name, a.version, a.arch, b.name, b.version, b.arch);
+          });
+      stanzas.insert(at, s);
+    }
+  }
+  if (!still_listed(ctx, out.stanzas))
+    return std::nullopt;
+  return out;
+}
+
+// The SHA-256 of each Packages text the suite's Release lists, by path in the suite.
+std::map<std::string, std::string> packages_sha256(const Suite& suite) {
+  std::map<std::string, std::string> out;
+  for (auto& [path, entry] : release_hashes(suite.index.release, "SHA256"))
+    if (path.ends_with("/Packages"))
+      out.emplace(path, std::move(entry.hash));
+  return out;
 }
 
 // The by-hash names that the Release in `dir` lists: the generation clients may hold.
@@ -162,7 +316,10 @@ write_deb_suites(const Context& ctx, std::vector<PackageRecord> records,
   // Everything in memory and signed before the first file is touched.
   std::vector<Suite> built;
   for (const auto& [distro, codename] : suites) {
-    OPSKIT_TRY_ASSIGN(auto suite, build_suite(ctx, records, distro, codename, signer));
+    auto input =
+        suite_input(ctx, codename, join_path(ctx.publication, detail::deb_suite(distro, codename)));
+    input.packages = take_records(records, fmt::format("{}/{}", distro, codename));
+    OPSKIT_TRY_ASSIGN(auto suite, build_suite(distro, codename, input, signer));
     built.push_back(std::move(suite));
   }
   std::vector<WrittenIndex> report;
@@ -171,6 +328,36 @@ write_deb_suites(const Context& ctx, std::vector<PackageRecord> records,
     report.push_back({PackageFormat::deb, suite.dir, suite.packages, std::move(files)});
   }
   return report;
+}
+
+Result<void> rewrite_deb_suites(const Context& ctx,
+                                const std::vector<std::pair<std::string, std::string>>& suites,
+                                std::optional<Signer>& signer) {
+  std::optional<std::vector<PackageRecord>> records; // read once, if a suite needs them
+  std::deque<Spliced> spliced;
+  std::vector<std::pair<std::string, Suite>> built; // by dist
+  for (const auto& [distro, codename] : suites) {
+    std::string dist = fmt::format("{}/{}", distro, codename);
+    std::string dir = join_path(ctx.publication, detail::deb_suite(distro, codename));
+    auto input = suite_input(ctx, codename, dir);
+    OPSKIT_TRY_ASSIGN(auto splice, splice_suite(ctx, dist, dir));
+    if (splice) {
+      input.stanzas = std::move(spliced.emplace_back(std::move(*splice)).stanzas);
+    } else {
+      if (!records) {
+        OPSKIT_TRY_ASSIGN(auto all, ctx.state.packages(PackageFormat::deb));
+        records = std::move(all);
+      }
+      input.packages = take_records(*records, dist);
+    }
+    OPSKIT_TRY_ASSIGN(auto suite, build_suite(distro, codename, input, signer));
+    built.emplace_back(std::move(dist), std::move(suite));
+  }
+  for (const auto& [dist, suite] : built) {
+    OPSKIT_TRY(place_suite(ctx, suite));
+    OPSKIT_TRY(ctx.state.save_apt_texts(dist, packages_sha256(suite)));
+  }
+  return {};
 }
 
 } // namespace opskit::repo::ops

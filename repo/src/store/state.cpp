@@ -45,24 +45,36 @@ CREATE TABLE IF NOT EXISTS yum_runs (
 CREATE TABLE IF NOT EXISTS yum_changed (
   dist TEXT NOT NULL, name TEXT NOT NULL, version TEXT NOT NULL, arch TEXT NOT NULL,
   PRIMARY KEY (dist, name, version, arch)) WITHOUT ROWID;
+-- The SHA-256 of each Packages text of an apt suite (a deb dist) as the last rewrite wrote it
+-- (see ops::rewrite_deb_suites), and the identities of the dist's deb records changed since.
+CREATE TABLE IF NOT EXISTS apt_texts (
+  dist TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL,
+  PRIMARY KEY (dist, path)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS apt_changed (
+  dist TEXT NOT NULL, name TEXT NOT NULL, version TEXT NOT NULL, arch TEXT NOT NULL,
+  PRIMARY KEY (dist, name, version, arch)) WITHOUT ROWID;
 )sql";
 
 // The triggers that note in yum_changed each rpm record inserted, changed or removed in a dist
-// whose runs are saved. (A conflict clause in a trigger gives way to the statement's: they
-// look before they insert.)
-std::string yum_triggers() {
+// whose runs are saved, and in apt_changed each deb record of a dist whose texts are. (A
+// conflict clause in a trigger gives way to the statement's: they look before they insert.)
+std::string change_triggers() {
   auto note = [](std::string_view row) {
-    return fmt::format(
-        "INSERT INTO yum_changed SELECT {0}.dist, {0}.name, {0}.version, {0}.arch "
-        "WHERE {0}.format = 'rpm' AND EXISTS (SELECT 1 FROM yum_tracked WHERE dist = {0}.dist) "
-        "AND NOT EXISTS (SELECT 1 FROM yum_changed WHERE dist = {0}.dist AND name = {0}.name "
-        "AND version = {0}.version AND arch = {0}.arch);",
-        row);
+    std::string sql;
+    for (auto [prefix, format, tracked] :
+         {std::tuple{"yum", "rpm", "yum_tracked"}, std::tuple{"apt", "deb", "apt_texts"}})
+      sql += fmt::format(
+          "INSERT INTO {1}_changed SELECT {0}.dist, {0}.name, {0}.version, {0}.arch "
+          "WHERE {0}.format = '{2}' AND EXISTS (SELECT 1 FROM {3} WHERE dist = {0}.dist) "
+          "AND NOT EXISTS (SELECT 1 FROM {1}_changed WHERE dist = {0}.dist AND name = {0}.name "
+          "AND version = {0}.version AND arch = {0}.arch);",
+          row, prefix, format, tracked);
+    return sql;
   };
   return fmt::format(
-      "CREATE TRIGGER IF NOT EXISTS yum_inserted AFTER INSERT ON packages BEGIN {} END;"
-      "CREATE TRIGGER IF NOT EXISTS yum_removed AFTER DELETE ON packages BEGIN {} END;"
-      "CREATE TRIGGER IF NOT EXISTS yum_updated AFTER UPDATE ON packages BEGIN {} {} END;",
+      "CREATE TRIGGER IF NOT EXISTS changed_inserted AFTER INSERT ON packages BEGIN {} END;"
+      "CREATE TRIGGER IF NOT EXISTS changed_removed AFTER DELETE ON packages BEGIN {} END;"
+      "CREATE TRIGGER IF NOT EXISTS changed_updated AFTER UPDATE ON packages BEGIN {} {} END;",
       note("NEW"), note("OLD"), note("OLD"), note("NEW"));
 }
 
@@ -230,7 +242,15 @@ Result<State> State::open(const std::string& path, Create create) {
   OPSKIT_TRY(
       impl->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=1073741824;"));
   OPSKIT_TRY(impl->exec(k_schema));
-  OPSKIT_TRY(impl->exec(yum_triggers().c_str()));
+  // Databases made before apt_changed was noted have triggers for yum_changed alone.
+  bool old_triggers = impl->query("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND "
+                                  "name = 'yum_inserted'")
+                          .step()
+                          .value_or(false);
+  if (old_triggers)
+    OPSKIT_TRY(impl->exec("DROP TRIGGER yum_inserted; DROP TRIGGER yum_removed; "
+                          "DROP TRIGGER yum_updated;"));
+  OPSKIT_TRY(impl->exec(change_triggers().c_str()));
   // Databases made before the index fragments were kept lack their columns: add them empty
   // (indexing then writes the fragments from the metadata).
   if (!impl->exec("SELECT xml_primary FROM packages LIMIT 0"))
@@ -455,6 +475,40 @@ Result<void> State::drop_yum_runs(const std::string& dist) {
     auto q = impl_->query(sql);
     q.bind(dist);
     OPSKIT_TRY(q.step());
+  }
+  return {};
+}
+
+Result<std::optional<AptTracked>> State::apt_tracked(const std::string& dist) const {
+  AptTracked out;
+  auto texts = impl_->query("SELECT path, sha256 FROM apt_texts WHERE dist = ?");
+  texts.bind(dist);
+  OPSKIT_TRY(for_each_row(
+      texts, [&](sqlite3_stmt* s) { out.sha256.emplace(column_text(s, 0), column_text(s, 1)); }));
+  if (out.sha256.empty())
+    return std::nullopt;
+  auto changed = impl_->query("SELECT name, version, arch FROM apt_changed WHERE dist = ? "
+                              "ORDER BY name, version, arch");
+  changed.bind(dist);
+  OPSKIT_TRY(for_each_row(changed, [&](sqlite3_stmt* s) {
+    out.changed.push_back({column_text(s, 0), column_text(s, 1), column_text(s, 2)});
+  }));
+  return out;
+}
+
+Result<void> State::save_apt_texts(const std::string& dist,
+                                   const std::map<std::string, std::string>& sha256_by_path) {
+  for (const char* sql :
+       {"DELETE FROM apt_texts WHERE dist = ?", "DELETE FROM apt_changed WHERE dist = ?"}) {
+    auto q = impl_->query(sql);
+    q.bind(dist);
+    OPSKIT_TRY(q.step());
+  }
+  auto insert = impl_->query("INSERT INTO apt_texts (dist, path, sha256) VALUES (?, ?, ?)");
+  for (const auto& [path, sha256] : sha256_by_path) {
+    insert.bind(dist).bind(path).bind(sha256);
+    OPSKIT_TRY(insert.step());
+    insert.reset();
   }
   return {};
 }

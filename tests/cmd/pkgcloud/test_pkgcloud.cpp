@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 
 #include "fixture.hpp"
 #include "opskit/file.hpp"
+#include "opskit/repo/codec/digest.hpp"
 #include "opskit/text.hpp"
 #include "pattern.hpp"
 
@@ -270,6 +272,79 @@ TEST_CASE("pkgcloud: a suite whose Release listed SHA512 keeps those copies one 
   CHECK(fs::exists(old_copy));
   REQUIRE(pkgcloud(repo, {"push", deb("third")}, k_epoch).exit_status == 0);
   CHECK_FALSE(fs::exists(old_copy));
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: push, replace and rm change the suite's last Packages by the packages they "
+          "change, and write what index writes",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto deb = [&](const std::string& name, const std::string& arch, const std::string& extra = "") {
+    std::string where = dir / (name + std::to_string(extra.size()));
+    fs::create_directories(where);
+    return dpkg_deb_build(where, name, control(name, "1.0", arch) + extra);
+  };
+  std::string suite = repo + "/public/deb/debian/dists/bookworm";
+  std::string packages = suite + "/main/binary-amd64/Packages";
+  // What the state says the last rewrite wrote, and what it has seen change since.
+  auto tracked = [&] {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((repo + "/.pkgcloud/state.db").c_str(), &db) == SQLITE_OK);
+    std::string out;
+    sqlite3_exec(
+        db, "SELECT path, sha256 FROM apt_texts UNION ALL SELECT name, arch FROM apt_changed",
+        [](void* into, int, char** row, char**) {
+          *static_cast<std::string*>(into) += std::string(row[0]) + " " + row[1] + "\n";
+          return 0;
+        },
+        &out, nullptr);
+    sqlite3_close(db);
+    return out;
+  };
+  REQUIRE(
+      pkgcloud(repo, {"push", deb("hello", "amd64"), deb("tool", "all")}, k_epoch).exit_status ==
+      0);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"push", deb("alpha", "amd64"), deb("zulu", "amd64")},
+           {"push", "--replace", deb("hello", "amd64", "Homepage: x\n")},
+           {"rm", "tool"},
+           {"push", "--component", "contrib", deb("other", "amd64")},
+           {"push", deb("middle", "all")}}) {
+    auto run = pkgcloud(repo, args, k_epoch);
+    INFO(args.front() << " " << args.back() << ": " << run.err);
+    REQUIRE(run.exit_status == 0);
+    std::string expected;
+    for (const char* path : {"contrib/binary-amd64/Packages", "main/binary-amd64/Packages"})
+      if (auto bytes = opskit::read_file(suite + "/" + path))
+        expected += fmt::format("{} {}\n", path, opskit::repo::sha256_hex(*bytes));
+    CHECK(tracked() == expected);
+  }
+  auto text = *opskit::read_file(packages);
+  CHECK(text.find("Homepage: x") != std::string::npos);
+  CHECK(text.find("Package: tool\n") == std::string::npos);
+  CHECK(text.find("Package: alpha\n") < text.find("Package: hello\n"));
+  CHECK(text.find("Package: middle\n") < text.find("Package: zulu\n"));
+
+  auto files = [&] {
+    std::map<std::string, std::string> out;
+    for (const char* name :
+         {"Release", "main/binary-amd64/Packages", "main/binary-amd64/Packages.gz",
+          "main/binary-amd64/Packages.xz", "contrib/binary-amd64/Packages"})
+      out[name] = *opskit::read_file(suite + "/" + name);
+    return out;
+  };
+  auto spliced = files();
+  REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);
+  CHECK(files() == spliced);
+
+  // A Packages file that is not the one the state knows is not spliced into: the next push
+  // writes the suite from its records.
+  std::ofstream(packages, std::ios::app) << "\nPackage: forged\nVersion: 1\nArchitecture: amd64\n";
+  REQUIRE(pkgcloud(repo, {"push", deb("last", "amd64")}, k_epoch).exit_status == 0);
+  text = *opskit::read_file(packages);
+  CHECK(text.find("forged") == std::string::npos);
+  CHECK(text.find("Package: last\n") != std::string::npos);
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 

@@ -41,16 +41,27 @@
 
 namespace opskit::repo {
 
-bool apt_run_ends(const PackageRecord& r) {
+bool apt_run_ends(std::string_view name, std::string_view version, std::string_view arch) {
   constexpr std::uint64_t k_run_packages = 256; // on average in a run
   std::uint64_t h = 14695981039346656037u;      // FNV-1a, fixed so that output is too
-  for (std::string_view part :
-       {std::string_view(r.name), std::string_view(r.version), std::string_view(r.arch)}) {
+  for (std::string_view part : {name, version, arch}) {
     for (char c : part)
       h = (h ^ static_cast<unsigned char>(c)) * 1099511628211u;
     h *= 1099511628211u; // a NUL between the parts
   }
   return h % k_run_packages == 0;
+}
+
+bool apt_before(std::string_view name, std::string_view version, std::string_view arch,
+                std::string_view other_name, std::string_view other_version,
+                std::string_view other_arch) noexcept {
+  if (name != other_name)
+    return name < other_name;
+  if (int c = compare_deb_versions(version, other_version); c != 0)
+    return c < 0;
+  if (arch != other_arch)
+    return arch < other_arch;
+  return version < other_version;
 }
 
 void append_packages_stanza(std::string& out, const PackageRecord& r) {
@@ -90,22 +101,25 @@ Result<AptReleaseFields> release_fields(const AptSuiteInput& input) {
     if (r.arch != "all")
       fields.architectures.insert(r.arch);
   }
+  for (const auto& [dir, stanzas] : input.stanzas) {
+    auto slash = dir.find("/binary-");
+    if (slash == std::string::npos)
+      return fail(fmt::format("suite {}: no Packages file in {}", input.codename, dir));
+    fields.components.insert(dir.substr(0, slash));
+    fields.architectures.insert(dir.substr(slash + 8));
+  }
   if (fields.architectures.empty())
     return fail(fmt::format("suite {}: no architectures", input.codename));
   return fields;
 }
 
-// The records in the order of the Packages files: by name, dpkg version order and arch.
+// The records in the order of the Packages files.
 std::vector<const PackageRecord*> sorted_records(const std::vector<PackageRecord>& records) {
   std::vector<const PackageRecord*> sorted;
   for (const auto& r : records)
     sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(), [](const PackageRecord* a, const PackageRecord* b) {
-    if (a->name != b->name)
-      return a->name < b->name;
-    if (int c = compare_deb_versions(a->version, b->version); c != 0)
-      return c < 0;
-    return a->arch < b->arch;
+    return apt_before(a->name, a->version, a->arch, b->name, b->version, b->arch);
   });
   return sorted;
 }
@@ -120,6 +134,19 @@ struct Runs {
   std::string text;
   std::vector<Run> runs;
 };
+
+// The runs of `out.text`, each ending at one of `ends` (ascending) or at the end of the text.
+void cut_runs(Runs& out, std::vector<std::size_t> ends) {
+  if (ends.empty() || ends.back() != out.text.size())
+    ends.push_back(out.text.size());
+  std::string_view text = out.text;
+  std::size_t begin = 0;
+  for (std::size_t end : ends) {
+    auto run = text.substr(begin, end - begin);
+    out.runs.push_back({run, Sha256Stream().update(run).raw()});
+    begin = end;
+  }
+}
 
 // The runs of <component>/binary-<arch>/Packages: the stanzas of its records, "all" among them,
 // a blank line between two; a run after the first starts with that blank line. The stanzas are
@@ -144,15 +171,26 @@ Runs packages_runs(const std::vector<const PackageRecord*>& sorted, std::string_
     if (apt_run_ends(*ours[i]))
       ends.push_back(out.text.size());
   }
-  if (ends.empty() || ends.back() != out.text.size())
-    ends.push_back(out.text.size());
-  std::string_view text = out.text;
-  std::size_t begin = 0;
-  for (std::size_t end : ends) {
-    auto run = text.substr(begin, end - begin);
-    out.runs.push_back({run, Sha256Stream().update(run).raw()});
-    begin = end;
+  cut_runs(out, std::move(ends));
+  return out;
+}
+
+// The same of a Packages file given as its stanzas, in order.
+Runs stanza_runs(const std::vector<AptStanza>& stanzas) {
+  Runs out;
+  std::size_t size = 0;
+  for (const auto& s : stanzas)
+    size += s.text.size() + 1;
+  out.text.reserve(size);
+  std::vector<std::size_t> ends;
+  for (std::size_t i = 0; i < stanzas.size(); ++i) {
+    if (i > 0)
+      out.text.push_back('\n');
+    out.text += stanzas[i].text;
+    if (apt_run_ends(stanzas[i].name, stanzas[i].version, stanzas[i].arch))
+      ends.push_back(out.text.size());
   }
+  cut_runs(out, std::move(ends));
   return out;
 }
 
@@ -267,7 +305,11 @@ Result<AptSuiteIndex> build_apt_suite(const AptSuiteInput& input) {
       std::string dir = fmt::format("{}/binary-{}", component, arch);
       Previous previous;
       read_previous(input, dir, previous);
-      OPSKIT_TRY(add_packages(files, dir, packages_runs(sorted, component, arch), previous));
+      auto given = input.stanzas.find(dir);
+      Runs runs = input.stanzas.empty()          ? packages_runs(sorted, component, arch)
+                  : given != input.stanzas.end() ? stanza_runs(given->second)
+                                                 : stanza_runs({});
+      OPSKIT_TRY(add_packages(files, dir, std::move(runs), previous));
     }
   AptSuiteIndex index;
   index.files = std::move(files.indexes);

@@ -265,3 +265,63 @@ TEST_CASE("apt index: previous files that do not pair up are not copied from", "
   for (std::size_t i = 0; i < fresh->files.size(); ++i)
     CHECK(after->files[i].data == fresh->files[i].data);
 }
+
+TEST_CASE("apt index: a Packages text reads back as its stanzas, each with its identity",
+          "[repo][apt]") {
+  auto built = build_apt_suite(input());
+  REQUIRE(built);
+  const std::string& text = find(*built, "main/binary-amd64/Packages")->data;
+  auto stanzas = packages_stanzas(text);
+  REQUIRE(stanzas);
+  REQUIRE(stanzas->size() == 3); // app 1.9, app 1.10, tool (all); zed is arm64's
+  CHECK(stanzas->at(0).name == "app");
+  CHECK(stanzas->at(0).version == "1.9");
+  CHECK(stanzas->at(1).version == "1.10");
+  CHECK(stanzas->at(2).name == "tool");
+  CHECK(stanzas->at(2).version == "1:1.0");
+  CHECK(stanzas->at(2).arch == "all");
+  std::string joined;
+  for (const auto& s : *stanzas)
+    joined += (joined.empty() ? "" : "\n") + std::string(s.text);
+  CHECK(joined == text);
+  // Field names in any case, as dpkg reads them; a field whose name only starts alike is not it.
+  auto odd = packages_stanzas("package: a\nPackage-Type: udeb\nVERSION: 1\narchitecture: amd64\n");
+  REQUIRE(odd);
+  CHECK(odd->at(0).name == "a");
+  CHECK(odd->at(0).version == "1");
+  CHECK_FALSE(packages_stanzas("Package: a\nVersion: 1\n"));
+  CHECK(packages_stanzas("")->empty());
+}
+
+TEST_CASE("apt index: a suite given as its stanzas is the suite its records make, byte for byte",
+          "[repo][apt]") {
+  auto in = input();
+  in.architectures = {"amd64", "arm64"};
+  in.packages = many(40, 3);
+  in.packages.push_back(record("tool", "1:1.0", "all"));
+  auto from_records = build_apt_suite(in);
+  REQUIRE(from_records);
+  AptSuiteInput given = in;
+  given.packages.clear();
+  for (const char* dir : {"main/binary-amd64", "main/binary-arm64"}) {
+    auto stanzas = packages_stanzas(find(*from_records, std::string(dir) + "/Packages")->data);
+    REQUIRE(stanzas);
+    given.stanzas[dir] = *stanzas;
+  }
+  auto from_stanzas = build_apt_suite(given);
+  REQUIRE(from_stanzas);
+  CHECK(from_stanzas->release == from_records->release);
+  REQUIRE(from_stanzas->files.size() == from_records->files.size());
+  for (std::size_t i = 0; i < from_records->files.size(); ++i) {
+    CHECK(from_stanzas->files[i].path == from_records->files[i].path);
+    CHECK(from_stanzas->files[i].data == from_records->files[i].data);
+  }
+}
+
+TEST_CASE("apt index: versions dpkg finds equal are ordered by their text", "[repo][apt]") {
+  CHECK(apt_before("a", "1.0", "amd64", "a", "1.0-0", "amd64"));
+  CHECK_FALSE(apt_before("a", "1.0-0", "amd64", "a", "1.0", "amd64"));
+  CHECK(apt_before("a", "1.9", "amd64", "a", "1.10", "amd64"));
+  CHECK(apt_before("a", "1.0", "amd64", "a", "1.0", "arm64"));
+  CHECK(apt_before("a", "9", "arm64", "b", "1", "amd64"));
+}

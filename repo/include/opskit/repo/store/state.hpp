@@ -63,6 +63,13 @@ public:
                              const std::map<std::string, std::vector<YumRunRecord>>& runs);
   // Forgets the runs of `dist` and its changes.
   Result<void> drop_yum_runs(const std::string& dist);
+  // The SHA-256 of each Packages text of the apt suite `dist` ("debian/bookworm") as a rewrite
+  // saved them, by path in the suite, and the deb records of `dist` changed since (triggers
+  // note them, whatever changes them); nothing when no texts are saved.
+  Result<std::optional<AptTracked>> apt_tracked(const std::string& dist) const;
+  // Saves the texts' SHA-256 of the suite `dist`, with no changes since.
+  Result<void> save_apt_texts(const std::string& dist,
+                              const std::map<std::string, std::string>& sha256_by_path);
   // The package with this identity, if recorded.
   Result<std::optional<PackageRecord>> find(PackageFormat format, const std::string& dist,
                                             const std::string& name, const std::string& version,

@@ -57,4 +57,12 @@ struct YumTracked {
   std::vector<YumIdentity> changed;                      // sorted
 };
 
+// The Packages texts of an apt suite as a rewrite saved them: the SHA-256 (hex) of each, by
+// path in the suite ("main/binary-amd64/Packages"), and the identities (name, version, arch)
+// of the suite's deb records changed since, sorted.
+struct AptTracked {
+  std::map<std::string, std::string> sha256;
+  std::vector<YumIdentity> changed;
+};
+
 } // namespace opskit::repo
