@@ -40,7 +40,9 @@ std::optional<std::vector<AptStanza>> packages_stanzas(std::string_view text) {
     s.text = text.substr(at, end - at);
     if (s.text.empty() || s.text.back() != '\n')
       return std::nullopt;
-    for (std::size_t line = 0; line < s.text.size();) {
+    // A control file names each field once: the reading stops at the last of the three.
+    for (std::size_t line = 0;
+         line < s.text.size() && (s.name.empty() || s.version.empty() || s.arch.empty());) {
       std::size_t eol = s.text.find('\n', line);
       std::string_view l = s.text.substr(line, eol - line);
       for (auto [name, into] : {std::pair{"Package", &s.name}, std::pair{"Version", &s.version},
