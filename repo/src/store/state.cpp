@@ -242,15 +242,20 @@ Result<State> State::open(const std::string& path, Create create) {
   OPSKIT_TRY(
       impl->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=1073741824;"));
   OPSKIT_TRY(impl->exec(k_schema));
-  // Databases made before apt_changed was noted have triggers for yum_changed alone.
+  // Databases made before apt_changed was noted have triggers for yum_changed alone: they give
+  // way to the new ones at once, whoever else opens the database meanwhile (a failure leaves
+  // the transaction to the connection's close, which rolls it back).
   bool old_triggers = impl->query("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND "
                                   "name = 'yum_inserted'")
                           .step()
                           .value_or(false);
-  if (old_triggers)
-    OPSKIT_TRY(impl->exec("DROP TRIGGER yum_inserted; DROP TRIGGER yum_removed; "
-                          "DROP TRIGGER yum_updated;"));
-  OPSKIT_TRY(impl->exec(change_triggers().c_str()));
+  OPSKIT_TRY(impl->exec((old_triggers
+                             ? fmt::format("BEGIN IMMEDIATE; DROP TRIGGER IF EXISTS yum_inserted; "
+                                           "DROP TRIGGER IF EXISTS yum_removed; "
+                                           "DROP TRIGGER IF EXISTS yum_updated; {} COMMIT;",
+                                           change_triggers())
+                             : change_triggers())
+                            .c_str()));
   // Databases made before the index fragments were kept lack their columns: add them empty
   // (indexing then writes the fragments from the metadata).
   if (!impl->exec("SELECT xml_primary FROM packages LIMIT 0"))

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
+
+#include <sqlite3.h>
 
 #include "opskit/repo/store/state.hpp"
 #include "temp_dir.hpp"
@@ -187,4 +190,79 @@ TEST_CASE("state: a moved State keeps its database and the transaction begun bef
   auto reopened = State::open(dir / "state.db", State::Create::no);
   REQUIRE(reopened);
   CHECK(config_of(*reopened, "during") == "2");
+}
+
+TEST_CASE("state: saved apt texts come back with every deb record of their dist changed since",
+          "[repo][apt]") {
+  opskit::test::TempDir dir;
+  auto state = State::open(dir / "state.db", State::Create::yes);
+  REQUIRE(state);
+  auto deb = [](const std::string& name, const std::string& dist = "debian/bookworm") {
+    PackageRecord r = rpm(name, name);
+    r.format = PackageFormat::deb;
+    r.dist = dist;
+    r.arch = "amd64";
+    return r;
+  };
+  REQUIRE(state->put(deb("a")));
+  auto none = state->apt_tracked("debian/bookworm");
+  REQUIRE(none);
+  CHECK_FALSE(*none);
+
+  std::map<std::string, std::string> texts{{"main/binary-amd64/Packages", std::string(64, 'c')}};
+  REQUIRE(state->save_apt_texts("debian/bookworm", texts));
+  REQUIRE(state->put(deb("b")));
+  auto a = state->find(PackageFormat::deb, "debian/bookworm", "a", "1.0-1", "amd64");
+  REQUIRE(a);
+  REQUIRE(*a);
+  REQUIRE(state->remove((*a)->id));
+  REQUIRE(state->put(deb("c", "debian/trixie"))); // a dist without saved texts
+  REQUIRE(state->put(rpm("d", "d")));             // an rpm
+  auto since = state->apt_tracked("debian/bookworm");
+  REQUIRE(since);
+  REQUIRE(*since);
+  CHECK((*since)->sha256 == texts);
+  std::vector<std::string> changed;
+  for (const auto& id : (*since)->changed)
+    changed.push_back(id.name + " " + id.version + " " + id.arch);
+  CHECK(changed == std::vector<std::string>{"a 1.0-1 amd64", "b 1.0-1 amd64"});
+
+  REQUIRE(state->save_apt_texts("debian/bookworm", texts));
+  auto again = state->apt_tracked("debian/bookworm");
+  REQUIRE(again);
+  REQUIRE(*again);
+  CHECK((*again)->changed.empty());
+}
+
+TEST_CASE("state: a database whose triggers note rpm changes alone notes deb changes once opened",
+          "[repo][apt]") {
+  opskit::test::TempDir dir;
+  {
+    auto state = State::open(dir / "state.db", State::Create::yes);
+    REQUIRE(state);
+  }
+  // The triggers of before: yum_changed alone.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((dir / "state.db").c_str(), &db) == SQLITE_OK);
+  for (const char* sql :
+       {"DROP TRIGGER changed_inserted", "DROP TRIGGER changed_removed",
+        "DROP TRIGGER changed_updated",
+        "CREATE TRIGGER yum_inserted AFTER INSERT ON packages BEGIN SELECT 1; END",
+        "CREATE TRIGGER yum_removed AFTER DELETE ON packages BEGIN SELECT 1; END",
+        "CREATE TRIGGER yum_updated AFTER UPDATE ON packages BEGIN SELECT 1; END",
+        "INSERT INTO apt_texts VALUES ('debian/bookworm', 'main/binary-amd64/Packages', 'x')"})
+    REQUIRE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+
+  auto state = State::open(dir / "state.db", State::Create::no);
+  REQUIRE(state);
+  PackageRecord r = rpm("a", "a");
+  r.format = PackageFormat::deb;
+  r.dist = "debian/bookworm";
+  REQUIRE(state->put(r));
+  auto tracked = state->apt_tracked("debian/bookworm");
+  REQUIRE(tracked);
+  REQUIRE(*tracked);
+  REQUIRE((*tracked)->changed.size() == 1);
+  CHECK((*tracked)->changed[0].name == "a");
 }
