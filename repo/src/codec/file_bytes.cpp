@@ -2,6 +2,7 @@
 #include "codec/file_bytes.hpp"
 
 #include <cerrno>
+#include <memory>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -43,6 +44,24 @@ Result<std::string> read_whole(const UniqueFd& fd, std::size_t size, const std::
   return data;
 }
 
+Result<void> read_pieces(const UniqueFd& fd, std::uint64_t from, std::uint64_t size,
+                         const std::string& path,
+                         const std::function<void(std::string_view)>& piece, std::size_t buffer) {
+  auto bytes = std::make_unique_for_overwrite<char[]>(buffer);
+  for (std::uint64_t done = 0; done < size;) {
+    std::size_t want = std::min<std::uint64_t>(buffer, size - done);
+    ssize_t n = ::pread(fd.get(), bytes.get(), want, static_cast<off_t>(from + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return fail(n < 0 ? Error::from_errno("read", path)
+                        : Error(fmt::format("{}: shorter than it was", path)));
+    piece(std::string_view(bytes.get(), static_cast<std::size_t>(n)));
+    done += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
 Result<std::pair<std::string, std::string>> md5_and_sha256(const UniqueFd& fd, std::uint64_t from,
                                                            std::uint64_t size,
                                                            const std::string& path) {
@@ -50,18 +69,10 @@ Result<std::pair<std::string, std::string>> md5_and_sha256(const UniqueFd& fd, s
   if (!md5 || EVP_DigestInit_ex(md5.get(), EVP_md5(), nullptr) != 1)
     return fail("MD5: cannot initialise the digest");
   Sha256Stream sha256;
-  std::string buffer(1 << 20, '\0');
-  for (std::uint64_t done = 0; done < size;) {
-    std::size_t want = std::min<std::uint64_t>(buffer.size(), size - done);
-    ssize_t n = ::pread(fd.get(), buffer.data(), want, static_cast<off_t>(from + done));
-    if (n <= 0)
-      return fail(n < 0 ? Error::from_errno("read", path)
-                        : Error(fmt::format("{}: shorter than it was", path)));
-    std::string_view piece(buffer.data(), static_cast<std::size_t>(n));
+  OPSKIT_TRY(read_pieces(fd, from, size, path, [&](std::string_view piece) {
     EVP_DigestUpdate(md5.get(), piece.data(), piece.size());
     sha256.update(piece);
-    done += piece.size();
-  }
+  }));
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned length = 0;
   EVP_DigestFinal_ex(md5.get(), digest, &length);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,9 +29,15 @@ Result<std::pair<UniqueFd, std::size_t>> open_regular(const std::string& path);
 // Reads the rest of open file `fd`, `size` bytes long (fewer if it shrinks); `path` names it.
 Result<std::string> read_whole(const UniqueFd& fd, std::size_t size, const std::string& path);
 
-// The MD5 and SHA-256 (hex) of `size` bytes of open file `fd` from `from`, read a MiB at a
-// time so that memory stays flat however large it is; `path` names it in an error, also when
-// it is shorter than that.
+// Gives `size` bytes of open file `fd` from `from` to `piece` in order, read `buffer` bytes at a
+// time into one buffer, so that memory stays flat however large the file is and what `piece`
+// reads is in cache; `path` names the file in an error, also when it is shorter than that.
+Result<void> read_pieces(const UniqueFd& fd, std::uint64_t from, std::uint64_t size,
+                         const std::string& path,
+                         const std::function<void(std::string_view)>& piece,
+                         std::size_t buffer = std::size_t{1} << 20);
+
+// The MD5 and SHA-256 (hex) of `size` bytes of open file `fd` from `from` (see read_pieces).
 Result<std::pair<std::string, std::string>>
 md5_and_sha256(const UniqueFd& fd, std::uint64_t from, std::uint64_t size, const std::string& path);
 

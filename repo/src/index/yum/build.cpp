@@ -8,13 +8,13 @@
 // SHA-256 of its text; the key of a run's is the SHA-256 of what its fragments are made from
 // (document, and each package's pkgid, pool file and size), so that a rewrite knows which runs
 // it can copy without reading a single fragment. A copied run's text, which the document's
-// open-checksum covers, comes from YumPrevious::text; only the runs compressed anew need their
-// fragments, and a carried run (see YumRun) its entries.
+// open-checksum covers, comes from YumPrevious::text, streamed into the checksum as it is read;
+// only the runs compressed anew need their fragments, and a carried run (see YumRun) its entries.
 //
 // The work is one task per compressed member plus one per document for its open-checksum
 // (SHA-256 cannot be split), spread over the CPUs. A member's text is the concatenation of its
-// pieces: views of the tags, the kept texts and the fragments (with a "\n" after a fragment that
-// lacks one).
+// pieces: views of the tags and the fragments (with a "\n" after a fragment that lacks one), or
+// the kept text of a copied run.
 #include "opskit/repo/index/yum/build.hpp"
 
 #include <array>
@@ -57,6 +57,8 @@ using Pieces = std::vector<std::string_view>;
 struct Member {
   std::string key;
   Pieces pieces;
+  std::optional<YumKeptText> kept;         // a copied run's text
+  std::size_t kept_size = 0;
   std::string_view bytes;                  // the compressed member, copied or made
   Result<std::string> made{std::string()}; // when compressed anew
   std::string text;                        // a run compressed anew: its text, to be kept
@@ -71,6 +73,7 @@ struct Doc {
   std::unordered_map<std::string_view, const GzipMember*> reusable;
   std::string open_sha;
   std::size_t open_size = 0;
+  Result<void> read{}; // of the kept texts, for the open-checksum
 };
 using Docs = std::array<Doc, std::size(k_kinds)>;
 
@@ -107,12 +110,11 @@ const Member& add_run(Doc& doc, const Kind& kind, const YumRun& run, const YumPr
   Member& m = doc.members.emplace_back();
   m.key = Sha256Stream().update(kind.type).update(run.key).raw();
   const GzipMember* old = previous_member(doc, m.key);
-  std::optional<std::string_view> text;
   if (old && previous.text)
-    text = previous.text(hex(m.key), old->isize);
-  if (text) {
+    m.kept = previous.text(hex(m.key), old->isize);
+  if (m.kept) {
     m.bytes = old->bytes;
-    m.pieces = {*text};
+    m.kept_size = old->isize;
   } else {
     m.fresh = true;
   }
@@ -201,14 +203,26 @@ void make_member(Member& m, Texts texts) {
     m.bytes = *m.made;
 }
 
-// The SHA-256 and size of the document's text: its members' pieces in order.
+// The SHA-256 and size of the document's text: its members' pieces and kept texts in order.
 void open_checksum(Doc& doc) {
   Sha256Stream sha;
-  for (const auto& m : doc.members)
-    for (auto piece : m.pieces) {
-      sha.update(piece);
-      doc.open_size += piece.size();
-    }
+  auto add = [&](std::string_view piece) {
+    sha.update(piece);
+    doc.open_size += piece.size();
+  };
+  for (const auto& m : doc.members) {
+    for (auto piece : m.pieces)
+      add(piece);
+    if (!m.kept)
+      continue;
+    std::size_t before = doc.open_size;
+    doc.read = (*m.kept)(add);
+    if (doc.read && doc.open_size - before != m.kept_size)
+      doc.read = fail(fmt::format("yum index: the kept text {} is not {} bytes", hex(m.key),
+                                  m.kept_size));
+    if (!doc.read)
+      return;
+  }
   doc.open_sha = sha.hex();
 }
 
@@ -231,6 +245,7 @@ void compress(Docs& docs, Texts texts) {
 
 // The compressed file: the members' bytes in order, or the first member's failure.
 Result<std::string> concatenate(const Doc& doc) {
+  OPSKIT_TRY(doc.read);
   std::size_t size = 0;
   for (const auto& m : doc.members) {
     if (!m.made)

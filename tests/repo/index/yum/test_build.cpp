@@ -28,17 +28,19 @@ std::string recompressed(const std::string& gz) {
 
 // A first build that hands out the texts of its runs (there are none to copy yet).
 YumPrevious keeping_texts() {
-  return {
-      {}, {}, {}, [](std::string_view, std::size_t) { return std::optional<std::string_view>(); }};
+  return {{}, {}, {}, [](std::string_view, std::size_t) { return std::optional<YumKeptText>(); }};
 }
 
 // The texts `index` handed out, as the caller keeps them for a rewrite.
-std::function<std::optional<std::string_view>(std::string_view, std::size_t)>
+std::function<std::optional<YumKeptText>(std::string_view, std::size_t)>
 kept_texts(const YumIndex& index) {
-  return [&index](std::string_view name, std::size_t size) -> std::optional<std::string_view> {
+  return [&index](std::string_view name, std::size_t size) -> std::optional<YumKeptText> {
     for (const auto& t : index.texts)
       if (t.path == name && t.data.size() == size)
-        return t.data;
+        return [&t](const YumTextSink& sink) -> opskit::Result<void> {
+          sink(t.data);
+          return {};
+        };
     return std::nullopt;
   };
 }
@@ -169,6 +171,30 @@ TEST_CASE("yum index: a previous member whose size disagrees is compressed anew"
   auto rewritten = build_yum_repo(packages, 5, YumPrevious{damaged, "", "", kept_texts(*before)});
   REQUIRE(rewritten);
   CHECK(file_of(*rewritten, "primary").data == file_of(*before, "primary").data);
+}
+
+TEST_CASE("yum index: a kept text that reads short or fails fails the rewrite", "[repo][rpm]") {
+  auto packages = numbered(600);
+  auto before = build_yum_repo(packages, 5, keeping_texts());
+  REQUIRE(before);
+  const std::string primary = file_of(*before, "primary").data;
+  packages.push_back(package("p10005", "", "1.0"));
+  // The text was there, of its size, when the build planned; what the open-checksum reads is not.
+  auto short_text = [](std::string_view, std::size_t) -> std::optional<YumKeptText> {
+    return [](const YumTextSink& sink) -> opskit::Result<void> {
+      sink("<package/>\n");
+      return {};
+    };
+  };
+  auto rewritten = build_yum_repo(packages, 5, YumPrevious{primary, "", "", short_text});
+  REQUIRE_FALSE(rewritten);
+  CHECK_THAT(rewritten.error().message(), Catch::Contains("kept text"));
+  auto failing = [](std::string_view, std::size_t) -> std::optional<YumKeptText> {
+    return [](const YumTextSink&) -> opskit::Result<void> { return opskit::fail("x: gone"); };
+  };
+  rewritten = build_yum_repo(packages, 5, YumPrevious{primary, "", "", failing});
+  REQUIRE_FALSE(rewritten);
+  CHECK_THAT(rewritten.error().message(), Catch::Contains("x: gone"));
 }
 
 TEST_CASE("yum index: equal input gives byte-equal metadata", "[repo][rpm]") {

@@ -30,13 +30,18 @@ struct YumIndex {
   std::vector<std::string> text_names;
 };
 
+// The text of a member a rewrite copies, kept by the caller: gives it to `sink` in order, in
+// pieces (a file read a buffer at a time need not be held whole), or fails.
+using YumTextSink = std::function<void(std::string_view)>;
+using YumKeptText = std::function<Result<void>(const YumTextSink& sink)>;
+
 // What a rewrite takes from the generation before: the compressed primary, filelists and other
 // files (any may be empty), whose members it copies when their key matches, and `text`, which
 // gives the text of a member it copies (one a build returned in YumIndex::texts) when it is
 // still kept with this size; a member whose text is not given is compressed anew.
 struct YumPrevious {
   std::string_view primary, filelists, other;
-  std::function<std::optional<std::string_view>(std::string_view name, std::size_t size)> text;
+  std::function<std::optional<YumKeptText>(std::string_view name, std::size_t size)> text;
 };
 
 // Gives the fragments of the entries that lack them (the build asks only for the runs it
