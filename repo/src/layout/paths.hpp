@@ -5,6 +5,7 @@
 // writers, the store and the tree all name paths through it; it depends on nothing of theirs.
 // Not installed.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,17 @@ inline constexpr const char* k_state_dir = ".pkgcloud";
 // pool files relative to it.
 inline constexpr const char* k_publication_dir = "public";
 
+// Whether `path` has a ".." component (which tar and so dpkg refuse to unpack).
+inline bool climbs_out(std::string_view path) noexcept {
+  for (std::size_t at = 0; at <= path.size();) {
+    std::size_t end = std::min(path.find('/', at), path.size());
+    if (path.substr(at, end - at) == "..")
+      return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 // `root`/`rel`.
 inline std::string join_path(const std::string& root, std::string_view rel) {
   return root + "/" + std::string(rel);
@@ -28,6 +40,10 @@ inline std::string state_dir(const std::string& root) {
 // The file every command that changes the repository holds locked.
 inline std::string lock_file(const std::string& root) {
   return state_dir(root) + "/lock";
+}
+// The pool directories a push is staging copies in (see tree::PoolJournal).
+inline std::string pool_journal(const std::string& root) {
+  return state_dir(root) + "/staging";
 }
 inline std::string publication_dir(const std::string& root) {
   return root + "/" + k_publication_dir;

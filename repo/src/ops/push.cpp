@@ -29,7 +29,7 @@
 #include "ops/ops.hpp"
 #include "ops/write.hpp"
 #include "opskit/atomic_file.hpp"
-#include "tree/sweep.hpp"
+#include "tree/pool_journal.hpp"
 
 namespace opskit::repo::ops {
 
@@ -166,13 +166,14 @@ private:
 
 // What the recording of a push has done so far.
 struct Batch {
-  explicit Batch(const std::string& publication) : added(publication) {}
+  Batch(const std::string& publication, tree::PoolJournal staging)
+      : journal(std::move(staging)), added(publication) {}
+  tree::PoolJournal journal; // the pool directories staged in
   StagedFiles pool_files;
   AddedFiles added;
   std::vector<const Candidate*> staged;          // what each pool file staged holds
   std::map<std::string, std::string> staged_sha; // pool path -> SHA-256
   std::vector<std::string> replaced_files;       // pool files the records pushed leave behind
-  std::set<std::string> swept;                   // pool directories cleared of stale copies
   Touched touched;
   std::vector<PushedPackage> pushed;
 };
@@ -224,9 +225,7 @@ Result<void> add_candidate(const Context& ctx, const Candidate& c, Replace repla
     std::string pool_file = join_path(ctx.publication, c.pool_path);
     if (::access(pool_file.c_str(), F_OK) != 0)
       batch.added.add(c.pool_path);
-    // what a killed push left half copied here goes before this push stages its own
-    if (std::string dir = pool_file.substr(0, pool_file.rfind('/')); batch.swept.insert(dir).second)
-      tree::remove_stale_temporaries(dir, tree::Depth::here);
+    OPSKIT_TRY(batch.journal.note(c.pool_path.substr(0, c.pool_path.rfind('/'))));
     OPSKIT_TRY_ASSIGN(auto input, detail::open_regular(c.input));
     OPSKIT_TRY_ASSIGN(auto copied, batch.pool_files.stage_copy(pool_file, input.first, r.size));
     if (copied != r.size)
@@ -273,7 +272,10 @@ Result<std::vector<PushedPackage>> push(const Context& ctx, const std::vector<st
   OPSKIT_TRY_ASSIGN(auto candidates, read_candidates(ctx, files, target));
   OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
   OPSKIT_TRY_ASSIGN(auto txn, ctx.state.begin());
-  Batch batch(ctx.publication);
+  // what a killed push left half copied goes before this push stages its own
+  OPSKIT_TRY_ASSIGN(auto journal,
+                    tree::PoolJournal::open(detail::pool_journal(ctx.root), ctx.publication));
+  Batch batch(ctx.publication, std::move(journal));
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     OPSKIT_TRY(add_candidate(ctx, candidates[i], options.replace, batch));
     if (ctx.env.progress)
@@ -281,6 +283,7 @@ Result<std::vector<PushedPackage>> push(const Context& ctx, const std::vector<st
   }
   OPSKIT_TRY(check_staged(ctx, batch));
   OPSKIT_TRY(batch.pool_files.commit());
+  OPSKIT_TRY(batch.journal.clear());
   OPSKIT_TRY(rewrite(ctx, batch.touched));
   // The files replaced records leave go once nothing can bring those records back.
   std::vector<std::string> unreferenced;

@@ -30,6 +30,7 @@
 
 #include <fmt/format.h>
 
+#include "layout/paths.hpp"
 #include "opskit/handle.hpp"
 #include "opskit/text.hpp"
 
@@ -64,29 +65,18 @@ Result<std::string> read_entry(archive* a, std::size_t limit, std::string_view w
   }
 }
 
-// Whether `path` has a ".." component, which tar and so dpkg refuse to unpack.
-bool climbs_out(std::string_view path) noexcept {
-  for (std::size_t at = 0; at <= path.size();) {
-    std::size_t end = std::min(path.find('/', at), path.size());
-    if (path.substr(at, end - at) == "..")
-      return true;
-    at = end + 1;
-  }
-  return false;
-}
-
 // An error when entry `path` of a control.tar, or what it links to, is outside the directory
 // dpkg unpacks the control.tar in. A leading '/' of a path is dropped in unpacking (as tar
 // does), not that of a symbolic link's target.
 Result<void> check_inside(archive_entry* entry, std::string_view path, std::string_view what) {
-  if (climbs_out(path))
+  if (detail::climbs_out(path))
     return fail(fmt::format("{}: '{}' is outside the package", what, excerpt(path)));
   std::string_view link;
-  if (const char* hard = archive_entry_hardlink(entry); hard && climbs_out(hard))
+  if (const char* hard = archive_entry_hardlink(entry); hard && detail::climbs_out(hard))
     link = hard;
   else if (const char* soft = archive_entry_symlink(entry);
            soft && archive_entry_filetype(entry) == AE_IFLNK &&
-           (starts_with(soft, "/") || climbs_out(soft)))
+           (starts_with(soft, "/") || detail::climbs_out(soft)))
     link = soft;
   if (!link.empty())
     return fail(fmt::format("{}: {} links to '{}', outside the package", what, excerpt(path),
