@@ -50,7 +50,9 @@ TEST_CASE("pool journal: a note that leaves the publication is not swept", "[rep
   std::string root = tmp / "public", journal = tmp / "staging";
   write(tmp / "elsewhere/.secret.tmp-1");
   write(root + "/pool/.a.tmp-1");
-  std::ofstream(journal) << "../elsewhere\n" << tmp / "elsewhere" << "\n\npool/../../elsewhere\n";
+  std::ofstream(journal) << "../elsewhere\n"
+                         << tmp / "elsewhere"
+                         << "\n\npool/../../elsewhere\n";
   REQUIRE(PoolJournal::open(journal, root));
   CHECK(fs::exists(tmp / "elsewhere/.secret.tmp-1"));
   CHECK(fs::exists(root + "/pool/.a.tmp-1"));

@@ -10,6 +10,8 @@
 // it can copy without reading a single fragment. A copied run's text, which the document's
 // open-checksum covers, comes from YumPrevious::text, streamed into the checksum as it is read;
 // only the runs compressed anew need their fragments, and a carried run (see YumRun) its entries.
+// Those fragments come from the texts of the runs they replace where those hold them (a push
+// changes one package of a run), else from the caller.
 //
 // The work is one task per compressed member plus one per document for its open-checksum
 // (SHA-256 cannot be split), spread over the CPUs. A member's text is the concatenation of its
@@ -20,9 +22,11 @@
 #include <array>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "index/yum/replaced.hpp"
 #include "opskit/parallel.hpp"
 #include "opskit/repo/codec/compress.hpp"
 #include "opskit/repo/codec/digest.hpp"
@@ -57,7 +61,7 @@ using Pieces = std::vector<std::string_view>;
 struct Member {
   std::string key;
   Pieces pieces;
-  std::optional<YumKeptText> kept;         // a copied run's text
+  std::optional<YumKeptText> kept; // a copied run's text
   std::size_t kept_size = 0;
   std::string_view bytes;                  // the compressed member, copied or made
   Result<std::string> made{std::string()}; // when compressed anew
@@ -154,6 +158,51 @@ Result<void> load_carried_runs(std::vector<YumRun>& runs, const std::vector<bool
   return {};
 }
 
+// At most this many runs of a document replaced, for a rewrite to read their fragments back
+// (ReplacedRuns): a push or an rm replaces one or two. A change to how fragments are written
+// replaces every run, and then each package's fragments come from the caller.
+constexpr std::size_t k_max_replaced = 4;
+
+// The kept texts of the runs of `doc` that the rewrite replaces (members of the previous file
+// that no new member is), to `replaced`.
+void read_replaced(const Doc& doc, ReplacedRuns::Document document, const YumPrevious& previous,
+                   ReplacedRuns& replaced) {
+  std::unordered_set<std::string_view> keys;
+  for (const auto& m : doc.members)
+    keys.insert(m.key);
+  std::vector<const GzipMember*> gone;
+  for (const auto& old : doc.previous)
+    if (!keys.contains(old.key))
+      gone.push_back(&old);
+  if (gone.size() > k_max_replaced + 1) // and the start tag, which counts the packages
+    return;
+  for (const GzipMember* old : gone) {
+    auto kept = previous.text(hex(old->key), old->isize);
+    if (!kept)
+      continue; // a tag, or a text not kept
+    std::string text;
+    text.reserve(old->isize);
+    if ((*kept)([&text](std::string_view piece) { text += piece; }) && text.size() == old->isize)
+      replaced.add(document, std::move(text));
+  }
+}
+
+// Gives the entries of the runs compressed anew that lack fragments those of the same package
+// file in the runs they replace.
+void splice_replaced(const Docs& docs, std::vector<YumRun>& runs,
+                     const std::vector<bool>& fresh_runs, const YumPrevious& previous,
+                     ReplacedRuns& replaced) {
+  if (!previous.text)
+    return;
+  for (std::size_t k = 0; k < docs.size(); ++k)
+    read_replaced(docs[k], ReplacedRuns::Document(k), previous, replaced);
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    if (fresh_runs[r])
+      for (auto& e : runs[r].entries)
+        if (e.xml.primary.empty())
+          replaced.fill(e);
+}
+
 // The fragments of every run compressed anew, where the caller left them out.
 Result<void> fill_fragments(std::vector<YumRun>& runs, const std::vector<bool>& fresh_runs,
                             const YumFill& fill) {
@@ -218,8 +267,8 @@ void open_checksum(Doc& doc) {
     std::size_t before = doc.open_size;
     doc.read = (*m.kept)(add);
     if (doc.read && doc.open_size - before != m.kept_size)
-      doc.read = fail(fmt::format("yum index: the kept text {} is not {} bytes", hex(m.key),
-                                  m.kept_size));
+      doc.read =
+          fail(fmt::format("yum index: the kept text {} is not {} bytes", hex(m.key), m.kept_size));
     if (!doc.read)
       return;
   }
@@ -323,6 +372,8 @@ Result<YumIndex> build_yum_repo(std::vector<YumRun> runs, std::time_t date,
   for (std::size_t k = 0; k < docs.size(); ++k)
     plan_doc(docs[k], k_kinds[k], runs, previous, fresh_runs);
   OPSKIT_TRY(load_carried_runs(runs, fresh_runs, entries_of));
+  ReplacedRuns replaced; // viewed by the entries it fills
+  splice_replaced(docs, runs, fresh_runs, previous, replaced);
   OPSKIT_TRY(fill_fragments(runs, fresh_runs, fill));
   paste_fragments(docs, runs);
   const Texts texts = previous.text ? Texts::keep : Texts::drop;

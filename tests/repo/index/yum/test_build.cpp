@@ -108,7 +108,42 @@ TEST_CASE("yum index: a rewrite copies the previous file's unchanged members", "
     CHECK(e.checksum == sha256_hex(file_of(*rewritten, e.type).data));
 }
 
-TEST_CASE("yum index: a rewrite asks only for the fragments of the runs it compresses",
+// `packages` as entries without fragments, and a fill that gives them on demand and counts the
+// packages it was asked for.
+struct Unfilled {
+  explicit Unfilled(const std::vector<YumPackage>& packages) {
+    for (const auto& p : packages) {
+      fragments.push_back(*yum_fragments(p));
+      evrs.push_back(p.rpm.evr());
+    }
+    for (std::size_t i = 0; i < packages.size(); ++i)
+      entries.push_back({packages[i].rpm.name,
+                         evrs[i],
+                         packages[i].rpm.arch,
+                         packages[i].sha256,
+                         packages[i].location,
+                         packages[i].size,
+                         {},
+                         i});
+  }
+  YumFill fill() {
+    return [this](std::span<YumEntry* const> wanted) -> opskit::Result<void> {
+      for (YumEntry* e : wanted) {
+        const YumFragments& f = fragments[e->source];
+        e->xml = {f.primary, f.filelists, f.other};
+        asked.insert(std::string(e->name));
+      }
+      return {};
+    };
+  }
+  std::vector<YumFragments> fragments;
+  std::vector<std::string> evrs;
+  std::vector<YumEntry> entries;
+  std::set<std::string> asked;
+};
+
+TEST_CASE("yum index: a rewrite takes the fragments of the run it replaces from its kept text, "
+          "and asks only for the package it adds",
           "[repo][rpm]") {
   auto packages = numbered(2000);
   auto before = build_yum_repo(packages, 5, keeping_texts());
@@ -119,44 +154,56 @@ TEST_CASE("yum index: a rewrite asks only for the fragments of the runs it compr
   packages.push_back(package("p10005", "", "1.0"));
   auto fresh = build_yum_repo(packages, 5);
   REQUIRE(fresh);
-  // The same packages as entries without fragments; the fill gives them on demand.
-  std::vector<YumFragments> fragments;
-  std::vector<std::string> evrs;
-  std::vector<YumEntry> entries;
-  for (const auto& p : packages) {
-    fragments.push_back(*yum_fragments(p));
-    evrs.push_back(p.rpm.evr());
-  }
-  for (std::size_t i = 0; i < packages.size(); ++i)
-    entries.push_back({packages[i].rpm.name,
-                       evrs[i],
-                       packages[i].rpm.arch,
-                       packages[i].sha256,
-                       packages[i].location,
-                       packages[i].size,
-                       {},
-                       i});
-  std::size_t asked = 0;
-  YumFill fill = [&](std::span<YumEntry* const> wanted) -> opskit::Result<void> {
-    for (YumEntry* e : wanted) {
-      const YumFragments& f = fragments[e->source];
-      e->xml = {f.primary, f.filelists, f.other};
-    }
-    asked += wanted.size();
-    return {};
-  };
+  Unfilled unfilled(packages);
   auto rewritten =
-      build_yum_repo(entries, 5, YumPrevious{primary, filelists, other, kept_texts(*before)}, fill);
+      build_yum_repo(unfilled.entries, 5,
+                     YumPrevious{primary, filelists, other, kept_texts(*before)}, unfilled.fill());
   REQUIRE(rewritten);
-  CHECK(asked > 0);
-  CHECK(asked < packages.size() / 4);
+  CHECK(unfilled.asked == std::set<std::string>{"p10005"});
   CHECK(rewritten->repomd == fresh->repomd);
   // Without the texts of the previous runs, nothing can be copied: every fragment is asked for.
-  asked = 0;
-  auto blind = build_yum_repo(entries, 5, YumPrevious{primary, filelists, other, {}}, fill);
+  Unfilled blind_fill(packages);
+  auto blind = build_yum_repo(blind_fill.entries, 5, YumPrevious{primary, filelists, other, {}},
+                              blind_fill.fill());
   REQUIRE(blind);
-  CHECK(asked == packages.size());
+  CHECK(blind_fill.asked.size() == packages.size());
   CHECK(blind->repomd == fresh->repomd);
+}
+
+TEST_CASE("yum index: a fragment of a replaced run made from another file is not taken",
+          "[repo][rpm]") {
+  auto packages = numbered(2000);
+  auto before = build_yum_repo(packages, 5, keeping_texts());
+  REQUIRE(before);
+  const std::string primary = file_of(*before, "primary").data,
+                    filelists = file_of(*before, "filelists").data,
+                    other = file_of(*before, "other").data;
+  YumPrevious previous{primary, filelists, other, kept_texts(*before)};
+  SECTION("a package of another size in a run") {
+    packages[1000].size = 200; // p10000: its run is replaced
+    Unfilled unfilled(packages);
+    auto rewritten = build_yum_repo(unfilled.entries, 5, previous, unfilled.fill());
+    REQUIRE(rewritten);
+    CHECK(unfilled.asked == std::set<std::string>{"p10000"});
+    CHECK(rewritten->repomd == build_yum_repo(packages, 5)->repomd);
+  }
+  SECTION("a package moved to another file in a run") {
+    packages[1000].location = "Packages/elsewhere.rpm";
+    Unfilled unfilled(packages);
+    auto rewritten = build_yum_repo(unfilled.entries, 5, previous, unfilled.fill());
+    REQUIRE(rewritten);
+    CHECK(unfilled.asked == std::set<std::string>{"p10000"});
+    CHECK(rewritten->repomd == build_yum_repo(packages, 5)->repomd);
+  }
+  SECTION("every run replaced, as a change to how fragments are written replaces them") {
+    for (auto& p : packages)
+      p.size = 200;
+    Unfilled unfilled(packages);
+    auto rewritten = build_yum_repo(unfilled.entries, 5, previous, unfilled.fill());
+    REQUIRE(rewritten);
+    CHECK(unfilled.asked.size() == packages.size());
+    CHECK(rewritten->repomd == build_yum_repo(packages, 5)->repomd);
+  }
 }
 
 TEST_CASE("yum index: a previous member whose size disagrees is compressed anew", "[repo][rpm]") {
