@@ -108,6 +108,8 @@ TEST_CASE("yum index: a rewrite copies the previous file's unchanged members", "
     CHECK(e.checksum == sha256_hex(file_of(*rewritten, e.type).data));
 }
 
+namespace {
+
 // `packages` as entries without fragments, and a fill that gives them on demand and counts the
 // packages it was asked for.
 struct Unfilled {
@@ -142,67 +144,59 @@ struct Unfilled {
   std::set<std::string> asked;
 };
 
+// A first build of `packages` that hands out the texts of its runs, and what a rewrite takes
+// from it.
+struct Before {
+  explicit Before(const std::vector<YumPackage>& packages)
+      : index(*build_yum_repo(packages, 5, keeping_texts())),
+        primary(file_of(index, "primary").data), filelists(file_of(index, "filelists").data),
+        other(file_of(index, "other").data) {}
+  YumPrevious previous() const { return {primary, filelists, other, kept_texts(index)}; }
+  YumPrevious without_texts() const { return {primary, filelists, other, {}}; }
+  YumIndex index;
+  std::string primary, filelists, other;
+};
+
+// The packages a rewrite of `packages` after `previous` asks the caller for; its output is a
+// whole build's.
+std::set<std::string> asked_in_rewrite(const std::vector<YumPackage>& packages,
+                                       const YumPrevious& previous) {
+  Unfilled unfilled(packages);
+  auto rewritten = build_yum_repo(unfilled.entries, 5, previous, unfilled.fill());
+  REQUIRE(rewritten);
+  CHECK(rewritten->repomd == build_yum_repo(packages, 5)->repomd);
+  return unfilled.asked;
+}
+
+} // namespace
+
 TEST_CASE("yum index: a rewrite takes the fragments of the run it replaces from its kept text, "
           "and asks only for the package it adds",
           "[repo][rpm]") {
   auto packages = numbered(2000);
-  auto before = build_yum_repo(packages, 5, keeping_texts());
-  REQUIRE(before);
-  const std::string primary = file_of(*before, "primary").data,
-                    filelists = file_of(*before, "filelists").data,
-                    other = file_of(*before, "other").data;
+  Before before(packages);
   packages.push_back(package("p10005", "", "1.0"));
-  auto fresh = build_yum_repo(packages, 5);
-  REQUIRE(fresh);
-  Unfilled unfilled(packages);
-  auto rewritten =
-      build_yum_repo(unfilled.entries, 5,
-                     YumPrevious{primary, filelists, other, kept_texts(*before)}, unfilled.fill());
-  REQUIRE(rewritten);
-  CHECK(unfilled.asked == std::set<std::string>{"p10005"});
-  CHECK(rewritten->repomd == fresh->repomd);
+  CHECK(asked_in_rewrite(packages, before.previous()) == std::set<std::string>{"p10005"});
   // Without the texts of the previous runs, nothing can be copied: every fragment is asked for.
-  Unfilled blind_fill(packages);
-  auto blind = build_yum_repo(blind_fill.entries, 5, YumPrevious{primary, filelists, other, {}},
-                              blind_fill.fill());
-  REQUIRE(blind);
-  CHECK(blind_fill.asked.size() == packages.size());
-  CHECK(blind->repomd == fresh->repomd);
+  CHECK(asked_in_rewrite(packages, before.without_texts()).size() == packages.size());
 }
 
 TEST_CASE("yum index: a fragment of a replaced run made from another file is not taken",
           "[repo][rpm]") {
   auto packages = numbered(2000);
-  auto before = build_yum_repo(packages, 5, keeping_texts());
-  REQUIRE(before);
-  const std::string primary = file_of(*before, "primary").data,
-                    filelists = file_of(*before, "filelists").data,
-                    other = file_of(*before, "other").data;
-  YumPrevious previous{primary, filelists, other, kept_texts(*before)};
+  Before before(packages);
   SECTION("a package of another size in a run") {
     packages[1000].size = 200; // p10000: its run is replaced
-    Unfilled unfilled(packages);
-    auto rewritten = build_yum_repo(unfilled.entries, 5, previous, unfilled.fill());
-    REQUIRE(rewritten);
-    CHECK(unfilled.asked == std::set<std::string>{"p10000"});
-    CHECK(rewritten->repomd == build_yum_repo(packages, 5)->repomd);
+    CHECK(asked_in_rewrite(packages, before.previous()) == std::set<std::string>{"p10000"});
   }
   SECTION("a package moved to another file in a run") {
     packages[1000].location = "Packages/elsewhere.rpm";
-    Unfilled unfilled(packages);
-    auto rewritten = build_yum_repo(unfilled.entries, 5, previous, unfilled.fill());
-    REQUIRE(rewritten);
-    CHECK(unfilled.asked == std::set<std::string>{"p10000"});
-    CHECK(rewritten->repomd == build_yum_repo(packages, 5)->repomd);
+    CHECK(asked_in_rewrite(packages, before.previous()) == std::set<std::string>{"p10000"});
   }
   SECTION("every run replaced, as a change to how fragments are written replaces them") {
     for (auto& p : packages)
       p.size = 200;
-    Unfilled unfilled(packages);
-    auto rewritten = build_yum_repo(unfilled.entries, 5, previous, unfilled.fill());
-    REQUIRE(rewritten);
-    CHECK(unfilled.asked.size() == packages.size());
-    CHECK(rewritten->repomd == build_yum_repo(packages, 5)->repomd);
+    CHECK(asked_in_rewrite(packages, before.previous()).size() == packages.size());
   }
 }
 
