@@ -318,12 +318,30 @@ void hand_out_texts(Doc& doc, YumIndex& index) {
   }
 }
 
+// A document's compressed file and its SHA-256.
+struct Finished {
+  Result<std::string> gz;
+  std::string sha;
+};
+
+// The compressed file of each document, made and hashed on all the CPUs.
+std::array<Finished, std::size(k_kinds)> concatenate_all(const Docs& docs) {
+  std::array<Finished, std::size(k_kinds)> finished;
+  parallel_for(docs.size(), std::thread::hardware_concurrency(), [&](std::size_t k) {
+    finished[k].gz = concatenate(docs[k]);
+    if (finished[k].gz)
+      finished[k].sha = sha256_hex(*finished[k].gz);
+  });
+  return finished;
+}
+
 // Adds the document's file to `index`, named by its SHA-256, and gives its repomd.xml entry.
-Result<RepomdEntry> finish_doc(Doc& doc, const Kind& kind, Texts texts, YumIndex& index) {
-  OPSKIT_TRY_ASSIGN(auto gz, concatenate(doc));
+Result<RepomdEntry> finish_doc(Doc& doc, Finished finished, const Kind& kind, Texts texts,
+                               YumIndex& index) {
+  OPSKIT_TRY_ASSIGN(auto gz, std::move(finished.gz));
   if (texts == Texts::keep)
     hand_out_texts(doc, index);
-  std::string sha = sha256_hex(gz);
+  const std::string& sha = finished.sha;
   RepomdEntry entry{.type = kind.type,
                     .location = fmt::format("repodata/{}-{}.xml.gz", sha, kind.type),
                     .checksum = sha,
@@ -378,10 +396,12 @@ Result<YumIndex> build_yum_repo(std::vector<YumRun> runs, std::time_t date,
   paste_fragments(docs, runs);
   const Texts texts = previous.text ? Texts::keep : Texts::drop;
   compress(docs, texts);
+  auto finished = concatenate_all(docs);
   YumIndex index;
   std::vector<RepomdEntry> entries;
   for (std::size_t k = 0; k < docs.size(); ++k) {
-    OPSKIT_TRY_ASSIGN(auto entry, finish_doc(docs[k], k_kinds[k], texts, index));
+    OPSKIT_TRY_ASSIGN(auto entry,
+                      finish_doc(docs[k], std::move(finished[k]), k_kinds[k], texts, index));
     entries.push_back(std::move(entry));
   }
   OPSKIT_TRY_ASSIGN(index.repomd, write_repomd(entries, date));
