@@ -26,7 +26,9 @@ Result<PoolJournal> PoolJournal::open(const std::string& path, const std::string
       remove_stale_temporaries(detail::join_path(publication, dir), Depth::here);
     at = end + 1;
   }
-  return PoolJournal(std::move(fd), path, !notes.empty());
+  if (!notes.empty() && ::ftruncate(fd.get(), 0) != 0) // swept: this push notes its own
+    return fail(Error::from_errno("truncate", path));
+  return PoolJournal(std::move(fd), path);
 }
 
 Result<void> PoolJournal::note(const std::string& dir) {
@@ -38,18 +40,16 @@ Result<void> PoolJournal::note(const std::string& dir) {
     return fail(n < 0 ? Error::from_errno("write", path_)
                       : Error(path_ + ": a note was cut short (disk full?)"));
   end_ += line.size();
-  dirty_ = true;
   return {};
 }
 
 Result<void> PoolJournal::clear() {
-  if (!dirty_)
+  if (end_ == 0)
     return {};
   if (::ftruncate(fd_.get(), 0) != 0)
     return fail(Error::from_errno("truncate", path_));
   noted_.clear();
   end_ = 0;
-  dirty_ = false;
   return {};
 }
 

@@ -21,8 +21,8 @@ namespace opskit::repo::tree {
 // which sweeps the whole publication. They are harmless meanwhile: no index names them.
 class PoolJournal {
 public:
-  // Opens the journal at `path` (made if missing) and sweeps the directories below
-  // `publication` that it names. The caller holds the repository's lock.
+  // Opens the journal at `path` (made if missing), sweeps the directories below `publication`
+  // that it names, and empties it. The caller holds the repository's lock.
   static Result<PoolJournal> open(const std::string& path, const std::string& publication);
 
   // Notes `dir` (relative to the publication) before a copy is staged in it.
@@ -31,13 +31,11 @@ public:
   Result<void> clear();
 
 private:
-  PoolJournal(UniqueFd fd, std::string path, bool dirty)
-      : fd_(std::move(fd)), path_(std::move(path)), dirty_(dirty) {}
+  PoolJournal(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
   UniqueFd fd_;
   std::string path_;
   std::set<std::string> noted_;
-  std::size_t end_ = 0;
-  bool dirty_ = false; // the journal holds notes
+  std::size_t end_ = 0; // of the notes written
 };
 
 } // namespace opskit::repo::tree

@@ -41,6 +41,9 @@ TEST_CASE("pool journal: the next push sweeps the directories a killed one noted
   CHECK_FALSE(fs::exists(hello + "/.hello_1.0_amd64.deb.tmp-123"));
   CHECK(fs::exists(hello + "/hello_1.0_amd64.deb"));
   CHECK(fs::exists(other + "/.x-1-1.noarch.rpm.tmp-7"));
+  CHECK(opskit::read_file(journal)->empty()); // swept: the next push notes only its own
+  REQUIRE(next->note("rpm"));
+  CHECK(*opskit::read_file(journal) == "rpm\n");
   REQUIRE(next->clear());
   CHECK(opskit::read_file(journal)->empty());
 }
