@@ -13,13 +13,14 @@
 // Those fragments come from the texts of the runs they replace where those hold them (a push
 // changes one package of a run), else from the caller.
 //
-// The work is one task per compressed member plus one per document for its open-checksum
-// (SHA-256 cannot be split), spread over the CPUs. A member's text is the concatenation of its
-// pieces: views of the tags and the fragments (with a "\n" after a fragment that lacks one), or
-// the kept text of a copied run.
+// The work is one task per compressed member, one per document for its open-checksum (SHA-256
+// cannot be split) and one per document to join and hash its compressed file, spread over the
+// CPUs. A member's text is the concatenation of its pieces: views of the tags and the fragments
+// (with a "\n" after a fragment that lacks one), or the kept text of a copied run.
 #include "opskit/repo/index/yum/build.hpp"
 
 #include <array>
+#include <atomic>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -275,26 +276,15 @@ void open_checksum(Doc& doc) {
   doc.open_sha = sha.hex();
 }
 
-// Compresses the members made anew and takes each document's open-checksum, on all the CPUs.
-void compress(Docs& docs, Texts texts) {
-  std::vector<std::function<void()>> tasks;
-  for (auto& doc : docs) // the longest tasks first
-    tasks.emplace_back([&doc] { open_checksum(doc); });
-  for (auto& doc : docs)
-    for (std::size_t i = 0; i < doc.members.size(); ++i) {
-      if (!doc.members[i].fresh)
-        continue;
-      bool run = i > 0 && i + 1 < doc.members.size();
-      Texts kept = run ? texts : Texts::drop;
-      tasks.emplace_back([&doc, i, kept] { make_member(doc.members[i], kept); });
-    }
-  parallel_for(tasks.size(), std::thread::hardware_concurrency(),
-               [&tasks](std::size_t i) { tasks[i](); });
-}
+// A document's compressed file and its SHA-256.
+struct Finished {
+  Result<std::string> gz;
+  std::string sha;
+};
+using Files = std::array<Finished, std::size(k_kinds)>;
 
 // The compressed file: the members' bytes in order, or the first member's failure.
 Result<std::string> concatenate(const Doc& doc) {
-  OPSKIT_TRY(doc.read);
   std::size_t size = 0;
   for (const auto& m : doc.members) {
     if (!m.made)
@@ -308,6 +298,43 @@ Result<std::string> concatenate(const Doc& doc) {
   return gz;
 }
 
+// Compresses the members made anew, takes each document's open-checksum, and joins and hashes
+// each document's compressed file, on all the CPUs. The open-checksum of primary is the
+// longest task by far (its text is most of the repository's metadata): the other CPUs join the
+// files meanwhile. A document's file is joined once its members are made; its task waits for
+// them, and they are under way by then, as tasks are taken in order and members come first.
+Files make_files(Docs& docs, Texts texts) {
+  std::array<std::atomic<std::size_t>, std::size(k_kinds)> unmade{};
+  std::vector<std::function<void()>> tasks;
+  for (auto& doc : docs) // the longest tasks first
+    tasks.emplace_back([&doc] { open_checksum(doc); });
+  for (std::size_t k = 0; k < docs.size(); ++k)
+    for (std::size_t i = 0; i < docs[k].members.size(); ++i) {
+      if (!docs[k].members[i].fresh)
+        continue;
+      bool run = i > 0 && i + 1 < docs[k].members.size();
+      Texts kept = run ? texts : Texts::drop;
+      ++unmade[k];
+      tasks.emplace_back([&member = docs[k].members[i], &left = unmade[k], kept] {
+        make_member(member, kept);
+        if (--left == 0)
+          left.notify_all();
+      });
+    }
+  Files files;
+  for (std::size_t k = 0; k < docs.size(); ++k)
+    tasks.emplace_back([&doc = docs[k], &left = unmade[k], &file = files[k]] {
+      for (std::size_t n; (n = left.load()) != 0;)
+        left.wait(n);
+      file.gz = concatenate(doc);
+      if (file.gz)
+        file.sha = sha256_hex(*file.gz);
+    });
+  parallel_for(tasks.size(), std::thread::hardware_concurrency(),
+               [&tasks](std::size_t i) { tasks[i](); });
+  return files;
+}
+
 // Names the texts of the document's runs in `index`, and hands over those compressed anew.
 void hand_out_texts(Doc& doc, YumIndex& index) {
   for (std::size_t i = 1; i + 1 < doc.members.size(); ++i) {
@@ -318,26 +345,10 @@ void hand_out_texts(Doc& doc, YumIndex& index) {
   }
 }
 
-// A document's compressed file and its SHA-256.
-struct Finished {
-  Result<std::string> gz;
-  std::string sha;
-};
-
-// The compressed file of each document, made and hashed on all the CPUs.
-std::array<Finished, std::size(k_kinds)> concatenate_all(const Docs& docs) {
-  std::array<Finished, std::size(k_kinds)> finished;
-  parallel_for(docs.size(), std::thread::hardware_concurrency(), [&](std::size_t k) {
-    finished[k].gz = concatenate(docs[k]);
-    if (finished[k].gz)
-      finished[k].sha = sha256_hex(*finished[k].gz);
-  });
-  return finished;
-}
-
 // Adds the document's file to `index`, named by its SHA-256, and gives its repomd.xml entry.
 Result<RepomdEntry> finish_doc(Doc& doc, Finished finished, const Kind& kind, Texts texts,
                                YumIndex& index) {
+  OPSKIT_TRY(doc.read);
   OPSKIT_TRY_ASSIGN(auto gz, std::move(finished.gz));
   if (texts == Texts::keep)
     hand_out_texts(doc, index);
@@ -395,13 +406,12 @@ Result<YumIndex> build_yum_repo(std::vector<YumRun> runs, std::time_t date,
   OPSKIT_TRY(fill_fragments(runs, fresh_runs, fill));
   paste_fragments(docs, runs);
   const Texts texts = previous.text ? Texts::keep : Texts::drop;
-  compress(docs, texts);
-  auto finished = concatenate_all(docs);
+  auto files = make_files(docs, texts);
   YumIndex index;
   std::vector<RepomdEntry> entries;
   for (std::size_t k = 0; k < docs.size(); ++k) {
     OPSKIT_TRY_ASSIGN(auto entry,
-                      finish_doc(docs[k], std::move(finished[k]), k_kinds[k], texts, index));
+                      finish_doc(docs[k], std::move(files[k]), k_kinds[k], texts, index));
     entries.push_back(std::move(entry));
   }
   OPSKIT_TRY_ASSIGN(index.repomd, write_repomd(entries, date));
