@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <set>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -66,13 +67,11 @@ Result<std::size_t> copy_all(int from, int to, std::size_t size, const std::stri
   return done;
 }
 
-// Writes a temporary file beside `path` with fill(fd, temp name) and starts writing it back to
-// disk, without waiting; returns its name and open descriptor. The directories it had to make
-// are added to `created`.
+// Writes a temporary file beside `path`, in a directory that exists, with fill(fd, temp name)
+// and starts writing it back to disk, without waiting; returns its name and open descriptor.
 template <class Fill>
-Result<std::pair<std::string, UniqueFd>>
-write_temporary(const std::string& path, std::vector<std::string>& created, const Fill& fill) {
-  OPSKIT_TRY(make_directories(parent_of(path), &created));
+Result<std::pair<std::string, UniqueFd>> write_temporary(const std::string& path,
+                                                         const Fill& fill) {
   std::string temp = temporary_name(path);
   UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd)
@@ -143,24 +142,47 @@ StagedFiles::~StagedFiles() {
 }
 
 Result<void> StagedFiles::stage(const std::string& path, std::string_view data) {
-  OPSKIT_TRY_ASSIGN(auto temp,
-                    write_temporary(path, created_, [data](int fd, const std::string& name) {
+  OPSKIT_TRY(make_directories(parent_of(path), &created_));
+  OPSKIT_TRY_ASSIGN(auto temp, write_temporary(path, [data](int fd, const std::string& name) {
                       return write_all(fd, data, name);
                     }));
   files_.push_back({std::move(temp.first), path, std::move(temp.second)});
   return {};
 }
 
+Result<void>
+StagedFiles::stage_all(std::span<const std::pair<std::string, std::string_view>> files) {
+  for (const auto& [path, data] : files)
+    OPSKIT_TRY(make_directories(parent_of(path), &created_));
+  std::vector<Result<std::pair<std::string, UniqueFd>>> written(files.size());
+  parallel_for(files.size(), std::thread::hardware_concurrency(), [&](std::size_t i) {
+    written[i] = write_temporary(files[i].first, [&](int fd, const std::string& name) {
+      return write_all(fd, files[i].second, name);
+    });
+  });
+  for (const auto& w : written) {
+    if (w)
+      continue;
+    for (const auto& other : written)
+      if (other)
+        ::unlink(other->first.c_str());
+    return fail(w.error());
+  }
+  for (std::size_t i = 0; i < files.size(); ++i)
+    files_.push_back({std::move(written[i]->first), files[i].first, std::move(written[i]->second)});
+  return {};
+}
+
 Result<std::size_t> StagedFiles::stage_copy(const std::string& path, const UniqueFd& from,
                                             std::size_t size) {
   std::size_t copied = 0;
-  OPSKIT_TRY_ASSIGN(
-      auto temp,
-      write_temporary(path, created_, [&](int fd, const std::string& name) -> Result<void> {
-        OPSKIT_TRY_ASSIGN(auto n, copy_all(from.get(), fd, size, name));
-        copied = n;
-        return {};
-      }));
+  OPSKIT_TRY(make_directories(parent_of(path), &created_));
+  OPSKIT_TRY_ASSIGN(auto temp,
+                    write_temporary(path, [&](int fd, const std::string& name) -> Result<void> {
+                      OPSKIT_TRY_ASSIGN(auto n, copy_all(from.get(), fd, size, name));
+                      copied = n;
+                      return {};
+                    }));
   files_.push_back({std::move(temp.first), path, std::move(temp.second)});
   return copied;
 }

@@ -68,3 +68,36 @@ TEST_CASE("atomic file: a staged copy holds the source's bytes, from another fil
     std::filesystem::remove(source);
   }
 }
+
+TEST_CASE("atomic file: files staged side by side appear at commit, or none when one fails",
+          "[lib][file]") {
+  opskit::test::TempDir dir;
+  std::string large(3 * 1024 * 1024 + 7, 'p');
+  std::vector<std::pair<std::string, std::string_view>> files{
+      {dir / "repodata/primary.xml.gz", large},
+      {dir / "repodata/other.xml.gz", "other\n"},
+      {dir / "texts/run", "run\n"}};
+  {
+    opskit::StagedFiles staged;
+    REQUIRE(staged.stage_all(files));
+    CHECK(staged.size() == 3);
+    CHECK_FALSE(std::filesystem::exists(files[0].first));
+    REQUIRE(staged.commit());
+  }
+  for (const auto& [path, bytes] : files)
+    CHECK(*opskit::read_file(path) == bytes);
+
+  // A temporary name taken by a directory: that file cannot be written, and the others' go.
+  std::filesystem::create_directory(opskit::temporary_name(dir / "repodata/other.xml.gz"));
+  files[0].second = "new primary\n";
+  {
+    opskit::StagedFiles staged;
+    auto result = staged.stage_all(files);
+    REQUIRE_FALSE(result);
+    CHECK_THAT(result.error().message(), Catch::Contains("other.xml.gz"));
+    CHECK(staged.size() == 0);
+    CHECK_FALSE(std::filesystem::exists(opskit::temporary_name(files[0].first)));
+    CHECK_FALSE(std::filesystem::exists(opskit::temporary_name(files[2].first)));
+  }
+  CHECK(*opskit::read_file(files[0].first) == large);
+}

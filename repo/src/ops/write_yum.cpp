@@ -253,9 +253,10 @@ Result<std::vector<std::string>> YumWriter::place(const Built& b) {
   std::string texts = join_path(ctx_.root, tree::yum_text_dir(b.dir));
   StagedFiles staged;
   if (reuse_ == Reuse::previous) {
-    OPSKIT_TRY(make_directories(texts));
+    std::vector<std::pair<std::string, std::string_view>> kept;
     for (const auto& t : b.index.texts)
-      OPSKIT_TRY(staged.stage(join_path(texts, t.path), t.data));
+      kept.emplace_back(join_path(texts, t.path), t.data);
+    OPSKIT_TRY(staged.stage_all(kept));
   }
   // Links made for packages the new index adds go when it cannot be put in place.
   if (auto replaced = tree::replace_directory(dir, join_path(dir, "repodata"),

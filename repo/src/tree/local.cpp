@@ -93,24 +93,25 @@ std::string next_prefix(const std::string& current) {
   return fmt::format(".{}.next-", current.substr(current.rfind('/') + 1));
 }
 
-// Stages `files` below `dir`, each the first time its bytes come: a later file with the same
-// bytes (a by-hash copy of an index) is a hard link to the first.
+// Stages `files` below `dir`, side by side, each the first time its bytes come: a later file
+// with the same bytes (a by-hash copy of an index) is a hard link to the first.
 Result<void> stage_all(StagedFiles& staged, const std::string& dir,
                        const std::vector<std::pair<std::string, std::string_view>>& files) {
-  std::vector<std::pair<std::string_view, std::string>> written; // bytes, path
+  std::vector<std::pair<std::string, std::string_view>> written; // path, bytes
+  std::vector<std::pair<std::string, std::size_t>> links;        // path, the written one's index
   for (const auto& [name, data] : files) {
-    std::string path = join_path(dir, name);
     auto same = std::find_if(written.begin(), written.end(), [&](const auto& w) {
       // A by-hash copy is usually a view of its index's bytes: no need to compare them.
-      return w.first.size() == data.size() && (w.first.data() == data.data() || w.first == data);
+      return w.second.size() == data.size() && (w.second.data() == data.data() || w.second == data);
     });
-    if (same != written.end()) {
-      OPSKIT_TRY(staged.stage_link(path, same->second));
-    } else {
-      OPSKIT_TRY(staged.stage(path, data));
-      written.emplace_back(data, std::move(path));
-    }
+    if (same != written.end())
+      links.emplace_back(join_path(dir, name), static_cast<std::size_t>(same - written.begin()));
+    else
+      written.emplace_back(join_path(dir, name), data);
   }
+  OPSKIT_TRY(staged.stage_all(written));
+  for (const auto& [path, first] : links)
+    OPSKIT_TRY(staged.stage_link(path, written[first].first));
   return {};
 }
 
