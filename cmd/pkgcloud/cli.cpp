@@ -26,6 +26,12 @@ void define_publish(CLI::App& app, Options& o) {
                   "environment's AWS_ACCESS_KEY_ID, else default)");
   pub->add_flag("--path-style", o.target.path_style,
                 "S3: put the bucket in the URL's path, not in its host name");
+  pub->add_option("--multipart-threshold", o.target.multipart_threshold,
+                  "S3: send a file larger than this as a multipart upload, in parts of 16 MiB "
+                  "(from 5MiB to 5GiB; KB and MB are 1000, KiB and MiB 1024 bytes)")
+      ->transform(CLI::AsSizeValue(true).description(""))
+      ->type_name("SIZE")
+      ->default_str("64MiB");
   pub->add_option("--user", o.target.user, "WebDAV: the user for basic authentication");
   pub->add_option("--password-file", o.target.password_file,
                   "WebDAV: read the password from this file's first line (default: ~/.netrc)");

@@ -126,6 +126,8 @@ repo::PublishTarget overlaid(repo::PublishTarget saved, const repo::PublishTarge
     if (!(given.*field).empty())
       saved.*field = given.*field;
   saved.path_style = saved.path_style || given.path_style;
+  if (given.multipart_threshold != 0)
+    saved.multipart_threshold = given.multipart_threshold;
   return saved;
 }
 

@@ -32,8 +32,10 @@ std::string base64_of_hex(std::string_view hex) {
 
 } // namespace
 
-S3Remote::S3Remote(Endpoint endpoint, S3Credentials credentials)
+S3Remote::S3Remote(Endpoint endpoint, S3Credentials credentials, std::uint64_t multipart_threshold)
     : endpoint_(std::move(endpoint)), credentials_(std::move(credentials)),
+      multipart_threshold_(multipart_threshold != 0 ? multipart_threshold
+                                                    : k_multipart_threshold_default),
       sigv4_(fmt::format("aws:amz:{}:s3", endpoint_.region)) {}
 
 void S3Remote::prepare(CURL* easy, const Request& r, curl_slist*& headers) const {

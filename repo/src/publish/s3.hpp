@@ -12,11 +12,13 @@ namespace opskit::repo::publish {
 
 class S3Remote final : public Remote {
 public:
-  S3Remote(Endpoint endpoint, S3Credentials credentials);
+  // Files larger than `multipart_threshold` go as multipart uploads (0: 64 MiB); it must lie
+  // within S3's bounds: checked by open_remote.
+  S3Remote(Endpoint endpoint, S3Credentials credentials, std::uint64_t multipart_threshold);
   void prepare(CURL* easy, const Request& r, curl_slist*& headers) const override;
   std::string name() const override;
   Result<std::vector<Listed>> list(Transfer& transfer) const override;
-  // Files over 64 MiB go in parts of 16 MiB, sent at once (s3_multipart.cpp).
+  // Files over the threshold go in parts of 16 MiB, sent at once (s3_multipart.cpp).
   bool in_parts(const Request& r) const override;
   Result<std::vector<Request>> parts_of(const Request& whole) const override;
   Result<SentParts> put_parts(Transfer& transfer, const Request& whole,
@@ -29,6 +31,7 @@ private:
 
   Endpoint endpoint_;
   S3Credentials credentials_;
+  std::uint64_t multipart_threshold_;
   std::string sigv4_; // "aws:amz:<region>:s3"
 };
 

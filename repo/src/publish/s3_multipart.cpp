@@ -17,7 +17,6 @@ namespace opskit::repo::publish {
 
 namespace {
 
-constexpr std::uint64_t k_in_parts_from = 64ull << 20;
 constexpr std::uint64_t k_part = 16ull << 20;
 
 } // namespace
@@ -48,7 +47,7 @@ Result<std::vector<Request>> S3Remote::parts_of(const Request& whole) const {
 }
 
 bool S3Remote::in_parts(const Request& r) const {
-  return r.method == "PUT" && !r.file.empty() && r.size > k_in_parts_from;
+  return r.method == "PUT" && !r.file.empty() && r.size > multipart_threshold_;
 }
 
 Request S3Remote::abort_request(const Request& whole, const std::string& id) const {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "publish/endpoint.hpp"
@@ -15,11 +16,17 @@ Result<OpenRemote> open_remote(const PublishTarget& target, const Variables& var
   OpenRemote open;
   open.ca_file = target.ca_file;
   if (std::string_view(target.url).starts_with("s3://")) {
+    if (auto t = target.multipart_threshold;
+        t != 0 && (t < k_multipart_threshold_min || t > k_multipart_threshold_max))
+      return fail(
+          fmt::format("--multipart-threshold {} bytes: S3 takes from 5 MiB ({}) to 5 GiB ({})", t,
+                      k_multipart_threshold_min, k_multipart_threshold_max));
     OPSKIT_TRY_ASSIGN(auto credentials, s3_credentials(target, variables));
     OPSKIT_TRY_ASSIGN(auto endpoint, endpoint_of(target, credentials.region));
     if (open.ca_file.empty())
       open.ca_file = variables("AWS_CA_BUNDLE").value_or("");
-    open.remote = std::make_unique<S3Remote>(std::move(endpoint), std::move(credentials));
+    open.remote = std::make_unique<S3Remote>(std::move(endpoint), std::move(credentials),
+                                             target.multipart_threshold);
     return open;
   }
   OPSKIT_TRY_ASSIGN(auto endpoint, endpoint_of(target, ""));
@@ -47,6 +54,8 @@ std::string target_json(const PublishTarget& t) {
   put("profile", t.profile);
   if (t.path_style)
     j["path_style"] = true;
+  if (t.multipart_threshold != 0)
+    j["multipart_threshold"] = t.multipart_threshold;
   put("user", t.user);
   put("password_file", t.password_file);
   put("ca_file", t.ca_file);
@@ -67,6 +76,8 @@ Result<PublishTarget> parse_target(std::string_view json) {
   get("region", t.region);
   get("profile", t.profile);
   t.path_style = j.contains("path_style") && j["path_style"] == true;
+  if (j.contains("multipart_threshold") && j["multipart_threshold"].is_number_unsigned())
+    t.multipart_threshold = j["multipart_threshold"].get<std::uint64_t>();
   get("user", t.user);
   get("password_file", t.password_file);
   get("ca_file", t.ca_file);

@@ -118,7 +118,7 @@ TEST_CASE("publish: after one more deb, only its pool file, the suite's indexes 
 }
 
 TEST_CASE("publish: packages over 64 MiB go to S3 in parts, each request signed as botocore "
-          "signs it, completed together, and arrive whole",
+          "signs it, completed together, and arrive whole, and under a higher threshold in one PUT",
           "[pkgcloud][publish][server]") {
   Published p;
   S3rver s3(p.dir / "s3");
@@ -161,6 +161,25 @@ TEST_CASE("publish: packages over 64 MiB go to S3 in parts, each request signed 
     REQUIRE(object);
     CHECK(*object == p.files().at(path));
   }
+
+  // With a threshold above their size, as for a store that assembles parts slowly, each goes
+  // in one PUT; out of S3's bounds, the threshold is refused in one line before any request.
+  auto whole = p.publish({"--to", s3_target("whole"), "--endpoint", proxy.url(), "--path-style",
+                          "--multipart-threshold", "100MiB"});
+  CHECK_FALSE(whole["requests"].contains("POST"));
+  CHECK(whole["requests"]["PUT"] == p.files().size() + 2);
+  auto object =
+      fetch(s3.url() + "/" + k_bucket + "/whole/deb/debian/pool/main/h/huge/huge_1.0-1_amd64.deb");
+  REQUIRE(object);
+  CHECK(*object == p.files().at("deb/debian/pool/main/h/huge/huge_1.0-1_amd64.deb"));
+  std::size_t requests = proxy.requests().size();
+  auto small = pkgcloud(p.repo, {"publish", "--to", s3_target("small"), "--endpoint", proxy.url(),
+                                 "--path-style", "--multipart-threshold", "1MiB"});
+  CHECK(small.exit_status != 0);
+  CHECK(small.err == "pkgcloud: error: publish to " + s3_target("small") +
+                         ": --multipart-threshold 1048576 bytes: S3 takes from 5 MiB (5242880) "
+                         "to 5 GiB (5368709120)\n");
+  CHECK(proxy.requests().size() == requests);
 }
 
 TEST_CASE("publish: --dry-run lists what it would send and sends nothing",
@@ -433,7 +452,7 @@ TEST_CASE("publish: to a WebDAV server whose PUT makes no collection, each is ma
   require_nginx();
   Published p;
   Nginx nginx(p.dir / "nginx", Tls::off, PutPath::mkcol_first);
-  auto first = p.publish(nginx.to("/repo/")); // /repo/ itself is made too
+  auto first = p.publish(nginx.to("/repo/"));                     // /repo/ itself is made too
   auto held = [&] { return snapshot(p.dir / "nginx/www/repo"); }; // the manifest left out
   CHECK(held() == p.files());
   // The lock's PUT found no /repo/, and went again once it was made; one PUT went alone and

@@ -64,6 +64,7 @@ TEST_CASE("publish targets: saved as JSON without secrets, read back the same", 
   PublishTarget t = target("s3://packages/repo", "http://127.0.0.1:9000", true);
   t.region = "eu-west-1";
   t.profile = "ci";
+  t.multipart_threshold = 256ull << 20;
   auto back = parse_target(target_json(t));
   REQUIRE(back);
   CHECK(*back == t);

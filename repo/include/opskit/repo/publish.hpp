@@ -12,15 +12,23 @@
 
 namespace opskit::repo {
 
+// PublishTarget::multipart_threshold's default, and its bounds: S3's smallest part and its
+// largest PUT.
+inline constexpr std::uint64_t k_multipart_threshold_default = 64ull << 20;
+inline constexpr std::uint64_t k_multipart_threshold_min = 5ull << 20;
+inline constexpr std::uint64_t k_multipart_threshold_max = 5ull << 30;
+
 // Where a publication goes and how to reach it: "s3://BUCKET/PREFIX" or an http(s) URL of a
 // WebDAV collection. It holds no secret: credentials are read when publishing, from the
 // environment and the files named here or in pkgcloud(1), and a saved target keeps only this.
 struct PublishTarget {
   std::string url;
-  std::string endpoint;      // S3: the service's URL; empty: AWS's for the region
-  std::string region;        // S3: empty: AWS_REGION, else the profile's, else us-east-1
-  std::string profile;       // S3: of ~/.aws/credentials; empty: AWS_PROFILE, else default
-  bool path_style = false;   // S3: the bucket in the path, not in the host name
+  std::string endpoint;    // S3: the service's URL; empty: AWS's for the region
+  std::string region;      // S3: empty: AWS_REGION, else the profile's, else us-east-1
+  std::string profile;     // S3: of ~/.aws/credentials; empty: AWS_PROFILE, else default
+  bool path_style = false; // S3: the bucket in the path, not in the host name
+  // S3: a file larger than this goes as a multipart upload; 0: the default.
+  std::uint64_t multipart_threshold = 0;
   std::string user;          // WebDAV: basic authentication's user
   std::string password_file; // WebDAV: its password, first line; empty: ~/.netrc
   std::string ca_file;       // certificate authorities to trust; empty: AWS_CA_BUNDLE (S3), else
