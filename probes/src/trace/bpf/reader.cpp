@@ -2,7 +2,10 @@
 // The eBPF backend's maps read into the aggregator, once, after the trace: processes in the
 // order they started, then calls by (ABI, number, errno), then paths by (name, errno) and the
 // directories that lookups beyond a full map were folded into.
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -19,22 +22,41 @@ namespace {
 
 constexpr std::string_view k_cut = "..."; // marks a name cut at PATH_MAX, as ptrace does
 
-// Calls `each(key, value)` for every entry of a hash map.
+// What one batch of a map's entries may take: keys and values, some 64 KiB.
+constexpr std::size_t k_batch_bytes = 64 << 10;
+
+// Calls `each(key, values)` for every entry of a hash map, `values_per_key` values each (one, or
+// one per CPU for a per-CPU map). The entries are read a batch at a time: one system call for
+// hundreds of entries, where reading them one by one takes two an entry (the next key, then its
+// value), 5 µs an entry here, half a second for 100,000 paths.
 template <class Key, class Value, class Each>
-Result<void> for_each_entry(const bpf_map* map, Each each) {
+Result<void> for_each_entry(const bpf_map* map, std::size_t values_per_key, Each each) {
   int fd = bpf_map__fd(map);
-  Key key{}, next{};
-  Value value{};
-  const Key* previous = nullptr;
-  while (bpf_map_get_next_key(fd, previous, &next) == 0) {
-    if (bpf_map_lookup_elem(fd, &next, &value) == 0)
-      each(next, value);
-    key = next;
-    previous = &key;
+  auto batch =
+      std::max<std::size_t>(16, k_batch_bytes / (sizeof(Key) + values_per_key * sizeof(Value)));
+  std::vector<Key> keys;
+  std::vector<Value> values;
+  __u32 cursor = 0, next = 0;
+  __u32* from = nullptr; // the first batch starts at the first bucket
+  for (;;) {
+    keys.resize(batch);
+    values.resize(batch * values_per_key);
+    auto count = static_cast<__u32>(batch);
+    int rc = bpf_map_lookup_batch(fd, from, &next, keys.data(), values.data(), &count, nullptr);
+    int error = rc == 0 ? 0 : errno;
+    for (std::size_t i = 0; i < count; ++i)
+      each(keys[i], std::span<const Value>(values).subspan(i * values_per_key, values_per_key));
+    if (error == ENOENT) // the last batch
+      return {};
+    if (error == ENOSPC && count == 0) { // one bucket holds more entries than a batch
+      batch *= 2;
+      continue;
+    }
+    if (error != 0)
+      return fail(Error::from_errno("read eBPF map", bpf_map__name(map), error));
+    cursor = next;
+    from = &cursor;
   }
-  if (errno != ENOENT)
-    return fail(Error::from_errno("read eBPF map", bpf_map__name(map)));
-  return {};
 }
 
 std::string_view name_of(const char* path, std::size_t size) {
@@ -55,31 +77,22 @@ void read_processes(const syscount_bpf& skel, Aggregator& sink) {
   }
 }
 
-// The calls map holds a value per CPU: one lookup gives them all, to be summed.
+// The calls map holds a value per CPU, to be summed.
 Result<void> read_calls(const syscount_bpf& skel, Aggregator& sink) {
-  int fd = bpf_map__fd(skel.maps.calls);
   int cpus = libbpf_num_possible_cpus();
   if (cpus <= 0)
     return fail(Error("count the possible CPUs", -cpus));
-  std::vector<sc_call_value> values(static_cast<std::size_t>(cpus));
-  sc_call_key key{}, next{};
-  const sc_call_key* previous = nullptr;
-  while (bpf_map_get_next_key(fd, previous, &next) == 0) {
-    if (bpf_map_lookup_elem(fd, &next, values.data()) == 0) {
-      sc_call_value sum{};
-      for (const auto& v : values) {
-        sum.calls += v.calls;
-        sum.time_ns += v.time_ns;
-      }
-      sink.add_calls(static_cast<Abi>(next.abi), next.nr, static_cast<int>(next.err), sum.calls,
-                     sum.time_ns);
-    }
-    key = next;
-    previous = &key;
-  }
-  if (errno != ENOENT)
-    return fail(Error::from_errno("read eBPF map", bpf_map__name(skel.maps.calls)));
-  return {};
+  return for_each_entry<sc_call_key, sc_call_value>(
+      skel.maps.calls, static_cast<std::size_t>(cpus),
+      [&](const sc_call_key& key, std::span<const sc_call_value> per_cpu) {
+        sc_call_value sum{};
+        for (const auto& v : per_cpu) {
+          sum.calls += v.calls;
+          sum.time_ns += v.time_ns;
+        }
+        sink.add_calls(static_cast<Abi>(key.abi), key.nr, static_cast<int>(key.err), sum.calls,
+                       sum.time_ns);
+      });
 }
 
 } // namespace
@@ -87,28 +100,28 @@ Result<void> read_calls(const syscount_bpf& skel, Aggregator& sink) {
 Result<void> read_counts(const syscount_bpf& skel, Aggregator& sink) {
   read_processes(skel, sink);
   OPSKIT_TRY(read_calls(skel, sink));
-  OPSKIT_TRY(
-      (for_each_entry<sc_tiny_key, __u64>(skel.maps.tiny_paths, [&](const sc_tiny_key& k, __u64 n) {
-        sink.add_lookups(name_of(k.path, sizeof k.path), static_cast<int>(k.err), n);
+  OPSKIT_TRY((for_each_entry<sc_tiny_key, __u64>(
+      skel.maps.tiny_paths, 1, [&](const sc_tiny_key& k, auto n) {
+        sink.add_lookups(name_of(k.path, sizeof k.path), static_cast<int>(k.err), n[0]);
       })));
   OPSKIT_TRY((for_each_entry<sc_short_key, __u64>(
-      skel.maps.short_paths, [&](const sc_short_key& k, __u64 n) {
-        sink.add_lookups(name_of(k.path, sizeof k.path), static_cast<int>(k.err), n);
+      skel.maps.short_paths, 1, [&](const sc_short_key& k, auto n) {
+        sink.add_lookups(name_of(k.path, sizeof k.path), static_cast<int>(k.err), n[0]);
       })));
   std::string cut;
-  OPSKIT_TRY(
-      (for_each_entry<sc_long_key, __u64>(skel.maps.long_paths, [&](const sc_long_key& k, __u64 n) {
+  OPSKIT_TRY((for_each_entry<sc_long_key, __u64>(
+      skel.maps.long_paths, 1, [&](const sc_long_key& k, auto n) {
         auto name = name_of(k.path, sizeof k.path);
         if (name.size() < sizeof k.path - 1) {
-          sink.add_lookups(name, static_cast<int>(k.err), n);
+          sink.add_lookups(name, static_cast<int>(k.err), n[0]);
           return;
         }
         cut.assign(name).append(k_cut); // no NUL within PATH_MAX: kept cut
-        sink.add_lookups(cut, static_cast<int>(k.err), n);
+        sink.add_lookups(cut, static_cast<int>(k.err), n[0]);
       })));
   OPSKIT_TRY(
-      (for_each_entry<sc_short_key, __u64>(skel.maps.folded, [&](const sc_short_key& k, __u64 n) {
-        sink.add_folded_lookups(name_of(k.path, sizeof k.path), static_cast<int>(k.err), n);
+      (for_each_entry<sc_short_key, __u64>(skel.maps.folded, 1, [&](const sc_short_key& k, auto n) {
+        sink.add_folded_lookups(name_of(k.path, sizeof k.path), static_cast<int>(k.err), n[0]);
       })));
   return {};
 }
