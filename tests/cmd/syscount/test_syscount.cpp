@@ -683,6 +683,51 @@ TEST_CASE("syscount: without the privilege for eBPF, auto says why and counts wi
   CHECK(refused.err == "syscount: error: load eBPF programs: Operation not permitted\n");
 }
 
+TEST_CASE("syscount: SYSCOUNT_BTF relocates the eBPF programs against a whole BTF, to the "
+          "same counts",
+          "[syscount]") {
+  if (auto why = backend_unavailable("ebpf"); !why.empty())
+    OPSKIT_SKIP("ebpf backend: " << why);
+  // Without it, on the kernel it was built on, syscount relocates against the extract it
+  // carries; both must find the same fields: paths, processes followed by fork and exec.
+  TempDir tmp;
+  std::vector<std::string> command{
+      "sh", "-c", "test -e /nonexistent-btf-a; perl -e 'stat q(/nonexistent-btf-b) for 1 .. 10'"};
+  auto report_with = [&](const std::string& btf) {
+    std::string out = tmp.file("report.json");
+    std::vector<std::string> argv{"env",
+                                  "SYSCOUNT_BTF=" + btf,
+                                  tool("syscount"),
+                                  "stats",
+                                  "--backend",
+                                  "ebpf",
+                                  "--json",
+                                  "-o",
+                                  out,
+                                  "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    auto done = run(argv);
+    INFO(done.err);
+    REQUIRE(done.exit_status == 0);
+    return json::parse(slurp(out));
+  };
+  for (const auto& report : {report_with("/sys/kernel/btf/vmlinux"), report_with("")}) {
+    const json* a = find_path(report, "/nonexistent-btf-a");
+    const json* b = find_path(report, "/nonexistent-btf-b");
+    REQUIRE(a != nullptr);
+    REQUIRE(b != nullptr);
+    CHECK(a->at("errors") == 1);
+    CHECK(b->at("errors") == 10);
+    CHECK(report.at("processes").size() == 2);
+  }
+
+  auto missing = run({"env", "SYSCOUNT_BTF=/nonexistent-btf", tool("syscount"), "stats",
+                      "--backend", "ebpf", "--", "true"});
+  CHECK(missing.exit_status == 1);
+  CHECK(missing.err ==
+        "syscount: error: read SYSCOUNT_BTF /nonexistent-btf: No such file or directory\n");
+}
+
 namespace {
 
 // The ids of the eBPF programs process `pid` holds open, from /proc/PID/fdinfo.

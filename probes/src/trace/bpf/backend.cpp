@@ -2,10 +2,11 @@
 // The eBPF backend's user side: load the programs, follow the command, wait, read the maps.
 //
 // Loading. The skeleton embeds the object compiled at build time (syscount.bpf.c); libbpf
-// relocates its field accesses against the running kernel's BTF, sizes the maps from the
-// aggregator's limits and has the kernel verify and attach the programs. Anything that fails
-// there (no BTF, no privilege, a kernel too old for tp_btf, task storage or bpf_loop) is the
-// reason `auto` falls back to ptrace. libbpf's own messages are kept from stderr.
+// relocates its field accesses against the kernel's types (kernel_btf.hpp: the extract built in,
+// on the kernel it was cut from), sizes the maps from the aggregator's limits and has the kernel
+// verify and attach the programs. Anything that fails there (no BTF, no privilege, a kernel too
+// old for task storage or bpf_loop) is the reason `auto` falls back to ptrace. libbpf's own
+// messages are kept from stderr.
 //
 // Launching. The command is started held on a pipe (launch.hpp's Hold::blocked: if syscount
 // dies first, it runs on uncounted), put in the followed set as process 0 and only then let
@@ -36,6 +37,7 @@
 
 #include "counts.h"
 #include "huge_heap.hpp"
+#include "kernel_btf.hpp"
 #include "opskit/file.hpp"
 #include "opskit/text.hpp"
 #include "syscount.skel.h"
@@ -69,10 +71,12 @@ void fill_class(syscount_bpf& skel, SyscallClass cls) {
       set(abi, nr, path_argument(abi, nr));
 }
 
-// Loads the programs into the kernel, with the heap that libbpf reads the kernel's BTF into
-// on huge pages: it holds the BTF twice (as read, as copied) and indexes it.
-int load_programs(syscount_bpf& skel, std::size_t kernel_btf_size) {
-  HugePageHeap heap(2 * kernel_btf_size + (1u << 20));
+// Loads the programs into the kernel. Where libbpf reads a whole kernel's BTF, its heap is on
+// huge pages: it holds the BTF twice (as read, as copied) and indexes it.
+int load_programs(syscount_bpf& skel, const KernelBtf& btf) {
+  if (btf.whole_size() == 0)
+    return syscount_bpf__load(&skel);
+  HugePageHeap heap(2 * btf.whole_size() + (1u << 20));
   return syscount_bpf__load(&skel);
 }
 
@@ -144,13 +148,14 @@ BpfTracer::~BpfTracer() = default;
 
 Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
                                                    const AggregatorLimits& limits) {
-  constexpr const char* k_kernel_btf = "/sys/kernel/btf/vmlinux";
-  struct stat btf {};
-  if (::access(k_kernel_btf, R_OK) != 0 || ::stat(k_kernel_btf, &btf) != 0)
+  constexpr const char* k_kernel_btf = "/sys/kernel/btf/vmlinux"; // the verifier's types
+  if (::access(k_kernel_btf, R_OK) != 0)
     return fail(Error::from_errno("read kernel BTF", k_kernel_btf));
   OPSKIT_TRY(check_pid_namespace());
+  OPSKIT_TRY_ASSIGN(auto btf, KernelBtf::choose());
   libbpf_set_print(quiet);
-  std::unique_ptr<BpfTracer> tracer(new BpfTracer(syscount_bpf__open()));
+  LIBBPF_OPTS(bpf_object_open_opts, options, .btf_custom_path = btf.custom_path());
+  std::unique_ptr<BpfTracer> tracer(new BpfTracer(syscount_bpf__open_opts(&options)));
   if (!tracer->skel_)
     return fail(Error::from_errno("open", "eBPF programs"));
   auto& skel = *tracer->skel_;
@@ -165,7 +170,7 @@ Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
   // Directories of lookups beyond full path maps: far fewer than paths, and a hash map's
   // buckets are made and initialised when it is (a map of 100,000 cost a millisecond of start).
   bpf_map__set_max_entries(skel.maps.folded, std::clamp<__u32>(max_paths, 1024, k_max_folded));
-  if (int rc = load_programs(skel, static_cast<std::size_t>(btf.st_size)); rc != 0)
+  if (int rc = load_programs(skel, btf); rc != 0)
     return fail(Error::from_errno("load", "eBPF programs", -rc));
   fill_class(skel, cls);
   if (int rc = syscount_bpf__attach(&skel); rc != 0)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A scope in which the heap's large blocks come from memory on transparent huge pages, faulted
-// in at once: for libbpf's reading of the kernel's BTF, the bulk of loading the programs.
+// in at once: for libbpf's reading of a whole kernel's BTF, where it has to (kernel_btf.hpp).
 //
 // libbpf reads /sys/kernel/btf/vmlinux (5.5 MB here) into one malloc'd buffer, copies it into
 // another and indexes its 126,000 types. On 4 KiB pages that is some 3,000 first touches and as

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT OR GPL-2.0-only */
-/* syscount's counting in the kernel: programs on the raw syscall tracepoints (tp_btf, no
- * tracefs needed) and on the scheduler's fork, exec and exit tracepoints.
+/* syscount's counting in the kernel: programs on the raw syscall tracepoints and on the
+ * scheduler's fork, exec and exit tracepoints, attached as raw tracepoints (no tracefs needed).
+ *
+ * Raw tracepoints, not tp_btf: a tp_btf program is typed by the kernel's BTF, which libbpf then
+ * reads whole (5.5 MB, half of the start-up) to find its target, whatever BTF the field accesses
+ * are relocated against. A raw tracepoint's arguments are plain numbers: the registers and the
+ * scheduler's structures are read with CO-RE reads (BPF_CORE_READ), and the current task, which
+ * task storage is keyed by, comes typed from bpf_get_current_task_btf().
  *
  * The followed set. `followed` maps the thread group id of every process of the traced tree to
  * its index in `processes`: user space puts the command (or the attached process) there first;
@@ -129,15 +135,15 @@ struct {
  * edx, esi, edi, ebp; x86_64's (and x32's) rdi, rsi, rdx, r10, r8, r9. Pointers of i386 and x32
  * are 32 bits wide. */
 static __always_inline __u64 syscall_arg(struct pt_regs* regs, __u32 abi, __u32 k) {
-  __u64 args[6];
-  if (abi == ABI_I386) {
-    __u64 in_i386[6] = {regs->bx, regs->cx, regs->dx, regs->si, regs->di, regs->bp};
-    __builtin_memcpy(args, in_i386, sizeof args);
-  } else {
-    __u64 in_x86_64[6] = {regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9};
-    __builtin_memcpy(args, in_x86_64, sizeof args);
-  }
-  __u64 arg = args[k < 6 ? k : 5];
+  __u32 i386[6] = {bpf_core_field_offset(regs->bx), bpf_core_field_offset(regs->cx),
+                   bpf_core_field_offset(regs->dx), bpf_core_field_offset(regs->si),
+                   bpf_core_field_offset(regs->di), bpf_core_field_offset(regs->bp)};
+  __u32 x86_64[6] = {bpf_core_field_offset(regs->di),  bpf_core_field_offset(regs->si),
+                     bpf_core_field_offset(regs->dx),  bpf_core_field_offset(regs->r10),
+                     bpf_core_field_offset(regs->r8),  bpf_core_field_offset(regs->r9)};
+  __u32 at = abi == ABI_I386 ? i386[k < 6 ? k : 5] : x86_64[k < 6 ? k : 5];
+  __u64 arg = 0;
+  bpf_probe_read_kernel(&arg, sizeof arg, (const char*)regs + at);
   return abi == 0 ? arg : (__u32)arg;
 }
 
@@ -266,7 +272,7 @@ static __always_inline void count_call(const struct inflight* f, __u32 err, __u6
   v->time_ns += time_ns;
 }
 
-SEC("tp_btf/sys_enter")
+SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
   struct task_struct* task = bpf_get_current_task_btf();
   __u32 abi = 0;
@@ -301,7 +307,7 @@ int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
   return 0;
 }
 
-SEC("tp_btf/sys_exit")
+SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs* regs, long ret) {
   struct task_struct* task = bpf_get_current_task_btf();
   struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
@@ -321,17 +327,17 @@ int BPF_PROG(sys_exit, struct pt_regs* regs, long ret) {
   return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct* parent, struct task_struct* child) {
-  if (child->pid != child->tgid)
+  __u32 tgid = BPF_CORE_READ(child, tgid);
+  if (BPF_CORE_READ(child, pid) != tgid)
     return 0; /* a thread: its process is followed already */
-  __u32 parent_tgid = parent->tgid;
+  __u32 parent_tgid = BPF_CORE_READ(parent, tgid);
   if (!bpf_map_lookup_elem(&followed, &parent_tgid))
     return 0;
   __u32 index = __sync_fetch_and_add(&next_process, 1);
   if (index > max_processes)
     index = max_processes;
-  __u32 tgid = child->tgid;
   if (bpf_map_update_elem(&followed, &tgid, &index, BPF_ANY) != 0) {
     __sync_fetch_and_add(&lost_processes, 1);
     return 0;
@@ -344,9 +350,10 @@ int BPF_PROG(sched_process_fork, struct task_struct* parent, struct task_struct*
   return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(sched_process_exec, struct task_struct* task, pid_t old_pid,
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(sched_process_exec, struct task_struct* exec_task, pid_t old_pid,
              struct linux_binprm* bprm) {
+  struct task_struct* task = bpf_get_current_task_btf(); /* the task that execs */
   __u32 tgid = task->tgid;
   __u32* index = bpf_map_lookup_elem(&followed, &tgid);
   if (!index)
@@ -356,14 +363,15 @@ int BPF_PROG(sched_process_exec, struct task_struct* task, pid_t old_pid,
     bpf_probe_read_kernel_str(p->comm, sizeof p->comm, task->comm);
   struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
   if (f && f->active && f->path) {
-    count_path(bprm->filename, 0, false);
+    count_path(BPF_CORE_READ(bprm, filename), 0, false);
     f->path = 0;
   }
   return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(sched_process_exit, struct task_struct* task) {
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(sched_process_exit, struct task_struct* exit_task) {
+  struct task_struct* task = bpf_get_current_task_btf(); /* the task that exits */
   if (task->signal->live.counter != 0)
     return 0; /* other threads of the process run on */
   __u32 tgid = task->tgid;
