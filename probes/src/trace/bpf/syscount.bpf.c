@@ -272,19 +272,29 @@ static __always_inline void count_call(const struct inflight* f, __u32 err, __u6
   v->time_ns += time_ns;
 }
 
+/* How the call `id` (a number as sys_enter and orig_ax give it) of `task` is counted: 0 when it
+ * is not, SC_NO_PATH or SC_PATH_ARG0 + k as in `counted`; -1 when `id` is no call's number (a
+ * sigreturn leaves -1 in orig_ax). Sets the call's ABI and its number in that ABI's table. */
+static __always_inline int how_counted(struct task_struct* task, __u64 id, __u32* abi,
+                                       __u64* nr) {
+  *abi = 0;
+  *nr = id;
+  if (task->thread_info.status & TS_COMPAT)
+    *abi = ABI_I386;
+  else if (id & X32_SYSCALL_BIT)
+    *abi = ABI_X32, *nr = id & ~(__u64)X32_SYSCALL_BIT;
+  if (*nr >= SC_MAX_NR)
+    return -1;
+  return counted[*abi * SC_MAX_NR + *nr];
+}
+
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
   struct task_struct* task = bpf_get_current_task_btf();
-  __u32 abi = 0;
-  __u64 nr = (__u64)id;
-  if (task->thread_info.status & TS_COMPAT)
-    abi = ABI_I386;
-  else if (nr & X32_SYSCALL_BIT)
-    abi = ABI_X32, nr &= ~(__u64)X32_SYSCALL_BIT;
-  if (nr >= SC_MAX_NR)
-    return 0;
-  __u8 how = counted[abi * SC_MAX_NR + nr];
-  if (!how)
+  __u32 abi;
+  __u64 nr;
+  int how = how_counted(task, (__u64)id, &abi, &nr);
+  if (how <= 0)
     return 0;
   struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
   if (!f) { /* the task's first counted call: is its process followed? */
@@ -310,6 +320,13 @@ int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs* regs, long ret) {
   struct task_struct* task = bpf_get_current_task_btf();
+  /* Most calls are not counted: told apart by their number (orig_ax), they skip the look-up of
+   * the task's storage, most of this program's time for them. */
+  __u64 id = 0, nr;
+  __u32 abi;
+  bpf_probe_read_kernel(&id, sizeof id, &regs->orig_ax);
+  if (how_counted(task, id, &abi, &nr) == 0)
+    return 0;
   struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
   if (!f || !f->active)
     return 0;
