@@ -373,14 +373,14 @@ int BPF_PROG(sched_process_fork, struct task_struct* parent, struct task_struct*
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct* exec_task, pid_t old_pid,
              struct linux_binprm* bprm) {
-  struct task_struct* task = bpf_get_current_task_btf(); /* the task that execs */
-  __u32 tgid = task->tgid;
+  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
   __u32* index = bpf_map_lookup_elem(&followed, &tgid);
   if (!index)
     return 0;
   struct sc_process* p = bpf_map_lookup_elem(&processes, index);
   if (p && *index < max_processes)
-    bpf_probe_read_kernel_str(p->comm, sizeof p->comm, task->comm);
+    bpf_get_current_comm(p->comm, sizeof p->comm);
+  struct task_struct* task = bpf_get_current_task_btf(); /* the task that execs */
   struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
   if (f && f->active && f->path) {
     count_path(BPF_CORE_READ(bprm, filename), 0, false);
@@ -390,14 +390,13 @@ int BPF_PROG(sched_process_exec, struct task_struct* exec_task, pid_t old_pid,
 }
 
 SEC("raw_tp/sched_process_exit")
-int BPF_PROG(sched_process_exit, struct task_struct* exit_task) {
-  struct task_struct* task = bpf_get_current_task_btf(); /* the task that exits */
-  if (task->signal->live.counter != 0)
+int BPF_PROG(sched_process_exit, struct task_struct* task) {
+  if (BPF_CORE_READ(task, signal, live.counter) != 0)
     return 0; /* other threads of the process run on */
-  __u32 tgid = task->tgid;
+  __u32 tgid = BPF_CORE_READ(task, tgid);
   bpf_map_delete_elem(&followed, &tgid);
   if (tgid == target_tgid) {
-    target_exit_code = task->exit_code;
+    target_exit_code = BPF_CORE_READ(task, exit_code);
     target_exited = 1;
   }
   return 0;
