@@ -19,10 +19,9 @@
 // by the end of file its death makes; it then goes on to exec and runs uncounted, as it would
 // had syscount died later. Neither adds a call a trace of `all` would see. The stop is a bare
 // kill(2) rather than raise(3), which blocks and restores the signal mask around it, and the
-// parent waits for it (waitpid, WSTOPPED). The programs count only the calls they saw enter,
-// so the parent lets them follow the child only once /proc/PID/syscall shows it blocked in its
-// read: every call before its exec has entered by then (under ASan the child's fork handlers
-// and the rest took long enough to be counted, six calls, when the parent did not wait).
+// parent waits for it (waitpid, WSTOPPED). For eBPF the parent waits for nothing: the programs
+// tell the child's calls before its exec from the command's and count only the exec, so it
+// does not matter how far the child has gone when they are told to follow it.
 //
 // Signals. Ctrl-C on a terminal reaches the whole foreground process group, so the traced
 // command already has it; a signal sent to syscount alone (kill, si_code SI_USER) is forwarded to
@@ -33,7 +32,6 @@
 // ptrace backend's wait is interrupted with PTRACE_INTERRUPT on the attached process, the eBPF
 // backend polls wake_fd().
 #include "launch.hpp"
-#include "opskit/file.hpp"
 
 #include <array>
 #include <atomic>
@@ -215,25 +213,6 @@ void die_with(pid_t parent) noexcept {
   ::_exit(failure.err == ENOENT ? 127 : 126);
 }
 
-// Hold::blocked: waits until the child sits in read(2) on its pipe, as the first word of
-// /proc/PID/syscall, the number of the call a blocked task is in, shows (see "The programs
-// count" above). Gives up when the child has ended or the file cannot be read.
-void await_blocked_read(pid_t pid) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/syscall";
-  const std::string in_read = std::to_string(SYS_read) + " ";
-  for (;;) {
-    auto text = read_file(path);
-    if (!text || text->starts_with(in_read))
-      return;
-    siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
-        info.si_pid != 0)
-      return;
-    timespec pause{0, 20'000};
-    ::nanosleep(&pause, nullptr);
-  }
-}
-
 } // namespace
 
 Result<HeldCommand> HeldCommand::start(const std::string& program,
@@ -275,10 +254,9 @@ Result<HeldCommand> HeldCommand::start(const std::string& program,
   }
   report_write.reset();
   HeldCommand command(pid, hold, std::move(report_read), std::move(release_write));
-  if (hold == Hold::stopped)
-    reap(pid, command.stop_status_);
-  else
-    await_blocked_read(pid);
+  if (hold == Hold::blocked)
+    return command;
+  reap(pid, command.stop_status_);
   if (pollfd note{command.report_.get(), POLLIN, 0}; ::poll(&note, 1, 0) > 0) {
     ChildFailure failure{};
     if (::read(command.report_.get(), &failure, sizeof failure) == sizeof failure &&

@@ -53,7 +53,8 @@ enum class Hold {
   // Stopped (SIGSTOP), for a tracer to seize; killed if syscount dies. The ptrace backend's:
   // untraced, its seccomp filter would fail the command's counted calls.
   stopped,
-  // Blocked reading a pipe; goes on to exec, uncounted, if syscount dies. The eBPF backend's.
+  // Blocked reading a pipe; goes on to exec, uncounted, if syscount dies. The eBPF backend's:
+  // not waited for, since its programs count nothing of the child before its exec.
   blocked,
 };
 
@@ -64,8 +65,8 @@ enum class Hold {
 class HeldCommand {
 public:
   // Forks, runs `prepare` in the child (only async-signal-safe work; it returns 0 or the errno
-  // of a failure, after which the child goes on), holds the child and waits until it is held
-  // (stopped, or blocked in its read). Fails when a pipe or the fork fails.
+  // of a failure, after which the child goes on) and holds the child; Hold::stopped waits until
+  // it has stopped and reads `prepare`'s report. Fails when a pipe or the fork fails.
   static Result<HeldCommand> start(const std::string& program, const std::vector<std::string>& argv,
                                    Hold hold, const std::function<int()>& prepare = {});
 
@@ -73,7 +74,7 @@ public:
   // False when the child ended before it was held (its status is in stop_status()).
   bool held() const noexcept;
   int stop_status() const noexcept { return stop_status_; }
-  // The errno `prepare` returned, 0 when it succeeded.
+  // Hold::stopped: the errno `prepare` returned, 0 when it succeeded.
   int prepare_error() const noexcept { return prepare_error_; }
   // Lets the held child go on to its exec.
   void cont() const noexcept;

@@ -9,8 +9,9 @@
 // messages are kept from stderr.
 //
 // Launching. The command is started held on a pipe (launch.hpp's Hold::blocked: if syscount
-// dies first, it runs on uncounted), put in the followed set as process 0 and only then let
-// go: its first call is counted, and nothing stops it again. syscount makes
+// dies first, it runs on uncounted), put in the followed set as process 0, marked as held (of
+// its calls before its exec, which are syscount's own, the programs count only the exec), and
+// let go: its first call is counted, and nothing stops it again. syscount makes
 // itself a child subreaper, so that descendants orphaned on the way are reparented to it and
 // the wait ends only when the whole tree has exited, as the ptrace backend's does.
 //
@@ -84,6 +85,13 @@ int load_programs(syscount_bpf& skel, const KernelBtf& btf) {
 std::string process_comm(pid_t pid) {
   auto comm = read_file(fmt::format("/proc/{}/comm", pid));
   return comm ? std::string(trim(*comm)) : "?";
+}
+
+// This process's name, which a child keeps until its exec.
+std::string own_comm() {
+  char name[SC_COMM + 1] = {};
+  ::prctl(PR_GET_NAME, name);
+  return name;
 }
 
 // Makes this process a child subreaper for its lifetime (see "Launching" above).
@@ -181,17 +189,18 @@ Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
   return tracer;
 }
 
-Result<void> BpfTracer::follow(pid_t pid) {
+Result<void> BpfTracer::follow(pid_t pid, bool held) {
   __u32 tgid = static_cast<__u32>(pid), index = 0;
   sc_process first{};
   first.tgid = tgid;
-  auto comm = process_comm(pid);
+  auto comm = held ? own_comm() : process_comm(pid);
   std::memcpy(first.comm, comm.data(), std::min(comm.size(), sizeof first.comm - 1));
   skel_->bss->next_process = 1;
+  __u32 followed_as = held ? index | SC_HELD : index;
   if (bpf_map__update_elem(skel_->maps.processes, &index, sizeof index, &first, sizeof first,
                            BPF_ANY) != 0 ||
-      bpf_map__update_elem(skel_->maps.followed, &tgid, sizeof tgid, &index, sizeof index,
-                           BPF_ANY) != 0)
+      bpf_map__update_elem(skel_->maps.followed, &tgid, sizeof tgid, &followed_as,
+                           sizeof followed_as, BPF_ANY) != 0)
     return fail(Error::from_errno("follow process", std::to_string(pid)));
   return {};
 }
@@ -207,7 +216,7 @@ Result<TraceOutcome> BpfTracer::launch(const std::string& program,
     outcome.exit_status = shell_status(command.stop_status());
     return outcome;
   }
-  if (auto followed = follow(command.pid()); !followed) {
+  if (auto followed = follow(command.pid(), true); !followed) {
     command.kill();
     return fail(followed.error());
   }
@@ -227,7 +236,7 @@ Result<TraceOutcome> BpfTracer::attach(pid_t pid, const TraceRequest& request) {
   if (!pidfd)
     return fail(Error::from_errno("attach to", std::to_string(pid)));
   skel_->bss->target_tgid = static_cast<__u32>(pid);
-  OPSKIT_TRY(follow(pid));
+  OPSKIT_TRY(follow(pid, false));
   std::uint64_t start_ns = now_ns();
   if (request.on_attached)
     request.on_attached(thread_count(pid));

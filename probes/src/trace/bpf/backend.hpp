@@ -37,8 +37,9 @@ private:
   };
   explicit BpfTracer(syscount_bpf* skel) : skel_(skel) {}
 
-  // Puts `pid` in the followed set as the first process.
-  Result<void> follow(pid_t pid);
+  // Puts `pid` in the followed set as the first process; `held`: a command not yet past its
+  // exec, whose calls before it are not counted.
+  Result<void> follow(pid_t pid, bool held);
   Result<TraceOutcome> launch(const std::string& program, const std::vector<std::string>& argv);
   Result<TraceOutcome> attach(pid_t pid, const TraceRequest& request);
   // The warning for calls or processes the kernel could not follow, empty when none.

@@ -20,6 +20,10 @@
 #define SC_NO_PATH 1
 #define SC_PATH_ARG0 2
 
+/* In a process's entry of `followed`, beside its index: the command not yet past its exec, whose
+ * calls are syscount's own but for the exec itself. */
+#define SC_HELD 0x80000000u
+
 /* Calls and time of one syscall of one ABI that ended with one errno (0: success). */
 struct sc_call_key {
   __u16 abi;

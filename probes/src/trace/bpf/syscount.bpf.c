@@ -11,7 +11,9 @@
  * The followed set. `followed` maps the thread group id of every process of the traced tree to
  * its index in `processes`: user space puts the command (or the attached process) there first;
  * a fork by a followed process adds the child, the exit of a process's last thread removes it.
- * A call of any other process is never counted, whatever it calls.
+ * A call of any other process is never counted, whatever it calls. The command goes in as soon
+ * as it is forked, marked SC_HELD: until its exec it is still syscount, on its way there, and of
+ * its calls only the exec counts (sched_process_exec clears the mark).
  *
  * A call is counted in two halves. At entry (sys_enter) the call's ABI and number are looked up
  * in `counted`, the class's table, filled by user space before the programs are attached; a
@@ -48,6 +50,8 @@
 #define ABI_X32 2
 #define EEXIST 17
 #define MAX_ERRNO 4095
+#define NR_EXECVE 59 /* x86_64 */
+#define NR_EXECVEAT 322
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -305,12 +309,15 @@ int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
     __u32* process = bpf_map_lookup_elem(&followed, &tgid);
     if (!process)
       return 0;
+    __u32 index = *process;
+    if ((index & SC_HELD) && !(abi == 0 && (nr == NR_EXECVE || nr == NR_EXECVEAT)))
+      return 0; /* the command before its exec: syscount's own calls */
     f = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
     if (!f) {
       __sync_fetch_and_add(&lost_calls, 1);
       return 0;
     }
-    f->process = *process;
+    f->process = index & ~SC_HELD;
   }
   f->abi = abi;
   f->nr = nr;
@@ -374,11 +381,13 @@ SEC("raw_tp/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct* exec_task, pid_t old_pid,
              struct linux_binprm* bprm) {
   __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-  __u32* index = bpf_map_lookup_elem(&followed, &tgid);
-  if (!index)
+  __u32* followed_as = bpf_map_lookup_elem(&followed, &tgid);
+  if (!followed_as)
     return 0;
-  struct sc_process* p = bpf_map_lookup_elem(&processes, index);
-  if (p && *index < max_processes)
+  __u32 index = *followed_as & ~SC_HELD;
+  *followed_as = index; /* the command is past its exec */
+  struct sc_process* p = bpf_map_lookup_elem(&processes, &index);
+  if (p && index < max_processes)
     bpf_get_current_comm(p->comm, sizeof p->comm);
   struct task_struct* task = bpf_get_current_task_btf(); /* the task that execs */
   struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
