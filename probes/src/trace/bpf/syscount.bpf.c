@@ -25,13 +25,14 @@
  * and time go to `calls` under (ABI, number, errno), per CPU and so without atomic operations,
  * the process's counters grow, and the path is read now, not at entry, when a name in a page
  * not yet faulted in reads as nothing. A successful execve has no old memory left at its exit:
- * its path is the kernel's copy, counted at sched_process_exec.
+ * sched_process_exec points the path at the copy of the name on the new program's stack
+ * (bprm->exec, AT_EXECFN), read at exit like any other.
  *
  * Paths. Hash maps hash and compare whole keys, so a name goes into the smallest key it fits:
  * shorter than SC_TINY_PATH into `tiny_paths` (most names), than SC_SHORT_PATH into
- * `short_paths`, else into `long_paths` (keys are zeroed first by a copy of `zeros`). When a map
- * is full, the lookup is folded: a tiny or short name into its directory in `folded`, a long
- * one into "/", and when `folded` is full too, into "/".
+ * `short_paths`, else into `long_paths` (keys are zeroed first: a tiny one by stores, the others
+ * by a copy of `zeros`). When a map is full, the lookup is folded: a tiny or short name into its
+ * directory in `folded`, a long one into "/", and when `folded` is full too, into "/".
  *
  * ABIs (x86_64): a 32-bit task's calls come with TS_COMPAT in its thread_info status and are
  * numbered in i386's table; an x32 call has __X32_SYSCALL_BIT in its number. Their pointers are
@@ -219,15 +220,15 @@ static __always_inline void fold(struct sc_short_key* key, __u32 len) {
     fold_into_root(key);
 }
 
-static __always_inline void count_path(const void* name, __u32 err, bool user) {
+/* Counts a lookup of the name at user address `name` that ended with `err`. */
+static __always_inline void count_path(const void* name, __u32 err) {
   __u32 zero = 0;
   struct scratch* s = bpf_map_lookup_elem(&scratch, &zero);
   if (!s)
     return;
   struct sc_tiny_key* tiny = &s->tiny_key;
-  bpf_probe_read_kernel(tiny, sizeof *tiny, zeros);
-  long n = user ? bpf_probe_read_user_str(tiny->path, SC_TINY_PATH, name)
-                : bpf_probe_read_kernel_str(tiny->path, SC_TINY_PATH, name);
+  __builtin_memset(tiny, 0, sizeof *tiny);
+  long n = bpf_probe_read_user_str(tiny->path, SC_TINY_PATH, name);
   if (n <= 1)
     return; /* unreadable or empty: a call on an fd */
   struct sc_short_key* key = &s->short_key;
@@ -242,8 +243,7 @@ static __always_inline void count_path(const void* name, __u32 err, bool user) {
     return;
   }
   bpf_probe_read_kernel(key, sizeof *key, zeros);
-  n = user ? bpf_probe_read_user_str(key->path, SC_SHORT_PATH, name)
-           : bpf_probe_read_kernel_str(key->path, SC_SHORT_PATH, name);
+  n = bpf_probe_read_user_str(key->path, SC_SHORT_PATH, name);
   if (n <= 1)
     return;
   key->err = err;
@@ -254,10 +254,7 @@ static __always_inline void count_path(const void* name, __u32 err, bool user) {
   }
   struct sc_long_key* long_key = &s->long_key;
   bpf_probe_read_kernel(long_key, sizeof *long_key, zeros);
-  if (user)
-    bpf_probe_read_user_str(long_key->path, SC_LONG_PATH, name);
-  else
-    bpf_probe_read_kernel_str(long_key->path, SC_LONG_PATH, name);
+  bpf_probe_read_user_str(long_key->path, SC_LONG_PATH, name);
   long_key->err = err;
   if (add_one(&long_paths, long_key) != 0)
     fold_into_root(key);
@@ -350,7 +347,7 @@ int BPF_PROG(sys_exit, struct pt_regs* regs, long ret) {
       __sync_fetch_and_add(&p->errors, 1);
   }
   if (f->path)
-    count_path((const void*)f->path, err, true);
+    count_path((const void*)f->path, err);
   return 0;
 }
 
@@ -391,10 +388,8 @@ int BPF_PROG(sched_process_exec, struct task_struct* exec_task, pid_t old_pid,
     bpf_get_current_comm(p->comm, sizeof p->comm);
   struct task_struct* task = bpf_get_current_task_btf(); /* the task that execs */
   struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
-  if (f && f->active && f->path) {
-    count_path(BPF_CORE_READ(bprm, filename), 0, false);
-    f->path = 0;
-  }
+  if (f && f->active && f->path)
+    f->path = BPF_CORE_READ(bprm, exec); /* the name where the new stack holds it */
   return 0;
 }
 
