@@ -173,33 +173,6 @@ static __always_inline long add_one(void* map, const void* key) {
   return rc;
 }
 
-struct slash_search {
-  struct sc_short_key* key;
-  __u32 len;  /* of the name */
-  __s32 last; /* the index of its last '/', -1 when none */
-  __u32 from; /* clear_byte clears from here on */
-};
-
-static long find_slash(__u32 i, void* data) {
-  struct slash_search* s = data;
-  if (i >= s->len || i >= SC_SHORT_PATH)
-    return 1;
-  if (s->key->path[i] == '/')
-    s->last = i;
-  return 0;
-}
-
-static long clear_byte(__u32 i, void* data) {
-  struct slash_search* s = data;
-  __u32 at = s->from + i;
-  if (at >= SC_SHORT_PATH)
-    return 1;
-  s->key->path[at] = 0;
-  return 0;
-}
-
-/* Counts a lookup of `key`'s name (`len` bytes) under its directory in `folded`, as
- * directory_of() names it: "/a/b" under "/a", "/a" under "/", "a" under ".". */
 /* Counts a lookup under "/", for a name too long for `folded` or when `folded` is full. */
 static __always_inline void fold_into_root(struct sc_short_key* key) {
   bpf_probe_read_kernel(key->path, sizeof key->path, zeros);
@@ -207,17 +180,41 @@ static __always_inline void fold_into_root(struct sc_short_key* key) {
   add_one(&folded, key);
 }
 
-static __always_inline void fold(struct sc_short_key* key, __u32 len) {
-  struct slash_search s = {.key = key, .len = len, .last = -1, .from = 1};
-  bpf_loop(SC_SHORT_PATH, find_slash, &s, 0);
-  if (s.last < 0)
+struct directory_search {
+  struct sc_short_key* key;
+  __u32 len;   /* of the name */
+  __s32 slash; /* the index of its last '/', -1 when none */
+};
+
+/* From the name's end back: clears each byte up to the last '/', and stops there. */
+static long clear_to_slash(__u32 i, void* data) {
+  struct directory_search* d = data;
+  __u32 at = d->len - 1 - i;
+  if (i >= d->len || at >= SC_SHORT_PATH)
+    return 1;
+  if (d->key->path[at] == '/') {
+    d->slash = (__s32)at;
+    return 1;
+  }
+  d->key->path[at] = 0;
+  return 0;
+}
+
+/* Counts a lookup of `key`'s name (`len` bytes) under its directory in `folded`, as
+ * directory_of() names it: "/a/b" under "/a", "/a" under "/", "a" under ".". A global function:
+ * the verifier checks it once, not at each of its calls (a loop's callback is dear to check). */
+__noinline int fold(struct sc_short_key* key, __u32 len) {
+  if (!key)
+    return 0;
+  struct directory_search d = {.key = key, .len = len, .slash = -1};
+  bpf_loop(SC_SHORT_PATH, clear_to_slash, &d, 0);
+  if (d.slash < 0)
     key->path[0] = '.';
-  else if (s.last > 0)
-    s.from = (__u32)s.last;
-  if (s.from < len)
-    bpf_loop(len - s.from, clear_byte, &s, 0);
+  else if (d.slash > 0 && d.slash < SC_SHORT_PATH)
+    key->path[d.slash] = 0;
   if (add_one(&folded, key) != 0)
     fold_into_root(key);
+  return 0;
 }
 
 /* Counts a lookup of the name at user address `name` that ended with `err`. */
