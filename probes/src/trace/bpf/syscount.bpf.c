@@ -30,9 +30,10 @@
  *
  * Paths. Hash maps hash and compare whole keys, so a name goes into the smallest key it fits:
  * shorter than SC_TINY_PATH into `tiny_paths` (most names), than SC_SHORT_PATH into
- * `short_paths`, else into `long_paths` (keys are zeroed first: a tiny one by stores, the others
- * by a copy of `zeros`). When a map is full, the lookup is folded: a tiny or short name into its
- * directory in `folded`, a long one into "/", and when `folded` is full too, into "/".
+ * `short_paths`, else into `long_paths`. A name is read once, into a short key zeroed first,
+ * whose head is its tiny key; only a long name is read again, into a long key. When a map is
+ * full, the lookup is folded: a tiny or short name into its directory in `folded`, a long one
+ * into "/", and when `folded` is full too, into "/".
  *
  * ABIs (x86_64): a 32-bit task's calls come with TS_COMPAT in its thread_info status and are
  * numbered in i386's table; an x32 call has __X32_SYSCALL_BIT in its number. Their pointers are
@@ -127,7 +128,6 @@ LOOKUP_COUNTS(struct sc_long_key, 1024) long_paths SEC(".maps");
 LOOKUP_COUNTS(struct sc_short_key, 100000) folded SEC(".maps"); /* directories */
 
 struct scratch {
-  struct sc_tiny_key tiny_key;
   struct sc_short_key short_key;
   struct sc_long_key long_key;
 };
@@ -217,33 +217,29 @@ __noinline int fold(struct sc_short_key* key, __u32 len) {
   return 0;
 }
 
-/* Counts a lookup of the name at user address `name` that ended with `err`. */
+/* A tiny key is the head of a short one: the same fields at the same places. */
+_Static_assert(__builtin_offsetof(struct sc_tiny_key, path) ==
+                   __builtin_offsetof(struct sc_short_key, path),
+               "a tiny key must be a short key's head");
+
+/* Counts a lookup of the name at user address `name` that ended with `err`. The name is read
+ * once, into a short key zeroed by stores; if it is tiny, the key's head is its tiny key. */
 static __always_inline void count_path(const void* name, __u32 err) {
   __u32 zero = 0;
   struct scratch* s = bpf_map_lookup_elem(&scratch, &zero);
   if (!s)
     return;
-  struct sc_tiny_key* tiny = &s->tiny_key;
-  __builtin_memset(tiny, 0, sizeof *tiny);
-  long n = bpf_probe_read_user_str(tiny->path, SC_TINY_PATH, name);
+  struct sc_short_key* key = &s->short_key;
+  __builtin_memset(key, 0, sizeof *key);
+  long n = bpf_probe_read_user_str(key->path, SC_SHORT_PATH, name);
   if (n <= 1)
     return; /* unreadable or empty: a call on an fd */
-  struct sc_short_key* key = &s->short_key;
+  key->err = err;
   if (n < SC_TINY_PATH) {
-    tiny->err = err;
-    if (add_one(&tiny_paths, tiny) == 0)
-      return;
-    bpf_probe_read_kernel(key, sizeof *key, zeros); /* full: fold it as a short name */
-    bpf_probe_read_kernel(key->path, SC_TINY_PATH, tiny->path);
-    key->err = err;
-    fold(key, (__u32)n - 1);
+    if (add_one(&tiny_paths, key) != 0)
+      fold(key, (__u32)n - 1);
     return;
   }
-  bpf_probe_read_kernel(key, sizeof *key, zeros);
-  n = bpf_probe_read_user_str(key->path, SC_SHORT_PATH, name);
-  if (n <= 1)
-    return;
-  key->err = err;
   if (n < SC_SHORT_PATH) {
     if (add_one(&short_paths, key) != 0)
       fold(key, (__u32)n - 1);
