@@ -4,22 +4,21 @@
 # kernel's notes (/sys/kernel/notes: its build id) and the size of its BTF. Only when VMLINUX is
 # the running kernel's own BTF is there an identity; else it is empty and never matches.
 #   cmake -DVMLINUX=... -DMIN_BTF=... -DOUTPUT=... -P embed_btf.cmake
-function(c_bytes file var)
+function(c_bytes file bytes_var size_var)
   file(READ ${file} hex HEX)
+  string(LENGTH "${hex}" digits)
+  math(EXPR size "${digits} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
-  set(${var} "${hex}" PARENT_SCOPE)
+  set(${bytes_var} "${hex}" PARENT_SCOPE)
+  set(${size_var} ${size} PARENT_SCOPE)
 endfunction()
 
-c_bytes(${MIN_BTF} min_btf)
-file(SIZE ${MIN_BTF} min_btf_size)
+c_bytes(${MIN_BTF} min_btf min_btf_size)
 set(notes "")
 set(notes_size 0)
 set(btf_size 0)
 if(VMLINUX STREQUAL "/sys/kernel/btf/vmlinux" AND EXISTS /sys/kernel/notes)
-  c_bytes(/sys/kernel/notes notes)
-  file(READ /sys/kernel/notes raw HEX)
-  string(LENGTH "${raw}" notes_size)
-  math(EXPR notes_size "${notes_size} / 2")
+  c_bytes(/sys/kernel/notes notes notes_size)
   file(SIZE ${VMLINUX} btf_size)
 endif()
 

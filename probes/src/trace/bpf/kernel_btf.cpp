@@ -2,7 +2,6 @@
 #include "kernel_btf.hpp"
 
 #include <cstdlib>
-#include <cstring>
 
 #include <sys/mman.h>
 #include <sys/stat.h>
