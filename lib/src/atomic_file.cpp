@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "opskit/file.hpp"
 #include "opskit/parallel.hpp"
 
 namespace opskit {
@@ -26,19 +27,6 @@ std::string parent_of(const std::string& path) {
   if (slash == std::string::npos)
     return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-Result<void> write_all(int fd, std::string_view data, const std::string& name) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return fail(Error::from_errno("write", name));
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return {};
 }
 
 // Copies `size` bytes of `from`, from its start, to `to`, in the kernel: copy_file_range, or

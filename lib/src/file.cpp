@@ -31,6 +31,19 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
   }
 }
 
+Result<void> write_all(int fd, std::string_view data, std::string_view name) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fail(Error::from_errno("write", name));
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
 Result<std::string> read_file(const std::string& path) {
   // O_NONBLOCK: a FIFO where a file was expected fails at the read instead of hanging the open.
   OPSKIT_TRY_ASSIGN(auto fd, open_file(path, O_RDONLY | O_NONBLOCK));

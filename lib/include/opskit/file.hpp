@@ -19,6 +19,9 @@ Result<UniqueFd> open_file(const std::string& path, int flags);
 // generator). `buffer` must be non-empty; its size is the read size. `name` is for errors.
 Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name);
 
+// Writes all of `data` to `fd`, again after a short write or EINTR; the error names `name`.
+Result<void> write_all(int fd, std::string_view data, std::string_view name);
+
 // Opens, reads whole (as above, starting with a 4 KiB buffer, or one a byte larger than a
 // regular file's size) and closes.
 Result<std::string> read_file(const std::string& path);

@@ -156,7 +156,6 @@ BpfTracer::~BpfTracer() = default;
 
 Result<std::unique_ptr<BpfTracer>> BpfTracer::load(SyscallClass cls,
                                                    const AggregatorLimits& limits) {
-  constexpr const char* k_kernel_btf = "/sys/kernel/btf/vmlinux"; // the verifier's types
   if (::access(k_kernel_btf, R_OK) != 0)
     return fail(Error::from_errno("read kernel BTF", k_kernel_btf));
   OPSKIT_TRY(check_pid_namespace());

@@ -16,20 +16,14 @@ namespace opskit::trace {
 
 namespace {
 
-constexpr const char* k_kernel_btf = "/sys/kernel/btf/vmlinux";
-
 // The extract in a memfd, for libbpf to read by its path.
 Result<UniqueFd> extract_file() {
   UniqueFd fd(::memfd_create("syscount.btf", MFD_CLOEXEC));
   if (!fd)
     return fail(Error::from_errno("make a file for", "the kernel's BTF"));
-  std::size_t done = 0;
-  while (done < SYSCOUNT_MIN_BTF_SIZE) {
-    auto n = ::write(fd.get(), syscount_min_btf + done, SYSCOUNT_MIN_BTF_SIZE - done);
-    if (n < 0)
-      return fail(Error::from_errno("write", "the kernel's BTF"));
-    done += static_cast<std::size_t>(n);
-  }
+  OPSKIT_TRY(write_all(fd.get(),
+                       {reinterpret_cast<const char*>(syscount_min_btf), SYSCOUNT_MIN_BTF_SIZE},
+                       "the kernel's BTF"));
   return fd;
 }
 

@@ -20,6 +20,9 @@
 
 namespace opskit::trace {
 
+// The running kernel's BTF: what the verifier types the programs' accesses by, in any case.
+inline constexpr const char* k_kernel_btf = "/sys/kernel/btf/vmlinux";
+
 class KernelBtf {
 public:
   // SYSCOUNT_BTF when set, else the extract where this is the kernel it was cut from, else the
