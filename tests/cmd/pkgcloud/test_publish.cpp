@@ -312,10 +312,11 @@ TEST_CASE("publish: a failure is one line naming the target and why, and no secr
   CHECK(missing.err.find("HTTP 404") != std::string::npos);
   CHECK(std::count(missing.err.begin(), missing.err.end(), '\n') == 1);
 
-  int closed = free_port();
+  ClosedPort closed;
   auto down = pkgcloud_env(p.repo, p.home,
                            {"publish", "--to", s3_target("x"), "--endpoint",
-                            "http://127.0.0.1:" + std::to_string(closed), "--path-style"});
+                            "http://127.0.0.1:" + std::to_string(closed.port()), "--path-style"});
+  INFO(down.err);
   CHECK(down.exit_status == 1);
   CHECK(down.err.find("127.0.0.1") != std::string::npos);
   for (const auto* o : {&missing, &down}) {
