@@ -24,18 +24,6 @@ sockaddr_in loopback(int port) {
   return addr;
 }
 
-// A socket bound to a port of 127.0.0.1 the kernel chose, and that port.
-UniqueFd bind_loopback(int& port) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in addr = loopback(0);
-  socklen_t size = sizeof addr;
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &size) != 0)
-    throw std::runtime_error("cannot find a free port");
-  port = ntohs(addr.sin_port);
-  return fd;
-}
-
 } // namespace
 
 UniqueFd connect_loopback(int port) {
@@ -46,15 +34,19 @@ UniqueFd connect_loopback(int port) {
   return fd;
 }
 
-// A port the kernel just handed out and took back: free unless someone races us for it.
-int free_port() {
-  int port = 0;
-  bind_loopback(port);
-  return port;
+// A port the kernel chose, held by a socket bound to it.
+ClosedPort::ClosedPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  sockaddr_in addr = loopback(0);
+  socklen_t size = sizeof addr;
+  if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &size) != 0)
+    throw std::runtime_error("cannot find a free port");
+  port_ = ntohs(addr.sin_port);
 }
 
-ClosedPort::ClosedPort() {
-  fd_ = bind_loopback(port_);
+// A port the kernel just handed out and took back: free unless someone races us for it.
+int free_port() {
+  return ClosedPort().port();
 }
 
 bool wait_for_port(int port) {

@@ -22,6 +22,7 @@ private:
   UniqueFd fd_;
   int port_ = 0;
 };
+
 // A connection to 127.0.0.1:`port`; an empty handle when nothing accepted it.
 UniqueFd connect_loopback(int port);
 // Whether something accepts connections on 127.0.0.1:`port`; waits up to 10 s for it.
