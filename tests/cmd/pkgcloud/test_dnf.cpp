@@ -486,8 +486,9 @@ TEST_CASE("dnf: where the file system cannot exchange directories, repodata/ is 
   Fixture f;
   // renameat2(RENAME_EXCHANGE) fails with EINVAL, as on NFS
   auto push = [&](const std::string& rpm) {
-    return run({"env", "LD_PRELOAD=" OPSKIT_NO_EXCHANGE, "ASAN_OPTIONS=verify_asan_link_order=0:handle_sigill=1",
-                tool("pkgcloud"), "--repo", f.repo, "push", rpm});
+    return run({"env", "LD_PRELOAD=" OPSKIT_NO_EXCHANGE,
+                "ASAN_OPTIONS=verify_asan_link_order=0:handle_sigill=1", tool("pkgcloud"), "--repo",
+                f.repo, "push", rpm});
   };
   for (const char* name : {"rextra", "rmore"}) {
     auto pushed = push(rpmbuild(f.dir.path(), name, "3.0", "noarch", "", ""));
