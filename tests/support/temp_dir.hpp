@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -37,5 +38,11 @@ public:
 private:
   std::string path_;
 };
+
+// Writes `text` to the file at `path`, making the directories it needs.
+inline void make_file(const std::string& path, const std::string& text = "x\n") {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << text;
+}
 
 } // namespace opskit::test

@@ -16,6 +16,9 @@
 
 namespace opskit::test {
 
+// The SOURCE_DATE_EPOCH of the tests that compare what pkgcloud writes byte for byte.
+inline constexpr const char* k_epoch = "1764000000";
+
 // Runs the built pkgcloud with --repo <repo> and SOURCE_DATE_EPOCH set to `epoch`.
 inline Outcome pkgcloud(const std::string& repo, std::vector<std::string> args,
                         const std::string& epoch = "") {

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Served {
+struct SignedRepo {
   TempDir dir;
   std::string repo = dir / "repo";
   std::string key = dir / "key.gpg";
@@ -29,7 +29,7 @@ struct Served {
 // a zstd-compressed package, its key exported as apt's signed-by keyring. The "all" package's
 // control file carries Filename and SHA512 fields of its own, as hand-made ones do: apt would
 // fetch the wrong file, or fail its hash, if the index kept them.
-void make_repository(Served& s) {
+void make_repository(SignedRepo& s) {
   auto init = pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"});
   REQUIRE(init.exit_status == 0);
   auto a = dpkg_deb_build(s.dir.path(), "hello", control("hello", "1.0-1", "amd64"), "xz");
@@ -53,7 +53,7 @@ TEST_CASE("apt: apt-get update and install --download-only from a signed reposit
           "[pkgcloud][apt][server]") {
   if (!have_program("apt-get") || !have_program("python3"))
     FAIL("apt-get and python3 are needed (scripts/dev installs them)");
-  Served s;
+  SignedRepo s;
   make_repository(s);
   HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt",
@@ -76,7 +76,7 @@ TEST_CASE("apt: apt-get update and install --download-only from a signed reposit
 TEST_CASE("apt: Packages of many runs, a push rewriting one, is read by apt-get update from xz "
           "and from gzip",
           "[pkgcloud][apt][server]") {
-  Served s;
+  SignedRepo s;
   REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"}).exit_status ==
           0);
   // Names that end runs, so that a few packages make several runs.
@@ -136,7 +136,7 @@ TEST_CASE("apt: Packages of many runs, a push rewriting one, is read by apt-get 
 
 TEST_CASE("apt: a tampered Packages file is rejected by apt-get update",
           "[pkgcloud][apt][server]") {
-  Served s;
+  SignedRepo s;
   make_repository(s);
   std::string dir = s.repo + "/public/deb/debian/dists/bookworm/main/binary-amd64";
   // Tamper with every copy apt could fetch: the plain, compressed and by-hash files.
@@ -157,9 +157,9 @@ TEST_CASE("apt: a tampered Packages file is rejected by apt-get update",
 
 TEST_CASE("apt: a repository signed by another key is rejected with NO_PUBKEY",
           "[pkgcloud][apt][server]") {
-  Served s;
+  SignedRepo s;
   make_repository(s);
-  Served other;
+  SignedRepo other;
   REQUIRE(
       pkgcloud(other.repo, {"init", "--generate-key", "Other <other@example.com>"}).exit_status ==
       0);
@@ -176,7 +176,7 @@ TEST_CASE("apt: a repository signed by another key is rejected with NO_PUBKEY",
 
 TEST_CASE("apt: a Release dated in the future is refused when date checks are on",
           "[pkgcloud][apt][server]") {
-  Served s;
+  SignedRepo s;
   REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>"}).exit_status ==
           0);
   auto key = pkgcloud(s.repo, {"export-key"});
@@ -200,7 +200,7 @@ namespace {
 
 TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the repository",
           "[pkgcloud][apt][server]") {
-  Served s;
+  SignedRepo s;
   make_repository(s);
   HttpServer server(s.repo + "/public");
   IsolatedApt apt(s.dir / "apt",
@@ -233,7 +233,7 @@ TEST_CASE("apt: after kill -9 at any moment of a push, apt-get still accepts the
 }
 
 TEST_CASE("apt: a Release past its Valid-Until is refused as expired", "[pkgcloud][apt][server]") {
-  Served s;
+  SignedRepo s;
   auto three_days_ago = std::to_string(std::time(nullptr) - 3 * 86400);
   REQUIRE(pkgcloud(s.repo,
                    {"init", "--valid-for", "1", "--generate-key", "Apt Test <apt@example.com>"},

@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_epoch = "1764000000";
 constexpr std::size_t k_disk = 16 << 20;
 constexpr std::size_t k_kib = 1024;
 

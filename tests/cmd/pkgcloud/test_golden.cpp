@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_epoch = "1764000000";
 const std::string k_golden = std::string(OPSKIT_TEST_DATA) + "/golden/publication.sha256";
 
 // A deb whose control.tar and data.tar are both compressed as `compression` ("" for none).

@@ -21,8 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_epoch = "1764000000";
-
 // The peak resident set a push of one hostile package may reach. Each is a few KiB, and what a
 // reader holds of it is bounded by the limits of pkgcloud(1) (a control.tar of 64 MiB at most,
 // a control file of 512 KiB): a bomb that expands to 4 GiB must stay far below its expansion,

@@ -29,8 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_epoch = "1764000000";
-
 std::string init_repo(const TempDir& dir) {
   std::string repo = dir / "repo";
   auto init = pkgcloud(repo, {"init", "--generate-key", "Test Repo <repo@example.com>"}, k_epoch);

@@ -17,10 +17,10 @@ using opskit::TextFormat;
 
 namespace {
 
-const std::string k_root = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+const std::string k_proc_basic = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
 
 std::string render(std::vector<std::string> names) {
-  auto snapshot = Namespace(k_root).snapshot(names);
+  auto snapshot = Namespace(k_proc_basic).snapshot(names);
   REQUIRE(snapshot);
   snapshot->read();
   std::string out;
@@ -143,15 +143,15 @@ TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
 TEST_CASE("scraper: a scrape past its deadline reads no more sources and names them",
           "[counters][exposition]") {
   std::vector<std::string> names{"kern.loadavg", "vm.stats"};
-  auto none = Scraper::open(Namespace(k_root), {names, Scraper::Clock::duration::zero()});
+  auto none = Scraper::open(Namespace(k_proc_basic), {names, Scraper::Clock::duration::zero()});
   REQUIRE(none);
   auto late = (*none)->scrape(TextFormat::prometheus);
   CHECK(late->find("kstat_load1") == std::string::npos);
-  CHECK(late->find("kstat_scrape_error{source=\"" + k_root + "/loadavg\"} 1\n") !=
+  CHECK(late->find("kstat_scrape_error{source=\"" + k_proc_basic + "/loadavg\"} 1\n") !=
         std::string::npos);
-  CHECK(late->find("kstat_scrape_error{source=\"" + k_root + "/vmstat\"} 1\n") !=
+  CHECK(late->find("kstat_scrape_error{source=\"" + k_proc_basic + "/vmstat\"} 1\n") !=
         std::string::npos);
-  auto all = Scraper::open(Namespace(k_root), {names, std::chrono::hours(1)});
+  auto all = Scraper::open(Namespace(k_proc_basic), {names, std::chrono::hours(1)});
   REQUIRE(all);
   auto body = (*all)->scrape(TextFormat::openmetrics);
   CHECK(body->find("kstat_load1 0.81\n") != std::string::npos);

@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 
 #include "publish/manifest.hpp"
 #include "publish/snapshot.hpp"
@@ -11,13 +10,9 @@
 
 using namespace opskit::repo;
 using namespace opskit::repo::publish;
+using opskit::test::make_file;
 
 namespace {
-
-void write(const std::string& path, const std::string& content) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << content;
-}
 
 std::vector<std::string> paths(const Plan& p) {
   std::vector<std::string> out;
@@ -32,12 +27,12 @@ TEST_CASE("publish plan: everything without a manifest, by phase, and only chang
           "[publish]") {
   opskit::test::TempDir dir;
   std::string pub = dir / "public";
-  write(pub + "/deb/debian/dists/bookworm/InRelease", "signed");
-  write(pub + "/deb/debian/dists/bookworm/main/binary-amd64/Packages", "index");
-  write(pub + "/deb/debian/pool/main/h/hello/hello_1_amd64.deb", "deb");
-  write(pub + "/gpg.key", "key");
-  write(pub + "/deb/debian/dists/bookworm/.InRelease.tmp-42", "a killed run's");
-  write(pub + "/rpm/el/9/x86_64/.repodata.next-42/repomd.xml", "a killed run's");
+  make_file(pub + "/deb/debian/dists/bookworm/InRelease", "signed");
+  make_file(pub + "/deb/debian/dists/bookworm/main/binary-amd64/Packages", "index");
+  make_file(pub + "/deb/debian/pool/main/h/hello/hello_1_amd64.deb", "deb");
+  make_file(pub + "/gpg.key", "key");
+  make_file(pub + "/deb/debian/dists/bookworm/.InRelease.tmp-42", "a killed run's");
+  make_file(pub + "/rpm/el/9/x86_64/.repodata.next-42/repomd.xml", "a killed run's");
 
   PackageRecord pool;
   pool.file = "deb/debian/pool/main/h/hello/hello_1_amd64.deb";
@@ -69,12 +64,13 @@ TEST_CASE("publish plan: everything without a manifest, by phase, and only chang
 }
 
 TEST_CASE("publish snapshot: an rpm's SHA-256 comes from its record, which has no MD5, and the "
-          "file is not read again", "[publish]") {
+          "file is not read again",
+          "[publish]") {
   opskit::test::TempDir dir;
   std::string pub = dir / "public";
   PackageRecord rpm;
   rpm.file = "rpm/el/9/x86_64/Packages/h/hello-1-1.x86_64.rpm";
-  write(pub + "/" + rpm.file, "rpm");
+  make_file(pub + "/" + rpm.file, "rpm");
   rpm.size = 3;
   rpm.sha256 = std::string(64, 'f'); // not the file's: read, it would give another
   auto s = snapshot(pub, {rpm});

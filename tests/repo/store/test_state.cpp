@@ -13,7 +13,7 @@ using namespace opskit::repo;
 
 namespace {
 
-PackageRecord rpm(const std::string& name, const std::string& xml) {
+PackageRecord rpm_record(const std::string& name, const std::string& xml) {
   PackageRecord r;
   r.format = PackageFormat::rpm;
   r.dist = "el/9";
@@ -46,8 +46,8 @@ TEST_CASE("state: yum rows carry every package's fragments, or none until read_t
   auto state = State::open(dir / "state.db", State::Create::yes);
   REQUIRE(state);
   for (int i = 0; i < 3; ++i)
-    REQUIRE(state->put(rpm("p" + std::to_string(i), std::to_string(i))));
-  PackageRecord other = rpm("elsewhere", "x");
+    REQUIRE(state->put(rpm_record("p" + std::to_string(i), std::to_string(i))));
+  PackageRecord other = rpm_record("elsewhere", "x");
   other.dist = "el/8";
   REQUIRE(state->put(other));
 
@@ -81,7 +81,7 @@ TEST_CASE("state: saved yum runs come back with every rpm record of their dist c
   auto state = State::open(dir / "state.db", State::Create::yes);
   REQUIRE(state);
   for (const char* name : {"a", "b", "c"})
-    REQUIRE(state->put(rpm(name, name)));
+    REQUIRE(state->put(rpm_record(name, name)));
   auto none = state->yum_tracked("el/9");
   REQUIRE(none);
   CHECK_FALSE(*none);
@@ -101,8 +101,8 @@ TEST_CASE("state: saved yum runs come back with every rpm record of their dist c
 
   // An insert, a replacement (noted once, though the update changes the row twice over), a
   // removal; nothing of a dist without saved runs, nor of a deb.
-  REQUIRE(state->put(rpm("d", "d")));
-  PackageRecord b = rpm("b", "b2");
+  REQUIRE(state->put(rpm_record("d", "d")));
+  PackageRecord b = rpm_record("b", "b2");
   b.sha256 = std::string(64, 'b');
   REQUIRE(state->put(b));
   REQUIRE(state->put(b));
@@ -110,10 +110,10 @@ TEST_CASE("state: saved yum runs come back with every rpm record of their dist c
   REQUIRE(a);
   REQUIRE(*a);
   REQUIRE(state->remove((*a)->id));
-  PackageRecord elsewhere = rpm("e", "e");
+  PackageRecord elsewhere = rpm_record("e", "e");
   elsewhere.dist = "el/8";
   REQUIRE(state->put(elsewhere));
-  PackageRecord deb = rpm("f", "f");
+  PackageRecord deb = rpm_record("f", "f");
   deb.format = PackageFormat::deb;
   REQUIRE(state->put(deb));
   auto since = state->yum_tracked("el/9");
@@ -198,7 +198,7 @@ TEST_CASE("state: saved apt texts come back with every deb record of their dist 
   auto state = State::open(dir / "state.db", State::Create::yes);
   REQUIRE(state);
   auto deb = [](const std::string& name, const std::string& dist = "debian/bookworm") {
-    PackageRecord r = rpm(name, name);
+    PackageRecord r = rpm_record(name, name);
     r.format = PackageFormat::deb;
     r.dist = dist;
     r.arch = "amd64";
@@ -217,7 +217,7 @@ TEST_CASE("state: saved apt texts come back with every deb record of their dist 
   REQUIRE(*a);
   REQUIRE(state->remove((*a)->id));
   REQUIRE(state->put(deb("c", "debian/trixie"))); // a dist without saved texts
-  REQUIRE(state->put(rpm("d", "d")));             // an rpm
+  REQUIRE(state->put(rpm_record("d", "d")));      // an rpm
   auto since = state->apt_tracked("debian/bookworm");
   REQUIRE(since);
   REQUIRE(*since);
@@ -256,7 +256,7 @@ TEST_CASE("state: a database whose triggers note rpm changes alone notes deb cha
 
   auto state = State::open(dir / "state.db", State::Create::no);
   REQUIRE(state);
-  PackageRecord r = rpm("a", "a");
+  PackageRecord r = rpm_record("a", "a");
   r.format = PackageFormat::deb;
   r.dist = "debian/bookworm";
   REQUIRE(state->put(r));

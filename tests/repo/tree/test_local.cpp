@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 
 #include <sys/stat.h>
 
@@ -12,13 +11,9 @@
 
 namespace fs = std::filesystem;
 using opskit::repo::tree::replace_directory;
+using opskit::test::make_file;
 
 namespace {
-
-void write(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << text;
-}
 
 ino_t inode(const std::string& path) {
   struct stat st {};
@@ -33,10 +28,10 @@ TEST_CASE("replace_directory: new files below, kept links and one exchange, equa
           "[repo][tree]") {
   opskit::test::TempDir tmp;
   std::string current = tmp / "dists/bookworm";
-  write(current + "/Release", "old release\n");
-  write(current + "/main/binary-amd64/by-hash/SHA256/aaa", "old packages\n");
-  write(current + "/main/binary-amd64/by-hash/SHA256/gone", "older packages\n");
-  write(tmp / "dists/.bookworm.next-999/Release", "a killed run's\n");
+  make_file(current + "/Release", "old release\n");
+  make_file(current + "/main/binary-amd64/by-hash/SHA256/aaa", "old packages\n");
+  make_file(current + "/main/binary-amd64/by-hash/SHA256/gone", "older packages\n");
+  make_file(tmp / "dists/.bookworm.next-999/Release", "a killed run's\n");
   ino_t kept_before = inode(current + "/main/binary-amd64/by-hash/SHA256/aaa");
 
   std::string packages = "new packages\n";

@@ -11,15 +11,7 @@
 
 namespace fs = std::filesystem;
 using opskit::repo::tree::PoolJournal;
-
-namespace {
-
-void write(const std::string& path) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << "x\n";
-}
-
-} // namespace
+using opskit::test::make_file;
 
 TEST_CASE("pool journal: the next push sweeps the directories a killed one noted, and only those",
           "[repo][tree]") {
@@ -31,11 +23,11 @@ TEST_CASE("pool journal: the next push sweeps the directories a killed one noted
     REQUIRE(killed);
     REQUIRE(killed->note("deb/debian/pool/main/h/hello"));
     REQUIRE(killed->note("deb/debian/pool/main/h/hello")); // noted once
-    write(hello + "/.hello_1.0_amd64.deb.tmp-123");
+    make_file(hello + "/.hello_1.0_amd64.deb.tmp-123");
   } // killed: never cleared
   CHECK(*opskit::read_file(journal) == "deb/debian/pool/main/h/hello\n");
-  write(hello + "/hello_1.0_amd64.deb");
-  write(other + "/.x-1-1.noarch.rpm.tmp-7"); // not noted: left to index's sweep
+  make_file(hello + "/hello_1.0_amd64.deb");
+  make_file(other + "/.x-1-1.noarch.rpm.tmp-7"); // not noted: left to index's sweep
   auto next = PoolJournal::open(journal, root);
   REQUIRE(next);
   CHECK_FALSE(fs::exists(hello + "/.hello_1.0_amd64.deb.tmp-123"));
@@ -51,8 +43,8 @@ TEST_CASE("pool journal: the next push sweeps the directories a killed one noted
 TEST_CASE("pool journal: a note that leaves the publication is not swept", "[repo][tree]") {
   opskit::test::TempDir tmp;
   std::string root = tmp / "public", journal = tmp / "staging";
-  write(tmp / "elsewhere/.secret.tmp-1");
-  write(root + "/pool/.a.tmp-1");
+  make_file(tmp / "elsewhere/.secret.tmp-1");
+  make_file(root + "/pool/.a.tmp-1");
   std::ofstream(journal) << "../elsewhere\n"
                          << tmp / "elsewhere"
                          << "\n\npool/../../elsewhere\n";

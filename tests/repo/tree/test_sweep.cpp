@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "temp_dir.hpp"
@@ -12,21 +11,17 @@ namespace fs = std::filesystem;
 using opskit::repo::tree::Depth;
 using opskit::repo::tree::remove_stale_temporaries;
 using opskit::repo::tree::sweep_files;
+using opskit::test::make_file;
 
 namespace {
 
-void write(const std::string& path) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << "x\n";
-}
-
 // A publication with a package at each depth, a killed run's temporaries and two links.
 void make_tree(const std::string& root) {
-  write(root + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb");
-  write(root + "/deb/debian/pool/main/h/hello/.hello_1.0_amd64.deb.tmp-123");
-  write(root + "/deb/debian/dists/bookworm/.Release.tmp-9");
-  write(root + "/rpm/el/9/x86_64/Packages/hello-1.0-1.x86_64.rpm");
-  write(root + "/top.txt");
+  make_file(root + "/deb/debian/pool/main/h/hello/hello_1.0_amd64.deb");
+  make_file(root + "/deb/debian/pool/main/h/hello/.hello_1.0_amd64.deb.tmp-123");
+  make_file(root + "/deb/debian/dists/bookworm/.Release.tmp-9");
+  make_file(root + "/rpm/el/9/x86_64/Packages/hello-1.0-1.x86_64.rpm");
+  make_file(root + "/top.txt");
   fs::create_symlink("hello_1.0_amd64.deb", root + "/deb/debian/pool/main/h/hello/link.deb");
   fs::create_directory_symlink(root + "/rpm", root + "/deb/debian/pool/rpm-dir-link");
 }
@@ -56,7 +51,7 @@ TEST_CASE("remove_stale_temporaries: Depth::here leaves the directories below al
   opskit::test::TempDir tmp;
   std::string root = tmp / "public";
   make_tree(root);
-  write(root + "/.top.tmp-1");
+  make_file(root + "/.top.tmp-1");
   remove_stale_temporaries(root, Depth::here);
   CHECK_FALSE(fs::exists(root + "/.top.tmp-1"));
   CHECK(fs::exists(root + "/deb/debian/dists/bookworm/.Release.tmp-9"));

@@ -66,11 +66,11 @@ bool primary_file(std::string_view path) {
 }
 
 // primary.xml lists only the files dnf resolves paths against; filelists.xml every file.
-enum class Files { primary, all };
+enum class Listing { primary, all };
 
-void file_elements(Xml& xml, const RpmInfo& r, Files which) {
+void file_elements(Xml& xml, const RpmInfo& r, Listing which) {
   for (const auto& f : r.files) {
-    if (which == Files::primary && !primary_file(f.path))
+    if (which == Listing::primary && !primary_file(f.path))
       continue;
     xml.open("file");
     if (f.type == RpmFileType::dir)
@@ -119,7 +119,7 @@ Result<std::string> primary_fragment(const YumPackage& p) {
   dependency_list(xml, "rpm:enhances", r.enhances, Pre::omit);
   dependency_list(xml, "rpm:recommends", r.recommends, Pre::omit);
   dependency_list(xml, "rpm:supplements", r.supplements, Pre::omit);
-  file_elements(xml, r, Files::primary);
+  file_elements(xml, r, Listing::primary);
   xml.close().close();
   return xml.finish("primary.xml");
 }
@@ -128,7 +128,7 @@ Result<std::string> filelists_fragment(const YumPackage& p) {
   Xml xml(Xml::Part::fragment);
   xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
   version_element(xml, p.rpm);
-  file_elements(xml, p.rpm, Files::all);
+  file_elements(xml, p.rpm, Listing::all);
   xml.close();
   return xml.finish("filelists.xml");
 }
