@@ -12,6 +12,7 @@
 #include "opskit/repo/store/keyring.hpp"
 
 #include <cstring>
+#include <map>
 #include <mutex>
 
 #include <unistd.h>
@@ -108,12 +109,36 @@ struct Keyring::Impl {
   // The callback holds the passphrase's address: an Impl stays where it was made.
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
+  Result<gpgme_key_t> secret_key(const std::string& spec);
   Result<std::string> sign(const std::string& fingerprint, std::string_view text,
                            gpgme_sig_mode_t mode);
 
   Context ctx;
   std::optional<std::string> passphrase;
+  std::map<std::string, Key> secret_keys; // by the spec they were found by
 };
+
+// The one secret key `spec` names, listed once a keyring, on the keyring's own context:
+// gpgme_get_key lists on a context it makes for the call, and gpgme starts `gpg --version` for
+// every context given a home directory, so each signature cost two gpg processes more.
+Result<gpgme_key_t> Keyring::Impl::secret_key(const std::string& spec) {
+  if (auto known = secret_keys.find(spec); known != secret_keys.end())
+    return known->second.get();
+  gpgme_key_t raw = nullptr;
+  auto err = gpgme_op_keylist_start(ctx.get(), spec.c_str(), 1);
+  if (!err)
+    err = gpgme_op_keylist_next(ctx.get(), &raw);
+  Key key(raw);
+  if (gpgme_key_t next = nullptr; !err && !gpgme_op_keylist_next(ctx.get(), &next)) {
+    Key other(next); // the same key listed twice is one key, not an ambiguous name
+    if (std::strcmp(key->subkeys->fpr, other->subkeys->fpr) != 0)
+      err = gpgme_error(GPG_ERR_AMBIGUOUS_NAME);
+  }
+  gpgme_op_keylist_end(ctx.get());
+  if (err)
+    return fail(gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err));
+  return secret_keys.emplace(spec, std::move(key)).first->second.get();
+}
 
 Keyring::Keyring(std::unique_ptr<Impl> impl, std::string home) noexcept
     : impl_(std::move(impl)), home_(std::move(home)) {}
@@ -151,15 +176,12 @@ Result<std::string> Keyring::generate_key(const std::string& user_id) {
 }
 
 Result<std::string> Keyring::find_secret_key(const std::string& spec) {
-  gpgme_key_t raw = nullptr;
-  if (auto err = gpgme_get_key(impl_->ctx.get(), spec.c_str(), &raw, 1))
-    return fail(
-        fmt::format("secret key {}: {}", spec,
-                    gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
-  Key key(raw);
-  if (!key->can_sign)
+  auto key = impl_->secret_key(spec);
+  if (!key)
+    return std::unexpected(key.error().with_context(fmt::format("secret key {}", spec)));
+  if (!(*key)->can_sign)
     return fail(fmt::format("secret key {}: cannot sign", spec));
-  return std::string(key->fpr);
+  return std::string((*key)->fpr);
 }
 
 Result<std::string> Keyring::export_key(const std::string& fingerprint, Armor armor) {
@@ -176,14 +198,11 @@ Result<std::string> Keyring::export_key(const std::string& fingerprint, Armor ar
 
 Result<std::string> Keyring::Impl::sign(const std::string& fingerprint, std::string_view text,
                                         gpgme_sig_mode_t mode) {
-  gpgme_key_t raw = nullptr;
-  if (auto err = gpgme_get_key(ctx.get(), fingerprint.c_str(), &raw, 1))
-    return fail(
-        fmt::format("signing key {}: {}", fingerprint,
-                    gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err)));
-  Key key(raw);
+  auto key = secret_key(fingerprint);
+  if (!key)
+    return std::unexpected(key.error().with_context(fmt::format("signing key {}", fingerprint)));
   gpgme_signers_clear(ctx.get());
-  if (auto err = gpgme_signers_add(ctx.get(), key.get()))
+  if (auto err = gpgme_signers_add(ctx.get(), *key))
     return fail(fmt::format("signing key {}: {}", fingerprint, gpg_problem(err)));
   gpgme_set_armor(ctx.get(), 1);
   gpgme_set_textmode(ctx.get(), 0);
