@@ -62,10 +62,6 @@ namespace opskit::counters {
 
 namespace {
 
-bool is_blank(char c) noexcept {
-  return c == ' ' || c == '\t';
-}
-
 // Walks the tokens of one line (no newline inside) without allocating.
 class Tokens {
 public:
@@ -143,42 +139,6 @@ std::optional<std::string_view> field_in_line(std::string_view text, std::size_t
       return std::nullopt;
   }
   return column_of(tokens, locator.column);
-}
-
-// The hot path for keyed lines: is the record still at the hint? Checks the key in place and
-// walks to the column without first finding the end of the line.
-std::optional<std::string_view> at_hint(std::string_view text, const Layout& layout,
-                                        const Locator& locator) noexcept {
-  std::size_t pos = locator.hint;
-  const std::string& key = locator.key;
-  if (pos > text.size() || (pos > 0 && text[pos - 1] != '\n'))
-    return std::nullopt;
-  while (pos < text.size() && is_blank(text[pos])) // "    lo: ..." in /proc/net/dev
-    ++pos;
-  if (text.size() - pos <= key.size() || text.compare(pos, key.size(), key) != 0)
-    return std::nullopt;
-  pos += key.size();
-  if (text[pos] == ':')
-    ++pos;
-  else if (key.ends_with(':'))
-    return std::nullopt; // "K:" is the key of "K:: 1", not of "K: 1"
-  if (pos >= text.size() || !is_blank(text[pos]))
-    return std::nullopt; // a longer key that starts the same
-  auto separator = [&](char c) {
-    return is_blank(c) ||
-           (!layout.separators.empty() && layout.separators.find(c) != std::string_view::npos);
-  };
-  for (int column = 0;; ++column) {
-    while (pos < text.size() && separator(text[pos]))
-      ++pos;
-    if (pos >= text.size() || text[pos] == '\n')
-      return std::nullopt;
-    std::size_t start = pos;
-    while (pos < text.size() && text[pos] != '\n' && !separator(text[pos]))
-      ++pos;
-    if (column == locator.column)
-      return text.substr(start, pos - start);
-  }
 }
 
 // For tables: is the line at `offset` the value line of record `key` (its header just above)?
@@ -260,7 +220,7 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
     if (layout.key_token < 0) // one record: the first line
       return field_in_line(text, 0, layout, locator);
     if (layout.key_token == 0 && !layout.after_paren && locator.column >= 0) {
-      if (auto field = at_hint(text, layout, locator))
+      if (auto field = field_at_hint(text, layout, locator); field.data())
         return field;
     } else if (locator.hint < text.size() &&
                (locator.hint == 0 || text[locator.hint - 1] == '\n')) {
@@ -287,9 +247,9 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
     };
     // At the hint, as for keyed lines, without finding the header line or the line's end; a
     // number tells the value line from the header line, whose tokens are names.
-    if (auto field = at_hint(text, layout, locator);
-        field && !field->empty() &&
-        (std::isdigit(static_cast<unsigned char>(field->front())) || field->front() == '-'))
+    if (auto field = field_at_hint(text, layout, locator);
+        !field.empty() &&
+        (std::isdigit(static_cast<unsigned char>(field.front())) || field.front() == '-'))
       return field;
     for (std::size_t offset = 0; offset < text.size();) {
       std::size_t end = text.find('\n', offset);
@@ -333,14 +293,10 @@ std::optional<std::string_view> locate_in(std::string_view text, const Layout& l
 
 bool convert_into(std::string_view token, const Convert& how, Value& out) {
   // The common case first: a plain unsigned counter, stored without a temporary.
-  if (!how.text && !how.cp_time && how.divide == 1 && how.multiply == 1) {
-    std::uint64_t u = 0;
-    auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), u);
-    if (ec == std::errc() && end == token.data() + token.size() && !token.empty() &&
-        token[0] != '-') {
-      out = u;
-      return true;
-    }
+  if (std::uint64_t count = 0; !how.text && !how.cp_time && how.divide == 1 && how.multiply == 1 &&
+                               parse_count(token, count)) {
+    out = count;
+    return true;
   }
   auto value = convert(token, how);
   if (!value)

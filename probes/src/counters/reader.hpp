@@ -3,6 +3,7 @@
 
 // The one reader behind every kstat source file. See reader.cpp for the formats it covers.
 
+#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <sys/statvfs.h>
@@ -80,6 +82,49 @@ struct Field {
   Reader reader = Reader::pread;
 };
 
+inline bool is_blank(char c) noexcept {
+  return c == ' ' || c == '\t';
+}
+
+// The hot path for keyed lines (key_token 0, a column >= 0): the field's token if its record is
+// still at the hint, else a view whose data() is null. Checks the key in place and walks to the
+// column without first finding the end of the line. Inline, and a view returned in registers:
+// a snapshot reads most of its fields through it, and an optional view came back through
+// memory, which the caller read back at once, stalled on the store.
+inline std::string_view field_at_hint(std::string_view text, const Layout& layout,
+                                      const Locator& locator) noexcept {
+  std::size_t pos = locator.hint;
+  const std::string& key = locator.key;
+  if (pos > text.size() || (pos > 0 && text[pos - 1] != '\n'))
+    return {};
+  while (pos < text.size() && is_blank(text[pos])) // "    lo: ..." in /proc/net/dev
+    ++pos;
+  if (text.size() - pos <= key.size() || text.compare(pos, key.size(), key) != 0)
+    return {};
+  pos += key.size();
+  if (text[pos] == ':')
+    ++pos;
+  else if (key.ends_with(':'))
+    return {}; // "K:" is the key of "K:: 1", not of "K: 1"
+  if (pos >= text.size() || !is_blank(text[pos]))
+    return {}; // a longer key that starts the same
+  auto separator = [&](char c) {
+    return is_blank(c) ||
+           (!layout.separators.empty() && layout.separators.find(c) != std::string_view::npos);
+  };
+  for (int column = 0;; ++column) {
+    while (pos < text.size() && separator(text[pos]))
+      ++pos;
+    if (pos >= text.size() || text[pos] == '\n')
+      return {};
+    std::size_t start = pos;
+    while (pos < text.size() && text[pos] != '\n' && !separator(text[pos]))
+      ++pos;
+    if (column == locator.column)
+      return text.substr(start, pos - start);
+  }
+}
+
 // The token of the field at `locator` in `text`, or nothing when the record or column is not
 // there. Updates locator.hint when the record was found elsewhere.
 std::optional<std::string_view> locate(std::string_view text, const Layout& layout,
@@ -100,6 +145,19 @@ struct RecordTokens {
 // file's one record, the same as locate().
 std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
                                           Locator& locator, RecordTokens& record);
+
+// `token` as an unsigned 64-bit count, all of it decimal digits; false (and `count` untouched)
+// otherwise.
+inline bool parse_count(std::string_view token, std::uint64_t& count) noexcept {
+  if (token.empty() || token.front() == '-')
+    return false;
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), n);
+  if (ec != std::errc() || end != token.data() + token.size())
+    return false;
+  count = n;
+  return true;
+}
 
 // Converts a located token; nothing when a number was expected and the token is not one.
 std::optional<Value> convert(std::string_view token, const Convert& how);

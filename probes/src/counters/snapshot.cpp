@@ -20,6 +20,9 @@ struct Snapshot::Slot {
   // both (locate_in); a field alone in its record, as each of /proc/vmstat's is, is located
   // directly.
   bool shares_record = false;
+  // A count alone in a keyed line, kept as it is (vmstat, meminfo, cgroup stats): read in
+  // place, at its hint, without the general path's calls.
+  bool plain_count = false;
 };
 
 namespace {
@@ -64,6 +67,13 @@ Snapshot::Snapshot(std::vector<Field> fields) {
     Slot &before = slots_[i - 1], &slot = slots_[i];
     if (slot.source == before.source && slot.locator.key == before.locator.key)
       before.shares_record = slot.shares_record = true;
+  }
+  for (auto& slot : slots_) {
+    const Layout& l = slot.layout;
+    const Convert& c = slot.convert;
+    slot.plain_count = !slot.shares_record && l.shape == Layout::Shape::lines && l.key_token == 0 &&
+                       !l.after_paren && slot.locator.column >= 0 && !c.text && !c.cp_time &&
+                       !c.kind_from_value && c.sum_columns == 0 && c.multiply == 1 && c.divide == 1;
   }
   values_.resize(infos_.size());
   errors_.resize(infos_.size());
@@ -116,6 +126,12 @@ bool Snapshot::update(std::size_t i) {
   if (source.open_error || source.read_error) {
     errors_[i] = source.open_error ? *source.open_error : *source.read_error;
     return false;
+  }
+  if (std::uint64_t count = 0;
+      slot.plain_count &&
+      parse_count(field_at_hint(source.text, slot.layout, slot.locator), count)) {
+    values_[i] = count;
+    return true;
   }
   auto token = slot.shares_record
                    ? locate_in(source.text, slot.layout, slot.locator, records_[slot.source])
