@@ -20,8 +20,8 @@ struct Snapshot::Slot {
   // both (locate_in); a field alone in its record, as each of /proc/vmstat's is, is located
   // directly.
   bool shares_record = false;
-  // A count alone in a keyed line, kept as it is (vmstat, meminfo, cgroup stats): read in
-  // place, at its hint, without the general path's calls.
+  // A count alone in a keyed line, kept as it is or scaled ("kB"): vmstat, meminfo, cgroup
+  // stats. Read in place, at its hint, without the general path's calls.
   bool plain_count = false;
 };
 
@@ -73,7 +73,7 @@ Snapshot::Snapshot(std::vector<Field> fields) {
     const Convert& c = slot.convert;
     slot.plain_count = !slot.shares_record && l.shape == Layout::Shape::lines && l.key_token == 0 &&
                        !l.after_paren && slot.locator.column >= 0 && !c.text && !c.cp_time &&
-                       !c.kind_from_value && c.sum_columns == 0 && c.multiply == 1 && c.divide == 1;
+                       !c.kind_from_value && c.sum_columns == 0 && c.divide == 1;
   }
   values_.resize(infos_.size());
   errors_.resize(infos_.size());
@@ -127,10 +127,12 @@ bool Snapshot::update(std::size_t i) {
     errors_[i] = source.open_error ? *source.open_error : *source.read_error;
     return false;
   }
-  if (std::uint64_t count = 0;
+  // A product past 64 bits is left to the general path, which makes it a real.
+  if (std::uint64_t count = 0, scaled = 0;
       slot.plain_count &&
-      parse_count(field_at_hint(source.text, slot.layout, slot.locator), count)) {
-    values_[i] = count;
+      parse_count(field_at_hint(source.text, slot.layout, slot.locator), count) &&
+      !__builtin_mul_overflow(count, slot.convert.multiply, &scaled)) {
+    values_[i] = scaled;
     return true;
   }
   auto token = slot.shares_record
