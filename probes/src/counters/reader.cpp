@@ -219,7 +219,7 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
   case Layout::Shape::lines: {
     if (layout.key_token < 0) // one record: the first line
       return field_in_line(text, 0, layout, locator);
-    if (layout.key_token == 0 && !layout.after_paren && locator.column >= 0) {
+    if (is_keyed_column(layout, locator)) {
       if (auto field = field_at_hint(text, layout, locator); field.data())
         return field;
     } else if (locator.hint < text.size() &&
@@ -293,8 +293,8 @@ std::optional<std::string_view> locate_in(std::string_view text, const Layout& l
 
 bool convert_into(std::string_view token, const Convert& how, Value& out) {
   // The common case first: a plain unsigned counter, stored without a temporary.
-  if (std::uint64_t count = 0; !how.text && !how.cp_time && how.divide == 1 && how.multiply == 1 &&
-                               parse_count(token, count)) {
+  if (std::uint64_t count = 0;
+      !how.text && !how.cp_time && how.divide == 1 && parse_count(token, how.multiply, count)) {
     out = count;
     return true;
   }

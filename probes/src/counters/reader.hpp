@@ -86,7 +86,14 @@ inline bool is_blank(char c) noexcept {
   return c == ' ' || c == '\t';
 }
 
-// The hot path for keyed lines (key_token 0, a column >= 0): the field's token if its record is
+// Whether `locator` names a column of a line keyed by its first token, which field_at_hint()
+// finds at the hint.
+inline bool is_keyed_column(const Layout& layout, const Locator& locator) noexcept {
+  return layout.shape == Layout::Shape::lines && layout.key_token == 0 && !layout.after_paren &&
+         locator.column >= 0;
+}
+
+// The hot path for keyed lines (is_keyed_column()): the field's token if its record is
 // still at the hint, else a view whose data() is null. Checks the key in place and walks to the
 // column without first finding the end of the line. Inline, and a view returned in registers:
 // a snapshot reads most of its fields through it, and an optional view came back through
@@ -146,14 +153,17 @@ struct RecordTokens {
 std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
                                           Locator& locator, RecordTokens& record);
 
-// `token` as an unsigned 64-bit count, all of it decimal digits; false (and `count` untouched)
-// otherwise.
-inline bool parse_count(std::string_view token, std::uint64_t& count) noexcept {
+// `token`, all of it decimal digits, as an unsigned 64-bit count times `multiply` (a unit's:
+// "kB" -> bytes); false, with `count` untouched, when it is not one or the product does not
+// fit, which convert() makes a real.
+inline bool parse_count(std::string_view token, std::uint64_t multiply,
+                        std::uint64_t& count) noexcept {
   if (token.empty() || token.front() == '-')
     return false;
   std::uint64_t n = 0;
   auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), n);
-  if (ec != std::errc() || end != token.data() + token.size())
+  if (ec != std::errc() || end != token.data() + token.size() ||
+      __builtin_mul_overflow(n, multiply, &n))
     return false;
   count = n;
   return true;

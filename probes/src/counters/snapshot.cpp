@@ -69,11 +69,10 @@ Snapshot::Snapshot(std::vector<Field> fields) {
       before.shares_record = slot.shares_record = true;
   }
   for (auto& slot : slots_) {
-    const Layout& l = slot.layout;
     const Convert& c = slot.convert;
-    slot.plain_count = !slot.shares_record && l.shape == Layout::Shape::lines && l.key_token == 0 &&
-                       !l.after_paren && slot.locator.column >= 0 && !c.text && !c.cp_time &&
-                       !c.kind_from_value && c.sum_columns == 0 && c.divide == 1;
+    slot.plain_count = !slot.shares_record && is_keyed_column(slot.layout, slot.locator) &&
+                       !c.text && !c.cp_time && !c.kind_from_value && c.sum_columns == 0 &&
+                       c.divide == 1;
   }
   values_.resize(infos_.size());
   errors_.resize(infos_.size());
@@ -127,12 +126,10 @@ bool Snapshot::update(std::size_t i) {
     errors_[i] = source.open_error ? *source.open_error : *source.read_error;
     return false;
   }
-  // A product past 64 bits is left to the general path, which makes it a real.
-  if (std::uint64_t count = 0, scaled = 0;
-      slot.plain_count &&
-      parse_count(field_at_hint(source.text, slot.layout, slot.locator), count) &&
-      !__builtin_mul_overflow(count, slot.convert.multiply, &scaled)) {
-    values_[i] = scaled;
+  if (std::uint64_t count = 0;
+      slot.plain_count && parse_count(field_at_hint(source.text, slot.layout, slot.locator),
+                                      slot.convert.multiply, count)) {
+    values_[i] = count;
     return true;
   }
   auto token = slot.shares_record
