@@ -32,9 +32,11 @@
  * Paths. Hash maps hash and compare whole keys, so a name goes into the smallest key it fits:
  * shorter than SC_TINY_PATH into `tiny_paths` (most names), than SC_SHORT_PATH into
  * `short_paths`, else into `long_paths`. A name is read once, into a short key zeroed first,
- * whose head is its tiny key; only a long name is read again, into a long key. When a map is
- * full, the lookup is folded: a tiny or short name into its directory in `folded`, a long one
- * into "/", and when `folded` is full too, into "/".
+ * whose head is its tiny key; only a long name is read again, into a long key. The two smaller
+ * maps share the room of --max-paths (user space sizes them): a tiny name beyond a full tiny map
+ * goes into the short map, zero-padded as it was read. When the map a name can go into is full,
+ * the lookup is folded: a tiny or short name into its directory in `folded`, a long one into
+ * "/", and when `folded` is full too, into "/".
  *
  * ABIs (x86_64): a 32-bit task's calls come with TS_COMPAT in its thread_info status and are
  * numbered in i386's table; an x32 call has __X32_SYSCALL_BIT in its number. Their pointers are
@@ -248,12 +250,9 @@ static __always_inline void count_path(const void* name, __u32 err) {
   if (n <= 1)
     return; /* unreadable or empty: a call on an fd */
   key->err = err;
-  if (n < SC_TINY_PATH) {
-    if (add_one(&tiny_paths, key) != 0)
-      fold(key, (__u32)n - 1);
+  if (n < SC_TINY_PATH && add_one(&tiny_paths, key) == 0)
     return;
-  }
-  if (n < SC_SHORT_PATH) {
+  if (n < SC_SHORT_PATH) { /* or a tiny name beyond a full tiny map */
     if (add_one(&short_paths, key) != 0)
       fold(key, (__u32)n - 1);
     return;
