@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// The floor under `kstat serve`'s CPU per scrape, for tests/bench/kstat: kstat serve's own HTTP
+// server answering /metrics after one pread of each file a default scrape reads, with a body
+// kstat rendered once at start. No parsing, no rendering: what this costs above the preads (the
+// request, the sending of 136 KB, the threads' wake-ups) is the part of a scrape no parse or
+// render can take away. Prints "serving URL" and serves until SIGTERM or SIGINT.
+#include <array>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "http_server.hpp"
+#include "opskit/handle.hpp"
+#include "opskit/probes/scrape.hpp"
+
+namespace {
+
+using opskit::UniqueFd;
+using opskit::cmd::kstat::HttpServer;
+using opskit::cmd::kstat::Request;
+using opskit::cmd::kstat::Response;
+using opskit::counters::Scraper;
+
+struct Floor {
+  std::vector<UniqueFd> files;
+  std::shared_ptr<const std::string> body;
+};
+
+Response answer(void* context, const Request& /*request*/) {
+  const auto& floor = *static_cast<const Floor*>(context);
+  thread_local std::array<char, 65536> buffer;
+  for (const auto& file : floor.files)
+    if (::pread(file.get(), buffer.data(), buffer.size(), 0) < 0)
+      std::perror("kstat_serve_floor: pread");
+  return {200, opskit::content_type(opskit::TextFormat::prometheus), floor.body};
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "kstat_serve_floor: %s\n", message.c_str());
+  return 1;
+}
+
+} // namespace
+
+int main() {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr); // the server's threads inherit the mask
+
+  Scraper::Settings settings;
+  settings.names.assign(opskit::counters::k_serve_defaults.begin(),
+                        opskit::counters::k_serve_defaults.end());
+  auto scraper = Scraper::open(opskit::counters::Namespace(), settings);
+  auto snapshot = opskit::counters::Namespace().snapshot(settings.names);
+  if (!scraper || !snapshot)
+    return fail(scraper ? snapshot.error().message() : scraper.error().message());
+  Floor floor;
+  floor.body = (*scraper)->scrape(opskit::TextFormat::prometheus);
+  for (const auto& path : snapshot->source_paths())
+    floor.files.emplace_back(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+
+  auto where = opskit::cmd::kstat::parse_listen("127.0.0.1:0");
+  if (!where)
+    return fail(where.error().message());
+  auto server = HttpServer::start(*where, answer, &floor);
+  if (!server)
+    return fail(server.error().message());
+  std::printf("serving http://%s/metrics\n", (*server)->address().c_str());
+  std::fflush(stdout);
+  int signal = 0;
+  ::sigwait(&stop, &signal);
+  return 0;
+}
