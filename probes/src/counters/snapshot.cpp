@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -21,23 +22,30 @@ struct Snapshot::Slot {
   // directly.
   bool shares_record = false;
   // A count alone in a keyed line, kept as it is or scaled ("kB"): vmstat, meminfo, cgroup
-  // stats. Read in place, at its hint, without the general path's calls.
+  // stats. Read in place, at its hint (first_value_at_hint), without the general path's calls.
   bool plain_count = false;
 };
 
 namespace {
 
-// The '\n's in `text`, eight bytes at a time: a memchr call a line was a tenth of a snapshot's
-// own time on /proc/vmstat, and std::count goes byte by byte.
+// The '\n's in `text`, sixteen bytes a step: a byte compare of a whole vector (SSE2's pcmpeqb on
+// x86-64, in GCC's generic vectors) and a subtract per step, the lanes summed every 255 steps
+// before one could wrap. A memchr call a line was a tenth of a snapshot's own time on
+// /proc/vmstat; eight bytes at a time in a 64-bit word, 0.25 µs more than this.
 std::size_t count_lines(std::string_view text) noexcept {
-  constexpr std::uint64_t k_ones = 0x0101010101010101u, k_low7 = 0x7f7f7f7f7f7f7f7fu;
+  using Bytes = std::uint8_t __attribute__((vector_size(16)));
+  constexpr std::size_t k_width = sizeof(Bytes), k_most_steps = 255;
   std::size_t lines = 0, at = 0;
-  for (; at + 8 <= text.size(); at += 8) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, text.data() + at, 8);
-    std::uint64_t x = word ^ (k_ones * '\n');                         // zero where a '\n' was
-    std::uint64_t newlines = ~(((x & k_low7) + k_low7) | x | k_low7); // 0x80 in exactly those
-    lines += static_cast<std::size_t>(((newlines >> 7) * k_ones) >> 56);
+  while (text.size() - at >= k_width) {
+    Bytes sums = {};
+    std::size_t steps = std::min((text.size() - at) / k_width, k_most_steps);
+    for (std::size_t step = 0; step < steps; ++step, at += k_width) {
+      Bytes chunk;
+      std::memcpy(&chunk, text.data() + at, k_width);
+      sums -= reinterpret_cast<Bytes>(chunk == '\n'); // -1 in each lane that holds one
+    }
+    for (std::size_t lane = 0; lane < k_width; ++lane)
+      lines += sums[lane];
   }
   for (; at < text.size(); ++at)
     lines += text[at] == '\n';
@@ -70,7 +78,7 @@ Snapshot::Snapshot(std::vector<Field> fields) {
   }
   for (auto& slot : slots_) {
     const Convert& c = slot.convert;
-    slot.plain_count = !slot.shares_record && is_keyed_column(slot.layout, slot.locator) &&
+    slot.plain_count = !slot.shares_record && is_first_value(slot.layout, slot.locator) &&
                        !c.text && !c.cp_time && !c.kind_from_value && c.sum_columns == 0 &&
                        c.divide == 1;
   }
@@ -127,8 +135,8 @@ bool Snapshot::update(std::size_t i) {
     return false;
   }
   if (std::uint64_t count = 0;
-      slot.plain_count && parse_count(field_at_hint(source.text, slot.layout, slot.locator),
-                                      slot.convert.multiply, count)) {
+      slot.plain_count &&
+      parse_count(first_value_at_hint(source.text, slot.locator), slot.convert.multiply, count)) {
     values_[i] = count;
     return true;
   }
