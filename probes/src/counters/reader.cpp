@@ -69,12 +69,12 @@ public:
       : line_(line), separators_(separators) {}
 
   std::optional<std::string_view> next() noexcept {
-    while (pos_ < line_.size() && is_separator(line_[pos_]))
+    while (pos_ < line_.size() && is_separator(line_[pos_], separators_))
       ++pos_;
     if (pos_ >= line_.size())
       return std::nullopt;
     std::size_t start = pos_;
-    while (pos_ < line_.size() && !is_separator(line_[pos_]))
+    while (pos_ < line_.size() && !is_separator(line_[pos_], separators_))
       ++pos_;
     return line_.substr(start, pos_ - start);
   }
@@ -82,9 +82,6 @@ public:
   std::string_view rest() const noexcept { return trim(line_.substr(pos_)); }
 
 private:
-  bool is_separator(char c) const noexcept {
-    return is_blank(c) || (!separators_.empty() && separators_.find(c) != std::string_view::npos);
-  }
   std::string_view line_;
   std::string_view separators_;
   std::size_t pos_ = 0;
