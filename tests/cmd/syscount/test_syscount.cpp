@@ -454,6 +454,31 @@ TEST_CASE("syscount: --max-paths folds the paths beyond it into their directory"
   CHECK(find_path(traced.report, "/nonexistent/f1") == nullptr);
 }
 
+TEST_CASE("syscount: --max-paths keeps the same first paths with either backend", "[syscount]") {
+  // The eBPF backend keeps names shorter than 64 bytes in a map of half of --max-paths and
+  // spills the rest into its map of longer names: still the first 8 looked up, as ptrace keeps.
+  for (const char* backend : {"ptrace", "ebpf"})
+    if (auto why = backend_unavailable(backend); !why.empty())
+      OPSKIT_SKIP(backend << " backend: " << why);
+  TempDir tmp;
+  auto kept = [&](const std::string& backend) {
+    auto traced =
+        syscount(backend, "stats", {"perl", "-e", "stat qq(/nonexistent/p$_) for 1 .. 12"}, tmp,
+                 {"--max-paths", "8"});
+    std::set<std::string> paths;
+    for (const auto& p : traced.report.at("paths"))
+      if (!p.at("path").get<std::string>().ends_with("/*")) // a directory folded into
+        paths.insert(p.at("path").get<std::string>());
+    return std::pair(paths, traced.report.at("folded_lookups").get<int>());
+  };
+  auto [by_ptrace, folded_by_ptrace] = kept("ptrace");
+  auto [by_ebpf, folded_by_ebpf] = kept("ebpf");
+  CHECK(by_ptrace.size() == 8);
+  CHECK(by_ebpf == by_ptrace);
+  CHECK(folded_by_ebpf == folded_by_ptrace);
+  CHECK(folded_by_ptrace >= 4);
+}
+
 TEST_CASE("syscount: --json follows the documented schema", "[syscount]") {
   OPSKIT_EACH_BACKEND(backend);
   TempDir tmp;
