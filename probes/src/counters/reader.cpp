@@ -181,16 +181,6 @@ std::optional<Value> sum_of(std::string_view rest, std::size_t count) {
   return Value(sum);
 }
 
-// The value tokens of the keyed record at `record.hint` into `record.tokens`.
-void split_record(std::string_view text, const Layout& layout, RecordTokens& record) {
-  bool table = layout.shape == Layout::Shape::table;
-  Tokens tokens(line_at(text, record.hint), table ? std::string_view{} : layout.separators);
-  if (!line_key(tokens, table ? 0 : layout.key_token))
-    return;
-  while (auto token = tokens.next())
-    record.tokens.push_back(*token);
-}
-
 // `number` times `multiply` ("kB" -> bytes): exact while the product fits in 64 bits, else a real
 // (a wrapped figure would be silently wrong).
 Value scaled(const Value& number, std::uint64_t multiply) {
@@ -264,28 +254,24 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
   return std::nullopt;
 }
 
-std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
-                                          Locator& locator, RecordTokens& record) {
-  // Records read for one column alone (a file that is one value, a line's rest) gain nothing.
-  if (layout.shape == Layout::Shape::whole || locator.column < 0 || layout.key_token < 0)
-    return locate(text, layout, locator);
-  auto column = static_cast<std::size_t>(locator.column);
-  if (record.hint == locator.hint && record.key == locator.key) {
-    // A second field of the record located last: split it once, for this field and the ones
-    // after it (a /proc/stat cpu line holds ten, a disk's line seventeen, a table's value line
-    // over a hundred). A record read for one field, as most lines are, is never split.
-    if (record.tokens.empty())
-      split_record(text, layout, record);
-    if (column < record.tokens.size())
-      return record.tokens[column];
+bool locate_columns(std::string_view text, const Layout& layout, Locator& locator,
+                    std::span<const int> columns, std::span<std::string_view> out) {
+  if (!locate(text, layout, locator))
+    return false;
+  bool table = layout.shape == Layout::Shape::table;
+  std::string_view line = line_at(text, locator.hint);
+  if (layout.after_paren)
+    line = after_paren(line);
+  Tokens tokens(line, table ? std::string_view{} : layout.separators);
+  line_key(tokens, table ? 0 : layout.key_token);
+  int column = -1;
+  std::optional<std::string_view> token;
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    while (column < columns[k] && (token = tokens.next()))
+      ++column;
+    out[k] = column == columns[k] ? *token : std::string_view{};
   }
-  auto field = locate(text, layout, locator);
-  if (field) {
-    record.hint = locator.hint;
-    record.key = locator.key;
-    record.tokens.clear();
-  }
-  return field;
+  return true;
 }
 
 bool convert_into(std::string_view token, const Convert& how, Value& out) {

@@ -177,21 +177,13 @@ inline std::string_view first_value_at_hint(std::string_view text,
 std::optional<std::string_view> locate(std::string_view text, const Layout& layout,
                                        Locator& locator);
 
-// The value tokens of the record last located in one read of a source, split once and shared
-// by the fields of that record (a line of /proc/net/netstat holds over a hundred). Valid for one
-// read: clear it when the source's text changes. It keeps its key, so the locators that fill it
-// may be temporaries, or one reused for the next name.
-struct RecordTokens {
-  std::size_t hint = std::string_view::npos; // the record located last, by offset in the text
-  std::string key;                           // its key
-  std::vector<std::string_view> tokens;      // its value tokens once a second field asks
-};
-
-// As locate(), answering from `record` when the field lies in the record it holds, and refilling
-// it otherwise, for keyed records of lines and tables; for a whole file, a line's rest or a
-// file's one record, the same as locate().
-std::optional<std::string_view> locate_in(std::string_view text, const Layout& layout,
-                                          Locator& locator, RecordTokens& record);
+// The tokens of several columns of one keyed record (key_token >= 0) of lines or a table, in one
+// walk of its line: `out[k]` gets column `columns[k]`'s token, or an empty view where the line ends
+// first. `columns` ascending; the record is found as locate() finds the field at `locator` (its
+// column the first of them), and its hint updated. False, and `out` untouched, when it is not
+// there. A line of /proc/net/netstat holds over a hundred fields, a disk's seventeen.
+bool locate_columns(std::string_view text, const Layout& layout, Locator& locator,
+                    std::span<const int> columns, std::span<std::string_view> out);
 
 // `token`, all of it decimal digits, as an unsigned 64-bit count times `multiply` (a unit's:
 // "kB" -> bytes); false, with `count` untouched, when it is not one or the product does not

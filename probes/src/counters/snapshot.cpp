@@ -17,16 +17,29 @@ struct Snapshot::Slot {
   Layout layout;
   Locator locator;
   Convert convert;
-  // Whether an entry beside it is another field of its record, which is then split once for
-  // both (locate_in); a field alone in its record, as each of /proc/vmstat's is, is located
-  // directly.
-  bool shares_record = false;
   // A count alone in a keyed line, kept as it is or scaled ("kB"): vmstat, meminfo, cgroup
   // stats. Read in place, at its hint (first_value_at_hint), without the general path's calls.
   bool plain_count = false;
 };
 
+// Entries side by side that are columns of one keyed record (a /proc/stat cpu line holds ten, a
+// disk's line seventeen, a table's value line over a hundred): the record is located once and
+// its line walked once for all of them (locate_columns), where each alone would find the line
+// and walk to its own column. A field alone in its record, as each of /proc/vmstat's is, is
+// read by update(i).
+struct Snapshot::Record {
+  std::size_t first = 0, count = 0; // slots_[first, first + count)
+  std::vector<std::size_t> slots;   // the same, by column: the first finds the record
+  std::vector<int> columns;         // each one's column
+  std::vector<std::string_view> tokens;
+};
+
 namespace {
+
+// Whether a field is a column of a keyed record, which locate_columns() reads.
+bool in_keyed_record(const Layout& layout, const Locator& locator) noexcept {
+  return layout.shape != Layout::Shape::whole && layout.key_token >= 0 && locator.column >= 0;
+}
 
 // The '\n's in `text`, sixteen bytes a step: a byte compare of a whole vector (SSE2's pcmpeqb on
 // x86-64, in GCC's generic vectors) and a subtract per step, the lanes summed every 255 steps
@@ -71,19 +84,37 @@ Snapshot::Snapshot(std::vector<Field> fields) {
     slots_.push_back(Slot{it->second, field.layout, std::move(field.locator), field.convert});
     infos_.push_back(std::move(field.info));
   }
-  for (std::size_t i = 1; i < slots_.size(); ++i) {
-    Slot &before = slots_[i - 1], &slot = slots_[i];
-    if (slot.source == before.source && slot.locator.key == before.locator.key)
-      before.shares_record = slot.shares_record = true;
-  }
-  for (auto& slot : slots_) {
-    const Convert& c = slot.convert;
-    slot.plain_count = !slot.shares_record && is_first_value(slot.layout, slot.locator) &&
-                       !c.text && !c.cp_time && !c.kind_from_value && c.sum_columns == 0 &&
-                       c.divide == 1;
-  }
+  find_records();
   values_.resize(infos_.size());
   errors_.resize(infos_.size());
+}
+
+void Snapshot::find_records() {
+  auto same_record = [](const Slot& a, const Slot& b) {
+    return in_keyed_record(a.layout, a.locator) && in_keyed_record(b.layout, b.locator) &&
+           a.source == b.source && a.locator.key == b.locator.key;
+  };
+  for (std::size_t i = 0, end = 0; i < slots_.size(); i = end) {
+    end = i + 1;
+    while (end < slots_.size() && same_record(slots_[i], slots_[end]))
+      ++end;
+    if (end - i == 1) {
+      Slot& slot = slots_[i];
+      const Convert& c = slot.convert;
+      slot.plain_count = is_first_value(slot.layout, slot.locator) && !c.text && !c.cp_time &&
+                         !c.kind_from_value && c.sum_columns == 0 && c.divide == 1;
+      continue;
+    }
+    Record record{i, end - i, {}, {}, {}};
+    for (std::size_t k = i; k < end; ++k)
+      record.slots.push_back(k);
+    std::ranges::stable_sort(record.slots, {},
+                             [&](std::size_t k) { return slots_[k].locator.column; });
+    for (std::size_t k : record.slots)
+      record.columns.push_back(slots_[k].locator.column);
+    record.tokens.resize(record.count);
+    records_.push_back(std::move(record));
+  }
 }
 
 Snapshot::Snapshot(Snapshot&&) noexcept = default;
@@ -104,17 +135,15 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
     if (source->read(deadline))
       note_lines(*source);
   }
-  records_.resize(sources_.size());
-  for (auto& record : records_)
-    record.hint = std::string_view::npos; // the texts are new
-  std::size_t failed = 0;
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (!update(i)) {
-      ++failed;
-      continue;
+  std::size_t failed = 0, next = 0;
+  for (std::size_t i = 0; i < slots_.size();) {
+    if (next < records_.size() && records_[next].first == i) {
+      failed += update(records_[next]);
+      i += records_[next++].count;
+    } else {
+      failed += update(i) ? 0 : 1;
+      ++i;
     }
-    if (errors_[i])
-      errors_[i].reset();
   }
   return failed;
 }
@@ -138,18 +167,41 @@ bool Snapshot::update(std::size_t i) {
       slot.plain_count &&
       parse_count(first_value_at_hint(source.text, slot.locator), slot.convert.multiply, count)) {
     values_[i] = count;
-    return true;
-  }
-  auto token = slot.shares_record
-                   ? locate_in(source.text, slot.layout, slot.locator, records_[slot.source])
-                   : locate(source.text, slot.layout, slot.locator);
-  if (!token || !convert_into(*token, slot.convert, values_[i])) {
-    errors_[i] = Error(fmt::format("{}: no longer in {}", infos_[i].name, source.path));
-    return false;
-  }
-  if (slot.convert.kind_from_value)
+  } else if (auto token = locate(source.text, slot.layout, slot.locator);
+             !token || !convert_into(*token, slot.convert, values_[i])) {
+    return gone(i);
+  } else if (slot.convert.kind_from_value) {
     infos_[i].kind = std::holds_alternative<std::string>(values_[i]) ? Kind::text : Kind::gauge;
+  }
+  errors_[i].reset();
   return true;
+}
+
+std::size_t Snapshot::update(Record& record) {
+  Slot& lead = slots_[record.slots.front()];
+  const detail::Source& source = *sources_[lead.source];
+  if (source.open_error || source.read_error ||
+      !locate_columns(source.text, lead.layout, lead.locator, record.columns, record.tokens)) {
+    std::size_t failed = 0; // each fails as it would alone
+    for (std::size_t i = record.first; i < record.first + record.count; ++i)
+      failed += update(i) ? 0 : 1;
+    return failed;
+  }
+  std::size_t failed = 0;
+  for (std::size_t k = 0; k < record.count; ++k) {
+    std::size_t i = record.slots[k];
+    if (record.tokens[k].empty() || !convert_into(record.tokens[k], slots_[i].convert, values_[i]))
+      failed += gone(i) ? 0 : 1;
+    else
+      errors_[i].reset();
+  }
+  return failed;
+}
+
+bool Snapshot::gone(std::size_t i) {
+  errors_[i] =
+      Error(fmt::format("{}: no longer in {}", infos_[i].name, sources_[slots_[i].source]->path));
+  return false;
 }
 
 std::vector<std::string> Snapshot::source_paths() const {

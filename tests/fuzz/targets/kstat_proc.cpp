@@ -4,10 +4,11 @@
 // text itself: the first byte chooses the file, the rest is its text, read with the layout kstat
 // reads that file with. What the lister finds must read back: the first record of each key
 // (a name stands for it) that for_each_record() gives is found again by locate() at its offset,
-// and by locate_in() as a snapshot reads it, with the same tokens; in keyed lines, also from a
-// stale hint, which is then moved to it. Each token converts alike through convert() and
-// convert_into(), and a kB figure made bytes is 1024 times as many. The names, snapshot and
-// exposition made from the same input, through files, are the kstat_namespace target's.
+// and all its columns at once by locate_columns() as a snapshot reads them, with the same
+// tokens; in keyed lines, also from a stale hint, which is then moved to it. Each token converts
+// alike through convert() and convert_into(), and a kB figure made bytes is 1024 times as many. The
+// names, snapshot and exposition made from the same input, through files, are the kstat_namespace
+// target's.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -119,20 +120,29 @@ void check_conversions(std::string_view token, std::uint16_t columns) {
 }
 
 void check_located(std::string_view text, const Layout& layout, const Listed& r, int column,
-                   std::string_view want, opskit::counters::RecordTokens& shared) {
+                   std::string_view want) {
   Locator at{std::string(r.key), column, r.offset};
   check(locate(text, layout, at) == want, "a listed field is not read back at its record");
-  // Keyed lines share a record's split as tables do (a /proc/stat cpu line, a disk's line).
-  Locator again{std::string(r.key), column, r.offset};
-  check(locate_in(text, layout, again, shared) == want,
-        "locate_in() and locate() read a listed field differently");
+}
+
+// Every listed column of a record in one walk, as a snapshot reads a record's fields.
+void check_columns(std::string_view text, const Layout& layout, const Listed& r,
+                   const std::vector<int>& columns) {
+  if (columns.empty())
+    return;
+  std::vector<std::string_view> tokens(columns.size());
+  Locator at{std::string(r.key), columns.front(), r.offset};
+  bool found = locate_columns(text, layout, at, columns, tokens);
+  check(found, "a listed record is not found by locate_columns()");
+  for (std::size_t k = 0; found && k < columns.size(); ++k)
+    check(tokens[k] == r.tokens[static_cast<std::size_t>(columns[k])],
+          "locate_columns() and the lister read a column differently");
 }
 
 void check_layout(std::string_view text, const Layout& layout) {
   auto records = records_of(text, layout);
   bool table = layout.shape == Layout::Shape::table;
   bool keyed = layout.shape == Layout::Shape::lines && layout.key_token >= 0;
-  RecordTokens shared;
   std::unordered_set<std::string_view> keys;
   for (const auto& r : records) {
     // A name stands for the first record of its key: a later one of the same name is dropped.
@@ -142,14 +152,18 @@ void check_layout(std::string_view text, const Layout& layout) {
     for (std::string_view token : r.tokens)
       check_conversions(token, columns);
     check_conversions(r.rest, columns);
+    std::vector<int> listed;
     for (std::size_t i = 0; i < r.tokens.size(); ++i) {
       // A table's value line holds numbers: that is how the reader tells it from its header.
       std::string_view token = r.tokens[i];
       if (table && (token.empty() ||
                     !(std::isdigit(static_cast<unsigned char>(token[0])) || token[0] == '-')))
         continue;
-      check_located(text, layout, r, static_cast<int>(i), token, shared);
+      check_located(text, layout, r, static_cast<int>(i), token);
+      listed.push_back(static_cast<int>(i));
     }
+    if (keyed || table)
+      check_columns(text, layout, r, listed);
     // A stale hint, as when a file's lines have moved since the names were listed (a scan of
     // the text: one column a record, or the check would be quadratic in its columns).
     if (keyed && !layout.header_line && !r.tokens.empty()) {
@@ -159,7 +173,7 @@ void check_layout(std::string_view text, const Layout& layout) {
       check(stale.hint == r.offset, "a stale hint is not moved to the record");
     }
     if (!table)
-      check_located(text, layout, r, -1, r.rest, shared);
+      check_located(text, layout, r, -1, r.rest);
   }
 }
 

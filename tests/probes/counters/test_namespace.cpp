@@ -243,6 +243,45 @@ TEST_CASE("namespace: a handle rereads its file and follows a moved field",
   CHECK(gone.error().message().find("vm.stats.pgfault: no longer in") == 0);
 }
 
+TEST_CASE("namespace: a record's columns follow it when it moves, and only those that went fail",
+          "[counters][namespace]") {
+  TempRoot root;
+  Namespace ns(root.path);
+  auto snap = ns.snapshot(std::vector<std::string>{"disk.vda"}); // by name, not by column
+  REQUIRE(snap);
+  auto value_of = [&](std::string_view name) -> std::optional<Value> {
+    for (std::size_t i = 0; i < snap->size(); ++i)
+      if (snap->info(i).name == name)
+        return snap->error(i) ? std::nullopt : std::optional(snap->value(i));
+    FAIL("no entry " << name);
+    return std::nullopt;
+  };
+  auto count = [](std::uint64_t n) { return std::optional(Value(n)); };
+  CHECK(snap->read() == 0);
+  CHECK(value_of("disk.vda.reads") == count(7051));
+  CHECK(value_of("disk.vda.writes") == count(9233));
+  CHECK(value_of("disk.vda.flushes") == count(1010));
+
+  // A disk came before it.
+  root.write("diskstats", "   7 0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+                          " 253 0 vda 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n");
+  CHECK(snap->read() == 0);
+  CHECK(value_of("disk.vda.reads") == count(1));
+  CHECK(value_of("disk.vda.writes") == count(5));
+  CHECK(value_of("disk.vda.flushes") == count(16));
+
+  // A kernel before 4.18 writes eleven columns: no discards, no flushes.
+  root.write("diskstats", " 253 0 vda 1 2 3 4 5 6 7 8 9 10 11\n");
+  CHECK(snap->read() == 6);
+  CHECK(value_of("disk.vda.weighted_io_ms") == count(11));
+  CHECK_FALSE(value_of("disk.vda.discards"));
+  CHECK_FALSE(value_of("disk.vda.flush_ms"));
+
+  root.write("diskstats", "   7 0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+  CHECK(snap->read() == snap->size());
+  CHECK(snap->error(0)->message().find(": no longer in ") != std::string::npos);
+}
+
 TEST_CASE("namespace: an unreadable source fails its entries and no others",
           "[counters][namespace]") {
   TempRoot root;

@@ -41,46 +41,40 @@ TEST_CASE("reader: a stale hint still finds the field and is corrected", "[count
   CHECK(locate(before, {}, odd) == "1");
 }
 
-TEST_CASE("reader: fields of one record share its split, and a moved record is not taken for "
-          "another",
+TEST_CASE("reader: columns of one record are read in one walk, and a moved record is not "
+          "taken for another",
           "[counters][reader]") {
   // diskstats: the fields of one disk are its columns; between two reads the disks swap places.
   constexpr std::string_view before = "   8  0 sda 1 2 3\n   8 16 sdb 4 5 6\n";
   constexpr std::string_view after = "   8 16 sdb 7 8 9\n   8  0 sda 1 2 3\n";
   Layout disks{.key_token = 2};
-  std::vector<Locator> fields{{"sda", 0}, {"sda", 2}, {"sdb", 1}, {"sdb", 2}};
-  auto read_all = [&](std::string_view text) {
-    RecordTokens record;
-    std::vector<std::string> out;
-    for (auto& field : fields) {
-      auto token = locate_in(text, disks, field, record);
-      out.emplace_back(token ? *token : "-");
-    }
-    return out;
+  Locator sda{"sda", 0}, sdb{"sdb", 1};
+  const int sda_columns[] = {0, 2}, sdb_columns[] = {1, 2};
+  auto read_both = [&](std::string_view text) {
+    std::string_view tokens[4];
+    CHECK(locate_columns(text, disks, sda, sda_columns, std::span(tokens, 2)));
+    CHECK(locate_columns(text, disks, sdb, sdb_columns, std::span(tokens + 2, 2)));
+    return std::vector<std::string_view>(tokens, tokens + 4);
   };
-  CHECK(read_all(before) == std::vector<std::string>{"1", "3", "5", "6"});
+  CHECK(read_both(before) == std::vector<std::string_view>{"1", "3", "5", "6"});
   // sdb's hint is now where sda was found: its fields must come from its own line.
-  CHECK(read_all(after) == std::vector<std::string>{"1", "3", "8", "9"});
+  CHECK(read_both(after) == std::vector<std::string_view>{"1", "3", "8", "9"});
+  CHECK(sdb.hint == 0);
 }
 
-TEST_CASE("reader: a record's split does not depend on the locator that found it",
+TEST_CASE("reader: a column past the line's end is empty, and a record gone leaves its columns "
+          "untouched",
           "[counters][reader]") {
-  constexpr std::string_view text = "   8  0 sda 1 2 3\n   8 16 sdb 4 5 6\n";
-  Layout disks{.key_token = 2};
-  RecordTokens record;
-  // One locator reused for the next name, its hint still where the last record was found.
-  Locator field{"sda", 0};
-  CHECK(locate_in(text, disks, field, record) == "1");
-  field.key = "sdb";
-  field.column = 1;
-  CHECK(locate_in(text, disks, field, record) == "5");
-  // Locators that are gone once they have read, as a loop over names makes them.
-  RecordTokens fresh;
-  const std::string_view want[] = {"4", "5", "6"};
-  for (int column = 0; column < 3; ++column) {
-    auto gone = std::make_unique<Locator>(Locator{"sdb", column, text.find("   8 16")});
-    CHECK(locate_in(text, disks, *gone, fresh) == want[column]);
-  }
+  constexpr std::string_view text = "cpu 1 2 3\ncpu0 4 5 6\n";
+  const int columns[] = {1, 1, 2, 7};
+  std::string_view tokens[4];
+  Locator cpu0{"cpu0", 1};
+  REQUIRE(locate_columns(text, {}, cpu0, columns, tokens));
+  CHECK(std::vector<std::string_view>(tokens, tokens + 4) ==
+        std::vector<std::string_view>{"5", "5", "6", ""});
+  Locator gone{"cpu1", 1};
+  CHECK_FALSE(locate_columns(text, {}, gone, columns, tokens));
+  CHECK(tokens[0] == "5");
 }
 
 TEST_CASE("reader: a hint at a line whose key is the record's without its colon is not taken",

@@ -88,7 +88,6 @@ private:
 namespace detail {
 struct Source; // one open source file: fd, read buffer, layout
 }
-struct RecordTokens; // the last record split in a source's text (reader.hpp)
 
 // Many names read together: read() reads each source file once, then every value is current.
 class Snapshot {
@@ -126,12 +125,16 @@ private:
   friend class Namespace;
   Snapshot(std::vector<Field> fields);
   bool update(std::size_t i); // entry i from its source's last read; false (and error(i)) if not
+  struct Record;
+  void find_records(); // the records_ among slots_, and which lone slots are plain counts
+  std::size_t update(Record& record);      // its entries, as update() each; how many failed
+  bool gone(std::size_t i);                // entry i's field is no longer in its source: false
   void note_lines(detail::Source& source); // sets records_changed_ when its lines changed
 
   struct Slot; // where entry i is found: its source and field locator
   std::vector<std::unique_ptr<detail::Source>> sources_;
-  std::vector<RecordTokens> records_; // by source, for the last read
   std::vector<Slot> slots_;
+  std::vector<Record> records_; // runs of slots that are columns of one record, in slot order
   std::vector<Info> infos_;
   std::vector<Value> values_;
   std::vector<std::optional<Error>> errors_;
