@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace opskit::counters {
@@ -357,9 +358,7 @@ char* write_value(char* at, const Value& value, std::uint64_t multiply, double d
       w && divide == 1 && !__builtin_mul_overflow(*w, multiply, &s))
     return std::to_chars(at, at + k_number_max, s).ptr;
   if (auto number = as_number(value))
-    return fmt::format_to_n(at, k_number_max, "{}",
-                            *number * static_cast<double>(multiply) / divide)
-        .out;
+    return fmt::format_to(at, FMT_COMPILE("{}"), *number * static_cast<double>(multiply) / divide);
   return nullptr;
 }
 

@@ -275,11 +275,17 @@ bool locate_columns(std::string_view text, const Layout& layout, Locator& locato
 }
 
 bool convert_into(std::string_view token, const Convert& how, Value& out) {
-  // The common case first: a plain unsigned counter, stored without a temporary.
-  if (std::uint64_t count = 0;
-      !how.text && !how.cp_time && how.divide == 1 && parse_count(token, how.multiply, count)) {
-    out = count;
-    return true;
+  // The common cases first, stored without a temporary: a plain unsigned counter, and one
+  // made a real in a larger unit (ticks or milliseconds -> seconds).
+  if (std::uint64_t count = 0; !how.text && !how.cp_time) {
+    if (how.divide == 1 && parse_count(token, how.multiply, count)) {
+      out = count;
+      return true;
+    }
+    if (how.divide != 1 && how.sum_columns == 0 && parse_count(token, 1, count)) {
+      out = static_cast<double>(count) / how.divide;
+      return true;
+    }
   }
   auto value = convert(token, how);
   if (!value)
