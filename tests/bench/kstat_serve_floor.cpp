@@ -32,16 +32,22 @@ using opskit::cmd::kstat::Request;
 using opskit::cmd::kstat::Response;
 using opskit::counters::Scraper;
 
+struct File {
+  UniqueFd fd;
+  std::size_t size; // what a read asks for
+};
+
 struct Floor {
-  std::vector<UniqueFd> files;
+  std::vector<File> files;
   std::shared_ptr<const std::string> body;
 };
 
-// One pread of each file, as a scrape reads them.
+// One pread of each file, as a scrape reads them: a /proc/sys value with kstat's 256 bytes (for
+// it the kernel allocates and zeroes as much as is asked), the rest with room for all of it.
 void read_files(const Floor& floor) {
   thread_local std::array<char, 65536> buffer;
   for (const auto& file : floor.files)
-    if (::pread(file.get(), buffer.data(), buffer.size(), 0) < 0)
+    if (::pread(file.fd.get(), buffer.data(), file.size, 0) < 0)
       std::perror("kstat_serve_floor: pread");
 }
 
@@ -84,7 +90,8 @@ int main(int argc, char** argv) {
   Floor floor;
   floor.body = (*scraper)->scrape(opskit::TextFormat::prometheus);
   for (const auto& path : snapshot->source_paths())
-    floor.files.emplace_back(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    floor.files.push_back({UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)),
+                           path.starts_with("/proc/sys/") ? std::size_t{256} : std::size_t{65536}});
 
   if (argc == 3 && std::string_view(argv[1]) == "reads") {
     std::printf("%.0f\n", time_reads(floor, std::atoi(argv[2])));
