@@ -48,7 +48,8 @@ public:
 private:
   struct Member {
     std::size_t entry;
-    std::string head; // the sample up to its value: name{labels} and a space
+    // The sample up to its value, name{labels} and a space: heads_ from head_at, head_size long.
+    std::uint32_t head_at, head_size;
     std::uint64_t multiply;
     double divide;
   };
@@ -59,6 +60,8 @@ private:
     std::vector<Member> members;
   };
   std::vector<Family> families_;
+  std::string heads_;                 // every member's head, in the order written
+  std::array<std::size_t, 2> most_{}; // the longest body render() can write, by TextFormat
 };
 
 } // namespace opskit::counters
