@@ -43,7 +43,6 @@ Scraper::Body Scraper::scrape(TextFormat format) {
     read(read_at_ + settings_.timeout);
   }
   body = std::make_shared<const std::string>(render(format, Clock::now() - read_at_));
-  last_size_ = body->size();
   return body;
 }
 
@@ -67,8 +66,7 @@ void Scraper::resolve(Clock::time_point deadline) {
 }
 
 std::string Scraper::render(TextFormat format, Clock::duration took) const {
-  std::string out;
-  out.reserve(last_size_ + last_size_ / 8);
+  std::string out; // sized by the exposition for its longest numbers: the slack holds the rest
   exposition_.render(snapshot_, out, format);
   auto failed = snapshot_.source_errors();
   if (!failed.empty()) {

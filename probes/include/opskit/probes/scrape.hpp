@@ -60,9 +60,8 @@ private:
   Exposition exposition_;
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
   Clock::time_point resolved_at_;
-  Clock::time_point read_at_;         // when the last read began
-  std::array<Body, 2> bodies_;        // of that read, by TextFormat
-  std::size_t last_size_ = 64 * 1024; // of the last body, to reserve the next
+  Clock::time_point read_at_;  // when the last read began
+  std::array<Body, 2> bodies_; // of that read, by TextFormat
 };
 
 } // namespace opskit::counters
