@@ -28,9 +28,9 @@ struct Snapshot::Slot {
 // and walk to its own column. A field alone in its record, as each of /proc/vmstat's is, is
 // read by update(i).
 struct Snapshot::Record {
-  std::size_t first = 0, count = 0; // slots_[first, first + count)
-  std::vector<std::size_t> slots;   // the same, by column: the first finds the record
-  std::vector<int> columns;         // each one's column
+  std::size_t first = 0;          // slots_[first, first + slots.size())
+  std::vector<std::size_t> slots; // the same, by column: the first finds the record
+  std::vector<int> columns;       // each one's column
   std::vector<std::string_view> tokens;
 };
 
@@ -105,14 +105,14 @@ void Snapshot::find_records() {
                          !c.kind_from_value && c.sum_columns == 0 && c.divide == 1;
       continue;
     }
-    Record record{i, end - i, {}, {}, {}};
+    Record record{i, {}, {}, {}};
     for (std::size_t k = i; k < end; ++k)
       record.slots.push_back(k);
     std::ranges::stable_sort(record.slots, {},
                              [&](std::size_t k) { return slots_[k].locator.column; });
     for (std::size_t k : record.slots)
       record.columns.push_back(slots_[k].locator.column);
-    record.tokens.resize(record.count);
+    record.tokens.resize(record.slots.size());
     records_.push_back(std::move(record));
   }
 }
@@ -139,7 +139,7 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
   for (std::size_t i = 0; i < slots_.size();) {
     if (next < records_.size() && records_[next].first == i) {
       failed += update(records_[next]);
-      i += records_[next++].count;
+      i += records_[next++].slots.size();
     } else {
       failed += update(i) ? 0 : 1;
       ++i;
@@ -183,17 +183,20 @@ std::size_t Snapshot::update(Record& record) {
   if (source.open_error || source.read_error ||
       !locate_columns(source.text, lead.layout, lead.locator, record.columns, record.tokens)) {
     std::size_t failed = 0; // each fails as it would alone
-    for (std::size_t i = record.first; i < record.first + record.count; ++i)
+    for (std::size_t i : record.slots)
       failed += update(i) ? 0 : 1;
     return failed;
   }
   std::size_t failed = 0;
-  for (std::size_t k = 0; k < record.count; ++k) {
+  for (std::size_t k = 0; k < record.slots.size(); ++k) {
     std::size_t i = record.slots[k];
-    if (record.tokens[k].empty() || !convert_into(record.tokens[k], slots_[i].convert, values_[i]))
-      failed += gone(i) ? 0 : 1;
-    else
+    if (record.tokens[k].empty() ||
+        !convert_into(record.tokens[k], slots_[i].convert, values_[i])) {
+      gone(i);
+      ++failed;
+    } else {
       errors_[i].reset();
+    }
   }
   return failed;
 }
