@@ -39,13 +39,17 @@ std::optional<std::string> gzip(std::string_view data) {
       compressor(libdeflate_alloc_compressor(1), libdeflate_free_compressor);
   if (!compressor)
     return std::nullopt;
-  std::string out(libdeflate_gzip_compress_bound(compressor.get(), data.size()), '\0');
-  std::size_t size =
-      libdeflate_gzip_compress(compressor.get(), data.data(), data.size(), out.data(), out.size());
-  if (size == 0)
+  // Written in place, without zeroing the bound's 137 KB first; a response held until sent
+  // then keeps its 19 KB, not the bound.
+  std::string out;
+  out.resize_and_overwrite(libdeflate_gzip_compress_bound(compressor.get(), data.size()),
+                           [&](char* at, std::size_t room) {
+                             return libdeflate_gzip_compress(compressor.get(), data.data(),
+                                                             data.size(), at, room);
+                           });
+  if (out.empty())
     return std::nullopt;
-  out.resize(size);
-  out.shrink_to_fit(); // a response held until sent keeps 19 KB, not the bound's 137
+  out.shrink_to_fit();
   return out;
 }
 
