@@ -19,6 +19,7 @@
 
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/scrape.hpp"
+#include "source_reads.hpp"
 
 namespace {
 
@@ -84,19 +85,11 @@ bool scrape_row(int rounds, int n) {
   auto snapshot = opskit::counters::Namespace().snapshot(settings.names);
   if (!snapshot)
     return false;
-  // A /proc/sys value with kstat's 256 bytes (for it the kernel allocates and zeroes as much as
-  // is asked), the rest with room for all of it.
-  std::vector<std::pair<int, std::size_t>> files;
-  for (const auto& path : snapshot->source_paths())
-    files.emplace_back(open(path.c_str(), O_RDONLY | O_CLOEXEC),
-                       path.starts_with("/proc/sys/") ? 256 : 65536);
-  static char buf[65536];
+  auto files = opskit::bench::open_sources(*snapshot);
+  static char buf[opskit::bench::k_read_room];
   auto [ours, theirs] = median_pair(
       rounds, n, [&] { g_sink = (*scraper)->scrape(opskit::TextFormat::prometheus)->size(); },
-      [&] {
-        for (auto [fd, size] : files)
-          g_sink = static_cast<unsigned long long>(pread(fd, buf, size, 0));
-      });
+      [&] { g_sink = opskit::bench::read_sources(files, buf); });
   char what[64];
   std::snprintf(what, sizeof what, "scrape of serve's defaults vs pread of its %zu files",
                 files.size());

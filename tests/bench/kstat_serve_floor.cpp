@@ -16,39 +16,28 @@
 #include <string_view>
 #include <vector>
 
-#include <fcntl.h>
 #include <pthread.h>
-#include <unistd.h>
 
 #include "http_server.hpp"
-#include "opskit/handle.hpp"
 #include "opskit/probes/scrape.hpp"
+#include "source_reads.hpp"
 
 namespace {
 
-using opskit::UniqueFd;
 using opskit::cmd::kstat::HttpServer;
 using opskit::cmd::kstat::Request;
 using opskit::cmd::kstat::Response;
 using opskit::counters::Scraper;
 
-struct File {
-  UniqueFd fd;
-  std::size_t size; // what a read asks for
-};
-
 struct Floor {
-  std::vector<File> files;
+  std::vector<opskit::bench::SourceFile> files;
   std::shared_ptr<const std::string> body;
 };
 
-// One pread of each file, as a scrape reads them: a /proc/sys value with kstat's 256 bytes (for
-// it the kernel allocates and zeroes as much as is asked), the rest with room for all of it.
+// One pread of each file, as a scrape reads them (source_reads.hpp).
 void read_files(const Floor& floor) {
-  thread_local std::array<char, 65536> buffer;
-  for (const auto& file : floor.files)
-    if (::pread(file.fd.get(), buffer.data(), file.size, 0) < 0)
-      std::perror("kstat_serve_floor: pread");
+  thread_local std::array<char, opskit::bench::k_read_room> buffer;
+  opskit::bench::read_sources(floor.files, buffer);
 }
 
 Response answer(void* context, const Request& /*request*/) {
@@ -89,9 +78,7 @@ int main(int argc, char** argv) {
     return fail(scraper ? snapshot.error().message() : scraper.error().message());
   Floor floor;
   floor.body = (*scraper)->scrape(opskit::TextFormat::prometheus);
-  for (const auto& path : snapshot->source_paths())
-    floor.files.push_back({UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)),
-                           path.starts_with("/proc/sys/") ? std::size_t{256} : std::size_t{65536}});
+  floor.files = opskit::bench::open_sources(*snapshot);
 
   if (argc == 3 && std::string_view(argv[1]) == "reads") {
     std::printf("%.0f\n", time_reads(floor, std::atoi(argv[2])));
