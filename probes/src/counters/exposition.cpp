@@ -37,15 +37,20 @@ enum class Units : std::uint8_t {
   keep, // as the source counts it, not named (node_exporter's vmstat and sysctl families do so)
 };
 
-// A label's value is "$N", the Nth '*' of the pattern ("$0": the whole name), or literal text.
+// A label's value is "$N", the Nth wildcard of the pattern ("$0": the whole name), or literal
+// text; a cgroup's name is written back as its path ("system/slice.ssh/service" ->
+// "/system.slice/ssh.service", the root "/"), as /proc/<pid>/cgroup and systemd show it.
 struct Label {
   std::string_view name;
   std::string_view value;
+  bool cgroup_path = false;
 };
 
 struct Rule {
-  std::string_view pattern; // dotted; "*" matches one component, a last "**" the rest
-  std::string_view stem;    // the family name after "kstat_"; "$N" as snake_case; "": left out
+  // Dotted. "*" matches one component; "**" last, the rest (one component or more), and
+  // elsewhere as many components as leave the rest of the pattern one each (none or more).
+  std::string_view pattern;
+  std::string_view stem; // the family name after "kstat_"; "$N" as snake_case; "": left out
   std::array<Label, 2> labels = {};
   Units units = Units::base;
   std::string_view help = {}; // else the first name's description
@@ -54,6 +59,8 @@ struct Rule {
 constexpr std::string_view k_sysctl_help = "Numeric /proc/sys entries, by sysctl name";
 constexpr Label k_cpu{"cpu", "$1"};
 constexpr Label k_device{"device", "$1"};
+constexpr Label k_cgroup{"cgroup", "$1", true};
+constexpr Label k_cgroup_device{"device", "$2"};
 
 // clang-format off
 constexpr Rule k_rules[] = {
@@ -122,6 +129,28 @@ constexpr Rule k_rules[] = {
     {"net.dev.*.tx_errors", "network_transmit_errs", {k_device}, Units::keep},
     {"net.dev.*.tx_dropped", "network_transmit_drop", {k_device}, Units::keep},
     {"net.dev.*.*", "network_$2", {k_device}, Units::keep},
+    // cgroup v2: each cgroup a label; cpu.stat's microseconds as seconds, as cAdvisor names them
+    {"cgroup.**.cpu/stat.usage_usec", "cgroup_cpu_usage", {k_cgroup}},
+    {"cgroup.**.cpu/stat.user_usec", "cgroup_cpu_user", {k_cgroup}},
+    {"cgroup.**.cpu/stat.system_usec", "cgroup_cpu_system", {k_cgroup}},
+    {"cgroup.**.cpu/stat.nice_usec", "cgroup_cpu_nice", {k_cgroup}},
+    {"cgroup.**.cpu/stat.nr_periods", "cgroup_cpu_periods", {k_cgroup}, Units::keep},
+    {"cgroup.**.cpu/stat.nr_throttled", "cgroup_cpu_throttled_periods", {k_cgroup}, Units::keep},
+    {"cgroup.**.cpu/stat.throttled_usec", "cgroup_cpu_throttled", {k_cgroup}},
+    {"cgroup.**.cpu/stat.nr_bursts", "cgroup_cpu_bursts", {k_cgroup}, Units::keep},
+    {"cgroup.**.cpu/stat.burst_usec", "cgroup_cpu_burst", {k_cgroup}},
+    {"cgroup.**.cpu/stat.core_sched/force_idle_usec", "cgroup_cpu_core_sched_force_idle", {k_cgroup}},
+    {"cgroup.**.cpu/stat.*", "cgroup_cpu_$2", {k_cgroup}},
+    {"cgroup.**.memory/current", "cgroup_memory_current", {k_cgroup}},
+    {"cgroup.**.memory/stat.*", "cgroup_memory_$2", {k_cgroup}},
+    {"cgroup.**.pids/current", "cgroup_pids_current", {k_cgroup}, Units::keep},
+    {"cgroup.**.io/stat.*.rbytes", "cgroup_io_read", {k_cgroup, k_cgroup_device}},
+    {"cgroup.**.io/stat.*.wbytes", "cgroup_io_written", {k_cgroup, k_cgroup_device}},
+    {"cgroup.**.io/stat.*.dbytes", "cgroup_io_discarded", {k_cgroup, k_cgroup_device}},
+    {"cgroup.**.io/stat.*.rios", "cgroup_io_reads", {k_cgroup, k_cgroup_device}, Units::keep},
+    {"cgroup.**.io/stat.*.wios", "cgroup_io_writes", {k_cgroup, k_cgroup_device}, Units::keep},
+    {"cgroup.**.io/stat.*.dios", "cgroup_io_discards", {k_cgroup, k_cgroup_device}, Units::keep},
+    {"cgroup.**.io/stat.*.*", "cgroup_io_$3", {k_cgroup, k_cgroup_device}, Units::keep},
     // statfs of each mount point
     {"fs.mount.*.size", "filesystem_size", {{{"mountpoint", "$1"}}}},
     {"fs.mount.*.free", "filesystem_free", {{{"mountpoint", "$1"}}}},
@@ -172,9 +201,23 @@ std::optional<std::vector<std::string_view>> match(std::string_view pattern,
     std::string_view want = pattern.substr(p, p_end - p);
     if (n > name.size())
       return std::nullopt;
-    if (want == "**") {
+    if (want == "**" && p_end == pattern.size()) {
       captures.push_back(name.substr(n));
       return n < name.size() ? std::optional(std::move(captures)) : std::nullopt;
+    }
+    if (want == "**") { // the name's components but as many as the pattern has after it
+      auto after =
+          static_cast<std::size_t>(std::count(pattern.begin() + p_end, pattern.end(), '.'));
+      auto left = 1 + static_cast<std::size_t>(std::count(name.begin() + n, name.end(), '.'));
+      if (left < after)
+        return std::nullopt;
+      std::size_t end = n;
+      for (std::size_t k = 0; k < left - after; ++k)
+        end = name.find('.', end) + 1;
+      captures.push_back(end == n ? name.substr(n, 0) : name.substr(n, end - 1 - n));
+      p = p_end + 1;
+      n = end;
+      continue;
     }
     std::size_t n_end = std::min(name.find('.', n), name.size());
     std::string_view got = name.substr(n, n_end - n);
@@ -199,6 +242,14 @@ std::string_view label_value(std::string_view value, const std::vector<std::stri
   return value;
 }
 
+// The path of the cgroup whose name is `components` (cgroups.cpp).
+std::string cgroup_path(std::string_view components) {
+  std::string out = "/";
+  for (char c : components)
+    out.push_back(c == '.' ? '/' : c == '/' ? '.' : c);
+  return out;
+}
+
 // The stem with each "$N" replaced by capture N in snake_case.
 std::string expand_stem(std::string_view stem, const std::vector<std::string_view>& caps) {
   std::string out;
@@ -221,23 +272,22 @@ bool labelled(const Rule& rule, std::size_t capture) noexcept {
   return false;
 }
 
-// `name` with the components its labels carry written as '*' ("proc.1.stat.utime" ->
-// "proc.*.stat.utime"), for the help of a family no description covers.
-std::string general_name(std::string_view name, const Rule& rule) {
+// The rule's pattern with each wildcard written as what it matched, or as '*' where a label
+// carries it ("proc.1.stat.utime" -> "proc.*.stat.utime"): the help of a family no description
+// covers.
+std::string general_name(const Rule& rule, const std::vector<std::string_view>& caps) {
   std::string out;
-  std::size_t n = 0, capture = 0;
-  for (std::size_t p = 0; p <= rule.pattern.size() && n <= name.size();) {
+  std::size_t capture = 0;
+  for (std::size_t p = 0; p <= rule.pattern.size();) {
     std::size_t p_end = std::min(rule.pattern.find('.', p), rule.pattern.size());
-    std::size_t n_end = std::min(name.find('.', n), name.size());
-    std::string_view want = rule.pattern.substr(p, p_end - p);
-    if (!out.empty())
-      out.push_back('.');
-    if (want == "**")
-      return out.append(labelled(rule, ++capture) ? "*" : name.substr(n));
-    bool hidden = want == "*" && labelled(rule, ++capture);
-    out.append(hidden ? std::string_view("*") : name.substr(n, n_end - n));
+    std::string_view part = rule.pattern.substr(p, p_end - p);
+    if (part == "*" || part == "**") {
+      ++capture;
+      part = labelled(rule, capture) ? std::string_view("*") : caps[capture];
+    }
+    if (!part.empty())
+      out.append(out.empty() ? "" : ".").append(part);
     p = p_end + 1;
-    n = n_end + 1;
   }
   return out;
 }
@@ -283,8 +333,10 @@ std::optional<Mapping> map_name(const Info& info) {
   std::vector<std::string_view> caps{info.name};
   static constexpr Rule k_generic{"**", "$0"};
   const Rule* rule = rule_for(info.name, caps);
-  if (rule == nullptr)
+  if (rule == nullptr) {
     rule = &k_generic;
+    caps.push_back(info.name); // what its "**" matches
+  }
   if (rule->stem.empty())
     return std::nullopt;
   Mapping m;
@@ -292,14 +344,16 @@ std::optional<Mapping> map_name(const Info& info) {
   m.type = info.kind == Kind::counter ? MetricType::counter : MetricType::gauge;
   for (const auto& label : rule->labels)
     if (!label.name.empty())
-      m.labels.emplace_back(label.name, label_value(label.value, caps));
+      m.labels.emplace_back(label.name, label.cgroup_path
+                                            ? cgroup_path(label_value(label.value, caps))
+                                            : std::string(label_value(label.value, caps)));
   name_units(m, info, rule->units);
   if (!rule->help.empty())
     m.help = rule->help;
   else if (!info.description.empty())
     m.help = help_with_unit(info, rule->units, m);
   else
-    m.help = fmt::format("kstat's {}", general_name(info.name, *rule));
+    m.help = fmt::format("kstat's {}", general_name(*rule, caps));
   return m;
 }
 

@@ -266,6 +266,8 @@ constexpr Known k_known[] = {
     {"cgroup.*.cpu/stat.usage_usec", C, "microseconds", "CPU time of the cgroup's tasks"},
     {"cgroup.*.cpu/stat.user_usec", C, "microseconds", "CPU time in user mode"},
     {"cgroup.*.cpu/stat.system_usec", C, "microseconds", "CPU time in kernel mode"},
+    {"cgroup.*.cpu/stat.nice_usec", C, "microseconds",
+     "CPU time in user mode at a positive nice value"},
     {"cgroup.*.cpu/stat.nr_periods", C, "periods", "Bandwidth enforcement periods elapsed"},
     {"cgroup.*.cpu/stat.nr_throttled", C, "periods", "Periods in which the cgroup was throttled"},
     {"cgroup.*.cpu/stat.throttled_usec", C, "microseconds", "Time the cgroup was throttled"},

@@ -52,10 +52,17 @@ TEST_CASE("kstat serve: a full scrape passes promtool check metrics", "[kstat][s
 
 TEST_CASE("kstat read --prometheus: the /proc/sys tree and every source pass promtool",
           "[kstat][serve]") {
-  auto r = run(
-      {tool("kstat"), "read", "--prometheus", "kernel", "vm", "fs", "net", "cpu", "kern", "disk"});
+  auto r = run({tool("kstat"), "read", "--prometheus", "kernel", "vm", "fs", "net", "cpu", "kern",
+                "disk", "cgroup"});
   CHECK(r.out.find("kstat_sysctl{name=\"vm.swappiness\"} ") != std::string::npos);
   auto check = promtool_check(r.out);
+  CHECK(check.out + check.err == "");
+  CHECK(check.exit_status == 0);
+  // Nested cgroups, io.stat's devices and the interfaces' /sys statistics, from a copied /sys.
+  auto copied = run({tool("kstat"), "--sys-root", std::string(OPSKIT_TEST_DATA) + "/sys-basic",
+                     "read", "--prometheus", "cgroup", "net.dev"});
+  CHECK(copied.out.find("{cgroup=\"/system.slice/ssh.service\"} ") != std::string::npos);
+  check = promtool_check(copied.out);
   CHECK(check.out + check.err == "");
   CHECK(check.exit_status == 0);
 }

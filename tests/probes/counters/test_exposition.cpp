@@ -18,9 +18,10 @@ using opskit::TextFormat;
 namespace {
 
 const std::string k_proc_basic = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+const std::string k_sys_basic = std::string(OPSKIT_TEST_DATA) + "/sys-basic";
 
 std::string render(std::vector<std::string> names) {
-  auto snapshot = Namespace(k_proc_basic).snapshot(names);
+  auto snapshot = Namespace(k_proc_basic, k_sys_basic).snapshot(names);
   REQUIRE(snapshot);
   snapshot->read();
   std::string out;
@@ -72,6 +73,28 @@ TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by ty
   CHECK(has_line(out, "kstat_softirqs_functions_total{type=\"TIMER\",cpu=\"1\"} 771106"));
   CHECK(out.find("cpu=\"all\"") == std::string::npos);
   CHECK(out.find("sysctl") == std::string::npos);
+}
+
+TEST_CASE("exposition: a cgroup is a label holding its path, as /proc/<pid>/cgroup shows it",
+          "[counters][exposition]") {
+  auto out = render({"cgroup"});
+  CHECK(has_line(out, "# HELP kstat_cgroup_cpu_usage_seconds_total CPU time of the cgroup's tasks, "
+                      "in seconds\n"
+                      "# TYPE kstat_cgroup_cpu_usage_seconds_total counter\n"
+                      "kstat_cgroup_cpu_usage_seconds_total{cgroup=\"/\"} 53598.148442\n"
+                      "kstat_cgroup_cpu_usage_seconds_total{cgroup=\"/system.slice\"} 9\n"
+                      "kstat_cgroup_cpu_usage_seconds_total{cgroup=\"/system.slice/ssh.service\"} "
+                      "0.001"));
+  CHECK(has_line(out, "kstat_cgroup_cpu_throttled_periods_total{cgroup=\"/system.slice\"} 2"));
+  CHECK(has_line(
+      out, "kstat_cgroup_memory_current_bytes{cgroup=\"/system.slice/ssh.service\"} 8388608"));
+  CHECK(has_line(out, "kstat_cgroup_memory_pgfault_total{cgroup=\"/system.slice\"} 123456"));
+  CHECK(has_line(out, "kstat_cgroup_pids_current{cgroup=\"/system.slice/ssh.service\"} 3"));
+  CHECK(has_line(out, "kstat_cgroup_io_read_bytes_total{cgroup=\"/system.slice\",device=\"254:0\"} "
+                      "1048576"));
+  CHECK(
+      has_line(out, "kstat_cgroup_io_writes_total{cgroup=\"/system.slice\",device=\"254:0\"} 512"));
+  CHECK(out.find("slice_ssh") == std::string::npos); // no cgroup in a family's name
 }
 
 TEST_CASE("exposition: a gauge and a counter that OpenMetrics names alike make one family",
@@ -138,6 +161,23 @@ TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
   CHECK(pid->labels == std::vector<std::pair<std::string, std::string>>{{"pid", "42"}});
   CHECK(pid->type == MetricType::counter);
   CHECK(pid->help == "kstat's proc.*.io.rchar");
+  // A cgroup's name is as deep as its path: the pattern's inner "**" takes what the rest of the
+  // pattern leaves, none of it for the root cgroup.
+  auto cgroup = [](std::string n, Kind kind, std::string unit) {
+    auto m = map_name(Info{std::move(n), kind, std::move(unit), {}});
+    REQUIRE(m);
+    return std::pair(m->family, m->labels);
+  };
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  CHECK(cgroup("cgroup.memory/stat.active_anon", Kind::gauge, "bytes") ==
+        std::pair(std::string("kstat_cgroup_memory_active_anon_bytes"), Labels{{"cgroup", "/"}}));
+  CHECK(cgroup("cgroup.a.b/c.d.io/stat.8:16.wbytes", Kind::counter, "bytes") ==
+        std::pair(std::string("kstat_cgroup_io_written_bytes_total"),
+                  Labels{{"cgroup", "/a/b.c/d"}, {"device", "8:16"}}));
+  auto deep = map_name(Info{"cgroup.user/slice.cpu/stat.nr_bursts", Kind::counter, "", {}});
+  REQUIRE(deep);
+  CHECK(deep->family == "kstat_cgroup_cpu_bursts_total");
+  CHECK(deep->help == "kstat's cgroup.*.cpu/stat.nr_bursts");
 }
 
 TEST_CASE("scraper: a scrape past its deadline reads no more sources and names them",
