@@ -115,25 +115,16 @@ void enumerate_pressure(const Record& r, std::string_view base, Emitter& e) {
   }
 }
 
-// /proc/net/dev's columns under the names of /sys/class/net/<iface>/statistics, for the columns
-// that are one of those counters. The three that sum several (receive drop and frame, transmit
-// carrier) are left out; the counters they sum come from the statistics files.
-constexpr std::string_view k_netdev_columns[] = {"rx_bytes",
-                                                 "rx_packets",
-                                                 "rx_errors",
-                                                 "",
-                                                 "rx_fifo_errors",
-                                                 "",
-                                                 "rx_compressed",
-                                                 "multicast",
-                                                 "tx_bytes",
-                                                 "tx_packets",
-                                                 "tx_errors",
-                                                 "tx_dropped",
-                                                 "tx_fifo_errors",
-                                                 "collisions",
-                                                 "",
-                                                 "tx_compressed"};
+// /proc/net/dev's columns under the names of /sys/class/net/<iface>/statistics. Three columns
+// sum several of those counters, and are named after the file's header instead: rx_drop
+// (rx_dropped and rx_missed_errors), rx_frame (rx_length_errors, rx_over_errors, rx_crc_errors
+// and rx_frame_errors) and tx_carrier (tx_carrier_errors, tx_aborted_errors, tx_window_errors and
+// tx_heartbeat_errors): node_exporter's receive_drop, receive_frame and transmit_carrier. The
+// counters they sum come from the statistics files, one file a counter.
+constexpr std::string_view k_netdev_columns[] = {
+    "rx_bytes",       "rx_packets", "rx_errors",  "rx_drop",      "rx_fifo_errors", "rx_frame",
+    "rx_compressed",  "multicast",  "tx_bytes",   "tx_packets",   "tx_errors",      "tx_dropped",
+    "tx_fifo_errors", "collisions", "tx_carrier", "tx_compressed"};
 constexpr std::string_view k_netdev_statistics_only[] = {
     "rx_dropped",        "rx_missed_errors",    "rx_length_errors", "rx_over_errors",
     "rx_crc_errors",     "rx_frame_errors",     "rx_nohandler",     "tx_aborted_errors",
@@ -160,10 +151,9 @@ void enumerate_netdev(const Record& r, std::string_view base, Emitter& e) {
     return;
   for (std::size_t i = 0; i < std::size(k_netdev_columns); ++i) {
     std::string_view column = k_netdev_columns[i];
-    if (!column.empty())
-      e.emit(fmt::format("{}.{}", name, column), fmt::format("net.dev.*.{}", column), Kind::counter,
-             column.ends_with("bytes") ? "bytes" : "packets",
-             {std::string(r.key), static_cast<int>(i), r.offset});
+    e.emit(fmt::format("{}.{}", name, column), fmt::format("net.dev.*.{}", column), Kind::counter,
+           column.ends_with("bytes") ? "bytes" : "packets",
+           {std::string(r.key), static_cast<int>(i), r.offset});
   }
   emit_netdev_statistics(r.key, name, e);
 }

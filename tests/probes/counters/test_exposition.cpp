@@ -70,6 +70,15 @@ TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by ty
   CHECK(has_line(out, "kstat_pressure_avg10{resource=\"io\",kind=\"full\"} 0.5"));
   CHECK(has_line(out, "kstat_network_receive_bytes_total{device=\"lo\"} 63164848253"));
   CHECK(has_line(out, "kstat_network_transmit_packets_total{device=\"lo\"} 3340808"));
+  // node_exporter's sixteen families of /proc/net/dev, its sums included; a statistics file's
+  // own counter keeps its name.
+  auto eth0 = render({"net.dev.eth0"});
+  CHECK(has_line(eth0, "kstat_network_receive_drop_total{device=\"eth0\"} 7"));
+  CHECK(has_line(eth0, "kstat_network_receive_frame_total{device=\"eth0\"} 5"));
+  CHECK(has_line(eth0, "kstat_network_transmit_carrier_total{device=\"eth0\"} 9"));
+  CHECK(has_line(eth0, "kstat_network_transmit_colls_total{device=\"eth0\"} 1"));
+  CHECK(has_line(eth0, "kstat_network_receive_multicast_total{device=\"eth0\"} 12"));
+  CHECK(has_line(eth0, "kstat_network_rx_dropped_total{device=\"eth0\"} 1"));
   CHECK(has_line(out, "kstat_softirqs_functions_total{type=\"TIMER\",cpu=\"1\"} 771106"));
   CHECK(out.find("cpu=\"all\"") == std::string::npos);
   CHECK(out.find("sysctl") == std::string::npos);

@@ -109,13 +109,18 @@ TEST_CASE("sources: file-nr's numbers, beside the sysctl text", "[counters][sour
 TEST_CASE("sources: net.dev from /proc/net/dev and the statistics files", "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
   Read eth0(ns, "net.dev.eth0");
-  CHECK(eth0.infos.size() == 24);
+  CHECK(eth0.infos.size() == 27);
   CHECK(eth0.value("net.dev.eth0.rx_bytes") == Value(u(108689089)));
   CHECK(eth0.value("net.dev.eth0.rx_errors") == Value(u(2)));
   CHECK(eth0.value("net.dev.eth0.rx_fifo_errors") == Value(u(1)));
   CHECK(eth0.value("net.dev.eth0.multicast") == Value(u(12)));
   CHECK(eth0.value("net.dev.eth0.tx_dropped") == Value(u(4)));
   CHECK(eth0.value("net.dev.eth0.collisions") == Value(u(1)));
+  // The file's three sums, as it prints them: node_exporter's receive_drop, receive_frame and
+  // transmit_carrier.
+  CHECK(eth0.value("net.dev.eth0.rx_drop") == Value(u(7)));
+  CHECK(eth0.value("net.dev.eth0.rx_frame") == Value(u(5)));
+  CHECK(eth0.value("net.dev.eth0.tx_carrier") == Value(u(9)));
   CHECK(eth0.value("net.dev.eth0.rx_dropped") == Value(u(1))); // the statistics files
   CHECK(eth0.value("net.dev.eth0.rx_crc_errors") == Value(u(5)));
   CHECK(eth0.value("net.dev.eth0.tx_window_errors") == Value(u(11)));
@@ -123,10 +128,10 @@ TEST_CASE("sources: net.dev from /proc/net/dev and the statistics files", "[coun
   CHECK(eth0.info("net.dev.eth0.tx_bytes").kind == Kind::counter);
   // A dot in an interface's name is written '/', as sysctl writes eth0.100.
   CHECK(Read(ns, "net.dev.eth0/100").value("net.dev.eth0/100.rx_bytes") == Value(u(4096)));
-  // Without a statistics directory, an interface has /proc/net/dev's 13 names.
+  // Without a statistics directory, an interface has /proc/net/dev's 16 names.
   auto lo = ns.snapshot(std::vector<std::string>{"net.dev.lo"});
   REQUIRE(lo);
-  CHECK(lo->size() == 13);
+  CHECK(lo->size() == 16);
   CHECK(lo->source_count() == 1);
   auto all = ns.snapshot(std::vector<std::string>{"net.dev"});
   REQUIRE(all);
