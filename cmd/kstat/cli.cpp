@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
-#include "cli_main.hpp"
+#include <fmt/format.h>
 
+#include "cli_main.hpp"
+#include "opskit/probes/scrape.hpp"
 #include "opskit/version.hpp"
 
 namespace opskit::cmd::kstat {
@@ -57,9 +59,14 @@ void define_bench(CLI::App& sub, Options& options) {
 
 void define_serve(CLI::App& sub, Options& options) {
   sub.add_option("prefix", options.names,
-                 "Names or prefixes to export (default: cpu kern vm.stats vm.meminfo net.snmp "
-                 "net.netstat net.snmp6 disk)")
+                 fmt::format("Names or prefixes to export (default: {})",
+                             fmt::join(counters::k_serve_defaults, " ")))
       ->expected(0, -1);
+  sub.add_option("--exclude", options.exclude,
+                 "A glob of names to leave out, as many times as needed ('net.dev.veth*'); "
+                 "the defaults leave out the interfaces' statistics-file counters")
+      ->type_name("GLOB")
+      ->allow_extra_args(false);
   sub.add_option("--listen", options.listen,
                  "HOST:PORT to listen on (default 127.0.0.1:9100; :PORT for every interface)");
   sub.add_option("--scrape-timeout", options.scrape_timeout,

@@ -20,6 +20,7 @@ struct Options {
   std::string proc_root = "/proc";
   std::string sys_root = "/sys";
   std::vector<std::string> names;
+  std::vector<std::string> exclude; // serve: globs of names to leave out
   Format format = Format::text;
   bool describe = false;
   double interval = 1.0;

@@ -79,9 +79,11 @@ int run_serve(const Options& options) {
   }
   raise_file_limit();
   Scraper::Settings settings;
-  settings.names = options.names;
-  if (settings.names.empty())
-    settings.names.assign(counters::k_serve_defaults.begin(), counters::k_serve_defaults.end());
+  if (options.names.empty())
+    settings = counters::serve_default_settings();
+  else
+    settings.names = options.names;
+  settings.exclude.insert(settings.exclude.end(), options.exclude.begin(), options.exclude.end());
   settings.timeout = std::chrono::duration_cast<Scraper::Clock::duration>(
       std::chrono::duration<double>(options.scrape_timeout));
   auto scraper = Scraper::open(counters::Namespace(options.proc_root), std::move(settings));

@@ -69,11 +69,9 @@ int main(int argc, char** argv) {
   sigaddset(&stop, SIGINT);
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr); // the server's threads inherit the mask
 
-  Scraper::Settings settings;
-  settings.names.assign(opskit::counters::k_serve_defaults.begin(),
-                        opskit::counters::k_serve_defaults.end());
+  auto settings = opskit::counters::serve_default_settings();
   auto scraper = Scraper::open(opskit::counters::Namespace(), settings);
-  auto snapshot = opskit::counters::Namespace().snapshot(settings.names);
+  auto snapshot = opskit::counters::Namespace().snapshot(settings.names, settings.exclude);
   if (!scraper || !snapshot)
     return fail(scraper ? snapshot.error().message() : scraper.error().message());
   Floor floor;

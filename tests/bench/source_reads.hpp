@@ -4,14 +4,18 @@
 // The baseline of kstat's scrape ratios, shared by kstat_bench (in process) and
 // kstat_serve_floor (in a server): one pread at offset 0 of each file a snapshot reads. A
 // /proc/sys value is asked for with kstat's 256 bytes (for it the kernel allocates and zeroes as
-// much as is asked), any other file with room for all of it.
+// much as is asked), any other file with room for all of it. A mount point (fs.mount) is one
+// statvfs(3) of its path, as kstat reads it.
 
 #include <cstddef>
 #include <cstdio>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "opskit/handle.hpp"
@@ -23,14 +27,19 @@ inline constexpr std::size_t k_read_room = 65536;
 
 struct SourceFile {
   UniqueFd fd;
-  std::size_t size; // what a read asks for
+  std::size_t size;  // what a read asks for
+  std::string mount; // a mount point's path, for its statvfs; else empty
 };
 
 inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) {
   std::vector<SourceFile> files;
-  for (const auto& path : snapshot.source_paths())
-    files.push_back({UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)),
-                     path.starts_with("/proc/sys/") ? std::size_t{256} : k_read_room});
+  for (const auto& path : snapshot.source_paths()) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat st {};
+    bool mount = fd && ::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode);
+    files.push_back({std::move(fd), path.starts_with("/proc/sys/") ? std::size_t{256} : k_read_room,
+                     mount ? path : std::string()});
+  }
   return files;
 }
 
@@ -38,6 +47,12 @@ inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) 
 inline std::size_t read_sources(const std::vector<SourceFile>& files, std::span<char> buffer) {
   std::size_t total = 0;
   for (const auto& file : files) {
+    if (!file.mount.empty()) {
+      struct statvfs st {};
+      if (::statvfs(file.mount.c_str(), &st) != 0)
+        std::perror("statvfs");
+      continue;
+    }
     ssize_t n = ::pread(file.fd.get(), buffer.data(), file.size, 0);
     if (n < 0)
       std::perror("pread");

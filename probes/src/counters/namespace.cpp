@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,13 +106,19 @@ Result<std::vector<Info>> Namespace::list(std::string_view prefix) const {
   return infos;
 }
 
-Result<Snapshot> Namespace::snapshot(std::span<const std::string> names) const {
+Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
+                                     std::span<const std::string> leave_out) const {
+  auto left_out = [&](const std::string& name) {
+    return std::ranges::any_of(leave_out, [&](const std::string& glob) {
+      return ::fnmatch(glob.c_str(), name.c_str(), 0) == 0;
+    });
+  };
   std::vector<Field> all;
   std::unordered_set<std::string> seen;
   for (const auto& name : names) {
     OPSKIT_TRY_ASSIGN(auto found, fields(name));
     for (auto& field : found)
-      if (seen.insert(field.info.name).second)
+      if (!left_out(field.info.name) && seen.insert(field.info.name).second)
         all.push_back(std::move(field));
   }
   return Snapshot(std::move(all));

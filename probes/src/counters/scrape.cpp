@@ -8,19 +8,28 @@ namespace opskit::counters {
 namespace {
 
 // A snapshot read once, so that its /proc/sys entries know their kind.
-Result<Snapshot> read_snapshot(const Namespace& ns, std::span<const std::string> names,
+Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& settings,
                                Scraper::Clock::time_point deadline, std::size_t& failures) {
-  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(names));
+  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.names, settings.exclude));
+  if (snapshot.size() == 0)
+    return fail("nothing to serve: the exclusions leave out every name", ENOENT);
   failures = snapshot.read(deadline);
   return snapshot;
 }
 
 } // namespace
 
+Scraper::Settings serve_default_settings() {
+  Scraper::Settings settings;
+  settings.names.assign(k_serve_defaults.begin(), k_serve_defaults.end());
+  settings.exclude.assign(k_serve_default_exclusions.begin(), k_serve_default_exclusions.end());
+  return settings;
+}
+
 Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) {
   std::size_t failures = 0;
   OPSKIT_TRY_ASSIGN(auto snapshot,
-                    read_snapshot(ns, settings.names, Clock::now() + settings.timeout, failures));
+                    read_snapshot(ns, settings, Clock::now() + settings.timeout, failures));
   std::unique_ptr<Scraper> scraper(
       new Scraper(std::move(ns), std::move(settings), std::move(snapshot)));
   scraper->baseline_failures_ = failures;
@@ -56,7 +65,7 @@ void Scraper::read(Clock::time_point deadline) {
 
 void Scraper::resolve(Clock::time_point deadline) {
   std::size_t failures = 0;
-  auto fresh = read_snapshot(ns_, settings_.names, deadline, failures);
+  auto fresh = read_snapshot(ns_, settings_, deadline, failures);
   resolved_at_ = Clock::now();
   if (!fresh) // every name has gone: keep serving what failed, and its errors
     return;

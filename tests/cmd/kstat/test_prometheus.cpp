@@ -64,7 +64,8 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
                "--collector.disable-defaults", "--collector.cpu", "--collector.meminfo",
                "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
-               "--collector.vmstat", "--collector.stat"},
+               "--collector.vmstat", "--collector.stat", "--collector.netdev",
+               "--collector.filesystem"},
               port);
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
@@ -115,4 +116,29 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
       ++disks;
     }
   CHECK(disks > 0);
+  int interfaces = 0;
+  for (const auto& [series, value] : theirs)
+    if (series.starts_with("node_network_receive_bytes_total{")) {
+      std::string labels = series.substr(series.find('{'));
+      later(series, "kstat_network_receive_bytes_total" + labels, 1e9 * (elapsed + 1));
+      later("node_network_transmit_packets_total" + labels,
+            "kstat_network_transmit_packets_total" + labels, 1e6 * (elapsed + 1));
+      for (std::string sum : {"receive_drop", "receive_frame", "transmit_carrier"})
+        later("node_network_" + sum + "_total" + labels, "kstat_network_" + sum + "_total" + labels,
+              1e6 * (elapsed + 1));
+      ++interfaces;
+    }
+  CHECK(interfaces > 0);
+  // node_exporter labels a file system by device and type too; kstat by its mount point alone.
+  std::string root = "{mountpoint=\"/\"}";
+  for (const auto& [series, value] : theirs)
+    if (series.starts_with("node_filesystem_size_bytes{") &&
+        series.find(",mountpoint=\"/\"}") != std::string::npos) {
+      near(series, "kstat_filesystem_size_bytes" + root, 0);
+      std::string labels = series.substr(series.find('{'));
+      near("node_filesystem_avail_bytes" + labels, "kstat_filesystem_avail_bytes" + root,
+           256 << 20);
+      near("node_filesystem_files" + labels, "kstat_filesystem_files" + root, 0);
+    }
+  CHECK(ours.count("kstat_filesystem_size_bytes" + root) == 1);
 }

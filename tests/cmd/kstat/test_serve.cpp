@@ -38,8 +38,12 @@ TEST_CASE("kstat serve: /metrics in the 0.0.4 text format, families with labels"
   CHECK(reply.body.find("kstat_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} ") != std::string::npos);
   CHECK(reply.body.find("# TYPE kstat_memory_mem_total_bytes gauge\n") != std::string::npos);
   CHECK(reply.body.find("# TYPE kstat_vmstat_pgfault_total counter\n") != std::string::npos);
+  // node_exporter's netdev and filesystem collectors are on by default; so are their sources.
+  CHECK(reply.body.find("kstat_network_receive_bytes_total{device=\"lo\"} ") != std::string::npos);
+  CHECK(reply.body.find("kstat_filesystem_avail_bytes{mountpoint=\"/\"} ") != std::string::npos);
   CHECK(reply.body.find("kstat_scrape_duration_seconds ") != std::string::npos);
   CHECK(reply.body.find("cpu=\"all\"") == std::string::npos);
+  CHECK(reply.body.find("kstat_sysctl") == std::string::npos); // served when named
   CHECK(serve.stop() == 0);
 }
 
@@ -212,4 +216,33 @@ TEST_CASE("kstat serve: a bad --listen or name is one error line, and no server"
   auto unknown = run({tool("kstat"), "serve", "--listen", "127.0.0.1:0", "vm.stat"});
   CHECK(unknown.exit_status == 1);
   CHECK(unknown.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
+  auto nothing =
+      run({tool("kstat"), "serve", "--listen", "127.0.0.1:0", "--exclude", "cpu.*", "cpu"});
+  CHECK(nothing.exit_status == 1);
+  CHECK(nothing.err == "kstat: error: nothing to serve: the exclusions leave out every name\n");
+}
+
+TEST_CASE("kstat serve --exclude: globs leave names out, as the defaults do the statistics files",
+          "[kstat][serve]") {
+  // The defaults read /proc/net/dev for the interfaces, and none of their statistics files.
+  KstatServe defaults({});
+  auto body = http_get(defaults.url()).body;
+  CHECK(body.find("kstat_network_receive_drop_total{device=\"lo\"} ") != std::string::npos);
+  CHECK(body.find("kstat_network_rx_dropped_total") == std::string::npos);
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(defaults.pid()) + "/fd")) {
+    std::error_code ec;
+    auto target = std::filesystem::read_symlink(entry.path(), ec).string();
+    CHECK_FALSE(target.starts_with("/sys/class/net/"));
+  }
+  // Named, net.dev has them; an exclusion of the user's leaves out what it matches, and the
+  // defaults' exclusions then apply to the defaults alone.
+  KstatServe named(
+      {"--exclude", "net.dev.*.rx_packets", "--exclude", "*.tx_*", "net.dev", "vm.stats.pgfault"});
+  auto some = http_get(named.url()).body;
+  CHECK(some.find("kstat_network_rx_dropped_total{device=\"lo\"} ") != std::string::npos);
+  CHECK(some.find("kstat_network_receive_bytes_total{device=\"lo\"} ") != std::string::npos);
+  CHECK(some.find("kstat_network_receive_packets_total") == std::string::npos);
+  CHECK(some.find("kstat_network_transmit_bytes_total") == std::string::npos);
+  CHECK(some.find("kstat_vmstat_pgfault_total ") != std::string::npos);
 }

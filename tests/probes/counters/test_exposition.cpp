@@ -192,7 +192,8 @@ TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
 TEST_CASE("scraper: a scrape past its deadline reads no more sources and names them",
           "[counters][exposition]") {
   std::vector<std::string> names{"kern.loadavg", "vm.stats"};
-  auto none = Scraper::open(Namespace(k_proc_basic), {names, Scraper::Clock::duration::zero()});
+  auto none = Scraper::open(Namespace(k_proc_basic),
+                            {.names = names, .timeout = Scraper::Clock::duration::zero()});
   REQUIRE(none);
   auto late = (*none)->scrape(TextFormat::prometheus);
   CHECK(late->find("kstat_load1") == std::string::npos);
@@ -200,7 +201,8 @@ TEST_CASE("scraper: a scrape past its deadline reads no more sources and names t
         std::string::npos);
   CHECK(late->find("kstat_scrape_error{source=\"" + k_proc_basic + "/vmstat\"} 1\n") !=
         std::string::npos);
-  auto all = Scraper::open(Namespace(k_proc_basic), {names, std::chrono::hours(1)});
+  auto all =
+      Scraper::open(Namespace(k_proc_basic), {.names = names, .timeout = std::chrono::hours(1)});
   REQUIRE(all);
   auto body = (*all)->scrape(TextFormat::openmetrics);
   CHECK(body->find("kstat_load1 0.81\n") != std::string::npos);

@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 
 #include "opskit/probes/counters.hpp"
+#include "opskit/probes/scrape.hpp"
 
 using namespace opskit::counters;
 namespace fs = std::filesystem;
@@ -136,6 +137,13 @@ TEST_CASE("sources: net.dev from /proc/net/dev and the statistics files", "[coun
   auto all = ns.snapshot(std::vector<std::string>{"net.dev"});
   REQUIRE(all);
   CHECK(all->source_count() == 1 + 11); // /proc/net/dev once, and eth0's statistics files
+  // Left out by glob before anything is opened: serve's defaults read /proc/net/dev alone.
+  std::vector<std::string> globs(k_serve_default_exclusions.begin(),
+                                 k_serve_default_exclusions.end());
+  auto served = ns.snapshot(std::vector<std::string>{"net.dev"}, globs);
+  REQUIRE(served);
+  CHECK(served->size() == 3 * 16);
+  CHECK(served->source_paths() == std::vector<std::string>{k_proc + "/net/dev"});
 }
 
 TEST_CASE("sources: fs.mount lists each real mount point once, and gives its path back",

@@ -55,9 +55,11 @@ public:
   Result<std::vector<Info>> list(std::string_view prefix) const;
 
   // A snapshot of every name that each of `names` is, or holds (a prefix stands for its
-  // subtree in name order), in the order given, without repeats. Fails on the first unknown
-  // name, as list() does.
-  Result<Snapshot> snapshot(std::span<const std::string> names) const;
+  // subtree in name order), in the order given, without repeats, but those that match a glob
+  // of `leave_out` (fnmatch(3), where '*' matches dots too: "net.dev.veth*"). Fails on the first
+  // unknown name, as list() does.
+  Result<Snapshot> snapshot(std::span<const std::string> names,
+                            std::span<const std::string> leave_out = {}) const;
 
   // A handle for one leaf name. Fails for an unknown name, a prefix, or an entry that cannot be
   // opened for reading ("vm.drop_caches: write-only entry").

@@ -18,10 +18,22 @@
 
 namespace opskit::counters {
 
-// What `kstat serve` exports when given no names: every source but /proc/sys (a thousand files,
-// few of them worth a series) and /proc/<pid>.
-inline constexpr std::array<std::string_view, 8> k_serve_defaults = {
-    "cpu", "kern", "vm.stats", "vm.meminfo", "net.snmp", "net.netstat", "net.snmp6", "disk"};
+// What `kstat serve` exports when given no names: what node_exporter's default collectors cover,
+// every source of the machine as a whole. Not /proc/sys (a thousand files, few of them worth a
+// series), /proc/<pid>, or the cgroups (a series for each key of memory.stat in each cgroup);
+// those are served when named.
+inline constexpr std::array<std::string_view, 10> k_serve_defaults = {
+    "cpu",         "kern",      "vm.stats", "vm.meminfo", "net.snmp",
+    "net.netstat", "net.snmp6", "net.dev",  "disk",       "fs.mount"};
+
+// What the defaults leave out: the interfaces' counters that only /sys/class/net/<if>/statistics
+// holds, a file for each counter of each interface, where /proc/net/dev has the sixteen that
+// node_exporter exports in one file for all interfaces. Reading them would double the scrape.
+inline constexpr std::array<std::string_view, 11> k_serve_default_exclusions = {
+    "net.dev.*.rx_dropped",          "net.dev.*.rx_missed_errors",  "net.dev.*.rx_length_errors",
+    "net.dev.*.rx_over_errors",      "net.dev.*.rx_crc_errors",     "net.dev.*.rx_frame_errors",
+    "net.dev.*.rx_nohandler",        "net.dev.*.tx_aborted_errors", "net.dev.*.tx_carrier_errors",
+    "net.dev.*.tx_heartbeat_errors", "net.dev.*.tx_window_errors"};
 
 class Scraper {
 public:
@@ -32,9 +44,11 @@ public:
     std::vector<std::string> names;                              // names and prefixes, as for read
     Clock::duration timeout = std::chrono::seconds(5);           // a scrape's budget for reading
     Clock::duration resolve_interval = std::chrono::seconds(60); // to find new names
+    std::vector<std::string> exclude = {};                       // globs of names to leave out
   };
 
-  // Resolves `settings.names` in `ns` and reads them once. Fails as Namespace::snapshot does.
+  // Resolves `settings.names` in `ns` but those `settings.exclude` matches, and reads them once.
+  // Fails as Namespace::snapshot does, and when the exclusions leave nothing.
   static Result<std::unique_ptr<Scraper>> open(Namespace ns, Settings settings);
 
   // One scrape: reads every source file once (those the timeout leaves unread fail), and
@@ -63,5 +77,9 @@ private:
   Clock::time_point read_at_;  // when the last read began
   std::array<Body, 2> bodies_; // of that read, by TextFormat
 };
+
+// `kstat serve`'s settings when given no names: k_serve_defaults without what
+// k_serve_default_exclusions matches.
+Scraper::Settings serve_default_settings();
 
 } // namespace opskit::counters
