@@ -17,6 +17,7 @@
 
 #include "opskit/probes/exposition.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
