@@ -142,10 +142,13 @@ int run_list(const counters::Namespace& ns, const Options& options) {
     auto json = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < snapshot->size(); ++i) {
       const auto& info = snapshot->info(i);
-      json.push_back({{"name", info.name},
-                      {"kind", counters::to_string(info.kind)},
-                      {"unit", info.unit},
-                      {"description", info.description}});
+      nlohmann::ordered_json entry = {{"name", info.name},
+                                      {"kind", counters::to_string(info.kind)},
+                                      {"unit", info.unit},
+                                      {"description", info.description}};
+      for (const auto& [label, value] : info.labels)
+        entry["labels"][label] = value;
+      json.push_back(std::move(entry));
     }
     out = json.dump(2) + "\n";
   } else if (options.describe) {

@@ -160,7 +160,8 @@ TEST_CASE("kstat --proc-root and --sys-root read copies of the new sources", "[k
   REQUIRE(json.exit_status == 0);
   CHECK(nlohmann::json::parse(json.out) ==
         nlohmann::json::parse(R"([{"name":"fs.mount./home.avail","kind":"gauge","unit":"bytes",
-                                   "description":"Space available to unprivileged users"}])"));
+                                   "description":"Space available to unprivileged users",
+                                   "labels":{"device":"/dev/vdb","fstype":"ext4"}}])"));
   auto missing = run({k_kstat, "--sys-root", "/nonexistent", "list", "cgroup"});
   CHECK(missing.exit_status == 2);
   CHECK(missing.err.find("/nonexistent") != std::string::npos);

@@ -165,6 +165,7 @@ constexpr Rule k_rules[] = {
     {"fs.mount.*.size", "filesystem_size", {{{"mountpoint", "$1"}}}},
     {"fs.mount.*.free", "filesystem_free", {{{"mountpoint", "$1"}}}},
     {"fs.mount.*.avail", "filesystem_avail", {{{"mountpoint", "$1"}}}},
+    {"fs.mount.*.readonly", "filesystem_readonly", {{{"mountpoint", "$1"}}}, Units::keep},
     {"fs.mount.*.*", "filesystem_$2", {{{"mountpoint", "$1"}}}, Units::keep},
     // /proc/sys, last: its roots hold the prefixes above
     {"kernel.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
@@ -357,6 +358,7 @@ std::optional<Mapping> map_name(const Info& info) {
       m.labels.emplace_back(label.name, label.cgroup_path
                                             ? cgroup_path(label_value(label.value, caps))
                                             : std::string(label_value(label.value, caps)));
+  m.labels.insert(m.labels.end(), info.labels.begin(), info.labels.end());
   name_units(m, info, rule->units);
   if (!rule->help.empty())
     m.help = rule->help;

@@ -268,6 +268,7 @@ constexpr Known k_known[] = {
     {"fs.mount.*.avail", G, "bytes", "Space available to unprivileged users"},
     {"fs.mount.*.files", G, "files", "Inodes in all"},
     {"fs.mount.*.files_free", G, "files", "Inodes free"},
+    {"fs.mount.*.readonly", G, "", "1 when the file system is mounted read-only"},
     // cgroup v2
     {"cgroup.*.cpu/stat.usage_usec", C, "microseconds", "CPU time of the cgroup's tasks"},
     {"cgroup.*.cpu/stat.user_usec", C, "microseconds", "CPU time in user mode"},

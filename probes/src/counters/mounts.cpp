@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
-// File system usage by mount point: fs.mount.<mount point>.{size,free,avail,files,files_free},
-// from statvfs(3) of each mount point that <proc>/self/mountinfo lists (see proc(5)).
+// File system usage by mount point: fs.mount.<mount point>.{size,free,avail,files,files_free,
+// readonly}, from statvfs(3) of each mount point that <proc>/self/mountinfo lists (see proc(5)),
+// each labelled with the mount's source and type as node_exporter labels them.
 //
 // A mount point is one name component, so that "/" and "/home" are siblings and neither is a
 // prefix of the other: the path as mountinfo writes it, leading '/' kept, with each '.' written
@@ -43,6 +44,7 @@ constexpr std::string_view k_local_types[] = {"btrfs", "exfat", "ext2",    "ext3
 struct Mount {
   std::string_view point; // escaped, as mountinfo writes it
   std::string_view type;
+  std::string_view source; // escaped; "none" where mountinfo has none
 };
 
 // A mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER".
@@ -52,7 +54,7 @@ std::optional<Mount> mount_of(const Record& r) {
   auto dash = std::find(r.tokens.begin() + 4, r.tokens.end(), "-");
   if (dash == r.tokens.end() || dash + 1 == r.tokens.end())
     return std::nullopt;
-  return Mount{r.tokens[3], *(dash + 1)};
+  return Mount{r.tokens[3], *(dash + 1), dash + 2 != r.tokens.end() ? *(dash + 2) : "none"};
 }
 
 bool skipped(const Mount& m) {
@@ -93,11 +95,9 @@ std::string component_of_mount(std::string_view escaped) {
   return component;
 }
 
-constexpr std::pair<std::string_view, std::string_view> k_usage[] = {{"size", "bytes"},
-                                                                     {"free", "bytes"},
-                                                                     {"avail", "bytes"},
-                                                                     {"files", "files"},
-                                                                     {"files_free", "files"}};
+constexpr std::pair<std::string_view, std::string_view> k_usage[] = {
+    {"size", "bytes"},  {"free", "bytes"},       {"avail", "bytes"},
+    {"files", "files"}, {"files_free", "files"}, {"readonly", ""}};
 
 void emit_mount(const Roots& roots, const Mount& m, std::string_view prefix,
                 std::vector<Field>& out) {
@@ -109,8 +109,10 @@ void emit_mount(const Roots& roots, const Mount& m, std::string_view prefix,
   Emitter emitter(roots, unescape(m.point), Layout{}, prefix, out,
                   local ? Reader::statfs_local : Reader::statfs);
   for (auto [field, unit] : k_usage)
-    emitter.emit(fmt::format("{}.{}", name, field), fmt::format("fs.mount.*.{}", field),
-                 Kind::gauge, unit, {std::string(field), 0, 0});
+    if (Info* info =
+            emitter.emit(fmt::format("{}.{}", name, field), fmt::format("fs.mount.*.{}", field),
+                         Kind::gauge, unit, {std::string(field), 0, 0}))
+      info->labels = {{"device", unescape(m.source)}, {"fstype", std::string(m.type)}};
 }
 
 } // namespace

@@ -383,8 +383,9 @@ void render_statfs(Source& source, const struct statvfs& st) {
   std::uint64_t block = st.f_frsize;
   source.buffer.clear();
   fmt::format_to(std::back_inserter(source.buffer),
-                 "size {}\nfree {}\navail {}\nfiles {}\nfiles_free {}\n", st.f_blocks * block,
-                 st.f_bfree * block, st.f_bavail * block, st.f_files, st.f_ffree);
+                 "size {}\nfree {}\navail {}\nfiles {}\nfiles_free {}\nreadonly {}\n",
+                 st.f_blocks * block, st.f_bfree * block, st.f_bavail * block, st.f_files,
+                 st.f_ffree, (st.f_flag & ST_RDONLY) != 0 ? 1 : 0);
   source.text = source.buffer;
 }
 

@@ -40,7 +40,8 @@ TEST_CASE("kstat serve: /metrics in the 0.0.4 text format, families with labels"
   CHECK(reply.body.find("# TYPE kstat_vmstat_pgfault_total counter\n") != std::string::npos);
   // node_exporter's netdev and filesystem collectors are on by default; so are their sources.
   CHECK(reply.body.find("kstat_network_receive_bytes_total{device=\"lo\"} ") != std::string::npos);
-  CHECK(reply.body.find("kstat_filesystem_avail_bytes{mountpoint=\"/\"} ") != std::string::npos);
+  CHECK(reply.body.find("kstat_filesystem_avail_bytes{mountpoint=\"/\",device=\"") !=
+        std::string::npos);
   CHECK(reply.body.find("kstat_scrape_duration_seconds ") != std::string::npos);
   CHECK(reply.body.find("cpu=\"all\"") == std::string::npos);
   CHECK(reply.body.find("kstat_sysctl") == std::string::npos); // served when named

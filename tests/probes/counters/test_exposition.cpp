@@ -84,6 +84,16 @@ TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by ty
   CHECK(out.find("sysctl") == std::string::npos);
 }
 
+TEST_CASE("exposition: a file system by mount point, device and type, as node_exporter's",
+          "[counters][exposition]") {
+  auto out = render({"fs.mount./"}); // tests/data's mountinfo, and statvfs of the live /
+  CHECK(out.find("# TYPE kstat_filesystem_readonly gauge\n"
+                 "kstat_filesystem_readonly{mountpoint=\"/\",device=\"/dev/vda\","
+                 "fstype=\"ext4\"} ") != std::string::npos);
+  CHECK(out.find("kstat_filesystem_size_bytes{mountpoint=\"/\",device=\"/dev/vda\","
+                 "fstype=\"ext4\"} ") != std::string::npos);
+}
+
 TEST_CASE("exposition: a cgroup is a label holding its path, as /proc/<pid>/cgroup shows it",
           "[counters][exposition]") {
   auto out = render({"cgroup"});

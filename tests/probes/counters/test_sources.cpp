@@ -156,13 +156,17 @@ TEST_CASE("sources: fs.mount lists each real mount point once, and gives its pat
     if (info.name.ends_with(".size"))
       points.push_back(info.name.substr(9, info.name.size() - 9 - 5));
   CHECK(points == std::vector<std::string>{"/", "/home", "/home/my\\040disk\\056img", "/run"});
-  CHECK(listed->size() == 4 * 5);
+  CHECK(listed->size() == 4 * 6);
   Read root(ns, "fs.mount./");
   struct statvfs st {};
   REQUIRE(::statvfs("/", &st) == 0);
   CHECK(root.value("fs.mount./.size") == Value(u(st.f_blocks * st.f_frsize)));
   CHECK(root.value("fs.mount./.files") == Value(u(st.f_files)));
+  CHECK(root.value("fs.mount./.readonly") == Value(u((st.f_flag & ST_RDONLY) != 0 ? 1 : 0)));
   CHECK(root.info("fs.mount./.avail").unit == "bytes");
+  // The mount's source and type, which node_exporter labels its file systems with.
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  CHECK(root.info("fs.mount./.avail").labels == Labels{{"device", "/dev/vda"}, {"fstype", "ext4"}});
   Read odd(ns, "fs.mount./home/my\\040disk\\056img.size");
   CHECK(odd.errors[0] == "statfs /home/my disk.img: No such file or directory");
 }

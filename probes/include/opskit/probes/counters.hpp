@@ -32,6 +32,9 @@ struct Info {
   Kind kind = Kind::text;
   std::string unit;        // "bytes", "pages", "seconds", "ticks", ... or empty
   std::string description; // one line, or empty where none is known
+  // What tells the entry's source apart beyond its name, as Prometheus labels: a mount point's
+  // device and file system type ({"device", "/dev/vda"}, {"fstype", "ext4"}).
+  std::vector<std::pair<std::string, std::string>> labels = {};
 };
 
 class Snapshot;
