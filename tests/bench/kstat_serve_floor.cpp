@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
 
   auto settings = opskit::counters::serve_default_settings();
   auto scraper = Scraper::open(opskit::counters::Namespace(), settings);
-  auto snapshot = opskit::counters::Namespace().snapshot(settings.names, settings.exclude);
+  auto snapshot = opskit::counters::Namespace().snapshot(settings.names,
+                                                         {settings.exclude, settings.absent_ok});
   if (!scraper || !snapshot)
     return fail(scraper ? snapshot.error().message() : scraper.error().message());
   Floor floor;

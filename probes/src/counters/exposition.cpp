@@ -120,6 +120,9 @@ constexpr Rule k_rules[] = {
     {"kern.interrupts.*", "interrupts", {{{"irq", "$1"}}}, Units::keep},
     {"kern.openfiles", "filefd_allocated", {}, Units::keep},
     {"kern.maxfiles", "filefd_maximum", {}, Units::keep},
+    // /proc/net/sockstat and sockstat6: node_exporter's sockstat collector
+    {"net.sockstat.*.*", "sockstat_$1_$2"},
+    {"net.sockstat6.*.*", "sockstat_$1_$2"},
     // /proc/net/dev, node_exporter's sixteen families; the statistics files' other counters
     {"net.dev.*.rx_bytes", "network_receive_bytes", {k_device}},
     {"net.dev.*.rx_packets", "network_receive_packets", {k_device}, Units::keep},

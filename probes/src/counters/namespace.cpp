@@ -107,16 +107,21 @@ Result<std::vector<Info>> Namespace::list(std::string_view prefix) const {
 }
 
 Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
-                                     std::span<const std::string> leave_out) const {
+                                     SnapshotFilter filter) const {
   auto left_out = [&](const std::string& name) {
-    return std::ranges::any_of(leave_out, [&](const std::string& glob) {
+    return std::ranges::any_of(filter.leave_out, [&](const std::string& glob) {
       return ::fnmatch(glob.c_str(), name.c_str(), 0) == 0;
     });
   };
   std::vector<Field> all;
   std::unordered_set<std::string> seen;
   for (const auto& name : names) {
-    OPSKIT_TRY_ASSIGN(auto found, fields(name));
+    auto found = find_fields(roots(), name);
+    if (found.empty() && filter.absent_ok)
+      continue;
+    if (found.empty())
+      return fail(unknown(name));
+    sort_unique(found);
     for (auto& field : found)
       if (!left_out(field.info.name) && seen.insert(field.info.name).second)
         all.push_back(std::move(field));

@@ -10,7 +10,8 @@ namespace {
 // A snapshot read once, so that its /proc/sys entries know their kind.
 Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& settings,
                                Scraper::Clock::time_point deadline, std::size_t& failures) {
-  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.names, settings.exclude));
+  OPSKIT_TRY_ASSIGN(auto snapshot,
+                    ns.snapshot(settings.names, {settings.exclude, settings.absent_ok}));
   if (snapshot.size() == 0)
     return fail("nothing to serve: the exclusions leave out every name", ENOENT);
   failures = snapshot.read(deadline);
@@ -23,6 +24,7 @@ Scraper::Settings serve_default_settings() {
   Scraper::Settings settings;
   settings.names.assign(k_serve_defaults.begin(), k_serve_defaults.end());
   settings.exclude.assign(k_serve_default_exclusions.begin(), k_serve_default_exclusions.end());
+  settings.absent_ok = true;
   return settings;
 }
 

@@ -115,6 +115,21 @@ void enumerate_pressure(const Record& r, std::string_view base, Emitter& e) {
   }
 }
 
+// /proc/net/sockstat and sockstat6: "TCP: inuse 5 orphan 0 tw 2 alloc 8 mem 1", a protocol and
+// then pairs of a field's name and its value, all levels. "mem" counts pages, made bytes here;
+// FRAG's "memory" is bytes already.
+void enumerate_sockstat(const Record& r, std::string_view base, Emitter& e) {
+  static const auto k_page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  for (std::size_t i = 0; i + 1 < r.tokens.size(); i += 2) {
+    std::string_view field = r.tokens[i];
+    bool pages = field == "mem";
+    std::string name = fmt::format("{}.{}.{}", base, r.key, field);
+    e.emit(name, name, Kind::gauge, pages || field == "memory" ? "bytes" : "",
+           {std::string(r.key), static_cast<int>(i + 1), r.offset},
+           {.multiply = pages ? k_page : 1});
+  }
+}
+
 // /proc/net/dev's columns under the names of /sys/class/net/<iface>/statistics. Three columns
 // sum several of those counters, and are named after the file's header instead: rx_drop
 // (rx_dropped and rx_missed_errors), rx_frame (rx_length_errors, rx_over_errors, rx_crc_errors
@@ -224,6 +239,8 @@ const SourceSpec k_global_sources[] = {
     {{"net.netstat"}, "net/netstat", {.shape = Layout::Shape::table}, enumerate_table},
     {{"net.snmp6"}, "net/snmp6", k_lines, enumerate_keyed_counters},
     {{"net.dev"}, "net/dev", k_lines, enumerate_netdev},
+    {{"net.sockstat"}, "net/sockstat", k_lines, enumerate_sockstat},
+    {{"net.sockstat6"}, "net/sockstat6", k_lines, enumerate_sockstat},
     {{"disk"}, "diskstats", {.key_token = 2}, enumerate_diskstats},
 };
 

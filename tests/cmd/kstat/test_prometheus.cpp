@@ -65,7 +65,7 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
                "--collector.disable-defaults", "--collector.cpu", "--collector.meminfo",
                "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
                "--collector.vmstat", "--collector.stat", "--collector.netdev",
-               "--collector.filesystem"},
+               "--collector.filesystem", "--collector.sockstat"},
               port);
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
@@ -104,6 +104,10 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   later("node_vmstat_pgpgin", "kstat_vmstat_pgpgin_total", 1e7 * (elapsed + 1));
   later("node_netstat_Tcp_ActiveOpens", "kstat_netstat_tcp_active_opens_total", 1e4);
   later("node_netstat_Tcp_InSegs", "kstat_netstat_tcp_in_segs_total", 1e6);
+  // Levels that move with the machine's sockets, this test's own connections among them.
+  near("node_sockstat_sockets_used", "kstat_sockstat_sockets_used", 200);
+  near("node_sockstat_TCP_inuse", "kstat_sockstat_tcp_inuse", 50);
+  near("node_sockstat_TCP_mem_bytes", "kstat_sockstat_tcp_mem_bytes", 64 << 20);
   int disks = 0;
   for (const auto& [series, value] : theirs)
     if (series.starts_with("node_disk_read_bytes_total{")) {

@@ -190,6 +190,23 @@ TEST_CASE("kstat serve: a disk that appears is served from the next scrape on", 
   CHECK(http_get(serve.url()).body.find(added) != std::string::npos);
 }
 
+TEST_CASE("kstat serve: a kernel without IPv6 is served what it has by default", "[kstat][serve]") {
+  TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  std::filesystem::remove(root / "net/snmp6");
+  std::filesystem::remove(root / "net/sockstat6");
+  KstatServe serve({"--proc-root", root.path()});
+  auto body = http_get(serve.url()).body;
+  CHECK(body.find("kstat_sockstat_tcp_inuse 12\n") != std::string::npos);
+  CHECK(body.find("kstat_sockstat_tcp6_inuse") == std::string::npos);
+  CHECK(body.find("snmp6") == std::string::npos); // not even as a source that failed
+  // Named, an absent source is still an error.
+  auto named = run(
+      {tool("kstat"), "--proc-root", root.path(), "serve", "--listen", "127.0.0.1:0", "net.snmp6"});
+  CHECK(named.exit_status == 1);
+  CHECK(named.err.starts_with("kstat: error: unknown name 'net.snmp6'"));
+}
+
 TEST_CASE("kstat serve: a FIFO where a file should be is a scrape error, not a hang",
           "[kstat][serve]") {
   TempDir root;

@@ -42,7 +42,9 @@ inline constexpr ProcFile k_proc_files[] = {
     {"self/stat", "1 (x) S 0\n"},
     {"self/status", "Name: x\nVmRSS: 1 kB\n"},
     {"self/io", "rchar: 1\n"},
-    {"self/mountinfo", "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"}};
+    {"self/mountinfo", "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"},
+    {"net/sockstat", "TCP: inuse 1 mem 2\n"},
+    {"net/sockstat6", "TCP6: inuse 1\n"}};
 
 class KstatTree {
 public:

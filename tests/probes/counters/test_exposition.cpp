@@ -84,6 +84,18 @@ TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by ty
   CHECK(out.find("sysctl") == std::string::npos);
 }
 
+TEST_CASE("exposition: sockstat in node_exporter's names, memory in bytes",
+          "[counters][exposition]") {
+  auto out = render({"net.sockstat", "net.sockstat6"});
+  CHECK(has_line(out,
+                 "# HELP kstat_sockstat_tcp_inuse TCP sockets in use (listening and "
+                 "connected)\n# TYPE kstat_sockstat_tcp_inuse gauge\nkstat_sockstat_tcp_inuse 12"));
+  CHECK(has_line(out, "kstat_sockstat_sockets_used 231"));
+  CHECK(has_line(out, "kstat_sockstat_frag_memory_bytes 8192"));
+  CHECK(has_line(out, "kstat_sockstat_tcp6_inuse 3"));
+  CHECK(out.find("kstat_sockstat_tcp_mem_bytes ") != std::string::npos);
+}
+
 TEST_CASE("exposition: a file system by mount point, device and type, as node_exporter's",
           "[counters][exposition]") {
   auto out = render({"fs.mount./"}); // tests/data's mountinfo, and statvfs of the live /

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/scrape.hpp"
@@ -107,6 +108,21 @@ TEST_CASE("sources: file-nr's numbers, beside the sysctl text", "[counters][sour
   CHECK(Read(ns, "fs.file-nr").value("fs.file-nr") == Value(std::string("225\t0\t2466126")));
 }
 
+TEST_CASE("sources: net.sockstat and net.sockstat6, socket memory in bytes",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read all(ns, "net.sockstat");
+  CHECK(all.infos.size() == 12);
+  CHECK(all.value("net.sockstat.sockets.used") == Value(u(231)));
+  CHECK(all.value("net.sockstat.TCP.tw") == Value(u(7)));
+  auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  CHECK(all.value("net.sockstat.TCP.mem") == Value(u(27 * page))); // the file counts pages
+  CHECK(all.value("net.sockstat.FRAG.memory") == Value(u(8192)));  // and this one bytes
+  CHECK(all.info("net.sockstat.TCP.mem").unit == "bytes");
+  CHECK(all.info("net.sockstat.TCP.inuse").kind == Kind::gauge);
+  CHECK(Read(ns, "net.sockstat6").value("net.sockstat6.TCP6.inuse") == Value(u(3)));
+}
+
 TEST_CASE("sources: net.dev from /proc/net/dev and the statistics files", "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
   Read eth0(ns, "net.dev.eth0");
@@ -140,7 +156,7 @@ TEST_CASE("sources: net.dev from /proc/net/dev and the statistics files", "[coun
   // Left out by glob before anything is opened: serve's defaults read /proc/net/dev alone.
   std::vector<std::string> globs(k_serve_default_exclusions.begin(),
                                  k_serve_default_exclusions.end());
-  auto served = ns.snapshot(std::vector<std::string>{"net.dev"}, globs);
+  auto served = ns.snapshot(std::vector<std::string>{"net.dev"}, {.leave_out = globs});
   REQUIRE(served);
   CHECK(served->size() == 3 * 16);
   CHECK(served->source_paths() == std::vector<std::string>{k_proc + "/net/dev"});

@@ -42,6 +42,15 @@ class Handle;
 struct Field;
 struct Roots;
 
+// What Namespace::snapshot() leaves out of the names it is given.
+struct SnapshotFilter {
+  // Names that match one of these globs (fnmatch(3), where '*' matches dots too: "net.dev.veth*").
+  std::span<const std::string> leave_out = {};
+  // A name or prefix this machine has nothing under (net.snmp6 on a kernel without IPv6),
+  // instead of failing.
+  bool absent_ok = false;
+};
+
 // The namespace over one /proc tree and one /sys tree. The defaults are the live ones; tests
 // point them at copies. The /proc sources (and the mount points of <proc>/self/mountinfo) come
 // from the first, the network interfaces' statistics files and cgroups from the second.
@@ -58,11 +67,9 @@ public:
   Result<std::vector<Info>> list(std::string_view prefix) const;
 
   // A snapshot of every name that each of `names` is, or holds (a prefix stands for its
-  // subtree in name order), in the order given, without repeats, but those that match a glob
-  // of `leave_out` (fnmatch(3), where '*' matches dots too: "net.dev.veth*"). Fails on the first
-  // unknown name, as list() does.
-  Result<Snapshot> snapshot(std::span<const std::string> names,
-                            std::span<const std::string> leave_out = {}) const;
+  // subtree in name order), in the order given, without repeats, but what `filter` leaves out.
+  // Fails on the first unknown name, as list() does.
+  Result<Snapshot> snapshot(std::span<const std::string> names, SnapshotFilter filter = {}) const;
 
   // A handle for one leaf name. Fails for an unknown name, a prefix, or an entry that cannot be
   // opened for reading ("vm.drop_caches: write-only entry").

@@ -22,9 +22,9 @@ namespace opskit::counters {
 // every source of the machine as a whole. Not /proc/sys (a thousand files, few of them worth a
 // series), /proc/<pid>, or the cgroups (a series for each key of memory.stat in each cgroup);
 // those are served when named.
-inline constexpr std::array<std::string_view, 10> k_serve_defaults = {
-    "cpu",         "kern",      "vm.stats", "vm.meminfo", "net.snmp",
-    "net.netstat", "net.snmp6", "net.dev",  "disk",       "fs.mount"};
+inline constexpr std::array<std::string_view, 12> k_serve_defaults = {
+    "cpu",       "kern",         "vm.stats",      "vm.meminfo", "net.snmp", "net.netstat",
+    "net.snmp6", "net.sockstat", "net.sockstat6", "net.dev",    "disk",     "fs.mount"};
 
 // What the defaults leave out: the interfaces' counters that only /sys/class/net/<if>/statistics
 // holds, a file for each counter of each interface, where /proc/net/dev has the sixteen that
@@ -45,6 +45,7 @@ public:
     Clock::duration timeout = std::chrono::seconds(5);           // a scrape's budget for reading
     Clock::duration resolve_interval = std::chrono::seconds(60); // to find new names
     std::vector<std::string> exclude = {};                       // globs of names to leave out
+    bool absent_ok = false; // names this machine lacks are left out, not an error
   };
 
   // Resolves `settings.names` in `ns` but those `settings.exclude` matches, and reads them once.
@@ -79,7 +80,8 @@ private:
 };
 
 // `kstat serve`'s settings when given no names: k_serve_defaults without what
-// k_serve_default_exclusions matches.
+// k_serve_default_exclusions matches, and without the sources this machine lacks (no IPv6: no
+// net.snmp6).
 Scraper::Settings serve_default_settings();
 
 } // namespace opskit::counters
