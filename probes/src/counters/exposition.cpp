@@ -170,6 +170,11 @@ constexpr Rule k_rules[] = {
     {"fs.mount.*.avail", "filesystem_avail", {{{"mountpoint", "$1"}}}},
     {"fs.mount.*.readonly", "filesystem_readonly", {{{"mountpoint", "$1"}}}, Units::keep},
     {"fs.mount.*.*", "filesystem_$2", {{{"mountpoint", "$1"}}}, Units::keep},
+    // /proc/sys entries that node_exporter's conntrack collector exports by name
+    {"net.netfilter.nf_conntrack_count", "nf_conntrack_entries", {}, Units::keep,
+     "Connections in the conntrack table"},
+    {"net.netfilter.nf_conntrack_max", "nf_conntrack_entries_limit", {}, Units::keep,
+     "Connections the conntrack table holds at most"},
     // /proc/sys, last: its roots hold the prefixes above
     {"kernel.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
     {"vm.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},

@@ -65,7 +65,7 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
                "--collector.disable-defaults", "--collector.cpu", "--collector.meminfo",
                "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
                "--collector.vmstat", "--collector.stat", "--collector.netdev",
-               "--collector.filesystem", "--collector.sockstat"},
+               "--collector.filesystem", "--collector.sockstat", "--collector.conntrack"},
               port);
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
@@ -108,6 +108,8 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   near("node_sockstat_sockets_used", "kstat_sockstat_sockets_used", 200);
   near("node_sockstat_TCP_inuse", "kstat_sockstat_tcp_inuse", 50);
   near("node_sockstat_TCP_mem_bytes", "kstat_sockstat_tcp_mem_bytes", 64 << 20);
+  if (theirs.count("node_nf_conntrack_entries_limit") != 0) // when netfilter's conntrack is loaded
+    near("node_nf_conntrack_entries_limit", "kstat_nf_conntrack_entries_limit", 0);
   int disks = 0;
   for (const auto& [series, value] : theirs)
     if (series.starts_with("node_disk_read_bytes_total{")) {

@@ -84,6 +84,15 @@ TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by ty
   CHECK(out.find("sysctl") == std::string::npos);
 }
 
+TEST_CASE("exposition: conntrack's sysctls in node_exporter's names", "[counters][exposition]") {
+  auto out = render({"net.netfilter", "vm.swappiness"});
+  CHECK(has_line(out, "# HELP kstat_nf_conntrack_entries Connections in the conntrack table\n"
+                      "# TYPE kstat_nf_conntrack_entries gauge\nkstat_nf_conntrack_entries 17"));
+  CHECK(has_line(out, "kstat_nf_conntrack_entries_limit 262144"));
+  CHECK(has_line(out, "kstat_sysctl{name=\"vm.swappiness\"} 60")); // the rest stay sysctls
+  CHECK(out.find("name=\"net.netfilter") == std::string::npos);
+}
+
 TEST_CASE("exposition: sockstat in node_exporter's names, memory in bytes",
           "[counters][exposition]") {
   auto out = render({"net.sockstat", "net.sockstat6"});

@@ -19,12 +19,24 @@
 namespace opskit::counters {
 
 // What `kstat serve` exports when given no names: what node_exporter's default collectors cover,
-// every source of the machine as a whole. Not /proc/sys (a thousand files, few of them worth a
-// series), /proc/<pid>, or the cgroups (a series for each key of memory.stat in each cgroup);
-// those are served when named.
-inline constexpr std::array<std::string_view, 12> k_serve_defaults = {
-    "cpu",       "kern",         "vm.stats",      "vm.meminfo", "net.snmp", "net.netstat",
-    "net.snmp6", "net.sockstat", "net.sockstat6", "net.dev",    "disk",     "fs.mount"};
+// every source of the machine as a whole. Of /proc/sys (a thousand files, few of them worth a
+// series) only the two entries node_exporter's conntrack collector reads; not /proc/<pid>, or
+// the cgroups (a series for each key of memory.stat in each cgroup). Those are served when named.
+inline constexpr std::array<std::string_view, 14> k_serve_defaults = {
+    "cpu",
+    "kern",
+    "vm.stats",
+    "vm.meminfo",
+    "net.snmp",
+    "net.netstat",
+    "net.snmp6",
+    "net.sockstat",
+    "net.sockstat6",
+    "net.dev",
+    "disk",
+    "fs.mount",
+    "net.netfilter.nf_conntrack_count",
+    "net.netfilter.nf_conntrack_max"};
 
 // What the defaults leave out: the interfaces' counters that only /sys/class/net/<if>/statistics
 // holds, a file for each counter of each interface, where /proc/net/dev has the sixteen that
