@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 
@@ -39,6 +40,14 @@ Response answer(void* context, const Request& request) {
   if (request.path == "/")
     return {200, "text/html; charset=utf-8", k_page};
   return {404, "text/plain; charset=utf-8", k_missing};
+}
+
+// One malloc arena for the server's threads. With glibc's one a thread, a resolve (a new
+// snapshot and its families, about 1 MB, every minute) left each worker thread's arena holding
+// its own copy's pages: 8.5 MiB resident grew to 13 MiB over four resolves. Scrapes take the
+// scraper's lock in turn anyway, so the threads hardly contend for the arena.
+void share_one_arena() {
+  ::mallopt(M_ARENA_MAX, 1);
 }
 
 // Every source file stays open between scrapes: take all the descriptors the hard limit allows.
@@ -78,6 +87,7 @@ int run_serve(const Options& options) {
     web = std::move(*loaded);
   }
   raise_file_limit();
+  share_one_arena();
   Scraper::Settings settings;
   if (options.names.empty())
     settings = counters::serve_default_settings();

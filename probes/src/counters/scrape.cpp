@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/probes/scrape.hpp"
 
+#include <malloc.h>
+
 #include <fmt/format.h>
 
 namespace opskit::counters {
@@ -74,6 +76,9 @@ void Scraper::resolve(Clock::time_point deadline) {
   snapshot_ = std::move(*fresh);
   exposition_ = Exposition(snapshot_);
   baseline_failures_ = failures;
+  // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
+  // unless told: give them back, once a resolve.
+  ::malloc_trim(0);
 }
 
 std::string Scraper::render(TextFormat format, Clock::duration took) const {
