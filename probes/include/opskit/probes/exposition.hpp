@@ -37,6 +37,7 @@ std::optional<Mapping> map_name(const Info& info);
 class Exposition {
 public:
   explicit Exposition(const Snapshot& snapshot);
+  Exposition() = default; // of no families
 
   // Appends every family with the values of `snapshot`'s last read (the snapshot this was made
   // from); entries that failed or hold text are left out, and a family left empty is not
