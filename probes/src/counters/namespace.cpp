@@ -48,9 +48,9 @@ Roots Namespace::roots() const {
   return Roots{proc_root_, sys_root_};
 }
 
-Result<std::vector<Field>> Namespace::fields(std::string_view prefix) const {
+Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absent_ok) const {
   auto found = find_fields(roots(), prefix);
-  if (found.empty())
+  if (found.empty() && !absent_ok)
     return fail(unknown(prefix));
   sort_unique(found);
   return found;
@@ -116,12 +116,7 @@ Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
   std::vector<Field> all;
   std::unordered_set<std::string> seen;
   for (const auto& name : names) {
-    auto found = find_fields(roots(), name);
-    if (found.empty() && filter.absent_ok)
-      continue;
-    if (found.empty())
-      return fail(unknown(name));
-    sort_unique(found);
+    OPSKIT_TRY_ASSIGN(auto found, fields(name, filter.absent_ok));
     for (auto& field : found)
       if (!left_out(field.info.name) && seen.insert(field.info.name).second)
         all.push_back(std::move(field));

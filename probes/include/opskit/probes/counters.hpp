@@ -89,7 +89,8 @@ public:
 
 private:
   Roots roots() const;
-  Result<std::vector<Field>> fields(std::string_view prefix) const;
+  // The fields under `prefix`; none there fails, unless `absent_ok` (then: none).
+  Result<std::vector<Field>> fields(std::string_view prefix, bool absent_ok = false) const;
   Result<std::vector<Field>> leaf(std::string_view name) const; // exactly one field, or an error
   Error unknown(std::string_view name) const;
 
