@@ -80,8 +80,7 @@ bool scrape_row(int rounds, int n) {
     return false;
   }
   // The files behind the same names, each read once a round as the plainest C reads it.
-  auto snapshot = opskit::counters::Namespace().snapshot(settings.names,
-                                                         {settings.exclude, settings.absent_ok});
+  auto snapshot = opskit::counters::Namespace().snapshot(settings.names, settings.filter());
   if (!snapshot)
     return false;
   auto files = opskit::bench::open_sources(*snapshot);

@@ -71,8 +71,7 @@ int main(int argc, char** argv) {
 
   auto settings = opskit::counters::serve_default_settings();
   auto scraper = Scraper::open(opskit::counters::Namespace(), settings);
-  auto snapshot = opskit::counters::Namespace().snapshot(settings.names,
-                                                         {settings.exclude, settings.absent_ok});
+  auto snapshot = opskit::counters::Namespace().snapshot(settings.names, settings.filter());
   if (!scraper || !snapshot)
     return fail(scraper ? snapshot.error().message() : scraper.error().message());
   Floor floor;

@@ -12,8 +12,7 @@ namespace {
 // A snapshot read once, so that its /proc/sys entries know their kind.
 Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& settings,
                                Scraper::Clock::time_point deadline, std::size_t& failures) {
-  OPSKIT_TRY_ASSIGN(auto snapshot,
-                    ns.snapshot(settings.names, {settings.exclude, settings.absent_ok}));
+  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.names, settings.filter()));
   if (snapshot.size() == 0)
     return fail("nothing to serve: the exclusions leave out every name", ENOENT);
   failures = snapshot.read(deadline);

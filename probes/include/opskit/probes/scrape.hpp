@@ -58,6 +58,9 @@ public:
     Clock::duration resolve_interval = std::chrono::seconds(60); // to find new names
     std::vector<std::string> exclude = {};                       // globs of names to leave out
     bool absent_ok = false; // names this machine lacks are left out, not an error
+
+    // What Namespace::snapshot() leaves out of `names` (it refers to `exclude`).
+    SnapshotFilter filter() const noexcept { return {exclude, absent_ok}; }
   };
 
   // Resolves `settings.names` in `ns` but those `settings.exclude` matches, and reads them once.
