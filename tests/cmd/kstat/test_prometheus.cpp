@@ -110,47 +110,49 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   near("node_sockstat_TCP_mem_bytes", "kstat_sockstat_tcp_mem_bytes", 64 << 20);
   if (theirs.count("node_nf_conntrack_entries_limit") != 0) // when netfilter's conntrack is loaded
     near("node_nf_conntrack_entries_limit", "kstat_nf_conntrack_entries_limit", 0);
-  int disks = 0;
-  for (const auto& [series, value] : theirs)
-    if (series.starts_with("node_disk_read_bytes_total{")) {
-      std::string labels = series.substr(series.find('{'));
-      later(series, "kstat_disk_read_bytes_total" + labels, 4e9 * (elapsed + 1));
-      later("node_disk_written_bytes_total" + labels, "kstat_disk_written_bytes_total" + labels,
-            4e9 * (elapsed + 1));
-      later("node_disk_io_time_seconds_total" + labels, "kstat_disk_io_time_seconds_total" + labels,
-            elapsed + 0.01);
-      ++disks;
-    }
+  // Calls `check` with the labels of each of node_exporter's series of `family` ("{device=...}"),
+  // and returns how many there were.
+  auto each_labelled = [&](const std::string& family, auto check) {
+    int found = 0;
+    for (const auto& [series, value] : theirs)
+      if (series.starts_with(family + "{")) {
+        check(series.substr(family.size()));
+        ++found;
+      }
+    return found;
+  };
+  int disks = each_labelled("node_disk_read_bytes_total", [&](const std::string& labels) {
+    later("node_disk_read_bytes_total" + labels, "kstat_disk_read_bytes_total" + labels,
+          4e9 * (elapsed + 1));
+    later("node_disk_written_bytes_total" + labels, "kstat_disk_written_bytes_total" + labels,
+          4e9 * (elapsed + 1));
+    later("node_disk_io_time_seconds_total" + labels, "kstat_disk_io_time_seconds_total" + labels,
+          elapsed + 0.01);
+  });
   CHECK(disks > 0);
-  int interfaces = 0;
-  for (const auto& [series, value] : theirs)
-    if (series.starts_with("node_network_receive_bytes_total{")) {
-      std::string labels = series.substr(series.find('{'));
-      later(series, "kstat_network_receive_bytes_total" + labels, 1e9 * (elapsed + 1));
-      later("node_network_transmit_packets_total" + labels,
-            "kstat_network_transmit_packets_total" + labels, 1e6 * (elapsed + 1));
-      for (std::string sum : {"receive_drop", "receive_frame", "transmit_carrier"})
-        later("node_network_" + sum + "_total" + labels, "kstat_network_" + sum + "_total" + labels,
-              1e6 * (elapsed + 1));
-      ++interfaces;
-    }
+  int interfaces =
+      each_labelled("node_network_receive_bytes_total", [&](const std::string& labels) {
+        later("node_network_receive_bytes_total" + labels,
+              "kstat_network_receive_bytes_total" + labels, 1e9 * (elapsed + 1));
+        later("node_network_transmit_packets_total" + labels,
+              "kstat_network_transmit_packets_total" + labels, 1e6 * (elapsed + 1));
+        for (std::string sum : {"receive_drop", "receive_frame", "transmit_carrier"})
+          later("node_network_" + sum + "_total" + labels,
+                "kstat_network_" + sum + "_total" + labels, 1e6 * (elapsed + 1));
+      });
   CHECK(interfaces > 0);
   // Each file system by the same labels, the mount point first in kstat's:
   // {device="/dev/vda",fstype="ext4",mountpoint="/"} is {mountpoint="/",device=...,fstype=...}.
-  int file_systems = 0;
-  for (const auto& [series, value] : theirs)
-    if (series.starts_with("node_filesystem_size_bytes{")) {
-      std::string labels = series.substr(series.find('{'));
-      std::size_t point = labels.find(",mountpoint=");
-      REQUIRE(point != std::string::npos);
-      std::string ours_labels = "{" + labels.substr(point + 1, labels.size() - point - 2) + "," +
-                                labels.substr(1, point - 1) + "}";
-      near(series, "kstat_filesystem_size_bytes" + ours_labels, 0);
-      near("node_filesystem_avail_bytes" + labels, "kstat_filesystem_avail_bytes" + ours_labels,
-           256 << 20);
-      near("node_filesystem_files" + labels, "kstat_filesystem_files" + ours_labels, 0);
-      near("node_filesystem_readonly" + labels, "kstat_filesystem_readonly" + ours_labels, 0);
-      ++file_systems;
-    }
+  int file_systems = each_labelled("node_filesystem_size_bytes", [&](const std::string& labels) {
+    std::size_t point = labels.find(",mountpoint=");
+    REQUIRE(point != std::string::npos);
+    std::string kstat_labels = "{" + labels.substr(point + 1, labels.size() - point - 2) + "," +
+                               labels.substr(1, point - 1) + "}";
+    near("node_filesystem_size_bytes" + labels, "kstat_filesystem_size_bytes" + kstat_labels, 0);
+    near("node_filesystem_avail_bytes" + labels, "kstat_filesystem_avail_bytes" + kstat_labels,
+         256 << 20);
+    near("node_filesystem_files" + labels, "kstat_filesystem_files" + kstat_labels, 0);
+    near("node_filesystem_readonly" + labels, "kstat_filesystem_readonly" + kstat_labels, 0);
+  });
   CHECK(file_systems > 0);
 }
