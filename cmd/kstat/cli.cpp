@@ -28,18 +28,20 @@ void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometh
 }
 
 void define_read(CLI::App& sub, Options& options) {
-  sub.add_option("name", options.names, "Names or prefixes (vm.swappiness, vm.stats)")->required();
+  sub.add_option("name", options.names,
+                 "Names, prefixes or globs (vm.swappiness, vm.stats, 'vm.stats.pg*fault')")
+      ->required();
   add_format_flags(sub, options, true, true);
 }
 
 void define_list(CLI::App& sub, Options& options) {
-  sub.add_option("prefix", options.names, "Prefixes to list")->expected(0, -1);
+  sub.add_option("prefix", options.names, "Prefixes or globs to list")->expected(0, -1);
   sub.add_flag("-d,--describe", options.describe, "Add kind, unit and description");
   add_format_flags(sub, options, false, false);
 }
 
 void define_watch(CLI::App& sub, Options& options) {
-  sub.add_option("name", options.names, "Names or prefixes")->required();
+  sub.add_option("name", options.names, "Names, prefixes or globs")->required();
   sub.add_option("-i,--interval", options.interval, "Seconds between samples (default 1)")
       ->check(CLI::Range(0.01, 86400.0));
   sub.add_option("-c,--count", options.count, "Stop after this many samples (default: never)");
@@ -59,7 +61,8 @@ void define_bench(CLI::App& sub, Options& options) {
 
 void define_serve(CLI::App& sub, Options& options) {
   sub.add_option("prefix", options.names,
-                 fmt::format("Names or prefixes to export (default: {})",
+                 fmt::format("Names, prefixes or globs to export (default, what node_exporter's "
+                             "default collectors read: {})",
                              fmt::join(counters::k_serve_defaults, " ")))
       ->expected(0, -1);
   sub.add_option("--exclude", options.exclude,

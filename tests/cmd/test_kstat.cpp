@@ -113,6 +113,18 @@ TEST_CASE("kstat read: an unknown name is one line with a suggestion, exit 1", "
   CHECK(r.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
 }
 
+TEST_CASE("kstat read: a glob reads the names it matches, and one that matches none fails",
+          "[kstat][cli]") {
+  auto r = run({k_kstat, "read", "vm.stats.pg*fault"});
+  REQUIRE(r.exit_status == 0);
+  CHECK(r.out.starts_with("vm.stats.pgfault: "));
+  CHECK(r.out.find("\nvm.stats.pgmajfault: ") != std::string::npos);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+  auto none = run({k_kstat, "read", "vm.stats.@(zz|yy)*"});
+  CHECK(none.exit_status == 1);
+  CHECK(none.err == "kstat: error: no name matches 'vm.stats.@(zz|yy)*'\n");
+}
+
 TEST_CASE("kstat read --json: one object, numbers as numbers", "[kstat][cli]") {
   auto r = run({k_kstat, "read", "--json", "kern.loadavg", "kernel.ostype", "vm.meminfo.MemTotal"});
   REQUIRE(r.exit_status == 0);

@@ -39,6 +39,23 @@ std::string_view child_of(std::string_view parent, std::string_view name) {
   return rest.substr(0, rest.find('.'));
 }
 
+// Where the first wildcard of a glob of names stands ('*', '?', '[', or one of bash's extended
+// patterns such as "@(a|b)"), or npos for a plain name or prefix.
+std::size_t first_wildcard(std::string_view name) {
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (c == '*' || c == '?' || c == '[')
+      return i;
+    if ((c == '@' || c == '+' || c == '!') && i + 1 < name.size() && name[i + 1] == '(')
+      return i;
+  }
+  return std::string_view::npos;
+}
+
+bool glob_matches(const std::string& glob, const std::string& name) {
+  return ::fnmatch(glob.c_str(), name.c_str(), FNM_EXTMATCH) == 0;
+}
+
 } // namespace
 
 Namespace::Namespace(std::string proc_root, std::string sys_root)
@@ -49,9 +66,21 @@ Roots Namespace::roots() const {
 }
 
 Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absent_ok) const {
-  auto found = find_fields(roots(), prefix);
+  std::size_t wildcard = first_wildcard(prefix);
+  if (wildcard == std::string_view::npos) {
+    auto found = find_fields(roots(), prefix);
+    if (found.empty() && !absent_ok)
+      return fail(unknown(prefix));
+    sort_unique(found);
+    return found;
+  }
+  // A glob: the names under its components before the wildcard's, that it matches.
+  std::size_t dot = prefix.rfind('.', wildcard);
+  auto found = find_fields(roots(), dot == std::string_view::npos ? "" : prefix.substr(0, dot));
+  std::string glob(prefix);
+  std::erase_if(found, [&](const Field& field) { return !glob_matches(glob, field.info.name); });
   if (found.empty() && !absent_ok)
-    return fail(unknown(prefix));
+    return fail(fmt::format("no name matches '{}'", prefix), ENOENT);
   sort_unique(found);
   return found;
 }
@@ -109,9 +138,8 @@ Result<std::vector<Info>> Namespace::list(std::string_view prefix) const {
 Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
                                      SnapshotFilter filter) const {
   auto left_out = [&](const std::string& name) {
-    return std::ranges::any_of(filter.leave_out, [&](const std::string& glob) {
-      return ::fnmatch(glob.c_str(), name.c_str(), 0) == 0;
-    });
+    return std::ranges::any_of(filter.leave_out,
+                               [&](const std::string& glob) { return glob_matches(glob, name); });
   };
   std::vector<Field> all;
   std::unordered_set<std::string> seen;
@@ -128,6 +156,10 @@ Result<std::vector<Field>> Namespace::leaf(std::string_view name) const {
   auto found = fields(name);
   if (!found)
     return fail(found.error());
+  if (first_wildcard(name) != std::string_view::npos)
+    return fail(fmt::format("{}: a glob (of {} name{}), not one name", name, found->size(),
+                            found->size() == 1 ? "" : "s"),
+                EISDIR);
   if (found->size() != 1 || found->front().info.name != name)
     return fail(fmt::format("{}: a prefix of {} names, not one name", name, found->size()), EISDIR);
   return found;

@@ -202,6 +202,31 @@ TEST_CASE("namespace: unknown names get a suggestion", "[counters][namespace]") 
         "unknown name 'vm.swappiness.x': vm.swappiness is a name, with nothing under it");
 }
 
+TEST_CASE("namespace: a glob names what it matches, across components and with alternatives",
+          "[counters][namespace]") {
+  Namespace ns(k_root);
+  auto faults = ns.list("vm.stats.@(oom_kill|pg*fault)*");
+  REQUIRE(faults);
+  CHECK(names_of(*faults) ==
+        std::vector<std::string>{"vm.stats.oom_kill", "vm.stats.pgfault", "vm.stats.pgmajfault"});
+  auto opens = ns.list("net.snmp.*.@(Active|Passive)Opens");
+  REQUIRE(opens);
+  CHECK(names_of(*opens) ==
+        std::vector<std::string>{"net.snmp.Tcp.ActiveOpens", "net.snmp.Tcp.PassiveOpens"});
+  auto snap = ns.snapshot(std::vector<std::string>{"kern.loadavg.?", "vm.stats.nr_*"},
+                          {.leave_out = std::vector<std::string>{"*.nr_zone_*"}});
+  REQUIRE(snap);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < snap->size(); ++i)
+    names.push_back(snap->info(i).name);
+  CHECK(names == std::vector<std::string>{"kern.loadavg.1", "kern.loadavg.5", "vm.stats.nr_dirtied",
+                                          "vm.stats.nr_dirty", "vm.stats.nr_free_pages"});
+  CHECK(ns.list("vm.stats.zz*").error().message() == "no name matches 'vm.stats.zz*'");
+  CHECK(ns.snapshot(std::vector<std::string>{"vm.stats.zz*"}, {.absent_ok = true})->size() == 0);
+  CHECK(ns.resolve("kern.loadavg.1?").error().message() ==
+        "kern.loadavg.1?: a glob (of 1 name), not one name");
+}
+
 TEST_CASE("namespace: a prefix is not a leaf", "[counters][namespace]") {
   Namespace ns(k_root);
   auto r = ns.resolve("kern.loadavg");

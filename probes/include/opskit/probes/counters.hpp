@@ -44,7 +44,8 @@ struct Roots;
 
 // What Namespace::snapshot() leaves out of the names it is given.
 struct SnapshotFilter {
-  // Names that match one of these globs (fnmatch(3), where '*' matches dots too: "net.dev.veth*").
+  // Names that match one of these globs (fnmatch(3) with FNM_EXTMATCH, where '*' matches dots
+  // too: "net.dev.veth*", "net.dev.@(lo|docker0).*").
   std::span<const std::string> leave_out = {};
   // A name or prefix this machine has nothing under (net.snmp6 on a kernel without IPv6),
   // instead of failing.
@@ -59,15 +60,19 @@ class Namespace {
 public:
   explicit Namespace(std::string proc_root = "/proc", std::string sys_root = "/sys");
 
-  // Every readable name equal to `prefix` or under it ("" for all), in name order. Of the
+  // Every readable name equal to `prefix` or under it ("" for all), in name order; or, where
+  // `prefix` holds a wildcard, every name that glob matches as SnapshotFilter's globs match
+  // ("vm.stats.pg*fault", "net.snmp.Tcp.@(InSegs|OutSegs)"). Of the
   // processes, "" and "proc" hold proc.self only; another is listed by "proc.<pid>". Entries that
   // are write-only, act when read (vm.stat_refresh) or are deprecated and log a kernel warning
   // when read (neigh.*.retrans_time) are never listed. Fails when
-  // nothing is there, with a suggestion: "unknown name 'vm.stat': did you mean vm.stats?".
+  // nothing is there, with a suggestion: "unknown name 'vm.stat': did you mean vm.stats?"
+  // (a glob: "no name matches 'vm.stat.*'").
   Result<std::vector<Info>> list(std::string_view prefix) const;
 
   // A snapshot of every name that each of `names` is, or holds (a prefix stands for its
-  // subtree in name order), in the order given, without repeats, but what `filter` leaves out.
+  // subtree in name order, a glob for the names it matches), in the order given, without
+  // repeats, but what `filter` leaves out.
   // Fails on the first unknown name, as list() does.
   Result<Snapshot> snapshot(std::span<const std::string> names, SnapshotFilter filter = {}) const;
 

@@ -19,17 +19,29 @@
 namespace opskit::counters {
 
 // What `kstat serve` exports when given no names: what node_exporter's default collectors cover,
-// every source of the machine as a whole. Of /proc/sys (a thousand files, few of them worth a
-// series) only the two entries node_exporter's conntrack collector reads; not /proc/<pid>, or
-// the cgroups (a series for each key of memory.stat in each cgroup). Those are served when named.
-inline constexpr std::array<std::string_view, 14> k_serve_defaults = {
+// every source of the machine as a whole. Of /proc/vmstat, /proc/net/snmp, netstat and snmp6,
+// the fields node_exporter's vmstat and netstat collectors keep by default (their --fields
+// regexps as globs: some 50 of the 600 counters, the rest gauges already in meminfo or counters
+// few dashboards read). Of /proc/sys (a thousand files, few of them worth a series) only the two
+// entries node_exporter's conntrack collector reads; not /proc/<pid>, or the cgroups (a series
+// for each key of memory.stat in each cgroup). Those are served when named.
+inline constexpr std::array<std::string_view, 23> k_serve_defaults = {
     "cpu",
     "kern",
-    "vm.stats",
+    "vm.stats.@(oom_kill|pgpg|pswp|pg*fault)*",
     "vm.meminfo",
-    "net.snmp",
-    "net.netstat",
-    "net.snmp6",
+    "net.snmp.*.@(InErrors|InErrs)",
+    "net.snmp.Ip.Forwarding",
+    "net.snmp.Icmp.@(In|Out)Msgs",
+    "net.snmp.Tcp.@(ActiveOpens|InSegs|OutSegs|OutRsts|PassiveOpens|RetransSegs|CurrEstab)",
+    "net.snmp.Udp.@(InDatagrams|OutDatagrams|NoPorts|RcvbufErrors|SndbufErrors)",
+    "net.netstat.*.@(InErrors|InErrs)",
+    "net.netstat.IpExt.@(In|Out)Octets",
+    "net.netstat.TcpExt.@(Listen*|Syncookies*|TCPSynRetrans|TCPTimeouts)",
+    "net.snmp6.*@(InErrors|InErrs)",
+    "net.snmp6.Ip6@(In|Out)Octets",
+    "net.snmp6.Icmp6@(In|Out)Msgs",
+    "net.snmp6.Udp6@(InDatagrams|OutDatagrams|NoPorts|RcvbufErrors|SndbufErrors)",
     "net.sockstat",
     "net.sockstat6",
     "net.dev",
