@@ -67,6 +67,7 @@ constexpr Label k_cgroup_device{"device", "$2"};
 constexpr Rule k_rules[] = {
     // /proc/stat
     {"cpu.all.*", ""}, // the sum of the CPUs' lines: sum() them
+    {"kern.cp_time", ""}, // text: FreeBSD's five numbers in one entry
     {"cpu.*.guest", "cpu_guest", {k_cpu, {"mode", "user"}}, Units::base,
      "Time the CPUs ran guests (included in mode user of kstat_cpu_seconds_total)"},
     {"cpu.*.guest_nice", "cpu_guest", {k_cpu, {"mode", "nice"}}},
@@ -345,6 +346,12 @@ std::string help_with_unit(const Info& info, Units units, const Mapping& m) {
 }
 
 } // namespace
+
+bool exported(std::string_view name) {
+  std::vector<std::string_view> caps{name};
+  const Rule* rule = rule_for(name, caps);
+  return rule == nullptr || !rule->stem.empty();
+}
 
 std::optional<Mapping> map_name(const Info& info) {
   if (info.kind == Kind::text)

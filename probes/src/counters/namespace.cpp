@@ -66,21 +66,22 @@ Roots Namespace::roots() const {
 }
 
 Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absent_ok) const {
+  // A glob: the names it matches under its components before the wildcard's.
   std::size_t wildcard = first_wildcard(prefix);
-  if (wildcard == std::string_view::npos) {
-    auto found = find_fields(roots(), prefix);
-    if (found.empty() && !absent_ok)
-      return fail(unknown(prefix));
-    sort_unique(found);
-    return found;
+  bool glob = wildcard != std::string_view::npos;
+  std::string_view scope = prefix;
+  if (glob) {
+    std::size_t dot = prefix.rfind('.', wildcard);
+    scope = dot == std::string_view::npos ? std::string_view{} : prefix.substr(0, dot);
   }
-  // A glob: the names under its components before the wildcard's, that it matches.
-  std::size_t dot = prefix.rfind('.', wildcard);
-  auto found = find_fields(roots(), dot == std::string_view::npos ? "" : prefix.substr(0, dot));
-  std::string glob(prefix);
-  std::erase_if(found, [&](const Field& field) { return !glob_matches(glob, field.info.name); });
+  auto found = find_fields(roots(), scope);
+  if (glob) {
+    std::string pattern(prefix);
+    std::erase_if(found, [&](const Field& f) { return !glob_matches(pattern, f.info.name); });
+  }
   if (found.empty() && !absent_ok)
-    return fail(fmt::format("no name matches '{}'", prefix), ENOENT);
+    return fail(glob ? Error(fmt::format("no name matches '{}'", prefix), ENOENT)
+                     : unknown(prefix));
   sort_unique(found);
   return found;
 }
@@ -138,6 +139,8 @@ Result<std::vector<Info>> Namespace::list(std::string_view prefix) const {
 Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
                                      SnapshotFilter filter) const {
   auto left_out = [&](const std::string& name) {
+    if (filter.wanted != nullptr && !filter.wanted(name))
+      return true;
     return std::ranges::any_of(filter.leave_out,
                                [&](const std::string& glob) { return glob_matches(glob, name); });
   };

@@ -137,6 +137,23 @@ TEST_CASE("exposition: a cgroup is a label holding its path, as /proc/<pid>/cgro
   CHECK(out.find("slice_ssh") == std::string::npos); // no cgroup in a family's name
 }
 
+TEST_CASE("exposition: a scrape leaves out before reading what no family holds",
+          "[counters][exposition]") {
+  CHECK_FALSE(exported("cpu.all.user"));
+  CHECK_FALSE(exported("kern.softirqs.TIMER.all"));
+  CHECK_FALSE(exported("kern.cp_time"));
+  CHECK(exported("cpu.0.user"));
+  CHECK(exported("kernel.ostype")); // text or a number: known once read
+  Scraper::Settings settings{.names = {"cpu", "kern.softirqs", "kern.cp_time"}};
+  auto snapshot = Namespace(k_proc_basic, k_sys_basic).snapshot(settings.names, settings.filter());
+  REQUIRE(snapshot);
+  REQUIRE(snapshot->size() > 0);
+  for (std::size_t i = 0; i < snapshot->size(); ++i) {
+    INFO(snapshot->info(i).name);
+    CHECK(exported(snapshot->info(i).name));
+  }
+}
+
 TEST_CASE("exposition: a gauge and a counter that OpenMetrics names alike make one family",
           "[counters][exposition]") {
   // vm.stats.nr_dirty is a gauge, kstat_vmstat_nr_dirty; vm.stats.Nr_dirty a counter,

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <unistd.h>
 
 #include "opskit/probes/counters.hpp"
+#include "opskit/probes/scrape.hpp"
 #include "opskit/text.hpp"
 
 using namespace opskit::counters;
@@ -225,6 +227,28 @@ TEST_CASE("namespace: a glob names what it matches, across components and with a
   CHECK(ns.snapshot(std::vector<std::string>{"vm.stats.zz*"}, {.absent_ok = true})->size() == 0);
   CHECK(ns.resolve("kern.loadavg.1?").error().message() ==
         "kern.loadavg.1?: a glob (of 1 name), not one name");
+}
+
+TEST_CASE("namespace: serve's default exclusions leave out the disks node_exporter leaves out",
+          "[counters][namespace]") {
+  TempRoot root;
+  std::string lines;
+  for (std::string disk : {"loop0", "ram1", "vda", "vda1", "sda", "sda12", "xvdb3", "nvme0n1",
+                           "nvme0n1p2", "zram0", "dm-0", "md127"})
+    lines += "   8 0 " + disk + " 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n";
+  root.write("diskstats", lines);
+  std::vector<std::string> globs(k_serve_default_exclusions.begin(),
+                                 k_serve_default_exclusions.end());
+  auto served =
+      Namespace(root.path).snapshot(std::vector<std::string>{"disk"}, {.leave_out = globs});
+  REQUIRE(served);
+  std::set<std::string> disks;
+  for (std::size_t i = 0; i < served->size(); ++i) {
+    std::string_view name = served->info(i).name;
+    name.remove_prefix(5);
+    disks.emplace(name.substr(0, name.find('.')));
+  }
+  CHECK(disks == std::set<std::string>{"dm-0", "md127", "nvme0n1", "sda", "vda", "zram0"});
 }
 
 TEST_CASE("namespace: a prefix is not a leaf", "[counters][namespace]") {

@@ -47,6 +47,8 @@ struct SnapshotFilter {
   // Names that match one of these globs (fnmatch(3) with FNM_EXTMATCH, where '*' matches dots
   // too: "net.dev.veth*", "net.dev.@(lo|docker0).*").
   std::span<const std::string> leave_out = {};
+  // Where given, names it says false of are left out too.
+  bool (*wanted)(std::string_view name) = nullptr;
   // A name or prefix this machine has nothing under (net.snmp6 on a kernel without IPv6),
   // instead of failing.
   bool absent_ok = false;

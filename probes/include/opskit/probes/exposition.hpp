@@ -32,6 +32,10 @@ struct Mapping {
 // sum of the per-CPU lines, which PromQL's sum() gives).
 std::optional<Mapping> map_name(const Info& info);
 
+// False for a name the mapping leaves out on purpose, whatever its kind: a scrape need not read
+// it (cpu.all.user, kern.softirqs.TIMER.all, kern.cp_time).
+bool exported(std::string_view name);
+
 // A snapshot's entries grouped into families, made once per snapshot (after its first read,
 // when the kinds of /proc/sys entries are known) and rendered after every read.
 class Exposition {

@@ -50,14 +50,27 @@ inline constexpr std::array<std::string_view, 23> k_serve_defaults = {
     "net.netfilter.nf_conntrack_count",
     "net.netfilter.nf_conntrack_max"};
 
-// What the defaults leave out: the interfaces' counters that only /sys/class/net/<if>/statistics
+// What the defaults leave out. The interfaces' counters that only /sys/class/net/<if>/statistics
 // holds, a file for each counter of each interface, where /proc/net/dev has the sixteen that
-// node_exporter exports in one file for all interfaces. Reading them would double the scrape.
-inline constexpr std::array<std::string_view, 11> k_serve_default_exclusions = {
-    "net.dev.*.rx_dropped",          "net.dev.*.rx_missed_errors",  "net.dev.*.rx_length_errors",
-    "net.dev.*.rx_over_errors",      "net.dev.*.rx_crc_errors",     "net.dev.*.rx_frame_errors",
-    "net.dev.*.rx_nohandler",        "net.dev.*.tx_aborted_errors", "net.dev.*.tx_carrier_errors",
-    "net.dev.*.tx_heartbeat_errors", "net.dev.*.tx_window_errors"};
+// node_exporter exports in one file for all interfaces: reading them would double the scrape.
+// And the block devices node_exporter's diskstats collector leaves out by default (its
+// --collector.diskstats.device-exclude): loop, RAM and floppy devices, and partitions, whose
+// I/O their disk's lines already count.
+inline constexpr std::array<std::string_view, 14> k_serve_default_exclusions = {
+    "net.dev.*.rx_dropped",
+    "net.dev.*.rx_missed_errors",
+    "net.dev.*.rx_length_errors",
+    "net.dev.*.rx_over_errors",
+    "net.dev.*.rx_crc_errors",
+    "net.dev.*.rx_frame_errors",
+    "net.dev.*.rx_nohandler",
+    "net.dev.*.tx_aborted_errors",
+    "net.dev.*.tx_carrier_errors",
+    "net.dev.*.tx_heartbeat_errors",
+    "net.dev.*.tx_window_errors",
+    "disk.@(ram|loop|fd)+([0-9]).*",
+    "disk.@(h|s|v|xv)d[a-z]+([0-9]).*",
+    "disk.nvme+([0-9])n+([0-9])p+([0-9]).*"};
 
 class Scraper {
 public:
@@ -71,8 +84,9 @@ public:
     std::vector<std::string> exclude = {};                       // globs of names to leave out
     bool absent_ok = false; // names this machine lacks are left out, not an error
 
-    // What Namespace::snapshot() leaves out of `names` (it refers to `exclude`).
-    SnapshotFilter filter() const noexcept { return {exclude, absent_ok}; }
+    // What Namespace::snapshot() leaves out of `names` (it refers to `exclude`): `exclude`,
+    // and what no family holds (exported()), which a scrape would read only to drop.
+    SnapshotFilter filter() const noexcept { return {exclude, exported, absent_ok}; }
   };
 
   // Resolves `settings.names` in `ns` but those `settings.exclude` matches, and reads them once.
