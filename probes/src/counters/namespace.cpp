@@ -66,7 +66,8 @@ Roots Namespace::roots() const {
 }
 
 Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absent_ok) const {
-  // A glob: the names it matches under its components before the wildcard's.
+  // A glob: the names it matches under its components before the wildcard's, and a name that
+  // merely holds a wildcard's character ("net.dev.eth[1]") as itself.
   std::size_t wildcard = first_wildcard(prefix);
   bool glob = wildcard != std::string_view::npos;
   std::string_view scope = prefix;
@@ -77,7 +78,9 @@ Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absen
   auto found = find_fields(roots(), scope);
   if (glob) {
     std::string pattern(prefix);
-    std::erase_if(found, [&](const Field& f) { return !glob_matches(pattern, f.info.name); });
+    std::erase_if(found, [&](const Field& f) {
+      return !glob_matches(pattern, f.info.name) && !holds(prefix, f.info.name);
+    });
   }
   if (found.empty() && !absent_ok)
     return fail(glob ? Error(fmt::format("no name matches '{}'", prefix), ENOENT)
@@ -159,13 +162,13 @@ Result<std::vector<Field>> Namespace::leaf(std::string_view name) const {
   auto found = fields(name);
   if (!found)
     return fail(found.error());
+  if (found->size() == 1 && found->front().info.name == name)
+    return found;
   if (first_wildcard(name) != std::string_view::npos)
     return fail(fmt::format("{}: a glob (of {} name{}), not one name", name, found->size(),
                             found->size() == 1 ? "" : "s"),
                 EISDIR);
-  if (found->size() != 1 || found->front().info.name != name)
-    return fail(fmt::format("{}: a prefix of {} names, not one name", name, found->size()), EISDIR);
-  return found;
+  return fail(fmt::format("{}: a prefix of {} names, not one name", name, found->size()), EISDIR);
 }
 
 Result<Handle> Namespace::resolve(std::string_view name) const {

@@ -224,6 +224,14 @@ TEST_CASE("namespace: a glob names what it matches, across components and with a
   CHECK(names == std::vector<std::string>{"kern.loadavg.1", "kern.loadavg.5", "vm.stats.nr_dirtied",
                                           "vm.stats.nr_dirty", "vm.stats.nr_free_pages"});
   CHECK(ns.list("vm.stats.zz*").error().message() == "no name matches 'vm.stats.zz*'");
+  // A name that holds a wildcard's character is still itself.
+  TempRoot root;
+  fs::create_directories(root.path / "sys/kernel/a[1]");
+  root.write("sys/kernel/a[1]/b", "7\n");
+  CHECK(read_one(Namespace(root.path), "kernel.a[1].b") == Value(std::uint64_t{7}));
+  auto held = Namespace(root.path).list("kernel.a[1]");
+  REQUIRE(held);
+  CHECK(names_of(*held) == std::vector<std::string>{"kernel.a[1].b"});
   CHECK(ns.snapshot(std::vector<std::string>{"vm.stats.zz*"}, {.absent_ok = true})->size() == 0);
   CHECK(ns.resolve("kern.loadavg.1?").error().message() ==
         "kern.loadavg.1?: a glob (of 1 name), not one name");
