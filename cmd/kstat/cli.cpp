@@ -65,6 +65,9 @@ void define_serve(CLI::App& sub, Options& options) {
                              "default collectors read: {})",
                              fmt::join(counters::k_serve_defaults, " ")))
       ->expected(0, -1);
+  sub.add_flag("--defaults", options.defaults,
+               "Serve the defaults too, beside the names given (the defaults' exclusions and "
+               "absent sources concern them alone)");
   sub.add_option("--exclude", options.exclude,
                  "A glob of names to leave out, as many times as needed ('net.dev.veth*'); "
                  "the defaults leave out the interfaces' statistics-file counters")

@@ -21,6 +21,7 @@ struct Options {
   std::string sys_root = "/sys";
   std::vector<std::string> names;
   std::vector<std::string> exclude; // serve: globs of names to leave out
+  bool defaults = false;            // serve: the defaults beside the names given
   Format format = Format::text;
   bool describe = false;
   double interval = 1.0;

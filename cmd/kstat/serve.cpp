@@ -89,11 +89,12 @@ int run_serve(const Options& options) {
   raise_file_limit();
   share_one_arena();
   Scraper::Settings settings;
-  if (options.names.empty())
-    settings = counters::serve_default_settings();
-  else
-    settings.names = options.names;
-  settings.exclude.insert(settings.exclude.end(), options.exclude.begin(), options.exclude.end());
+  if (options.names.empty() || options.defaults)
+    settings.sets.push_back(counters::serve_defaults());
+  if (!options.names.empty())
+    settings.sets.push_back({options.names});
+  for (auto& set : settings.sets)
+    set.exclude.insert(set.exclude.end(), options.exclude.begin(), options.exclude.end());
   settings.timeout = std::chrono::duration_cast<Scraper::Clock::duration>(
       std::chrono::duration<double>(options.scrape_timeout));
   auto scraper =

@@ -73,14 +73,14 @@ void row(const char* what, double ours, double theirs, double goal) {
 
 bool scrape_row(int rounds, int n) {
   using opskit::counters::Scraper;
-  auto settings = opskit::counters::serve_default_settings();
+  Scraper::Settings settings{.sets = {opskit::counters::serve_defaults()}};
   auto scraper = Scraper::open(opskit::counters::Namespace(), settings);
   if (!scraper) {
     std::fprintf(stderr, "kstat_bench: %s\n", scraper.error().message().c_str());
     return false;
   }
   // The files behind the same names, each read once a round as the plainest C reads it.
-  auto snapshot = opskit::counters::Namespace().snapshot(settings.names, settings.filter());
+  auto snapshot = opskit::counters::Namespace().snapshot(settings.selections());
   if (!snapshot)
     return false;
   auto files = opskit::bench::open_sources(*snapshot);

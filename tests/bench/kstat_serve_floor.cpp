@@ -69,9 +69,9 @@ int main(int argc, char** argv) {
   sigaddset(&stop, SIGINT);
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr); // the server's threads inherit the mask
 
-  auto settings = opskit::counters::serve_default_settings();
+  Scraper::Settings settings{.sets = {opskit::counters::serve_defaults()}};
   auto scraper = Scraper::open(opskit::counters::Namespace(), settings);
-  auto snapshot = opskit::counters::Namespace().snapshot(settings.names, settings.filter());
+  auto snapshot = opskit::counters::Namespace().snapshot(settings.selections());
   if (!scraper || !snapshot)
     return fail(scraper ? snapshot.error().message() : scraper.error().message());
   Floor floor;

@@ -141,19 +141,26 @@ Result<std::vector<Info>> Namespace::list(std::string_view prefix) const {
 
 Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
                                      SnapshotFilter filter) const {
-  auto left_out = [&](const std::string& name) {
-    if (filter.wanted != nullptr && !filter.wanted(name))
-      return true;
-    return std::ranges::any_of(filter.leave_out,
-                               [&](const std::string& glob) { return glob_matches(glob, name); });
-  };
+  Selection one{names, filter};
+  return snapshot(std::span<const Selection>(&one, 1));
+}
+
+Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections) const {
   std::vector<Field> all;
   std::unordered_set<std::string> seen;
-  for (const auto& name : names) {
-    OPSKIT_TRY_ASSIGN(auto found, fields(name, filter.absent_ok));
-    for (auto& field : found)
-      if (!left_out(field.info.name) && seen.insert(field.info.name).second)
-        all.push_back(std::move(field));
+  for (const auto& [names, filter] : selections) {
+    auto left_out = [&](const std::string& name) {
+      if (filter.wanted != nullptr && !filter.wanted(name))
+        return true;
+      return std::ranges::any_of(filter.leave_out,
+                                 [&](const std::string& glob) { return glob_matches(glob, name); });
+    };
+    for (const auto& name : names) {
+      OPSKIT_TRY_ASSIGN(auto found, fields(name, filter.absent_ok));
+      for (auto& field : found)
+        if (!left_out(field.info.name) && seen.insert(field.info.name).second)
+          all.push_back(std::move(field));
+    }
   }
   return Snapshot(std::move(all));
 }

@@ -12,7 +12,7 @@ namespace {
 // A snapshot read once, so that its /proc/sys entries know their kind.
 Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& settings,
                                Scraper::Clock::time_point deadline, std::size_t& failures) {
-  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.names, settings.filter()));
+  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.selections()));
   if (snapshot.size() == 0)
     return fail("nothing to serve: the exclusions leave out every name", ENOENT);
   failures = snapshot.read(deadline);
@@ -21,12 +21,17 @@ Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& set
 
 } // namespace
 
-Scraper::Settings serve_default_settings() {
-  Scraper::Settings settings;
-  settings.names.assign(k_serve_defaults.begin(), k_serve_defaults.end());
-  settings.exclude.assign(k_serve_default_exclusions.begin(), k_serve_default_exclusions.end());
-  settings.absent_ok = true;
-  return settings;
+Scraper::Names serve_defaults() {
+  return {{k_serve_defaults.begin(), k_serve_defaults.end()},
+          {k_serve_default_exclusions.begin(), k_serve_default_exclusions.end()},
+          true};
+}
+
+std::vector<Selection> Scraper::Settings::selections() const {
+  std::vector<Selection> out;
+  for (const auto& set : sets)
+    out.push_back({set.names, {set.exclude, exported, set.absent_ok}});
+  return out;
 }
 
 Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) {

@@ -144,8 +144,8 @@ TEST_CASE("exposition: a scrape leaves out before reading what no family holds",
   CHECK_FALSE(exported("kern.cp_time"));
   CHECK(exported("cpu.0.user"));
   CHECK(exported("kernel.ostype")); // text or a number: known once read
-  Scraper::Settings settings{.names = {"cpu", "kern.softirqs", "kern.cp_time"}};
-  auto snapshot = Namespace(k_proc_basic, k_sys_basic).snapshot(settings.names, settings.filter());
+  Scraper::Settings settings{.sets = {{.names = {"cpu", "kern.softirqs", "kern.cp_time"}}}};
+  auto snapshot = Namespace(k_proc_basic, k_sys_basic).snapshot(settings.selections());
   REQUIRE(snapshot);
   REQUIRE(snapshot->size() > 0);
   for (std::size_t i = 0; i < snapshot->size(); ++i) {
@@ -240,8 +240,8 @@ TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
 TEST_CASE("scraper: a scrape past its deadline reads no more sources and names them",
           "[counters][exposition]") {
   std::vector<std::string> names{"kern.loadavg", "vm.stats"};
-  auto none = Scraper::open(Namespace(k_proc_basic),
-                            {.names = names, .timeout = Scraper::Clock::duration::zero()});
+  auto none = Scraper::open(Namespace(k_proc_basic), {.sets = {{.names = names}},
+                                                      .timeout = Scraper::Clock::duration::zero()});
   REQUIRE(none);
   auto late = (*none)->scrape(TextFormat::prometheus);
   CHECK(late->find("kstat_load1") == std::string::npos);
@@ -249,8 +249,8 @@ TEST_CASE("scraper: a scrape past its deadline reads no more sources and names t
         std::string::npos);
   CHECK(late->find("kstat_scrape_error{source=\"" + k_proc_basic + "/vmstat\"} 1\n") !=
         std::string::npos);
-  auto all =
-      Scraper::open(Namespace(k_proc_basic), {.names = names, .timeout = std::chrono::hours(1)});
+  auto all = Scraper::open(Namespace(k_proc_basic),
+                           {.sets = {{.names = names}}, .timeout = std::chrono::hours(1)});
   REQUIRE(all);
   auto body = (*all)->scrape(TextFormat::openmetrics);
   CHECK(body->find("kstat_load1 0.81\n") != std::string::npos);

@@ -54,6 +54,14 @@ struct SnapshotFilter {
   bool absent_ok = false;
 };
 
+// Names and what a snapshot leaves out of them. A snapshot may be made of several, each with a
+// filter of its own: serve's defaults, whose exclusions and absent sources are theirs alone,
+// beside names given.
+struct Selection {
+  std::span<const std::string> names;
+  SnapshotFilter filter = {};
+};
+
 // The namespace over one /proc tree and one /sys tree. The defaults are the live ones; tests
 // point them at copies. The /proc sources (and the mount points of <proc>/self/mountinfo) come
 // from the first, the network interfaces' statistics files and cgroups from the second.
@@ -77,6 +85,8 @@ public:
   // repeats, but what `filter` leaves out.
   // Fails on the first unknown name, as list() does.
   Result<Snapshot> snapshot(std::span<const std::string> names, SnapshotFilter filter = {}) const;
+  // The same over each selection in turn, with its own filter; a name two hold is read once.
+  Result<Snapshot> snapshot(std::span<const Selection> selections) const;
 
   // A handle for one leaf name. Fails for an unknown name, a prefix, or an entry that cannot be
   // opened for reading ("vm.drop_caches: write-only entry").

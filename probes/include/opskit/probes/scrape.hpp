@@ -77,20 +77,26 @@ public:
   using Clock = std::chrono::steady_clock;
   using Body = std::shared_ptr<const std::string>;
 
-  struct Settings {
-    std::vector<std::string> names;                              // names and prefixes, as for read
-    Clock::duration timeout = std::chrono::seconds(5);           // a scrape's budget for reading
-    Clock::duration resolve_interval = std::chrono::seconds(60); // to find new names
-    std::vector<std::string> exclude = {};                       // globs of names to leave out
-    bool absent_ok = false; // names this machine lacks are left out, not an error
-
-    // What Namespace::snapshot() leaves out of `names` (it refers to `exclude`): `exclude`,
-    // and what no family holds (exported()), which a scrape would read only to drop.
-    SnapshotFilter filter() const noexcept { return {exclude, exported, absent_ok}; }
+  // A set of names to serve, and what leaves some of them out.
+  struct Names {
+    std::vector<std::string> names;        // names, prefixes and globs, as for read
+    std::vector<std::string> exclude = {}; // globs of names to leave out
+    bool absent_ok = false;                // names this machine lacks are left out, not an error
   };
 
-  // Resolves `settings.names` in `ns` but those `settings.exclude` matches, and reads them once.
-  // Fails as Namespace::snapshot does, and when the exclusions leave nothing.
+  struct Settings {
+    std::vector<Names> sets; // each with its own exclusions: serve's defaults, names given
+    Clock::duration timeout = std::chrono::seconds(5);           // a scrape's budget for reading
+    Clock::duration resolve_interval = std::chrono::seconds(60); // to find new names
+
+    // What Namespace::snapshot() takes (they refer to `sets`): each set but what its globs
+    // leave out, and but what no family holds (exported()), which a scrape would read only to
+    // drop.
+    std::vector<Selection> selections() const;
+  };
+
+  // Resolves each of `settings.sets` in `ns` but what its exclusions match, and reads them
+  // once. Fails as Namespace::snapshot does, and when the exclusions leave nothing.
   static Result<std::unique_ptr<Scraper>> open(Namespace ns, Settings settings);
 
   // One scrape: reads every source file once (those the timeout leaves unread fail), and
@@ -120,9 +126,9 @@ private:
   std::array<Body, 2> bodies_; // of that read, by TextFormat
 };
 
-// `kstat serve`'s settings when given no names: k_serve_defaults without what
+// `kstat serve`'s names when given none (or --defaults): k_serve_defaults without what
 // k_serve_default_exclusions matches, and without the sources this machine lacks (no IPv6: no
 // net.snmp6).
-Scraper::Settings serve_default_settings();
+Scraper::Names serve_defaults();
 
 } // namespace opskit::counters
