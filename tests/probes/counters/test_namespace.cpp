@@ -245,10 +245,9 @@ TEST_CASE("namespace: serve's default exclusions leave out the disks node_export
                            "nvme0n1p2", "zram0", "dm-0", "md127"})
     lines += "   8 0 " + disk + " 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n";
   root.write("diskstats", lines);
-  std::vector<std::string> globs(k_serve_default_exclusions.begin(),
-                                 k_serve_default_exclusions.end());
-  auto served =
-      Namespace(root.path).snapshot(std::vector<std::string>{"disk"}, {.leave_out = globs});
+  auto defaults = serve_defaults();
+  auto served = Namespace(root.path).snapshot(std::vector<std::string>{"disk"},
+                                              {.leave_out = defaults.exclude});
   REQUIRE(served);
   std::set<std::string> disks;
   for (std::size_t i = 0; i < served->size(); ++i) {

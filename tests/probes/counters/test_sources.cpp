@@ -154,9 +154,8 @@ TEST_CASE("sources: net.dev from /proc/net/dev and the statistics files", "[coun
   REQUIRE(all);
   CHECK(all->source_count() == 1 + 11); // /proc/net/dev once, and eth0's statistics files
   // Left out by glob before anything is opened: serve's defaults read /proc/net/dev alone.
-  std::vector<std::string> globs(k_serve_default_exclusions.begin(),
-                                 k_serve_default_exclusions.end());
-  auto served = ns.snapshot(std::vector<std::string>{"net.dev"}, {.leave_out = globs});
+  auto defaults = serve_defaults();
+  auto served = ns.snapshot(std::vector<std::string>{"net.dev"}, {.leave_out = defaults.exclude});
   REQUIRE(served);
   CHECK(served->size() == 3 * 16);
   CHECK(served->source_paths() == std::vector<std::string>{k_proc + "/net/dev"});
