@@ -62,15 +62,21 @@ constexpr Label k_cpu{"cpu", "$1"};
 constexpr Label k_device{"device", "$1"};
 constexpr Label k_cgroup{"cgroup", "$1", true};
 constexpr Label k_cgroup_device{"device", "$2"};
+constexpr std::array<Label, 2> k_pressure{{{"resource", "$1"}, {"kind", "$2"}}};
+
+// The help of a family whose series the names' own descriptions tell apart (guest or niced
+// guest, some or full): one line must cover them all.
+constexpr std::string_view k_guest_help =
+    "Time the CPUs ran guests, also counted in kstat_cpu_seconds_total (mode user; nice for "
+    "niced guests)";
 
 // clang-format off
 constexpr Rule k_rules[] = {
     // /proc/stat
     {"cpu.all.*", ""}, // the sum of the CPUs' lines: sum() them
     {"kern.cp_time", ""}, // text: FreeBSD's five numbers in one entry
-    {"cpu.*.guest", "cpu_guest", {k_cpu, {"mode", "user"}}, Units::base,
-     "Time the CPUs ran guests (included in mode user of kstat_cpu_seconds_total)"},
-    {"cpu.*.guest_nice", "cpu_guest", {k_cpu, {"mode", "nice"}}},
+    {"cpu.*.guest", "cpu_guest", {k_cpu, {"mode", "user"}}, Units::base, k_guest_help},
+    {"cpu.*.guest_nice", "cpu_guest", {k_cpu, {"mode", "nice"}}, Units::base, k_guest_help},
     {"cpu.*.*", "cpu", {k_cpu, {"mode", "$2"}}, Units::base, "Time the CPUs spent in each mode"},
     {"kern.ctxt", "context_switches"},
     {"kern.forks", "forks"},
@@ -113,12 +119,26 @@ constexpr Rule k_rules[] = {
     // /proc/<pid>/{stat,status,io}
     {"proc.*.**", "process_$2", {{{"pid", "$1"}}}},
     // /proc/pressure/{cpu,memory,io}: node_exporter's pressure collector has the totals only
-    {"kern.pressure.*.*.total", "pressure", {{{"resource", "$1"}, {"kind", "$2"}}}},
-    {"kern.pressure.*.*.*", "pressure_$3", {{{"resource", "$1"}, {"kind", "$2"}}}, Units::keep},
+    {"kern.pressure.*.*.total", "pressure", k_pressure, Units::base,
+     "Time tasks stalled on the resource, in seconds "
+     "(kind some: at least one task; full: all non-idle tasks at once)"},
+    {"kern.pressure.*.*.avg10", "pressure_avg10", k_pressure, Units::keep,
+     "Share of the last 10 seconds tasks stalled on the resource, in percent "
+     "(kind some: at least one task; full: all non-idle tasks at once)"},
+    {"kern.pressure.*.*.avg60", "pressure_avg60", k_pressure, Units::keep,
+     "Share of the last 60 seconds tasks stalled on the resource, in percent "
+     "(kind some: at least one task; full: all non-idle tasks at once)"},
+    {"kern.pressure.*.*.avg300", "pressure_avg300", k_pressure, Units::keep,
+     "Share of the last 300 seconds tasks stalled on the resource, in percent "
+     "(kind some: at least one task; full: all non-idle tasks at once)"},
+    {"kern.pressure.*.*.*", "pressure_$3", k_pressure, Units::keep},
     // /proc/softirqs, /proc/interrupts, /proc/sys/fs/file-nr
     {"kern.softirqs.*.all", ""}, // the sum of the CPUs: sum() them
-    {"kern.softirqs.*.*", "softirqs_functions", {{{"type", "$1"}, {"cpu", "$2"}}}, Units::keep},
-    {"kern.interrupts.*", "interrupts", {{{"irq", "$1"}}}, Units::keep},
+    {"kern.softirqs.*.*", "softirqs_functions", {{{"type", "$1"}, {"cpu", "$2"}}}, Units::keep,
+     "Softirqs run, by type and CPU"},
+    {"kern.interrupts.*", "interrupts", {{{"irq", "$1"}}}, Units::keep,
+     "Interrupts serviced, summed over the CPUs, by IRQ number or the kernel's name for the kind "
+     "(LOC, RES, ...)"},
     {"kern.openfiles", "filefd_allocated", {}, Units::keep},
     {"kern.maxfiles", "filefd_maximum", {}, Units::keep},
     // /proc/net/sockstat and sockstat6: node_exporter's sockstat collector

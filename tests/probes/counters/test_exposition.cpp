@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 
 #include "opskit/probes/exposition.hpp"
@@ -82,6 +84,24 @@ TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by ty
   CHECK(has_line(out, "kstat_softirqs_functions_total{type=\"TIMER\",cpu=\"1\"} 771106"));
   CHECK(out.find("cpu=\"all\"") == std::string::npos);
   CHECK(out.find("sysctl") == std::string::npos);
+}
+
+TEST_CASE("exposition: a family's help describes each of its series, not its first one",
+          "[counters][exposition]") {
+  auto names = Namespace(k_proc_basic, k_sys_basic).list("");
+  REQUIRE(names);
+  std::map<std::string, std::set<std::string>> helps; // by family
+  for (const auto& info : *names)
+    if (auto m = map_name(info))
+      helps[m->family].insert(m->help);
+  REQUIRE(helps.contains("kstat_interrupts_total"));
+  REQUIRE(helps.contains("kstat_pressure_avg10"));
+  for (const auto& [family, texts] : helps) {
+    INFO(family);
+    CHECK(texts.size() == 1);
+  }
+  auto out = render({"kern.interrupts", "kern.softirqs"});
+  CHECK(has_line(out, "# HELP kstat_softirqs_functions_total Softirqs run, by type and CPU"));
 }
 
 TEST_CASE("exposition: conntrack's sysctls in node_exporter's names", "[counters][exposition]") {
