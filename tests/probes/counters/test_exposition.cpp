@@ -104,6 +104,22 @@ TEST_CASE("exposition: a family's help describes each of its series, not its fir
   CHECK(has_line(out, "# HELP kstat_softirqs_functions_total Softirqs run, by type and CPU"));
 }
 
+TEST_CASE("exposition: each series of a default scrape has a help that says what it counts",
+          "[counters][exposition]") {
+  // /proc/meminfo and the three network files of a 6.18 kernel, in full.
+  Namespace ns(std::string(OPSKIT_TEST_DATA) + "/proc-linux-6.18", k_sys_basic);
+  Scraper::Settings settings{.sets = {serve_defaults()}};
+  auto snapshot = ns.snapshot(settings.selections());
+  REQUIRE(snapshot);
+  REQUIRE(snapshot->size() > 60);
+  for (std::size_t i = 0; i < snapshot->size(); ++i) {
+    auto m = map_name(snapshot->info(i));
+    REQUIRE(m);
+    INFO(snapshot->info(i).name);
+    CHECK_FALSE(m->help.starts_with("kstat's")); // the fallback: the name alone
+  }
+}
+
 TEST_CASE("exposition: conntrack's sysctls in node_exporter's names", "[counters][exposition]") {
   auto out = render({"net.netfilter", "vm.swappiness"});
   CHECK(has_line(out, "# HELP kstat_nf_conntrack_entries Connections in the conntrack table\n"
