@@ -109,15 +109,20 @@ std::string snake_case(std::string_view text) {
 
 void append_family(std::string& out, std::string_view name, std::string_view help, MetricType type,
                    TextFormat format) {
-  if (format == TextFormat::openmetrics && type == MetricType::counter && name.ends_with("_total"))
+  bool openmetrics = format == TextFormat::openmetrics;
+  if (openmetrics && type == MetricType::counter && name.ends_with("_total"))
     name.remove_suffix(6);
+  else if (openmetrics && type == MetricType::info && name.ends_with("_info"))
+    name.remove_suffix(5);
   if (!help.empty()) {
     out.append("# HELP ").append(name).push_back(' ');
-    append_escaped(out, help, format == TextFormat::openmetrics);
+    append_escaped(out, help, openmetrics);
     out.push_back('\n');
   }
-  out.append("# TYPE ").append(name).append(type == MetricType::counter ? " counter\n"
-                                                                        : " gauge\n");
+  std::string_view type_name = type == MetricType::counter               ? " counter\n"
+                               : type == MetricType::info && openmetrics ? " info\n"
+                                                                         : " gauge\n";
+  out.append("# TYPE ").append(name).append(type_name);
 }
 
 void append_label(std::string& labels, std::string_view name, std::string_view value) {

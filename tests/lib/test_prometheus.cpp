@@ -59,3 +59,15 @@ TEST_CASE("prometheus: OpenMetrics names a counter's family without _total, ends
   CHECK(out == "# HELP kstat_x say \\\"hi\\\"\n# TYPE kstat_x counter\nkstat_x_total 1\n# EOF\n");
   CHECK(opskit::content_type(TextFormat::openmetrics).starts_with("application/openmetrics-text"));
 }
+
+TEST_CASE("prometheus: an info family is of type info in OpenMetrics, a gauge in 0.0.4",
+          "[lib][prometheus]") {
+  std::string open;
+  opskit::append_family(open, "kstat_uname_info", "names", MetricType::info,
+                        TextFormat::openmetrics);
+  CHECK(open == "# HELP kstat_uname names\n# TYPE kstat_uname info\n");
+  std::string text;
+  opskit::append_family(text, "kstat_uname_info", "names", MetricType::info,
+                        TextFormat::prometheus);
+  CHECK(text == "# HELP kstat_uname_info names\n# TYPE kstat_uname_info gauge\n");
+}

@@ -11,7 +11,9 @@
 
 namespace opskit {
 
-enum class MetricType { counter, gauge };
+// An info family is one sample of value 1 whose labels are the information ("kstat_uname_info");
+// 0.0.4 has no such type and calls it a gauge.
+enum class MetricType { counter, gauge, info };
 enum class TextFormat { prometheus, openmetrics };
 
 // The Content-Type of a body in `format`.
@@ -25,7 +27,7 @@ std::string_view content_type(TextFormat format) noexcept;
 std::string snake_case(std::string_view text);
 
 // Appends "# HELP" (unless `help` is empty) and "# TYPE" for the family `name`, which for a
-// counter ends in "_total".
+// counter ends in "_total" and for an info family in "_info".
 void append_family(std::string& out, std::string_view name, std::string_view help, MetricType type,
                    TextFormat format);
 

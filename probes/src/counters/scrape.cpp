@@ -2,6 +2,7 @@
 #include "opskit/probes/scrape.hpp"
 
 #include <malloc.h>
+#include <sys/utsname.h>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,21 @@ Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& set
     return fail("nothing to serve: the exclusions leave out every name", ENOENT);
   failures = snapshot.read(deadline);
   return snapshot;
+}
+
+// The labels of kstat_uname_info, named as node_exporter's uname collector names them.
+std::string uname_labels() {
+  struct utsname u {};
+  if (::uname(&u) != 0)
+    return {};
+  std::string labels;
+  append_label(labels, "domainname", u.domainname);
+  append_label(labels, "machine", u.machine);
+  append_label(labels, "nodename", u.nodename);
+  append_label(labels, "release", u.release);
+  append_label(labels, "sysname", u.sysname);
+  append_label(labels, "version", u.version);
+  return labels;
 }
 
 } // namespace
@@ -46,7 +62,7 @@ Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) 
 
 Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot)
     : ns_(std::move(ns)), settings_(std::move(settings)), snapshot_(std::move(snapshot)),
-      exposition_(snapshot_), resolved_at_(Clock::now()) {}
+      exposition_(snapshot_), uname_labels_(uname_labels()), resolved_at_(Clock::now()) {}
 
 Scraper::Body Scraper::scrape(TextFormat format) {
   auto arrived = Clock::now();
@@ -56,6 +72,7 @@ Scraper::Body Scraper::scrape(TextFormat format) {
     return body;
   if (read_at_ < arrived) {
     read_at_ = Clock::now();
+    read_time_ = std::chrono::system_clock::now();
     bodies_ = {};
     read(read_at_ + settings_.timeout);
   }
@@ -83,6 +100,7 @@ void Scraper::resolve(Clock::time_point deadline) {
     baseline_failures_ = failures;
   } // else every name has gone: keep serving what failed, and its errors
   exposition_ = Exposition(snapshot_);
+  uname_labels_ = uname_labels(); // the host may have been renamed
   // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
   // unless told: give them back, once a resolve.
   ::malloc_trim(0);
@@ -101,6 +119,20 @@ std::string Scraper::render(TextFormat format, Clock::duration took) const {
       append_label(labels, "source", path);
       append_sample(out, "kstat_scrape_error", labels, "1");
     }
+  }
+  // What node_exporter's time and uname collectors serve, which dashboards build on: uptime
+  // (kstat_time_seconds - kstat_boot_time_seconds), the list of hosts (by nodename).
+  append_family(out, "kstat_time_seconds",
+                "System time when the scrape read, in seconds since the epoch", MetricType::gauge,
+                format);
+  append_sample(
+      out, "kstat_time_seconds", "",
+      fmt::format("{:.3f}", std::chrono::duration<double>(read_time_.time_since_epoch()).count()));
+  if (!uname_labels_.empty()) {
+    append_family(out, "kstat_uname_info",
+                  "The host's names and the kernel's, as uname(2) gives them", MetricType::info,
+                  format);
+    append_sample(out, "kstat_uname_info", uname_labels_, "1");
   }
   append_family(out, "kstat_scrape_duration_seconds", "Time this scrape took to read its sources",
                 MetricType::gauge, format);

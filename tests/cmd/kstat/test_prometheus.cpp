@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 
@@ -54,6 +55,21 @@ TEST_CASE("kstat serve: Prometheus scrapes it, CPU seconds add up, forks are cou
                                   [&](double v) { return std::abs(v - cpus) < 0.15 * cpus; });
   REQUIRE(busy);
   CHECK(*busy == Approx(cpus).epsilon(0.15));
+
+  // The host by its name, as dashboards list hosts, in the info type OpenMetrics gives it; and
+  // its uptime as dashboards compute it.
+  std::array<char, 256> host{};
+  REQUIRE(::gethostname(host.data(), host.size() - 1) == 0);
+  auto named = prometheus.wait_for("count(kstat_uname_info{nodename=\"" + std::string(host.data()) +
+                                       "\",sysname=\"Linux\"})",
+                                   [](double v) { return v == 1; });
+  CHECK(named == 1);
+  auto uptime = prometheus.query("kstat_time_seconds - kstat_boot_time_seconds");
+  REQUIRE(uptime);
+  std::ifstream proc_uptime("/proc/uptime");
+  double seconds = 0;
+  REQUIRE(proc_uptime >> seconds);
+  CHECK(*uptime == Approx(seconds).margin(30));
 }
 
 TEST_CASE("kstat serve and node_exporter agree on the families both expose",
@@ -66,7 +82,8 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
                "--collector.disable-defaults", "--collector.cpu", "--collector.meminfo",
                "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
                "--collector.vmstat", "--collector.stat", "--collector.netdev",
-               "--collector.filesystem", "--collector.sockstat", "--collector.conntrack"},
+               "--collector.filesystem", "--collector.sockstat", "--collector.conntrack",
+               "--collector.uname", "--collector.time"},
               port);
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
@@ -97,6 +114,14 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   later("node_context_switches_total", "kstat_context_switches_total", 1e6 * (elapsed + 1));
   later("node_forks_total", "kstat_forks_total", 1e4 * (elapsed + 1));
   near("node_boot_time_seconds", "kstat_boot_time_seconds", 1);
+  near("node_time_seconds", "kstat_time_seconds", elapsed + 0.01);
+  int unames = 0; // the same labels, in the same order
+  for (const auto& [series, value] : theirs)
+    if (series.starts_with("node_uname_info{")) {
+      near(series, "kstat_uname_info" + series.substr(15), 0);
+      ++unames;
+    }
+  CHECK(unames == 1);
   near("node_memory_MemTotal_bytes", "kstat_memory_mem_total_bytes", 0);
   near("node_memory_SwapTotal_bytes", "kstat_memory_swap_total_bytes", 0);
   near("node_memory_MemAvailable_bytes", "kstat_memory_mem_available_bytes", 256 << 20);

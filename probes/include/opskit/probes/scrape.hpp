@@ -100,7 +100,8 @@ public:
   static Result<std::unique_ptr<Scraper>> open(Namespace ns, Settings settings);
 
   // One scrape: reads every source file once (those the timeout leaves unread fail), and
-  // returns the families, kstat_scrape_error{source=...} for each source that failed and
+  // returns the families, kstat_scrape_error{source=...} for each source that failed,
+  // kstat_time_seconds, kstat_uname_info (uname(2) at the last resolve) and
   // kstat_scrape_duration_seconds. Names are resolved again, before the families are rendered,
   // when a source file gains or loses lines (a disk, a CPU, a network interface or an interrupt
   // came or went) or entries fail that did not before (a process exited), and every resolve
@@ -120,10 +121,12 @@ private:
   std::mutex mutex_; // guards everything below
   Snapshot snapshot_;
   Exposition exposition_;
+  std::string uname_labels_;          // kstat_uname_info's
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
   Clock::time_point resolved_at_;
-  Clock::time_point read_at_;  // when the last read began
-  std::array<Body, 2> bodies_; // of that read, by TextFormat
+  Clock::time_point read_at_;                       // when the last read began
+  std::chrono::system_clock::time_point read_time_; // the same, by the system's clock
+  std::array<Body, 2> bodies_;                      // of that read, by TextFormat
 };
 
 // `kstat serve`'s names when given none (or --defaults): k_serve_defaults without what
