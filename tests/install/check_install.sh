@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# `cmake --install` puts the tools, libopskit, its headers and the man pages in place; the
-# headers include neither gpgme's nor SQLite's, and a program built against them (with no
-# include directory but theirs and the system's) and libopskit.so reads a counter and splits a
-# dist name.
+# `cmake --install` puts the tools, libopskit, its headers, the man pages and kstat serve's
+# systemd unit in place; the headers include neither gpgme's nor SQLite's, and a program built
+# against them (with no include directory but theirs and the system's) and libopskit.so reads a
+# counter and splits a dist name.
 # Usage: check_install.sh BUILD_DIR CXX
 set -euo pipefail
 build=$1 cxx=$2
@@ -14,7 +14,9 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/kstat bin/kstat-serve bin/syscount bin/pkgcloud share/man/man1/kstat.1 share/man/man1/syscount.1 \
          share/man/man1/pkgcloud.1 include/opskit/error.hpp include/opskit/version.hpp \
          include/opskit/probes/counters.hpp include/opskit/repo/repository.hpp \
-         include/opskit/repo/store/state.hpp include/opskit/repo/store/keyring.hpp; do
+         include/opskit/repo/store/state.hpp include/opskit/repo/store/keyring.hpp \
+         lib/systemd/system/kstat-serve.service lib/sysusers.d/kstat.conf \
+         share/doc/opskit/examples/kstat-serve.default; do
   [ -e "$prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
 done
 # gpgme and SQLite are libopskit's own business: no installed header may pull them in.
