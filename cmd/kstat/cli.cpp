@@ -110,7 +110,7 @@ constexpr Subcommand k_subcommands[] = {
 std::string_view requested_subcommand(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
-    if (arg == "--proc-root" || arg == "--sys-root") {
+    if (arg == "--proc-root" || arg == "--sys-root" || arg == "--rootfs") {
       ++i;
       continue;
     }
@@ -138,6 +138,11 @@ void define_cli(CLI::App& app, Options& options, std::string_view only) {
   app.add_option("--sys-root", options.sys_root,
                  "Read this directory instead of /sys for network interfaces' statistics and "
                  "cgroups")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--rootfs", options.rootfs,
+                 "The machine's root file system, as mounted here (a container's /host): fs.mount "
+                 "serves the mount points of <proc>/1/mountinfo, the machine's, with their usage "
+                 "read under this directory")
       ->check(CLI::ExistingDirectory);
   for (const auto& sub : k_subcommands) {
     if (!only.empty() && only != sub.name)

@@ -19,6 +19,7 @@ struct Options {
   std::string command; // read, list, watch, write, bench, serve
   std::string proc_root = "/proc";
   std::string sys_root = "/sys";
+  std::string rootfs; // the machine's / as mounted here (a container's /host), for fs.mount
   std::vector<std::string> names;
   std::vector<std::string> exclude; // serve: globs of names to leave out
   bool defaults = false;            // serve: the defaults beside the names given

@@ -339,7 +339,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
 } // namespace
 
 int run(const Options& options) {
-  counters::Namespace ns(options.proc_root, options.sys_root);
+  counters::Namespace ns(options.proc_root, options.sys_root, options.rootfs);
   if (options.command == "read")
     return run_read(ns, options);
   if (options.command == "list")

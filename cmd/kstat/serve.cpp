@@ -98,7 +98,8 @@ int run_serve(const Options& options) {
   settings.timeout = std::chrono::duration_cast<Scraper::Clock::duration>(
       std::chrono::duration<double>(options.scrape_timeout));
   auto scraper =
-      Scraper::open(counters::Namespace(options.proc_root, options.sys_root), std::move(settings));
+      Scraper::open(counters::Namespace(options.proc_root, options.sys_root, options.rootfs),
+                    std::move(settings));
   if (!scraper) {
     print_error("kstat", scraper.error().message());
     return k_exit_failure;

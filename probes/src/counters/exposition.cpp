@@ -28,6 +28,8 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "sources.hpp"
+
 namespace opskit::counters {
 
 namespace {
@@ -38,13 +40,21 @@ enum class Units : std::uint8_t {
   keep, // as the source counts it, not named (node_exporter's vmstat and sysctl families do so)
 };
 
+// What a label's value is written as.
+enum class Path : std::uint8_t {
+  none,   // the value itself
+  cgroup, // a cgroup's name as its path ("system/slice.ssh/service" -> "/system.slice/ssh.service",
+          // the root "/"), as /proc/<pid>/cgroup and systemd show it
+  mount,  // a mount point's name component as its path ("/mnt/my\040disk\056img" ->
+          // "/mnt/my disk.img"), as node_exporter labels it
+};
+
 // A label's value is "$N", the Nth wildcard of the pattern ("$0": the whole name), or literal
-// text; a cgroup's name is written back as its path ("system/slice.ssh/service" ->
-// "/system.slice/ssh.service", the root "/"), as /proc/<pid>/cgroup and systemd show it.
+// text.
 struct Label {
   std::string_view name;
   std::string_view value;
-  bool cgroup_path = false;
+  Path path = Path::none;
 };
 
 struct Rule {
@@ -60,7 +70,8 @@ struct Rule {
 constexpr std::string_view k_sysctl_help = "Numeric /proc/sys entries, by sysctl name";
 constexpr Label k_cpu{"cpu", "$1"};
 constexpr Label k_device{"device", "$1"};
-constexpr Label k_cgroup{"cgroup", "$1", true};
+constexpr Label k_cgroup{"cgroup", "$1", Path::cgroup};
+constexpr Label k_mountpoint{"mountpoint", "$1", Path::mount};
 constexpr Label k_cgroup_device{"device", "$2"};
 constexpr std::array<Label, 2> k_pressure{{{"resource", "$1"}, {"kind", "$2"}}};
 
@@ -186,11 +197,11 @@ constexpr Rule k_rules[] = {
     {"cgroup.**.io/stat.*.dios", "cgroup_io_discards", {k_cgroup, k_cgroup_device}, Units::keep},
     {"cgroup.**.io/stat.*.*", "cgroup_io_$3", {k_cgroup, k_cgroup_device}, Units::keep},
     // statfs of each mount point
-    {"fs.mount.*.size", "filesystem_size", {{{"mountpoint", "$1"}}}},
-    {"fs.mount.*.free", "filesystem_free", {{{"mountpoint", "$1"}}}},
-    {"fs.mount.*.avail", "filesystem_avail", {{{"mountpoint", "$1"}}}},
-    {"fs.mount.*.readonly", "filesystem_readonly", {{{"mountpoint", "$1"}}}, Units::keep},
-    {"fs.mount.*.*", "filesystem_$2", {{{"mountpoint", "$1"}}}, Units::keep},
+    {"fs.mount.*.size", "filesystem_size", {k_mountpoint}},
+    {"fs.mount.*.free", "filesystem_free", {k_mountpoint}},
+    {"fs.mount.*.avail", "filesystem_avail", {k_mountpoint}},
+    {"fs.mount.*.readonly", "filesystem_readonly", {k_mountpoint}, Units::keep},
+    {"fs.mount.*.*", "filesystem_$2", {k_mountpoint}, Units::keep},
     // /proc/sys entries that node_exporter's conntrack collector exports by name
     {"net.netfilter.nf_conntrack_count", "nf_conntrack_entries", {}, Units::keep,
      "Connections in the conntrack table"},
@@ -288,6 +299,19 @@ std::string cgroup_path(std::string_view components) {
   for (char c : components)
     out.push_back(c == '.' ? '/' : c == '/' ? '.' : c);
   return out;
+}
+
+std::string written(const Label& label, const std::vector<std::string_view>& caps) {
+  std::string_view value = label_value(label.value, caps);
+  switch (label.path) {
+  case Path::cgroup:
+    return cgroup_path(value);
+  case Path::mount:
+    return mount_path(value);
+  case Path::none:
+    break;
+  }
+  return std::string(value);
 }
 
 // The stem with each "$N" replaced by capture N in snake_case.
@@ -390,9 +414,7 @@ std::optional<Mapping> map_name(const Info& info) {
   m.type = info.kind == Kind::counter ? MetricType::counter : MetricType::gauge;
   for (const auto& label : rule->labels)
     if (!label.name.empty())
-      m.labels.emplace_back(label.name, label.cgroup_path
-                                            ? cgroup_path(label_value(label.value, caps))
-                                            : std::string(label_value(label.value, caps)));
+      m.labels.emplace_back(label.name, written(label, caps));
   m.labels.insert(m.labels.end(), info.labels.begin(), info.labels.end());
   name_units(m, info, rule->units);
   if (!rule->help.empty())

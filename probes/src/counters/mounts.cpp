@@ -2,7 +2,10 @@
 //
 // File system usage by mount point: fs.mount.<mount point>.{size,free,avail,files,files_free,
 // readonly}, from statvfs(3) of each mount point that <proc>/self/mountinfo lists (see proc(5)),
-// each labelled with the mount's source and type as node_exporter labels them.
+// each labelled with the mount's source and type as node_exporter labels them. Given the
+// machine's root file system as mounted here (Roots::rootfs, in a container), the mount points
+// are those <proc>/1/mountinfo lists, the machine's init's, and statvfs(3) is of each under it,
+// as node_exporter's --path.rootfs has it.
 //
 // A mount point is one name component, so that "/" and "/home" are siblings and neither is a
 // prefix of the other: the path as mountinfo writes it, leading '/' kept, with each '.' written
@@ -12,8 +15,10 @@
 //
 // As node_exporter's filesystem collector does by default, file systems with no storage of
 // their own (proc, sysfs, cgroup, devpts, ...) and read-only images that are always full
-// (squashfs, iso9660) are left out, and so are mount points under /dev, /proc and /sys. A mount
-// point mounted over is listed once: statvfs sees the mount on top.
+// (squashfs, iso9660) are left out, and so are mount points in /dev, /proc and /sys, and below
+// (not at) /var/lib/docker, /var/lib/containers/storage and /run/credentials: the containers'
+// file systems and systemd's credentials of each service. A mount point mounted over is listed
+// once: statvfs sees the mount on top.
 
 #include <algorithm>
 #include <set>
@@ -34,6 +39,8 @@ constexpr std::string_view k_skipped_types[] = {
     "securityfs", "selinuxfs",   "squashfs", "sysfs",    "tracefs"};
 
 constexpr std::string_view k_skipped_trees[] = {"/dev", "/proc", "/sys"};
+constexpr std::string_view k_skipped_below[] = {"/var/lib/docker", "/var/lib/containers/storage",
+                                                "/run/credentials"};
 
 // File systems whose statvfs(3) answers from memory, never waiting on a server or a daemon: read
 // in place. Any other (nfs, cifs, fuse.*, ceph, 9p, ...) is read on a thread with a deadline.
@@ -57,35 +64,24 @@ std::optional<Mount> mount_of(const Record& r) {
   return Mount{r.tokens[3], *(dash + 1), dash + 2 != r.tokens.end() ? *(dash + 2) : "none"};
 }
 
+// True when `point` is below `tree` ("/sys/kernel" below "/sys"), not `tree` itself.
+bool below(std::string_view point, std::string_view tree) noexcept {
+  return point.size() > tree.size() && point.starts_with(tree) && point[tree.size()] == '/';
+}
+
 bool skipped(const Mount& m) {
   if (std::find(std::begin(k_skipped_types), std::end(k_skipped_types), m.type) !=
       std::end(k_skipped_types))
     return true;
-  return std::any_of(std::begin(k_skipped_trees), std::end(k_skipped_trees),
-                     [&](std::string_view tree) {
-                       return m.point.starts_with(tree) &&
-                              (m.point.size() == tree.size() || m.point[tree.size()] == '/');
-                     });
+  return std::any_of(
+             std::begin(k_skipped_trees), std::end(k_skipped_trees),
+             [&](std::string_view tree) { return m.point == tree || below(m.point, tree); }) ||
+         std::any_of(std::begin(k_skipped_below), std::end(k_skipped_below),
+                     [&](std::string_view tree) { return below(m.point, tree); });
 }
 
 bool is_octal(char c) noexcept {
   return c >= '0' && c <= '7';
-}
-
-// mountinfo's escapes ("\040") undone.
-std::string unescape(std::string_view escaped) {
-  std::string path;
-  for (std::size_t i = 0; i < escaped.size(); ++i) {
-    if (escaped[i] == '\\' && i + 3 < escaped.size() && is_octal(escaped[i + 1]) &&
-        is_octal(escaped[i + 2]) && is_octal(escaped[i + 3])) {
-      path.push_back(static_cast<char>((escaped[i + 1] - '0') * 64 + (escaped[i + 2] - '0') * 8 +
-                                       (escaped[i + 3] - '0')));
-      i += 3;
-    } else {
-      path.push_back(escaped[i]);
-    }
-  }
-  return path;
 }
 
 std::string component_of_mount(std::string_view escaped) {
@@ -106,21 +102,42 @@ void emit_mount(const Roots& roots, const Mount& m, std::string_view prefix,
     return;
   bool local = std::find(std::begin(k_local_types), std::end(k_local_types), m.type) !=
                std::end(k_local_types);
-  Emitter emitter(roots, unescape(m.point), Layout{}, prefix, out,
+  // Under the machine's root where one is given: "/host" and "/home" make "/host/home".
+  std::string path = mount_path(m.point);
+  if (!roots.rootfs.empty())
+    path = (roots.rootfs.ends_with('/') ? roots.rootfs.substr(0, roots.rootfs.size() - 1)
+                                        : roots.rootfs) +
+           path;
+  Emitter emitter(roots, path, Layout{}, prefix, out,
                   local ? Reader::statfs_local : Reader::statfs);
   for (auto [field, unit] : k_usage)
     if (Info* info =
             emitter.emit(fmt::format("{}.{}", name, field), fmt::format("fs.mount.*.{}", field),
                          Kind::gauge, unit, {std::string(field), 0, 0}))
-      info->labels = {{"device", unescape(m.source)}, {"fstype", std::string(m.type)}};
+      info->labels = {{"device", mount_path(m.source)}, {"fstype", std::string(m.type)}};
 }
 
 } // namespace
 
+std::string mount_path(std::string_view escaped) {
+  std::string path;
+  for (std::size_t i = 0; i < escaped.size(); ++i) {
+    if (escaped[i] == '\\' && i + 3 < escaped.size() && is_octal(escaped[i + 1]) &&
+        is_octal(escaped[i + 2]) && is_octal(escaped[i + 3])) {
+      path.push_back(static_cast<char>((escaped[i + 1] - '0') * 64 + (escaped[i + 2] - '0') * 8 +
+                                       (escaped[i + 3] - '0')));
+      i += 3;
+    } else {
+      path.push_back(escaped[i]);
+    }
+  }
+  return path;
+}
+
 void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
   if (!related(prefix, "fs.mount"))
     return;
-  auto text = read_file(roots.proc + "/self/mountinfo");
+  auto text = read_file(roots.proc + (roots.rootfs.empty() ? "/self/mountinfo" : "/1/mountinfo"));
   if (!text)
     return;
   std::set<std::string_view> seen;

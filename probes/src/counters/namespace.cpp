@@ -58,11 +58,12 @@ bool glob_matches(const std::string& glob, const std::string& name) {
 
 } // namespace
 
-Namespace::Namespace(std::string proc_root, std::string sys_root)
-    : proc_root_(std::move(proc_root)), sys_root_(std::move(sys_root)) {}
+Namespace::Namespace(std::string proc_root, std::string sys_root, std::string rootfs)
+    : proc_root_(std::move(proc_root)), sys_root_(std::move(sys_root)), rootfs_(std::move(rootfs)) {
+}
 
 Roots Namespace::roots() const {
-  return Roots{proc_root_, sys_root_};
+  return Roots{proc_root_, sys_root_, rootfs_};
 }
 
 Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absent_ok) const {

@@ -14,6 +14,7 @@ namespace opskit::counters {
 struct Roots {
   std::string proc = "/proc";
   std::string sys = "/sys";
+  std::string rootfs = {}; // the machine's / as mounted here; empty: this process's mounts
 };
 
 // True when `name` is `prefix` or lies under it ("" holds everything): component-wise, so
@@ -46,5 +47,9 @@ void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vec
 void find_pids(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_cgroups(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+
+// The path a mount point's name component stands for, mountinfo's octal escapes undone
+// ("/mnt/my\040disk\056img" -> "/mnt/my disk.img"); and a mount's source likewise.
+std::string mount_path(std::string_view escaped);
 
 } // namespace opskit::counters

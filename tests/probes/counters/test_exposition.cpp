@@ -149,6 +149,17 @@ TEST_CASE("exposition: a file system by mount point, device and type, as node_ex
                  "fstype=\"ext4\"} ") != std::string::npos);
   CHECK(out.find("kstat_filesystem_size_bytes{mountpoint=\"/\",device=\"/dev/vda\","
                  "fstype=\"ext4\"} ") != std::string::npos);
+  // The mount point's path, not its name component: '.' and ' ' as they are.
+  auto odd = map_name(Info{"fs.mount./srv/my\\040disk\\056img.avail",
+                           Kind::gauge,
+                           "bytes",
+                           {},
+                           {{"device", "/dev/loop0"}, {"fstype", "ext4"}}});
+  REQUIRE(odd);
+  CHECK(odd->family == "kstat_filesystem_avail_bytes");
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  CHECK(odd->labels ==
+        Labels{{"mountpoint", "/srv/my disk.img"}, {"device", "/dev/loop0"}, {"fstype", "ext4"}});
 }
 
 TEST_CASE("exposition: a cgroup is a label holding its path, as /proc/<pid>/cgroup shows it",

@@ -12,9 +12,12 @@
 
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/scrape.hpp"
+#include "temp_dir.hpp"
 
 using namespace opskit::counters;
 namespace fs = std::filesystem;
+
+using opskit::test::TempDir;
 
 namespace {
 
@@ -23,6 +26,15 @@ const std::string k_sys = std::string(OPSKIT_TEST_DATA) + "/sys-basic";
 
 std::uint64_t u(std::uint64_t v) {
   return v;
+}
+
+// The mount points that fs.mount names in `listed`, as name components ("/", "/home").
+std::vector<std::string> mount_points(const std::vector<Info>& listed) {
+  std::vector<std::string> points;
+  for (const auto& info : listed)
+    if (info.name.ends_with(".size"))
+      points.push_back(info.name.substr(9, info.name.size() - 9 - 5));
+  return points;
 }
 
 // Every name under `prefix` with its info, value and error, from one snapshot read.
@@ -166,12 +178,11 @@ TEST_CASE("sources: fs.mount lists each real mount point once, and gives its pat
   Namespace ns(k_proc, k_sys);
   auto listed = ns.list("fs.mount");
   REQUIRE(listed);
-  std::vector<std::string> points;
-  for (const auto& info : *listed)
-    if (info.name.ends_with(".size"))
-      points.push_back(info.name.substr(9, info.name.size() - 9 - 5));
-  CHECK(points == std::vector<std::string>{"/", "/home", "/home/my\\040disk\\056img", "/run"});
-  CHECK(listed->size() == 4 * 6);
+  auto points = mount_points(*listed);
+  // Not a container's file system under /var/lib/docker, nor a service's credentials.
+  CHECK(points == std::vector<std::string>{"/", "/home", "/home/my\\040disk\\056img", "/run",
+                                           "/var/lib/docker"});
+  CHECK(listed->size() == 5 * 6);
   Read root(ns, "fs.mount./");
   struct statvfs st {};
   REQUIRE(::statvfs("/", &st) == 0);
@@ -184,6 +195,40 @@ TEST_CASE("sources: fs.mount lists each real mount point once, and gives its pat
   CHECK(root.info("fs.mount./.avail").labels == Labels{{"device", "/dev/vda"}, {"fstype", "ext4"}});
   Read odd(ns, "fs.mount./home/my\\040disk\\056img.size");
   CHECK(odd.errors[0] == "statfs /home/my disk.img: No such file or directory");
+}
+
+TEST_CASE("sources: with the machine's root mounted here, its init's mount points under it",
+          "[counters][sources]") {
+  // A container's view: the machine's /proc, whose pid 1 is the machine's init, and its / at
+  // <rootfs>. Its own mounts (<proc>/self/mountinfo) are not the machine's.
+  TempDir proc, rootfs;
+  std::filesystem::create_directories(proc.path() + "/1");
+  std::filesystem::create_directories(proc.path() + "/self");
+  std::filesystem::create_directories(rootfs.path() + "/data");
+  std::ofstream(proc.path() + "/1/mountinfo")
+      << "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+         "28 27 0:40 / /data rw,relatime - tmpfs tmpfs rw,size=1024k\n";
+  std::ofstream(proc.path() + "/self/mountinfo")
+      << "90 1 0:50 / / rw,relatime - overlay overlay rw\n"
+         "91 90 254:0 / /host ro,relatime - ext4 /dev/vda rw\n";
+  Namespace ns(proc.path(), k_sys, rootfs.path() + "/");
+  auto listed = ns.list("fs.mount");
+  REQUIRE(listed);
+  auto points = mount_points(*listed);
+  CHECK(points == std::vector<std::string>{"/", "/data"});
+  Read data(ns, "fs.mount./data");
+  struct statvfs st {};
+  REQUIRE(::statvfs((rootfs.path() + "/data").c_str(), &st) == 0);
+  CHECK(data.value("fs.mount./data.size") == Value(u(st.f_blocks * st.f_frsize)));
+  CHECK(data.value("fs.mount./data.files") == Value(u(st.f_files)));
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  CHECK(data.info("fs.mount./data.size").labels ==
+        Labels{{"device", "tmpfs"}, {"fstype", "tmpfs"}});
+  // Without it, this process's own mounts, as before.
+  auto own = Namespace(proc.path(), k_sys).list("fs.mount");
+  REQUIRE(own);
+  CHECK(own->front().name.starts_with("fs.mount./."));
+  CHECK(own->back().name.starts_with("fs.mount./host."));
 }
 
 TEST_CASE("sources: a cgroup's names are its paths written as sysctl writes them",

@@ -65,10 +65,14 @@ struct Selection {
 // The namespace over one /proc tree and one /sys tree. The defaults are the live ones; tests
 // point them at copies. The /proc sources (and the mount points of <proc>/self/mountinfo) come
 // from the first, the network interfaces' statistics files and cgroups from the second.
+// With `rootfs`, the machine's root file system as mounted here (a container's "/host"), the
+// mount points are those of <proc>/1/mountinfo, the machine's init's, and their usage is
+// statvfs(3) of each under `rootfs`.
 // Cheap to make: nothing is read until a name is listed or resolved.
 class Namespace {
 public:
-  explicit Namespace(std::string proc_root = "/proc", std::string sys_root = "/sys");
+  explicit Namespace(std::string proc_root = "/proc", std::string sys_root = "/sys",
+                     std::string rootfs = {});
 
   // Every readable name equal to `prefix` or under it ("" for all), in name order; or, where
   // `prefix` holds a wildcard, every name that glob matches as SnapshotFilter's globs match
@@ -103,6 +107,7 @@ public:
 
   const std::string& proc_root() const noexcept { return proc_root_; }
   const std::string& sys_root() const noexcept { return sys_root_; }
+  const std::string& rootfs() const noexcept { return rootfs_; }
 
 private:
   Roots roots() const;
@@ -113,6 +118,7 @@ private:
 
   std::string proc_root_;
   std::string sys_root_;
+  std::string rootfs_;
 };
 
 namespace detail {
