@@ -301,6 +301,7 @@ std::string cgroup_path(std::string_view components) {
   return out;
 }
 
+// The value of `label` for a name whose wildcards matched `caps`.
 std::string written(const Label& label, const std::vector<std::string_view>& caps) {
   std::string_view value = label_value(label.value, caps);
   switch (label.path) {
