@@ -70,7 +70,8 @@ void define_serve(CLI::App& sub, Options& options) {
                "absent sources concern them alone)");
   sub.add_option("--exclude", options.exclude,
                  "A glob of names to leave out, as many times as needed ('net.dev.veth*'); "
-                 "the defaults leave out the interfaces' statistics-file counters")
+                 "the defaults leave out the interfaces' statistics-file counters, loop devices "
+                 "and partitions, /proc/interrupts and /proc/softirqs")
       ->type_name("GLOB")
       ->allow_extra_args(false);
   sub.add_option("--listen", options.listen,

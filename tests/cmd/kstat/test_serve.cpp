@@ -243,7 +243,7 @@ TEST_CASE("kstat serve --defaults: the defaults beside the names given, each wit
   std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
   std::filesystem::remove(root / "net/snmp6");
   KstatServe serve({"--proc-root", root.path(), "--defaults", "--exclude", "cpu.1.*", "disk.loop0",
-                    "vm.swappiness"});
+                    "vm.swappiness", "kern.interrupts"});
   auto body = http_get(serve.url()).body;
   CHECK(body.find("kstat_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 150\n") != std::string::npos);
   CHECK(body.find("kstat_cpu_seconds_total{cpu=\"1\"") == std::string::npos); // excluded
@@ -251,6 +251,10 @@ TEST_CASE("kstat serve --defaults: the defaults beside the names given, each wit
   // The defaults leave loop devices out, not one named beside them.
   CHECK(body.find("kstat_disk_reads_completed_total{device=\"vda\"} ") != std::string::npos);
   CHECK(body.find("kstat_disk_reads_completed_total{device=\"loop0\"} ") != std::string::npos);
+  // And /proc/interrupts, named, as /proc/softirqs is not.
+  CHECK(body.find("kstat_interrupts_total{irq=\"LOC\"} ") != std::string::npos);
+  CHECK(body.find("kstat_softirqs_functions_total") == std::string::npos);
+  CHECK(body.find("kstat_intr_total ") != std::string::npos);
   // The defaults skip net.snmp6 here; named, it is still an error.
   auto named = run({tool("kstat"), "--proc-root", root.path(), "serve", "--listen", "127.0.0.1:0",
                     "--defaults", "net.snmp6"});

@@ -258,6 +258,24 @@ TEST_CASE("namespace: serve's default exclusions leave out the disks node_export
   CHECK(disks == std::set<std::string>{"dm-0", "md127", "nvme0n1", "sda", "vda", "zram0"});
 }
 
+TEST_CASE("namespace: serve's defaults read neither /proc/interrupts nor /proc/softirqs",
+          "[counters][namespace]") {
+  // node_exporter's interrupts and softirqs collectors are off by default; /proc/stat's totals
+  // of both are served.
+  Scraper::Settings settings{.sets = {serve_defaults()}};
+  auto served = Namespace(k_root).snapshot(settings.selections());
+  REQUIRE(served);
+  auto paths = served->source_paths();
+  CHECK(std::ranges::count(paths, k_root + "/stat") == 1);
+  CHECK(std::ranges::count(paths, k_root + "/interrupts") == 0);
+  CHECK(std::ranges::count(paths, k_root + "/softirqs") == 0);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < served->size(); ++i)
+    names.insert(served->info(i).name);
+  CHECK(names.contains("kern.intr"));
+  CHECK(names.contains("kern.softirq"));
+}
+
 TEST_CASE("namespace: a prefix is not a leaf", "[counters][namespace]") {
   Namespace ns(k_root);
   auto r = ns.resolve("kern.loadavg");

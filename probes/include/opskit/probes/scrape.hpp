@@ -55,8 +55,11 @@ inline constexpr std::array<std::string_view, 23> k_serve_defaults = {
 // node_exporter exports in one file for all interfaces: reading them would double the scrape.
 // And the block devices node_exporter's diskstats collector leaves out by default (its
 // --collector.diskstats.device-exclude): loop, RAM and floppy devices, and partitions, whose
-// I/O their disk's lines already count.
-inline constexpr std::array<std::string_view, 14> k_serve_default_exclusions = {
+// I/O their disk's lines already count. And what its interrupts and softirqs collectors, off by
+// default, would serve: /proc/interrupts (a series for each IRQ, the kernel's dearest file to
+// read, costlier with each CPU and device queue) and /proc/softirqs (one for each type on each
+// CPU); /proc/stat's totals (kstat_intr_total, kstat_softirqs_total) stay.
+inline constexpr std::array<std::string_view, 16> k_serve_default_exclusions = {
     "net.dev.*.rx_dropped",
     "net.dev.*.rx_missed_errors",
     "net.dev.*.rx_length_errors",
@@ -70,7 +73,9 @@ inline constexpr std::array<std::string_view, 14> k_serve_default_exclusions = {
     "net.dev.*.tx_window_errors",
     "disk.@(ram|loop|fd)+([0-9]).*",
     "disk.@(h|s|v|xv)d[a-z]+([0-9]).*",
-    "disk.nvme+([0-9])n+([0-9])p+([0-9]).*"};
+    "disk.nvme+([0-9])n+([0-9])p+([0-9]).*",
+    "kern.interrupts.*",
+    "kern.softirqs.*"};
 
 class Scraper {
 public:
