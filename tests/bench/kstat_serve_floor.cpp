@@ -2,7 +2,7 @@
 // The floor under `kstat serve`'s CPU per scrape, for tests/bench/kstat: kstat serve's own HTTP
 // server answering /metrics after one pread of each file a default scrape reads, with a body
 // kstat rendered once at start. No parsing, no rendering: what this costs above the preads (the
-// request, the sending of 136 KB, the threads' wake-ups) is the part of a scrape no parse or
+// request, the sending of the body, the threads' wake-ups) is the part of a scrape no parse or
 // render can take away. Prints "serving URL" and serves until SIGTERM or SIGINT.
 //   kstat_serve_floor reads N   times N rounds of the same preads in this process instead and
 //                               prints the nanoseconds a round took, for the ratios against them
