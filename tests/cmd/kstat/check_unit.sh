@@ -12,7 +12,12 @@ kstat=$build/cmd/kstat/kstat
 dir=$(mktemp -d)
 pid=""
 cleanup() {
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  if [ -n "$pid" ]; then
+    # kstat serve first: strace, stopped, would leave its tracee running.
+    pkill -TERM -P "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
   rm -rf "$dir"
 }
 trap cleanup EXIT
