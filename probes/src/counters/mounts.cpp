@@ -95,20 +95,15 @@ constexpr std::pair<std::string_view, std::string_view> k_usage[] = {
     {"size", "bytes"},  {"free", "bytes"},       {"avail", "bytes"},
     {"files", "files"}, {"files_free", "files"}, {"readonly", ""}};
 
-void emit_mount(const Roots& roots, const Mount& m, std::string_view prefix,
+// `under`: where the mount points' paths lie here ("" in place, "/host" in a container).
+void emit_mount(const Roots& roots, std::string_view under, const Mount& m, std::string_view prefix,
                 std::vector<Field>& out) {
   std::string name = "fs.mount." + component_of_mount(m.point);
   if (!related(prefix, name))
     return;
   bool local = std::find(std::begin(k_local_types), std::end(k_local_types), m.type) !=
                std::end(k_local_types);
-  // Under the machine's root where one is given: "/host" and "/home" make "/host/home".
-  std::string path = mount_path(m.point);
-  if (!roots.rootfs.empty())
-    path = (roots.rootfs.ends_with('/') ? roots.rootfs.substr(0, roots.rootfs.size() - 1)
-                                        : roots.rootfs) +
-           path;
-  Emitter emitter(roots, path, Layout{}, prefix, out,
+  Emitter emitter(roots, std::string(under) + mount_path(m.point), Layout{}, prefix, out,
                   local ? Reader::statfs_local : Reader::statfs);
   for (auto [field, unit] : k_usage)
     if (Info* info =
@@ -140,11 +135,15 @@ void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>
   auto text = read_file(roots.proc + (roots.rootfs.empty() ? "/self/mountinfo" : "/1/mountinfo"));
   if (!text)
     return;
+  // Under the machine's root where one is given: "/host" and "/home" make "/host/home".
+  std::string_view under = roots.rootfs;
+  if (under.ends_with('/'))
+    under.remove_suffix(1);
   std::set<std::string_view> seen;
   for_each_record(*text, Layout{}, [&](const Record& r) {
     auto mount = mount_of(r);
     if (mount && !skipped(*mount) && seen.insert(mount->point).second)
-      emit_mount(roots, *mount, prefix, out);
+      emit_mount(roots, under, *mount, prefix, out);
   });
 }
 
