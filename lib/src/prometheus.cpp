@@ -10,6 +10,14 @@
 // read as ISO-8859-1, as utf8_or_latin1() does.
 #include "opskit/prometheus.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
 #include "opskit/text.hpp"
 
 namespace opskit {
@@ -140,6 +148,57 @@ void append_sample(std::string& out, std::string_view name, std::string_view lab
     out.append("{").append(labels).push_back('}');
   out.push_back(' ');
   out.append(value).push_back('\n');
+}
+
+namespace {
+
+// `value`, when it is n / 10^k for a whole n below 2^52 and k <= 6, written as n's digits with
+// a point k from the end; nullptr otherwise. That is the shortest decimal that reads back as
+// `value`: one of fewer digits, or another of as many, lies 10^-k or more from n / 10^k, and
+// `value` within half an ulp of it, an ulp below 10^-k while n < 2^52. Values below 10^-4 are
+// left to fmt, which writes them with an exponent.
+char* write_decimal(char* at, double value) {
+  if (value == 0 && !std::signbit(value)) {
+    *at = '0';
+    return at + 1;
+  }
+  if (!(value >= 1e-4)) // negative, tiny, NaN
+    return nullptr;
+  double scale = 1;
+  for (std::size_t k = 0; k <= 6; ++k, scale *= 10) {
+    double n = value * scale;
+    if (!(n < 0x1p52)) // inf too
+      return nullptr;
+    if (n != std::floor(n) || n / scale != value)
+      continue;
+    char digits[24];
+    char* end = std::to_chars(digits, digits + sizeof digits, static_cast<std::uint64_t>(n)).ptr;
+    auto size = static_cast<std::size_t>(end - digits);
+    for (; k > 0 && digits[size - 1] == '0'; --k) // value * scale rounded to a whole n * 10
+      --size;
+    if (k == 0)
+      return static_cast<char*>(std::memcpy(at, digits, size)) + size;
+    if (size > k) { // "35548.62"
+      std::memcpy(at, digits, size - k);
+      at[size - k] = '.';
+      std::memcpy(at + size - k + 1, digits + size - k, k);
+      return at + size + 1;
+    }
+    *at++ = '0'; // "0.0012"
+    *at++ = '.';
+    std::memset(at, '0', k - size);
+    std::memcpy(at + k - size, digits, size);
+    return at + k;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+char* write_real(char* at, double value) {
+  if (char* end = write_decimal(at, value))
+    return end;
+  return fmt::format_to(at, FMT_COMPILE("{}"), value);
 }
 
 void append_end(std::string& out, TextFormat format) {

@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: MIT
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "opskit/prometheus.hpp"
 
@@ -70,4 +78,31 @@ TEST_CASE("prometheus: an info family is of type info in OpenMetrics, a gauge in
   opskit::append_family(text, "kstat_uname_info", "names", MetricType::info,
                         TextFormat::prometheus);
   CHECK(text == "# HELP kstat_uname_info names\n# TYPE kstat_uname_info gauge\n");
+}
+
+TEST_CASE("prometheus: a real is written as fmt writes its shortest form", "[lib][prometheus]") {
+  auto written = [](double value) {
+    char out[opskit::k_real_max];
+    return std::string(out, opskit::write_real(out, value));
+  };
+  CHECK(written(35548.62) == "35548.62");
+  CHECK(written(0.0012) == "0.0012");
+  CHECK(written(1e-05) == "1e-05");
+  CHECK(written(0) == "0");
+  CHECK(written(-0.0) == "-0");
+  CHECK(written(-1.5) == "-1.5");
+  CHECK(written(1e16) == "1e+16");
+  CHECK(written(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(written(std::nan("")) == "nan");
+  // Counts of ticks, milliseconds and microseconds in seconds, as a scrape makes them, and reals
+  // of every magnitude: each as fmt writes it.
+  std::mt19937_64 random(42);
+  for (int i = 0; i < 200000; ++i) {
+    std::uint64_t count = random() >> (random() % 64);
+    double divide = std::pow(10.0, static_cast<double>(random() % 8));
+    double value = static_cast<double>(count) / divide;
+    REQUIRE(written(value) == fmt::format("{}", value));
+    double any = std::bit_cast<double>(random());
+    REQUIRE(written(any) == fmt::format("{}", any));
+  }
 }

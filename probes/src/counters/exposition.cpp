@@ -25,7 +25,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "sources.hpp"
@@ -428,7 +427,7 @@ std::optional<Mapping> map_name(const Info& info) {
 }
 
 // The longest number write_value() writes: a uint64, or a double's shortest form.
-constexpr std::size_t k_number_max = 32;
+constexpr std::size_t k_number_max = k_real_max;
 
 Exposition::Exposition(const Snapshot& snapshot) {
   std::unordered_map<std::string, std::size_t> by_name;
@@ -488,7 +487,7 @@ namespace {
 
 // Writes `value` times `multiply` over `divide` at `at`, as the exposition writes numbers, and
 // returns the end; nullptr for text. An integer in the base unit is written exactly while it
-// fits in 64 bits (std::to_chars), as a real past that (fmt).
+// fits in 64 bits (std::to_chars), as a real past that (write_real).
 char* write_value(char* at, const Value& value, std::uint64_t multiply, double divide) {
   std::uint64_t u = 0;
   std::int64_t s = 0;
@@ -499,7 +498,7 @@ char* write_value(char* at, const Value& value, std::uint64_t multiply, double d
       w && divide == 1 && !__builtin_mul_overflow(*w, multiply, &s))
     return std::to_chars(at, at + k_number_max, s).ptr;
   if (auto number = as_number(value))
-    return fmt::format_to(at, FMT_COMPILE("{}"), *number * static_cast<double>(multiply) / divide);
+    return write_real(at, *number * static_cast<double>(multiply) / divide);
   return nullptr;
 }
 
