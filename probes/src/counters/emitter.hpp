@@ -49,6 +49,7 @@ private:
 
 // The most common layout: keyed lines ("pgfault 123").
 inline constexpr Layout k_lines{};
+inline constexpr Layout k_fixed_lines{.fixed_lines = true};
 
 // Turns one record of a source into fields; `base` is the prefix the source's names start with.
 using Enumerate = void (*)(const Record&, std::string_view base, Emitter&);

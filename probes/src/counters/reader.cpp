@@ -45,7 +45,6 @@
 #include <cctype>
 #include <charconv>
 #include <condition_variable>
-#include <iterator>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -53,6 +52,7 @@
 #include <fcntl.h>
 #include <sys/statvfs.h>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "opskit/file.hpp"
@@ -254,8 +254,59 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
   return std::nullopt;
 }
 
+namespace {
+
+// The tokens at `columns` (ascending) of the values from `at` to the end of its line, into `out`;
+// an empty view for each past the line's last token.
+template <bool Separators>
+void columns_of_line(const char* at, const char* end, std::string_view separators,
+                     std::span<const int> columns, std::span<std::string_view> out) noexcept {
+  auto separator = [&](char c) { return Separators ? is_separator(c, separators) : is_blank(c); };
+  std::size_t k = 0;
+  for (int column = 0; k < columns.size(); ++column) {
+    while (at < end && separator(*at))
+      ++at;
+    if (at == end || *at == '\n')
+      break;
+    const char* start = at;
+    while (at < end && *at != '\n' && !separator(*at))
+      ++at;
+    if (column == columns[k])
+      out[k++] = std::string_view(start, static_cast<std::size_t>(at - start));
+  }
+  for (; k < columns.size(); ++k)
+    out[k] = {};
+}
+
+// locate_columns() when the record is still at the hint, as it is at almost every read: the key
+// checked in place and the line walked once, from the first value to the last column asked for.
+// False, `out` untouched or not, when the record is not there or lacks the first column, or a
+// table's line at the hint is its header (names, not numbers): the caller then searches.
+bool columns_at_hint(std::string_view text, const Layout& layout, const Locator& locator,
+                     std::span<const int> columns, std::span<std::string_view> out) noexcept {
+  if (!is_keyed_column(layout, locator) && layout.shape != Layout::Shape::table)
+    return false;
+  const char* values = values_at_hint(text, locator);
+  if (values == nullptr)
+    return false;
+  const char* end = text.data() + text.size();
+  if (layout.shape == Layout::Shape::table || layout.separators.empty())
+    columns_of_line<false>(values, end, {}, columns, out);
+  else
+    columns_of_line<true>(values, end, layout.separators, columns, out);
+  if (out.front().empty())
+    return false;
+  char first = out.front().front();
+  return layout.shape != Layout::Shape::table || std::isdigit(static_cast<unsigned char>(first)) ||
+         first == '-';
+}
+
+} // namespace
+
 bool locate_columns(std::string_view text, const Layout& layout, Locator& locator,
                     std::span<const int> columns, std::span<std::string_view> out) {
+  if (columns_at_hint(text, layout, locator, columns, out))
+    return true;
   if (!locate(text, layout, locator))
     return false;
   bool table = layout.shape == Layout::Shape::table;
@@ -381,11 +432,12 @@ namespace {
 // converted as every other source's are.
 void render_statfs(Source& source, const struct statvfs& st) {
   std::uint64_t block = st.f_frsize;
-  source.buffer.clear();
-  fmt::format_to(std::back_inserter(source.buffer),
-                 "size {}\nfree {}\navail {}\nfiles {}\nfiles_free {}\nreadonly {}\n",
-                 st.f_blocks * block, st.f_bfree * block, st.f_bavail * block, st.f_files,
-                 st.f_ffree, (st.f_flag & ST_RDONLY) != 0 ? 1 : 0);
+  char text[6 * 32]; // six lines of a key and at most 20 digits
+  char* end = fmt::format_to(
+      text, FMT_COMPILE("size {}\nfree {}\navail {}\nfiles {}\nfiles_free {}\nreadonly {}\n"),
+      st.f_blocks * block, st.f_bfree * block, st.f_bavail * block, st.f_files, st.f_ffree,
+      (st.f_flag & ST_RDONLY) != 0 ? 1 : 0);
+  source.buffer.assign(text, end);
   source.text = source.buffer;
 }
 

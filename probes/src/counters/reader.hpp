@@ -41,6 +41,9 @@ struct Layout {
   bool after_paren = false;
   // lines: the first line names the columns of the others ("CPU0 CPU1": softirqs, interrupts).
   bool header_line = false;
+  // The kernel writes the same lines at each read, only their values change (vmstat, meminfo,
+  // net/snmp): no record comes or goes, so a read need not count its lines to notice.
+  bool fixed_lines = false;
 };
 
 // Where a field is: the record's key and a column among its value tokens (the tokens after the
@@ -235,8 +238,10 @@ struct Source {
   std::optional<Error> open_error;
   std::optional<Error> read_error;
   std::string_view text; // the bytes of the last read
-  // Its lines at the first read that succeeded: a change means records came or went.
+  // Its lines at the first read that succeeded: a change means records came or went. Not
+  // counted where they cannot (Layout::fixed_lines, a whole file, a mount point's figures).
   std::size_t lines = std::string_view::npos;
+  bool lines_fixed = false;
   StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
   std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
 

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/probes/scrape.hpp"
 
+#include <array>
+#include <cstdint>
+#include <span>
+
 #include <malloc.h>
 #include <sys/utsname.h>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace opskit::counters {
@@ -106,14 +111,54 @@ void Scraper::resolve(Clock::time_point deadline) {
   ::malloc_trim(0);
 }
 
+namespace {
+
+// The scrape's own families, beside those of the names served.
+enum class Own : std::uint8_t { scrape_error, time, uname, duration };
+
+// The HELP and TYPE lines of an own family in `format`, rendered once.
+std::string_view own_header(Own family, TextFormat format) {
+  struct Spec {
+    std::string_view name, help;
+    MetricType type;
+  };
+  static constexpr Spec k_specs[] = {
+      {"kstat_scrape_error", "1 for each source file that could not be read in this scrape",
+       MetricType::gauge},
+      {"kstat_time_seconds", "System time when the scrape read, in seconds since the epoch",
+       MetricType::gauge},
+      {"kstat_uname_info", "The host's names and the kernel's, as uname(2) gives them",
+       MetricType::info},
+      {"kstat_scrape_duration_seconds", "Time this scrape took to read its sources",
+       MetricType::gauge},
+  };
+  static const auto k_headers = [] {
+    std::array<std::array<std::string, 2>, std::size(k_specs)> headers;
+    for (std::size_t i = 0; i < std::size(k_specs); ++i)
+      for (auto f : {TextFormat::prometheus, TextFormat::openmetrics})
+        append_family(headers[i][static_cast<std::size_t>(f)], k_specs[i].name, k_specs[i].help,
+                      k_specs[i].type, f);
+    return headers;
+  }();
+  return k_headers[static_cast<std::size_t>(family)][static_cast<std::size_t>(format)];
+}
+
+// `seconds` with `Decimals` digits after the point.
+template <int Decimals>
+std::string_view seconds_text(double seconds, std::span<char, 32> room) {
+  char* end = Decimals == 3 ? fmt::format_to(room.data(), FMT_COMPILE("{:.3f}"), seconds)
+                            : fmt::format_to(room.data(), FMT_COMPILE("{:.6f}"), seconds);
+  return {room.data(), static_cast<std::size_t>(end - room.data())};
+}
+
+} // namespace
+
 std::string Scraper::render(TextFormat format, Clock::duration took) const {
   std::string out; // sized by the exposition for its longest numbers: the slack holds the rest
   exposition_.render(snapshot_, out, format);
   auto failed = snapshot_.source_errors();
   if (!failed.empty()) {
-    append_family(out, "kstat_scrape_error",
-                  "1 for each source file that could not be read in this scrape", MetricType::gauge,
-                  format);
+    out.append(own_header(Own::scrape_error, format));
     for (const auto& [path, error] : failed) {
       std::string labels;
       append_label(labels, "source", path);
@@ -122,22 +167,18 @@ std::string Scraper::render(TextFormat format, Clock::duration took) const {
   }
   // What node_exporter's time and uname collectors serve, which dashboards build on: uptime
   // (kstat_time_seconds - kstat_boot_time_seconds), the list of hosts (by nodename).
-  append_family(out, "kstat_time_seconds",
-                "System time when the scrape read, in seconds since the epoch", MetricType::gauge,
-                format);
+  std::array<char, 32> room;
+  out.append(own_header(Own::time, format));
   append_sample(
       out, "kstat_time_seconds", "",
-      fmt::format("{:.3f}", std::chrono::duration<double>(read_time_.time_since_epoch()).count()));
+      seconds_text<3>(std::chrono::duration<double>(read_time_.time_since_epoch()).count(), room));
   if (!uname_labels_.empty()) {
-    append_family(out, "kstat_uname_info",
-                  "The host's names and the kernel's, as uname(2) gives them", MetricType::info,
-                  format);
+    out.append(own_header(Own::uname, format));
     append_sample(out, "kstat_uname_info", uname_labels_, "1");
   }
-  append_family(out, "kstat_scrape_duration_seconds", "Time this scrape took to read its sources",
-                MetricType::gauge, format);
+  out.append(own_header(Own::duration, format));
   append_sample(out, "kstat_scrape_duration_seconds", "",
-                fmt::format("{:.6f}", std::chrono::duration<double>(took).count()));
+                seconds_text<6>(std::chrono::duration<double>(took).count(), room));
   append_end(out, format);
   return out;
 }

@@ -221,26 +221,38 @@ void enumerate_file_nr(const Record& r, std::string_view, Emitter& e) {
   e.emit("kern.maxfiles", "kern.maxfiles", Kind::gauge, "files", {{}, 2, 0});
 }
 
-constexpr Layout k_pressure{.separators = "="};
+constexpr Layout k_pressure{.separators = "=", .fixed_lines = true};
 constexpr Layout k_per_cpu{.header_line = true};
 
 const SourceSpec k_global_sources[] = {
-    {{"vm.stats"}, "vmstat", k_lines, enumerate_vmstat},
-    {{"vm.meminfo"}, "meminfo", k_lines, enumerate_meminfo},
+    {{"vm.stats"}, "vmstat", k_fixed_lines, enumerate_vmstat},
+    {{"vm.meminfo"}, "meminfo", k_fixed_lines, enumerate_meminfo},
     {{"cpu", "kern"}, "stat", k_lines, enumerate_stat},
-    {{"kern.loadavg"}, "loadavg", {.key_token = -1, .separators = "/"}, enumerate_loadavg},
+    {{"kern.loadavg"},
+     "loadavg",
+     {.key_token = -1, .separators = "/", .fixed_lines = true},
+     enumerate_loadavg},
     {{"kern.pressure.cpu"}, "pressure/cpu", k_pressure, enumerate_pressure},
     {{"kern.pressure.memory"}, "pressure/memory", k_pressure, enumerate_pressure},
     {{"kern.pressure.io"}, "pressure/io", k_pressure, enumerate_pressure},
     {{"kern.softirqs"}, "softirqs", k_per_cpu, enumerate_softirqs},
     {{"kern.interrupts"}, "interrupts", k_per_cpu, enumerate_interrupts},
-    {{"kern.openfiles", "kern.maxfiles"}, "sys/fs/file-nr", {.key_token = -1}, enumerate_file_nr},
-    {{"net.snmp"}, "net/snmp", {.shape = Layout::Shape::table}, enumerate_table},
-    {{"net.netstat"}, "net/netstat", {.shape = Layout::Shape::table}, enumerate_table},
-    {{"net.snmp6"}, "net/snmp6", k_lines, enumerate_keyed_counters},
+    {{"kern.openfiles", "kern.maxfiles"},
+     "sys/fs/file-nr",
+     {.key_token = -1, .fixed_lines = true},
+     enumerate_file_nr},
+    {{"net.snmp"},
+     "net/snmp",
+     {.shape = Layout::Shape::table, .fixed_lines = true},
+     enumerate_table},
+    {{"net.netstat"},
+     "net/netstat",
+     {.shape = Layout::Shape::table, .fixed_lines = true},
+     enumerate_table},
+    {{"net.snmp6"}, "net/snmp6", k_fixed_lines, enumerate_keyed_counters},
     {{"net.dev"}, "net/dev", k_lines, enumerate_netdev},
-    {{"net.sockstat"}, "net/sockstat", k_lines, enumerate_sockstat},
-    {{"net.sockstat6"}, "net/sockstat6", k_lines, enumerate_sockstat},
+    {{"net.sockstat"}, "net/sockstat", k_fixed_lines, enumerate_sockstat},
+    {{"net.sockstat6"}, "net/sockstat6", k_fixed_lines, enumerate_sockstat},
     {{"disk"}, "diskstats", {.key_token = 2}, enumerate_diskstats},
 };
 
