@@ -169,10 +169,11 @@ char* write_decimal(char* at, double value) {
     double n = value * scale;
     if (!(n < 0x1p52)) // inf too
       return nullptr;
-    if (n != std::floor(n) || n / scale != value)
+    auto whole = static_cast<std::uint64_t>(n);
+    if (static_cast<double>(whole) != n || n / scale != value)
       continue;
     char digits[24];
-    char* end = std::to_chars(digits, digits + sizeof digits, static_cast<std::uint64_t>(n)).ptr;
+    char* end = std::to_chars(digits, digits + sizeof digits, whole).ptr;
     auto size = static_cast<std::size_t>(end - digits);
     for (; k > 0 && digits[size - 1] == '0'; --k) // value * scale rounded to a whole n * 10
       --size;

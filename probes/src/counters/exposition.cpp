@@ -428,6 +428,8 @@ std::optional<Mapping> map_name(const Info& info) {
 
 // The longest number write_value() writes: a uint64, or a double's shortest form.
 constexpr std::size_t k_number_max = k_real_max;
+// The bytes put_head() copies a step.
+constexpr std::size_t k_head_step = 16;
 
 Exposition::Exposition(const Snapshot& snapshot) {
   std::unordered_map<std::string, std::size_t> by_name;
@@ -481,6 +483,7 @@ Exposition::Exposition(const Snapshot& snapshot) {
   }
   for (auto& most : most_)
     most += heads_.size();
+  heads_.append(k_head_step, '\0'); // what put_head() may read past the last head
 }
 
 namespace {
@@ -507,6 +510,16 @@ char* put(char* at, std::string_view text) noexcept {
   return at + text.size();
 }
 
+// put() for a sample's head, k_head_step bytes a step, without a call a head: the last step may
+// read past the head, and heads_ ends in as many bytes to read; and may write past it, where the
+// sample's value goes next, which has room for k_number_max bytes.
+char* put_head(char* at, const char* head, std::size_t size) noexcept {
+  static_assert(k_head_step <= k_number_max);
+  for (std::size_t done = 0; done < size; done += k_head_step)
+    std::memcpy(at + done, head + done, k_head_step);
+  return at + size;
+}
+
 } // namespace
 
 // A scrape's inner loop, a thousand samples each time: the body is sized for the longest it can
@@ -523,7 +536,7 @@ void Exposition::render(const Snapshot& snapshot, std::string& out, TextFormat f
         if (snapshot.error(member.entry) != nullptr)
           continue;
         char* sample = started ? at : put(at, family.headers[f]);
-        char* end = write_value(put(sample, {heads_.data() + member.head_at, member.head_size}),
+        char* end = write_value(put_head(sample, heads_.data() + member.head_at, member.head_size),
                                 snapshot.value(member.entry), member.multiply, member.divide);
         if (end == nullptr)
           continue; // text: no sample
