@@ -10,7 +10,9 @@
 // ms and 18.5 KB against 1.16 ms and 19.4 KB).
 #include "http_server.hpp"
 
+#include <atomic>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -147,7 +149,37 @@ std::string format_address(const sockaddr* address) {
 
 } // namespace
 
+struct HttpServer::Live {
+  web::WebConfig config;
+  // Kept across a change that leaves their part alone: the passwords found good, the bucket.
+  std::shared_ptr<web::BasicAuth> auth;
+  std::shared_ptr<web::RateLimiter> limiter;
+  std::shared_ptr<const TlsKeys> keys; // with TLS
+  std::string broken; // why the files on disk cannot be in effect: every request gets 500
+};
+
+namespace {
+
+// The server whose handshakes the certificate callback serves: GnuTLS's callback has no
+// argument of the caller's, so a process runs one TLS server.
+std::atomic<HttpServer*> g_tls_server{nullptr};
+
+} // namespace
+
 struct Dispatch {
+  // GnuTLS's question at each handshake: the certificate chain and key to present.
+  static int certificate(gnutls_session_t, const gnutls_datum_t*, int, const gnutls_pk_algorithm_t*,
+                         int, gnutls_pcert_st** chain, unsigned* length, gnutls_privkey_t* key) {
+    HttpServer* server = g_tls_server.load();
+    if (server == nullptr)
+      return -1;
+    auto live = server->live(); // broken, it keeps the last keys that loaded, to answer 500
+    if (!live->keys)
+      return -1;
+    live->keys->hand_over(chain, length, key);
+    return 0;
+  }
+
   static MHD_Result answer(void* cls, MHD_Connection* connection, const char* url,
                            const char* method, const char*, const char*, std::size_t* upload_size,
                            void** request_state) {
@@ -165,19 +197,23 @@ struct Dispatch {
       return MHD_YES;
     }
     auto* server = static_cast<HttpServer*>(cls);
-    const Headers& headers = server->web_.headers;
+    auto live = server->live();
+    if (!live->broken.empty())
+      return send_text(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal server error\n", {});
+    const Headers& headers = live->config.headers;
     std::string_view verb = method;
     if (verb != MHD_HTTP_METHOD_GET && verb != MHD_HTTP_METHOD_HEAD)
       return send_text(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", headers);
-    if (!server->limiter_.allow())
+    if (!live->limiter->allow())
       return send_text(connection, MHD_HTTP_TOO_MANY_REQUESTS, "too many requests\n", headers);
-    if (server->web_.tls) {
+    if (live->keys) {
       const MHD_ConnectionInfo* info =
           MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-      if (auto why = refuse_client(info ? info->tls_session : nullptr, *server->web_.tls))
+      auto* session = info ? static_cast<gnutls_session_t>(info->tls_session) : nullptr;
+      if (auto why = live->keys->refuse_client(session, *live->config.tls))
         return send_text(connection, MHD_HTTP_FORBIDDEN, *why + "\n", headers);
     }
-    if (!authenticated(connection, server->auth_))
+    if (!authenticated(connection, *live->auth))
       return refuse_unauthenticated(connection, headers);
     std::string encodings = header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING);
     bool compress = !encodings.empty() && accept_quality(encodings, "gzip") > 0;
@@ -222,15 +258,83 @@ Result<ListenAddress> parse_listen(std::string_view text) {
   return where;
 }
 
-HttpServer::HttpServer(web::WebConfig web)
-    : web_(std::move(web)), auth_(web_.basic_auth_users), limiter_(web_.rate_limit) {}
+HttpServer::HttpServer(WebSettings web) : started_(std::move(web.config)) {
+  if (!web.path.empty())
+    watch_.emplace(std::move(web.path), started_);
+}
+
+Result<std::shared_ptr<const HttpServer::Live>> HttpServer::make_live(const web::WebConfig& config,
+                                                                      const Live* before) {
+  auto live = std::make_shared<Live>();
+  live->config = config;
+  live->auth = before && before->config.basic_auth_users == config.basic_auth_users
+                   ? before->auth
+                   : std::make_shared<web::BasicAuth>(config.basic_auth_users);
+  live->limiter = before && before->config.rate_limit == config.rate_limit
+                      ? before->limiter
+                      : std::make_shared<web::RateLimiter>(config.rate_limit);
+  if (config.tls) {
+    const auto* was = before && before->config.tls ? &*before->config.tls : nullptr;
+    if (was && before->keys && was->cert_pem == config.tls->cert_pem &&
+        was->key_pem == config.tls->key_pem && was->client_ca_pem == config.tls->client_ca_pem) {
+      live->keys = before->keys;
+    } else {
+      OPSKIT_TRY_ASSIGN(live->keys, TlsKeys::load(*config.tls));
+    }
+  }
+  return live;
+}
+
+std::optional<std::string> HttpServer::needs_restart(const web::WebConfig& config) const {
+  const auto &now = config.tls, &then = started_.tls;
+  if (now.has_value() != then.has_value())
+    return now ? "tls_server_config turns TLS on" : "tls_server_config turns TLS off";
+  if (!now)
+    return std::nullopt;
+  if (now->min_version != then->min_version || now->max_version != then->max_version ||
+      now->prefer_server_cipher_suites != then->prefer_server_cipher_suites)
+    return "tls_server_config's min_version, max_version or prefer_server_cipher_suites changed";
+  if (now->client_ca_pem.empty() != then->client_ca_pem.empty())
+    return now->client_ca_pem.empty() ? "client_ca_file is gone"
+                                      : "client_ca_file is new: client certificates are asked "
+                                        "for only by a server started with one";
+  return std::nullopt;
+}
+
+std::shared_ptr<const HttpServer::Live> HttpServer::live() {
+  std::lock_guard lock(live_mutex_);
+  auto reloaded = watch_ ? watch_->poll() : std::nullopt;
+  if (!reloaded)
+    return live_;
+  std::string why;
+  if (!*reloaded) {
+    why = reloaded->error().message();
+  } else if (auto change = needs_restart(**reloaded)) {
+    why = fmt::format("web config {}: {}, which takes a restart", (*reloaded)->files.front(),
+                      *change);
+  } else if (auto made = make_live(**reloaded, live_.get()); !made) {
+    why = made.error().message();
+  } else {
+    live_ = std::move(*made);
+    if (live_->keys && (keys_.empty() || keys_.back() != live_->keys))
+      keys_.push_back(live_->keys);
+    fmt::print(stderr, "kstat: {}: read again, in effect\n", (*reloaded)->files.front());
+    return live_;
+  }
+  auto broken = std::make_shared<Live>(*live_);
+  broken->broken = why;
+  live_ = broken;
+  fmt::print(stderr, "kstat: {}; answering 500 until it is put right\n", why);
+  return live_;
+}
 
 Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where, Handler handler,
-                                                      void* context, web::WebConfig web,
+                                                      void* context, WebSettings web,
                                                       unsigned idle_seconds) {
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(web)));
   server->handler_ = handler;
   server->context_ = context;
+  OPSKIT_TRY_ASSIGN(server->live_, make_live(server->started_, nullptr));
   const auto* address = reinterpret_cast<const sockaddr*>(&where.address);
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
   if (address->sa_family == AF_INET6)
@@ -244,14 +348,18 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where
       // 14 KB bearer token; libmicrohttpd's 32 KiB made 200 scrapes at once 6.5 MiB resident.
       {MHD_OPTION_CONNECTION_MEMORY_LIMIT, std::size_t{16384}, nullptr},
   };
-  if (const auto& tls = server->web_.tls) {
-    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+  if (const auto& tls = server->started_.tls) {
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES ||
+        MHD_is_feature_supported(MHD_FEATURE_HTTPS_CERT_CALLBACK) != MHD_YES)
       return fail("web config: TLS asked for, and this libmicrohttpd was built without it");
-    OPSKIT_TRY(check_tls(*tls));
+    HttpServer* none = nullptr;
+    if (!g_tls_server.compare_exchange_strong(none, server.get()))
+      return fail("web config: TLS asked for by a second server in one process");
+    server->keys_.push_back(server->live_->keys);
     server->priorities_ = tls_priorities(*tls);
     flags |= MHD_USE_TLS;
-    options.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(tls->cert_pem.c_str())});
-    options.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(tls->key_pem.c_str())});
+    options.push_back(
+        {MHD_OPTION_HTTPS_CERT_CALLBACK, 0, reinterpret_cast<void*>(&Dispatch::certificate)});
     options.push_back(
         {MHD_OPTION_HTTPS_PRIORITIES, 0, const_cast<char*>(server->priorities_.c_str())});
     if (!tls->client_ca_pem.empty())
@@ -277,6 +385,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where
   return server;
 }
 
-HttpServer::~HttpServer() = default;
+HttpServer::~HttpServer() {
+  daemon_.reset(); // its threads gone, no handshake asks for this server's keys any more
+  HttpServer* self = this;
+  g_tls_server.compare_exchange_strong(self, nullptr);
+}
 
 } // namespace opskit::cmd::kstat

@@ -6,8 +6,11 @@
 // certificates, basic authentication, headers and a rate limit as a web configuration asks.
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <sys/socket.h>
 
@@ -15,6 +18,8 @@
 #include "opskit/web/basic_auth.hpp"
 #include "opskit/web/config.hpp"
 #include "opskit/web/rate_limit.hpp"
+#include "opskit/web/watch.hpp"
+#include "tls.hpp"
 
 struct MHD_Daemon;
 
@@ -39,6 +44,13 @@ struct ListenAddress {
 };
 Result<ListenAddress> parse_listen(std::string_view text);
 
+// A web configuration and the file it was loaded from, if any: a server given the path reads the
+// configuration again when the file, or a PEM file it names, changes.
+struct WebSettings {
+  web::WebConfig config;
+  std::string path;
+};
+
 class HttpServer {
 public:
   using Handler = Response (*)(void* context, const Request& request);
@@ -49,8 +61,15 @@ public:
   // its rate limit (429). A connection idle for `idle_seconds` is closed, so a client that
   // connects and never sends holds nothing for long. Fails when it cannot listen, and with one
   // line when the TLS material does not load.
+  //
+  // With `web.path`, a request (or a handshake) finds a change to the configuration's files
+  // within a second and is judged by what they now say: users, headers, the rate limit, the
+  // certificate and key, the client CAs and policy. What the server fixes at start, HTTP or TLS,
+  // the TLS versions and client certificates asked for or not, changes at a restart: until
+  // then, as while the files do not load, every request is answered 500 and the reason written
+  // to standard error once, so that nothing is served under a configuration no longer on disk.
   static Result<std::unique_ptr<HttpServer>> start(const ListenAddress& where, Handler handler,
-                                                   void* context, web::WebConfig web = {},
+                                                   void* context, WebSettings web = {},
                                                    unsigned idle_seconds = 10);
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -59,20 +78,32 @@ public:
   // "127.0.0.1:9100", "[::1]:9100": the address bound, with the port taken for port 0.
   const std::string& address() const noexcept { return address_; }
   // "https" or "http".
-  std::string_view scheme() const noexcept { return web_.tls ? "https" : "http"; }
+  std::string_view scheme() const noexcept { return started_.tls ? "https" : "http"; }
 
 private:
-  explicit HttpServer(web::WebConfig web);
+  struct Live; // the configuration in effect and what is made of it
+  explicit HttpServer(WebSettings web);
+  // The configuration in effect, after a look for changes to its files.
+  std::shared_ptr<const Live> live();
+  // Live for `config`, or one that answers 500 for `why` it cannot be in effect.
+  static Result<std::shared_ptr<const Live>> make_live(const web::WebConfig& config,
+                                                       const Live* before);
+  std::optional<std::string> needs_restart(const web::WebConfig& config) const;
+
   struct Stop {
     void operator()(MHD_Daemon* daemon) const noexcept;
   };
   Handler handler_ = nullptr;
   void* context_ = nullptr;
   std::string address_;
-  const web::WebConfig web_;
-  std::string priorities_; // the GnuTLS priority string the daemon holds
-  web::BasicAuth auth_;
-  web::RateLimiter limiter_;
+  const web::WebConfig started_; // what the daemon was started with
+  std::string priorities_;       // the GnuTLS priority string the daemon holds
+  std::mutex live_mutex_;        // guards live_, watch_ and keys_
+  std::shared_ptr<const Live> live_;
+  std::optional<web::ConfigWatch> watch_;
+  // Every certificate and key loaded: a handshake holds them by plain pointers, so none is freed
+  // before the server (a renewal adds a few KB).
+  std::vector<std::shared_ptr<const TlsKeys>> keys_;
   std::unique_ptr<MHD_Daemon, Stop> daemon_; // last: stopped before what its threads use
   friend struct Dispatch;
 };

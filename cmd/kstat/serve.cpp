@@ -77,14 +77,14 @@ int run_serve(const Options& options) {
     print_error("kstat", where.error().message());
     return k_exit_usage;
   }
-  web::WebConfig web;
+  WebSettings web{{}, options.web_config};
   if (!options.web_config.empty()) {
     auto loaded = web::load_web_config(options.web_config);
     if (!loaded) {
       print_error("kstat", loaded.error().message());
       return k_exit_failure;
     }
-    web = std::move(*loaded);
+    web.config = std::move(*loaded);
   }
   raise_file_limit();
   share_one_arena();

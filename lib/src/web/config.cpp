@@ -18,8 +18,9 @@
 // curve_preferences name Go's constants, which have no faithful GnuTLS spelling: they are
 // refused rather than quietly ignored, so that nobody believes a cipher was turned off. http2
 // is accepted and has no effect (the server speaks HTTP/1.1). A key this reader does not know is
-// an error, as a typo in a security setting must not pass unnoticed. Files are read once: a
-// server that uses this reads it at start.
+// an error, as a typo in a security setting must not pass unnoticed. The configuration records
+// the files it was read from, so that a server can read it again when one changes (ConfigWatch,
+// web/watch.hpp), as the toolkit picks up changes without a restart.
 #include "opskit/web/config.hpp"
 
 #include <charconv>
@@ -106,6 +107,7 @@ public:
     if (name.empty())
       return text;
     std::string full = name.starts_with('/') ? name : dir_ + name;
+    files_.push_back(full);
     auto read = read_file(full);
     if (!read)
       return error(scoped(file_key), read.error().message());
@@ -116,9 +118,13 @@ public:
     return fmt::format("tls_server_config.{}", key);
   }
 
+  // The PEM files named so far, read or not.
+  const std::vector<std::string>& files() const noexcept { return files_; }
+
 private:
   std::string path_;
   std::string dir_;
+  mutable std::vector<std::string> files_;
 };
 
 // The value `name` spells in `table`, or an error at `where` listing the names it knows.
@@ -354,6 +360,7 @@ Result<WebConfig> parse_web_config(std::string_view text, const std::string& pat
   } catch (const YAML::Exception& e) { // a key that is not a scalar, and the like
     return r.error(fmt::format("line {}, column {}", e.mark.line + 1, e.mark.column + 1), e.msg);
   }
+  out.files = r.files();
   return out;
 }
 
@@ -361,7 +368,9 @@ Result<WebConfig> load_web_config(const std::string& path) {
   auto text = read_file(path);
   if (!text)
     return fail(text.error().with_context("web config"));
-  return parse_web_config(*text, path);
+  OPSKIT_TRY_ASSIGN(auto config, parse_web_config(*text, path));
+  config.files.insert(config.files.begin(), path);
+  return config;
 }
 
 } // namespace opskit::web

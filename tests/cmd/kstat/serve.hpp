@@ -27,7 +27,7 @@ namespace opskit::test {
 class KstatServe {
 public:
   explicit KstatServe(std::vector<std::string> args, const std::vector<std::string>& as = {}) {
-    std::vector<std::string> argv{"sh", "-c", "exec \"$@\" >\"$0\"", dir_ / "out"};
+    std::vector<std::string> argv{"sh", "-c", "exec \"$@\" >\"$0\" 2>\"$0.err\"", dir_ / "out"};
     argv.insert(argv.end(), as.begin(), as.end());
     argv.push_back(tool("kstat"));
     std::vector<std::string> serve{"serve", "--listen", "127.0.0.1:0"};
@@ -68,6 +68,11 @@ public:
   const std::string& address() const noexcept { return address_; } // "127.0.0.1:PORT"
   int port() const { return std::stoi(address_.substr(address_.find(':') + 1)); }
   int pid() const noexcept { return pid_; }
+  // What it has written to standard error so far.
+  std::string err() const {
+    std::ifstream in(dir_ / "out.err");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
 
   // Sends `signal` and returns the exit status (128+N when the signal killed it).
   int stop(int signal = SIGTERM) {

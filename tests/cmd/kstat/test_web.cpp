@@ -4,7 +4,10 @@
 // the rate limit, and configurations that are wrong.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "prometheus.hpp"
 #include "serve.hpp"
@@ -135,6 +138,61 @@ TEST_CASE("kstat serve --web-config: RequireAndVerifyClientCert serves clients t
   auto stranger = http_get(serve.url(), {}, as("stranger"));
   CHECK(stranger.status == 403);
   CHECK(stranger.body == "the client certificate names none of client_allowed_sans\n");
+  CHECK(serve.stop() == 0);
+}
+
+TEST_CASE("kstat serve --web-config: a change to the file, or to a certificate it names, takes "
+          "effect without a restart, and one that cannot answers 500",
+          "[kstat][serve][web]") {
+  TempDir dir;
+  Pki pki(dir);
+  std::string tls = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+  std::string config = write_config(dir, tls + "basic_auth_users:\n  alice: " + k_alice + "\n");
+  KstatServe serve({"--web-config", config, "kern.loadavg"});
+  std::vector<std::string> trust{"--cacert", dir / "ca.crt"};
+  CHECK(fetch(serve.url(), trust) == std::pair{0, 401});
+  // A change is seen by the first request a second or more after the last look.
+  auto becomes = [&](const std::string& url, const std::vector<std::string>& options,
+                     std::pair<int, int> want) {
+    auto got = fetch(url, options);
+    for (int i = 0; i < 40 && got != want; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      got = fetch(url, options);
+    }
+    return got;
+  };
+  write_config(dir, tls); // no more users: anyone is served
+  CHECK(becomes(serve.url(), trust, {0, 200}) == std::pair{0, 200});
+  CHECK(serve.err() == "kstat: " + config + ": read again, in effect\n");
+
+  // A renewed certificate, here from another CA, is presented from the next handshake on.
+  std::filesystem::copy_file(dir / "other.crt", dir / "server.crt",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(dir / "other.key", dir / "server.key",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::vector<std::string> other_ca{"--cacert", dir / "other-ca.crt", "--resolve",
+                                    "scraper.example.com:" + std::to_string(serve.port()) +
+                                        ":127.0.0.1"};
+  auto renewed = "https://scraper.example.com:" + std::to_string(serve.port()) + "/metrics";
+  CHECK(becomes(renewed, other_ca, {0, 200}) == std::pair{0, 200});
+  CHECK(fetch(serve.url(), trust).first == 60); // the old CA no longer vouches for it
+
+  // A file that does not load, or a change only a restart makes, is 500 until put right.
+  write_config(dir, tls + "basic_auth_users:\n  alice: [\n");
+  CHECK(becomes(renewed, other_ca, {0, 500}) == std::pair{0, 500});
+  CHECK(serve.err().find("; answering 500 until it is put right\n") != std::string::npos);
+  write_config(dir, tls + "  min_version: TLS13\n");
+  const std::string restart = "tls_server_config's min_version, max_version or "
+                              "prefer_server_cipher_suites changed, which takes a restart; "
+                              "answering 500 until it is put right\n";
+  for (int i = 0; i < 40 && !serve.err().ends_with(restart); ++i) {
+    fetch(renewed, other_ca);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(serve.err().ends_with(restart));
+  CHECK(fetch(renewed, other_ca) == std::pair{0, 500});
+  write_config(dir, tls);
+  CHECK(becomes(renewed, other_ca, {0, 200}) == std::pair{0, 200});
   CHECK(serve.stop() == 0);
 }
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "opskit/web/config.hpp"
+#include "opskit/web/watch.hpp"
 #include "temp_dir.hpp"
 
 using opskit::web::ClientAuth;
@@ -163,4 +167,40 @@ TEST_CASE("web config: Go durations", "[lib][web]") {
   CHECK_FALSE(parse_go_duration("s"));
   CHECK_FALSE(parse_go_duration("-1s"));
   CHECK_FALSE(parse_go_duration("1d"));
+}
+
+TEST_CASE("web config: a watch reads the file again when it or a PEM file it names changes",
+          "[lib][web]") {
+  using opskit::web::ConfigWatch;
+  opskit::test::TempDir dir;
+  std::string path = dir / "web.yml", cert = dir / "server.crt", key = dir / "server.key";
+  write(cert, "cert\n");
+  write(key, "key\n");
+  write(path, "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
+  auto loaded = opskit::web::load_web_config(path);
+  REQUIRE(loaded);
+  CHECK(loaded->files == std::vector<std::string>{path, cert, key});
+
+  auto t = ConfigWatch::Clock::now();
+  ConfigWatch watch(path, *loaded, std::chrono::seconds(1));
+  CHECK_FALSE(watch.poll(t + std::chrono::seconds(2)).has_value()); // nothing changed
+  write(cert, "renewed\n");
+  CHECK_FALSE(
+      watch.poll(t + std::chrono::milliseconds(2500)).has_value()); // looked under a second ago
+  auto renewed = watch.poll(t + std::chrono::seconds(4));
+  REQUIRE(renewed.has_value());
+  REQUIRE(renewed->has_value());
+  CHECK((*renewed)->tls->cert_pem == "renewed\n");
+  CHECK_FALSE(watch.poll(t + std::chrono::seconds(6)).has_value());
+
+  write(path, "basic_auth_users: [\n");
+  auto broken = watch.poll(t + std::chrono::seconds(8));
+  REQUIRE(broken.has_value());
+  CHECK_FALSE(broken->has_value());
+  write(key, "rotated\n"); // a file of the last good load is still watched
+  write(path, "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
+  auto fixed = watch.poll(t + std::chrono::seconds(10));
+  REQUIRE(fixed.has_value());
+  REQUIRE(fixed->has_value());
+  CHECK((*fixed)->tls->key_pem == "rotated\n");
 }

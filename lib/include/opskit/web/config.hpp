@@ -39,11 +39,15 @@ struct TlsConfig {
   TlsVersion min_version = TlsVersion::tls12;
   TlsVersion max_version = TlsVersion::tls13;
   bool prefer_server_cipher_suites = true;
+
+  friend bool operator==(const TlsConfig&, const TlsConfig&) = default;
 };
 
 struct RateLimit {
   std::chrono::nanoseconds interval{}; // between two requests; 0: no limit
   unsigned burst = 0;
+
+  friend bool operator==(const RateLimit&, const RateLimit&) = default;
 };
 
 struct WebConfig {
@@ -53,6 +57,11 @@ struct WebConfig {
   // Headers added to every response, in the file's order.
   std::vector<std::pair<std::string, std::string>> headers;
   RateLimit rate_limit;
+  // The files it was read from: the configuration's own first (when loaded from one), then each
+  // PEM file it names. ConfigWatch looks at them for changes.
+  std::vector<std::string> files;
+
+  friend bool operator==(const WebConfig&, const WebConfig&) = default;
 };
 
 // Parses the text of a web configuration file. `path` names it in errors, and relative
