@@ -2,6 +2,7 @@
 #include "opskit/web/watch.hpp"
 
 #include <cerrno>
+#include <utility>
 
 #include <sys/stat.h>
 
