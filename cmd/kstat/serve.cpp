@@ -15,6 +15,7 @@
 #include "opskit/http_accept.hpp"
 #include "opskit/probes/scrape.hpp"
 #include "opskit/web/config.hpp"
+#include "process_metrics.hpp"
 
 namespace opskit::cmd::kstat {
 
@@ -97,6 +98,8 @@ int run_serve(const Options& options) {
     set.exclude.insert(set.exclude.end(), options.exclude.begin(), options.exclude.end());
   settings.timeout = std::chrono::duration_cast<Scraper::Clock::duration>(
       std::chrono::duration<double>(options.scrape_timeout));
+  settings.append_own = [process = std::make_shared<const ProcessMetrics>()](
+                            std::string& out, TextFormat format) { process->append(out, format); };
   auto scraper =
       Scraper::open(counters::Namespace(options.proc_root, options.sys_root, options.rootfs),
                     std::move(settings));

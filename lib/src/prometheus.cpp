@@ -133,6 +133,11 @@ void append_family(std::string& out, std::string_view name, std::string_view hel
   out.append("# TYPE ").append(name).append(type_name);
 }
 
+FamilyHeader::FamilyHeader(std::string_view name, std::string_view help, MetricType type) {
+  for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
+    append_family(text_[static_cast<std::size_t>(format)], name, help, type, format);
+}
+
 void append_label(std::string& labels, std::string_view name, std::string_view value) {
   if (!labels.empty())
     labels.push_back(',');

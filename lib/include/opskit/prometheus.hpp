@@ -6,6 +6,7 @@
 // in a counter's family name (OpenMetrics drops the "_total" its samples carry), in what HELP
 // escapes, and in the "# EOF" line OpenMetrics ends with.
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -31,6 +32,19 @@ std::string snake_case(std::string_view text);
 // counter ends in "_total" and for an info family in "_info".
 void append_family(std::string& out, std::string_view name, std::string_view help, MetricType type,
                    TextFormat format);
+
+// A family's "# HELP" and "# TYPE" lines in both formats, rendered once: for a family a server
+// appends to every scrape.
+class FamilyHeader {
+public:
+  FamilyHeader(std::string_view name, std::string_view help, MetricType type);
+  const std::string& operator[](TextFormat format) const noexcept {
+    return text_[static_cast<std::size_t>(format)];
+  }
+
+private:
+  std::array<std::string, 2> text_;
+};
 
 // Appends `name="value"` to a label set being built ("" -> `cpu="0"`, then `cpu="0",mode="user"`),
 // with the value's backslashes, quotes and newlines escaped.

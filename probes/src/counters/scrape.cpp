@@ -118,11 +118,7 @@ enum class Own : std::uint8_t { scrape_error, time, uname, duration };
 
 // The HELP and TYPE lines of an own family in `format`, rendered once.
 std::string_view own_header(Own family, TextFormat format) {
-  struct Spec {
-    std::string_view name, help;
-    MetricType type;
-  };
-  static constexpr Spec k_specs[] = {
+  static const FamilyHeader k_headers[] = {
       {"kstat_scrape_error", "1 for each source file that could not be read in this scrape",
        MetricType::gauge},
       {"kstat_time_seconds", "System time when the scrape read, in seconds since the epoch",
@@ -132,15 +128,7 @@ std::string_view own_header(Own family, TextFormat format) {
       {"kstat_scrape_duration_seconds", "Time this scrape took to read its sources",
        MetricType::gauge},
   };
-  static const auto k_headers = [] {
-    std::array<std::array<std::string, 2>, std::size(k_specs)> headers;
-    for (std::size_t i = 0; i < std::size(k_specs); ++i)
-      for (auto f : {TextFormat::prometheus, TextFormat::openmetrics})
-        append_family(headers[i][static_cast<std::size_t>(f)], k_specs[i].name, k_specs[i].help,
-                      k_specs[i].type, f);
-    return headers;
-  }();
-  return k_headers[static_cast<std::size_t>(family)][static_cast<std::size_t>(format)];
+  return k_headers[static_cast<std::size_t>(family)][format];
 }
 
 // `seconds` with `Decimals` digits after the point.
@@ -179,6 +167,8 @@ std::string Scraper::render(TextFormat format, Clock::duration took) const {
   out.append(own_header(Own::duration, format));
   append_sample(out, "kstat_scrape_duration_seconds", "",
                 seconds_text<6>(std::chrono::duration<double>(took).count(), room));
+  if (settings_.append_own)
+    settings_.append_own(out, format);
   append_end(out, format);
   return out;
 }

@@ -2,6 +2,8 @@
 // `kstat serve` over HTTP: formats, compression, its pages, and what bad clients and sources do.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -11,6 +13,7 @@
 #include "net.hpp"
 #include "opskit/file.hpp"
 #include "opskit/handle.hpp"
+#include "opskit/version.hpp"
 #include "serve.hpp"
 
 using namespace opskit::test;
@@ -178,6 +181,42 @@ TEST_CASE("kstat serve: under 10 MiB resident over scrapes, its C++ libraries li
   CHECK(shared.empty());
   CHECK(serve.stop(SIGINT) == 0);
 #endif
+}
+
+TEST_CASE("kstat serve: its own CPU, memory, descriptors, start and version, under the names "
+          "every exporter serves them",
+          "[kstat][serve]") {
+  auto before = std::chrono::system_clock::now();
+  KstatServe serve({"kern.loadavg"});
+  auto after = std::chrono::system_clock::now();
+  for (int i = 0; i < 20; ++i)
+    REQUIRE(http_get(serve.url()).status == 200);
+  auto body = http_get(serve.url()).body;
+  auto got = samples(body);
+  std::string proc = "/proc/" + std::to_string(serve.pid());
+  CHECK(got[std::string("kstat_build_info{version=\"") + opskit::k_version + "\"}"] == 1);
+  CHECK(got["process_cpu_seconds_total"] > 0);
+  CHECK(got["process_cpu_seconds_total"] < 60);
+  // Resident memory as /proc/PID/status tells it, within what the scrapes between move it.
+  double rss = static_cast<double>(status_kib(serve.pid(), "VmRSS")) * 1024;
+  CHECK(got["process_resident_memory_bytes"] > rss / 2);
+  CHECK(got["process_resident_memory_bytes"] < rss * 2);
+  CHECK(got["process_virtual_memory_bytes"] > got["process_resident_memory_bytes"]);
+  // Its descriptors: the source files, the listening socket, the connection.
+  auto fds = std::distance(std::filesystem::directory_iterator(proc + "/fd"), {});
+  CHECK(std::abs(got["process_open_fds"] - static_cast<double>(fds)) <= 2);
+  std::ifstream limits(proc + "/limits");
+  double soft = 0;
+  for (std::string line; std::getline(limits, line);)
+    if (line.starts_with("Max open files"))
+      soft = std::stod(line.substr(26));
+  CHECK(got["process_max_fds"] == soft);
+  auto seconds = [](auto t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); };
+  CHECK(got["process_start_time_seconds"] >= seconds(before) - 1);
+  CHECK(got["process_start_time_seconds"] <= seconds(after) + 1);
+  auto check = promtool_check(body);
+  CHECK(check.out + check.err == "");
+  CHECK(serve.stop() == 0);
 }
 
 TEST_CASE("kstat serve: resolving again and again does not grow it", "[kstat][serve]") {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -93,6 +94,9 @@ public:
     std::vector<Names> sets; // each with its own exclusions: serve's defaults, names given
     Clock::duration timeout = std::chrono::seconds(5);           // a scrape's budget for reading
     Clock::duration resolve_interval = std::chrono::seconds(60); // to find new names
+    // Appends families of the caller's own to each scrape's body, after kstat's and before
+    // OpenMetrics' "# EOF" (kstat serve: its process's CPU, memory and descriptors); none: none.
+    std::function<void(std::string& out, TextFormat format)> append_own = {};
 
     // What Namespace::snapshot() takes (they refer to `sets`): each set but what its globs
     // leave out, and but what no family holds (exported()), which a scrape would read only to
@@ -106,13 +110,13 @@ public:
 
   // One scrape: reads every source file once (those the timeout leaves unread fail), and
   // returns the families, kstat_scrape_error{source=...} for each source that failed,
-  // kstat_time_seconds, kstat_uname_info (uname(2) at the last resolve) and
-  // kstat_scrape_duration_seconds. Names are resolved again, before the families are rendered,
-  // when a source file gains or loses lines (a disk, a CPU, a network interface or an interrupt
-  // came or went) or entries fail that did not before (a process exited), and every resolve
-  // interval for what no file read shows (mount points, cgroups). Safe to call from many
-  // threads: a scrape that waited for another's read gets that read's body when the read began
-  // after the scrape arrived.
+  // kstat_time_seconds, kstat_uname_info (uname(2) at the last resolve),
+  // kstat_scrape_duration_seconds, and what Settings::append_own appends. Names are resolved
+  // again, before the families are rendered, when a source file gains or loses lines (a disk, a
+  // CPU, a network interface or an interrupt came or went) or entries fail that did not before
+  // (a process exited), and every resolve interval for what no file read shows (mount points,
+  // cgroups). Safe to call from many threads: a scrape that waited for another's read gets that
+  // read's body when the read began after the scrape arrived.
   Body scrape(TextFormat format);
 
 private:
