@@ -5,8 +5,6 @@
 #include <map>
 #include <utility>
 
-#include <time.h>
-
 #include <fmt/format.h>
 
 #include "opskit/probes/counters.hpp"
@@ -67,21 +65,9 @@ std::size_t count_lines(std::string_view text) noexcept {
   return lines;
 }
 
-// Whether `deadline` has passed, by the clock the kernel last ticked (a read of the vDSO's page,
-// 4 ns on a KVM guest) and, only within a tick of the deadline, by the steady clock (30 ns there):
-// a scrape asks once a source.
-bool passed(std::chrono::steady_clock::time_point deadline) noexcept {
-  using namespace std::chrono;
-  static const nanoseconds k_tick = [] {
-    struct timespec res {};
-    ::clock_getres(CLOCK_MONOTONIC_COARSE, &res);
-    return seconds(res.tv_sec) + nanoseconds(res.tv_nsec);
-  }();
-  struct timespec ts {};
-  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  steady_clock::time_point ticked(seconds(ts.tv_sec) + nanoseconds(ts.tv_nsec));
-  return ticked + k_tick >= deadline && steady_clock::now() >= deadline;
-}
+// How many sources are read between two looks at the clock for the deadline: a read of the
+// steady clock is 30 ns on a KVM guest, and a source's pread a few microseconds.
+constexpr std::size_t k_sources_a_look = 4;
 
 } // namespace
 
@@ -147,8 +133,12 @@ std::size_t Snapshot::read() {
 }
 
 std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
-  for (auto& source : sources_) {
-    if (deadline != std::chrono::steady_clock::time_point::max() && passed(deadline)) {
+  bool timed = deadline != std::chrono::steady_clock::time_point::max(), late = false;
+  for (std::size_t i = 0; i < sources_.size(); ++i) {
+    auto& source = sources_[i];
+    if (timed && !late && i % k_sources_a_look == 0)
+      late = std::chrono::steady_clock::now() >= deadline;
+    if (late) {
       source->read_error = Error(fmt::format("{}: not read: the deadline passed", source->path));
       continue;
     }

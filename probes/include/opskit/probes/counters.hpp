@@ -137,8 +137,10 @@ public:
   // Returns how many entries failed; the others are fine.
   std::size_t read();
   // The same within a time budget: sources not yet read when `deadline` passes are not read,
-  // and their entries get the error "not read: the deadline passed". One read that blocks in
-  // the kernel still takes its time; files are opened without blocking (a FIFO fails at once).
+  // and their entries get the error "not read: the deadline passed". The clock is looked at
+  // before the first source and every fourth after it, so up to three sources more may be read
+  // past the deadline. One read that blocks in the kernel still takes its time; files are opened
+  // without blocking (a FIFO fails at once).
   std::size_t read(std::chrono::steady_clock::time_point deadline);
 
   std::size_t size() const noexcept { return infos_.size(); }
