@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string_view>
 
 #include <fcntl.h>
@@ -17,6 +18,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "opskit/probes/counters.hpp"
+#include "opskit/probes/value.hpp"
 #include "opskit/version.hpp"
 
 namespace opskit::cmd::kstat {
@@ -81,31 +84,21 @@ long open_fds(int dir) {
   }
 }
 
-// When this process started, in seconds since the epoch: its start in clock ticks after boot
-// (/proc/self/stat's 22nd field), and the boot's time from the clocks now.
+// When this process started, in seconds since the epoch: its start after boot
+// (proc.self.stat.starttime, of the real /proc), and the boot's time from the clocks now.
 double start_time() {
-  UniqueFd stat(::open("/proc/self/stat", O_RDONLY | O_CLOEXEC));
-  char text[1024];
-  ssize_t got = stat ? ::pread(stat.get(), text, sizeof text - 1, 0) : -1;
-  if (got <= 0)
+  auto handle = counters::Namespace().resolve("proc.self.stat.starttime");
+  if (!handle)
     return 0;
-  std::string_view line(text, static_cast<std::size_t>(got));
-  std::size_t at = line.rfind(')'); // the command may hold spaces and parentheses
-  if (at == std::string_view::npos)
+  auto read = handle->read();
+  auto since_boot = read ? counters::as_number(*read) : std::nullopt;
+  if (!since_boot)
     return 0;
-  for (int field = 2; field < 22 && at != std::string_view::npos; ++field)
-    at = line.find(' ', at + 1);
-  if (at == std::string_view::npos)
-    return 0;
-  unsigned long long ticks = 0;
-  if (std::from_chars(line.data() + at + 1, line.data() + line.size(), ticks).ec != std::errc())
-    return 0;
-  timespec now{}, since_boot{};
+  timespec now{}, boot_clock{};
   ::clock_gettime(CLOCK_REALTIME, &now);
-  ::clock_gettime(CLOCK_BOOTTIME, &since_boot);
+  ::clock_gettime(CLOCK_BOOTTIME, &boot_clock);
   auto seconds = [](const timespec& t) { return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9; };
-  double boot = seconds(now) - seconds(since_boot);
-  double start = boot + static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  double start = seconds(now) - seconds(boot_clock) + *since_boot;
   return static_cast<double>(static_cast<long long>(start * 100 + 0.5)) / 100; // ticks' precision
 }
 

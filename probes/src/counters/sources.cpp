@@ -223,6 +223,7 @@ void enumerate_file_nr(const Record& r, std::string_view, Emitter& e) {
 
 constexpr Layout k_pressure{.separators = "=", .fixed_lines = true};
 constexpr Layout k_per_cpu{.header_line = true};
+constexpr Layout k_fixed_table{.shape = Layout::Shape::table, .fixed_lines = true};
 
 const SourceSpec k_global_sources[] = {
     {{"vm.stats"}, "vmstat", k_fixed_lines, enumerate_vmstat},
@@ -241,14 +242,8 @@ const SourceSpec k_global_sources[] = {
      "sys/fs/file-nr",
      {.key_token = -1, .fixed_lines = true},
      enumerate_file_nr},
-    {{"net.snmp"},
-     "net/snmp",
-     {.shape = Layout::Shape::table, .fixed_lines = true},
-     enumerate_table},
-    {{"net.netstat"},
-     "net/netstat",
-     {.shape = Layout::Shape::table, .fixed_lines = true},
-     enumerate_table},
+    {{"net.snmp"}, "net/snmp", k_fixed_table, enumerate_table},
+    {{"net.netstat"}, "net/netstat", k_fixed_table, enumerate_table},
     {{"net.snmp6"}, "net/snmp6", k_fixed_lines, enumerate_keyed_counters},
     {{"net.dev"}, "net/dev", k_lines, enumerate_netdev},
     {{"net.sockstat"}, "net/sockstat", k_fixed_lines, enumerate_sockstat},

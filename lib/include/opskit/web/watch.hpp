@@ -40,7 +40,7 @@ private:
   static std::vector<Stamp> stamps(const std::vector<std::string>& files);
 
   std::string path_;
-  std::vector<std::string> files_; // the last load's; the configuration alone after a failed one
+  std::vector<std::string> files_; // the last good load's, the configuration's first
   std::vector<Stamp> stamps_;
   Clock::duration every_;
   Clock::time_point looked_;
