@@ -5,7 +5,7 @@
 // kstat_serve_floor (in a server): one pread at offset 0 of each file a snapshot reads. A
 // /proc/sys value is asked for with kstat's 256 bytes (for it the kernel allocates and zeroes as
 // much as is asked), any other file with room for all of it. A mount point (fs.mount) is one
-// statvfs(3) of its path, as kstat reads it.
+// statvfs(3) of its path, as kstat reads it, and kern.timex one adjtimex(2).
 
 #include <cstddef>
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/timex.h>
 #include <unistd.h>
 
 #include "opskit/handle.hpp"
@@ -27,13 +28,18 @@ inline constexpr std::size_t k_read_room = 65536;
 
 struct SourceFile {
   UniqueFd fd;
-  std::size_t size;  // what a read asks for
-  std::string mount; // a mount point's path, for its statvfs; else empty
+  std::size_t size;   // what a read asks for
+  std::string mount;  // a mount point's path, for its statvfs; else empty
+  bool timex = false; // adjtimex(2), no file
 };
 
 inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) {
   std::vector<SourceFile> files;
   for (const auto& path : snapshot.source_paths()) {
+    if (path == counters::k_timex_source) {
+      files.push_back({UniqueFd(), 0, std::string(), true});
+      continue;
+    }
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     struct stat st {};
     bool mount = fd && ::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -47,6 +53,12 @@ inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) 
 inline std::size_t read_sources(const std::vector<SourceFile>& files, std::span<char> buffer) {
   std::size_t total = 0;
   for (const auto& file : files) {
+    if (file.timex) {
+      struct timex tx {};
+      if (::adjtimex(&tx) < 0)
+        std::perror("adjtimex");
+      continue;
+    }
     if (!file.mount.empty()) {
       struct statvfs st {};
       if (::statvfs(file.mount.c_str(), &st) != 0)

@@ -69,12 +69,11 @@ struct Convert {
   std::uint16_t sum_columns = 0;
 };
 
-// How a source's bytes are had: one pread of the file at offset 0, or statvfs(3) of a mount
-// point, rendered as lines "size N", "free N", "avail N" (bytes), "files N", "files_free N".
 // How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
-// file system, whose answer comes from memory.
-enum class Reader : std::uint8_t { pread, statfs, statfs_local };
+// file system, whose answer comes from memory; adjtimex(2) (timex.cpp). The calls' answers are
+// rendered as keyed lines ("size N\nfree N\n...").
+enum class Reader : std::uint8_t { pread, statfs, statfs_local, adjtimex };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
 struct Field {
@@ -252,6 +251,9 @@ struct Source {
   // call has returned. A Reader::statfs_local source is called in place.
   bool read(Clock::time_point deadline = Clock::time_point::max());
 };
+
+// adjtimex(2), asked to change nothing, rendered into the source's buffer (timex.cpp).
+bool read_adjtimex(Source& source);
 
 } // namespace detail
 

@@ -4,7 +4,7 @@
 // which prefix each file feeds, how the file is laid out (see reader.cpp), and how its records
 // become names. The names are made from the files each time, so a kernel's new counters appear
 // without a new kstat. find_fields() adds the sources that are many files or none: /proc/sys,
-// processes, mount points and cgroups.
+// processes, mount points, cgroups and the kernel clock (adjtimex).
 
 #include <algorithm>
 
@@ -272,6 +272,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_pids(roots, prefix, out);
   find_mounts(roots, prefix, out);
   find_cgroups(roots, prefix, out);
+  find_timex(roots, prefix, out);
   return out;
 }
 

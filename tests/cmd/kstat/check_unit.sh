@@ -37,19 +37,26 @@ systemd-sysusers --root="$dir/root" "$src/cmd/kstat/systemd/kstat.sysusers" >/de
 grep -q '^kstat:x:[0-9]*:[0-9]*:kstat serve:/nonexistent:/usr/sbin/nologin$' "$dir/root/etc/passwd" ||
   fail "systemd-sysusers made no user kstat: $(cat "$dir/root/etc/passwd")"
 
-# The calls the filter allows: its allowed set, less the sets it denies, each group expanded.
+# The calls the filter allows, each group expanded: as systemd reads its lines, the first an
+# allow list, each later one adding calls to it or, after '~', taking them away.
 expand() {
+  case $1 in @*) ;; *) echo "$1"; return ;; esac
   systemd-analyze syscall-filter "$1" | sed '1d; s/^ *//; /^#/d; /^$/d' | while read -r call; do
-    case $call in @*) expand "$call" ;; *) echo "$call" ;; esac
+    expand "$call"
   done
 }
 filter=$(sed -n 's/^SystemCallFilter=//p' "$unit")
-allowed=$(head -n 1 <<<"$filter")
-denied=$(sed -n 's/^~//p' <<<"$filter")
-[ -n "$allowed" ] && [ -n "$denied" ] || fail "expected an allowed and a denied SystemCallFilter="
-expand "$allowed" | sort -u >"$dir/allowed"
-for set in $denied; do expand "$set"; done | sort -u >"$dir/denied"
-comm -23 "$dir/allowed" "$dir/denied" >"$dir/permitted"
+case $filter in "~"* | "") fail "expected SystemCallFilter= to start with an allow list" ;; esac
+grep -q '^~' <<<"$filter" || fail "expected a denied SystemCallFilter=~"
+: >"$dir/permitted"
+while read -r line; do
+  for set in ${line#\~}; do expand "$set"; done | sort -u >"$dir/listed"
+  case $line in
+    "~"*) comm -23 "$dir/permitted" "$dir/listed" >"$dir/next" ;;
+    *) sort -u "$dir/permitted" "$dir/listed" >"$dir/next" ;;
+  esac
+  mv "$dir/next" "$dir/permitted"
+done <<<"$filter"
 
 # kstat serve over TLS and in plain text, traced from exec to exit.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \

@@ -83,7 +83,7 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
                "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
                "--collector.vmstat", "--collector.stat", "--collector.netdev",
                "--collector.filesystem", "--collector.sockstat", "--collector.conntrack",
-               "--collector.uname", "--collector.time"},
+               "--collector.uname", "--collector.time", "--collector.timex"},
               port);
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
@@ -142,6 +142,18 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   near("node_sockstat_sockets_used", "kstat_sockstat_sockets_used", 200);
   near("node_sockstat_TCP_inuse", "kstat_sockstat_tcp_inuse", 50);
   near("node_sockstat_TCP_mem_bytes", "kstat_sockstat_tcp_mem_bytes", 64 << 20);
+  // The clock's discipline: each of node_exporter's timex families under its name. An NTP daemon
+  // may steer the offset, the errors (the maximum grows 500 µs a second between its updates) and
+  // the frequency between the two reads.
+  for (const auto& [series, value] : theirs)
+    if (series.starts_with("node_timex_")) {
+      bool steered = series.find("offset_seconds") != std::string::npos ||
+                     series.find("error_seconds") != std::string::npos;
+      double margin = series.starts_with("node_timex_frequency") ? 1e-6 : steered ? 0.01 : 0;
+      near(series, "kstat_timex_" + series.substr(11), margin + (steered ? elapsed * 1e-3 : 0));
+    }
+  CHECK(count(theirs, "node_timex_") == 17);
+  CHECK(count(ours, "kstat_timex_") == count(theirs, "node_timex_"));
   if (theirs.count("node_nf_conntrack_entries_limit") != 0) // when netfilter's conntrack is loaded
     near("node_nf_conntrack_entries_limit", "kstat_nf_conntrack_entries_limit", 0);
   // Calls `check` with the labels of each of node_exporter's series of `family` ("{device=...}"),

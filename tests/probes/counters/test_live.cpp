@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -15,6 +16,8 @@
 #include "sources.hpp"
 
 #include <ctime>
+
+#include <sys/timex.h>
 
 using namespace opskit::counters;
 
@@ -174,4 +177,33 @@ TEST_CASE("live: the root cgroup's CPU time grows while this test burns CPU", "[
   auto after = usage->read();
   REQUIRE(after);
   CHECK(std::get<std::uint64_t>(*after) >= std::get<std::uint64_t>(*before) + 40000);
+}
+
+TEST_CASE("live: kern.timex is adjtimex(2) of the running kernel", "[counters][live]") {
+  Namespace ns;
+  auto snapshot = ns.snapshot(std::vector<std::string>{"kern.timex"});
+  REQUIRE(snapshot);
+  CHECK(snapshot->source_paths() == std::vector<std::string>{std::string(k_timex_source)});
+  REQUIRE(snapshot->read() == 0);
+  timex tx{};
+  int state = ::adjtimex(&tx);
+  REQUIRE(state >= 0);
+  std::map<std::string, Value> values;
+  for (std::size_t i = 0; i < snapshot->size(); ++i)
+    values[snapshot->info(i).name] = snapshot->value(i);
+  CHECK(values.size() == 17);
+  // What no NTP daemon changes between two calls a moment apart.
+  CHECK(values["kern.timex.sync"] == Value(std::uint64_t{state == TIME_ERROR ? 0u : 1u}));
+  CHECK(values["kern.timex.status"] == Value(std::uint64_t(tx.status)));
+  CHECK(values["kern.timex.tick"] == Value(static_cast<double>(tx.tick) / 1e6));
+  CHECK(values["kern.timex.constant"] == Value(std::uint64_t(tx.constant)));
+  CHECK(values["kern.timex.tai"] == Value(std::uint64_t(tx.tai)));
+  auto maxerror = as_number(values["kern.timex.maxerror"]);
+  REQUIRE(maxerror);
+  CHECK(std::abs(*maxerror - static_cast<double>(tx.maxerror) / 1e6) < 0.01);
+  auto listed = ns.list("kern.timex.offset");
+  REQUIRE(listed);
+  REQUIRE(listed->size() == 1);
+  CHECK(listed->front().kind == Kind::gauge);
+  CHECK(listed->front().unit == "seconds");
 }

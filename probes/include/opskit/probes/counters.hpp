@@ -37,6 +37,10 @@ struct Info {
   std::vector<std::pair<std::string, std::string>> labels = {};
 };
 
+// The source of kern.timex, which is no file: adjtimex(2), as Snapshot::source_paths() and a
+// failed read name it.
+inline constexpr std::string_view k_timex_source = "adjtimex(2)";
+
 class Snapshot;
 class Handle;
 struct Field;
@@ -150,7 +154,7 @@ public:
   // Why entry i failed in the last read(), or nullptr.
   const Error* error(std::size_t i) const noexcept { return errors_[i] ? &*errors_[i] : nullptr; }
   // How many distinct files one read() reads, and which ("/proc/vmstat"; a mount point for
-  // the statvfs(3) of fs.mount), in the order read.
+  // the statvfs(3) of fs.mount; k_timex_source for adjtimex(2)), in the order read.
   std::size_t source_count() const noexcept { return sources_.size(); }
   std::vector<std::string> source_paths() const;
   // The source files that failed in the last read(), each with why, in the order first used.

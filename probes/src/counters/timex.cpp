@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+//
+// The kernel clock's discipline: kern.timex.*, from adjtimex(2) asked to change nothing (modes 0).
+// An NTP daemon (chronyd, ntpd, systemd-timesyncd) keeps these figures in the kernel: whether the
+// clock is synchronized, its offset from the reference, the error bounds, the frequency
+// correction, and the statistics of a PPS signal where one disciplines the clock. They are what
+// node_exporter's timex collector serves, and what alerts on a host's clock are written against
+// (node_timex_sync_status, node_timex_offset_seconds, node_timex_maxerror_seconds).
+//
+// There is no file: the reader renders the call's answer as keyed lines ("sync 1\noffset -1234\n
+// ..."), in the units the kernel keeps (offsets in nanoseconds, errors and the tick in
+// microseconds, frequencies in 2^-16 ppm), and each field converts its line to seconds or hertz
+// as the fields of a file are converted. The call reads the running kernel's clock whatever the
+// proc root: a container shares its host's clock.
+
+#include <string_view>
+
+#include <sys/timex.h>
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include "emitter.hpp"
+
+namespace opskit::counters {
+
+namespace {
+
+constexpr auto C = Kind::counter;
+constexpr auto G = Kind::gauge;
+
+// 2^-16 ppm, the unit of the kernel's frequencies, as a divisor to hertz (a relative frequency).
+constexpr double k_scaled_ppm = 65536e6;
+
+struct TimexField {
+  std::string_view key; // the line the reader renders, and the name's last component
+  Kind kind;
+  std::string_view unit;
+  double divide; // from the rendered unit
+  std::string_view description;
+};
+
+// In the order the reader renders them.
+constexpr TimexField k_fields[] = {
+    {"sync", G, "", 1,
+     "1 when the clock is synchronized (adjtimex(2) does not answer TIME_ERROR), else 0"},
+    {"offset", G, "seconds", 1e9, "Offset of the clock from its reference"},
+    {"frequency_ratio", G, "", 1,
+     "Rate of the clock against its nominal rate, the NTP daemon's frequency correction applied"},
+    {"maxerror", G, "seconds", 1e6, "Maximum error of the clock"},
+    {"esterror", G, "seconds", 1e6, "Estimated error of the clock"},
+    {"status", G, "", 1,
+     "Clock status bits (STA_PLL 0x1, STA_UNSYNC 0x40, STA_NANO 0x2000, ...; see adjtimex(2))"},
+    {"constant", G, "", 1, "Time constant of the phase-locked loop"},
+    {"tick", G, "seconds", 1e6, "Time between clock ticks"},
+    {"tai", G, "seconds", 1, "Offset of TAI from UTC"},
+    {"pps_frequency", G, "hertz", k_scaled_ppm, "Frequency of the clock measured by PPS"},
+    {"pps_jitter", G, "seconds", 1e9, "PPS jitter"},
+    {"pps_shift", G, "", 1, "PPS calibration interval, as a power of 2 seconds"},
+    {"pps_stability", G, "hertz", k_scaled_ppm, "PPS stability: mean change of the frequency"},
+    {"pps_jitter_count", C, "events", 1, "PPS signals beyond the jitter limit"},
+    {"pps_calibrations", C, "intervals", 1, "PPS calibration intervals"},
+    {"pps_errors", C, "errors", 1, "PPS calibration errors"},
+    {"pps_stability_exceeded", C, "events", 1, "PPS calibrations beyond the stability limit"},
+};
+
+} // namespace
+
+void find_timex(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "kern.timex"))
+    return;
+  Emitter emitter(roots, std::string(k_timex_source), k_fixed_lines, prefix, out, Reader::adjtimex);
+  for (const auto& f : k_fields) {
+    std::string name = fmt::format("kern.timex.{}", f.key);
+    if (Info* info = emitter.emit(name, name, f.kind, f.unit, {std::string(f.key), 0, 0},
+                                  {.divide = f.divide}))
+      info->description = f.description;
+  }
+}
+
+namespace detail {
+
+bool read_adjtimex(Source& source) {
+  struct timex tx {};
+  int state = ::adjtimex(&tx);
+  if (state < 0) {
+    source.read_error = Error::from_errno("adjtimex", "the kernel clock", errno);
+    return false;
+  }
+  // Offsets and jitter in nanoseconds, whichever unit the clock keeps them in.
+  long nano = (tx.status & STA_NANO) != 0 ? 1 : 1000;
+  char text[17 * 40]; // seventeen lines of a key and at most 24 characters
+  char* end = fmt::format_to(
+      text,
+      FMT_COMPILE("sync {}\noffset {}\nfrequency_ratio {}\nmaxerror {}\nesterror {}\nstatus {}\n"
+                  "constant {}\ntick {}\ntai {}\npps_frequency {}\npps_jitter {}\npps_shift {}\n"
+                  "pps_stability {}\npps_jitter_count {}\npps_calibrations {}\npps_errors {}\n"
+                  "pps_stability_exceeded {}\n"),
+      state == TIME_ERROR ? 0 : 1, tx.offset * nano,
+      1 + static_cast<double>(tx.freq) / k_scaled_ppm, tx.maxerror, tx.esterror, tx.status,
+      tx.constant, tx.tick, tx.tai, tx.ppsfreq, tx.jitter * nano, tx.shift, tx.stabil, tx.jitcnt,
+      tx.calcnt, tx.errcnt, tx.stbcnt);
+  source.buffer.assign(text, end);
+  source.text = source.buffer;
+  return true;
+}
+
+} // namespace detail
+
+} // namespace opskit::counters
