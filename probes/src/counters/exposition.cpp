@@ -167,6 +167,9 @@ constexpr Rule k_rules[] = {
     // /proc/net/sockstat and sockstat6: node_exporter's sockstat collector
     {"net.sockstat.*.*", "sockstat_$1_$2"},
     {"net.sockstat6.*.*", "sockstat_$1_$2"},
+    // /proc/net/softnet_stat: node_exporter's softnet collector
+    {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
+    {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},
     // /proc/net/dev, node_exporter's sixteen families; the statistics files' other counters
     {"net.dev.*.rx_bytes", "network_receive_bytes", {k_device}},
     {"net.dev.*.rx_packets", "network_receive_packets", {k_device}, Units::keep},

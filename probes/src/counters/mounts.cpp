@@ -103,7 +103,7 @@ void emit_mount(const Roots& roots, std::string_view under, const Mount& m, std:
     return;
   bool local = std::find(std::begin(k_local_types), std::end(k_local_types), m.type) !=
                std::end(k_local_types);
-  Emitter emitter(roots, std::string(under) + mount_path(m.point), Layout{}, prefix, out,
+  Emitter emitter(roots, std::string(under) + mount_path(m.point), k_fixed_lines, prefix, out,
                   local ? Reader::statfs_local : Reader::statfs);
   for (auto [field, unit] : k_usage)
     if (Info* info =

@@ -517,12 +517,15 @@ bool Source::read(Clock::time_point deadline) {
   }
   if (open_error)
     return false;
-  auto got = pread_whole(fd.get(), buffer, path);
+  bool rendered = reader == Reader::softnet;
+  if (rendered && raw.empty())
+    raw.resize(buffer.size());
+  auto got = pread_whole(fd.get(), rendered ? raw : buffer, path);
   if (!got) {
     read_error = got.error();
     return false;
   }
-  text = *got;
+  text = rendered ? render_softnet(*got, buffer) : *got;
   return true;
 }
 

@@ -72,8 +72,9 @@ struct Convert {
 // How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
 // file system, whose answer comes from memory; adjtimex(2) (timex.cpp). The calls' answers are
-// rendered as keyed lines ("size N\nfree N\n...").
-enum class Reader : std::uint8_t { pread, statfs, statfs_local, adjtimex };
+// rendered as keyed lines ("size N\nfree N\n..."), and so is /proc/net/softnet_stat's
+// hexadecimal after its pread (softnet.cpp).
+enum class Reader : std::uint8_t { pread, statfs, statfs_local, adjtimex, softnet };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
 struct Field {
@@ -234,11 +235,12 @@ struct Source {
   Reader reader = Reader::pread;
   UniqueFd fd;
   std::string buffer;
+  std::string raw; // a rendered file's bytes as read (Reader::softnet); the rendering in buffer
   std::optional<Error> open_error;
   std::optional<Error> read_error;
   std::string_view text; // the bytes of the last read
   // Its lines at the first read that succeeded: a change means records came or went. Not
-  // counted where they cannot (Layout::fixed_lines, a whole file, a mount point's figures).
+  // counted where they cannot (Layout::fixed_lines, as the rendered calls' are; a whole file).
   std::size_t lines = std::string_view::npos;
   bool lines_fixed = false;
   StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
@@ -254,6 +256,9 @@ struct Source {
 
 // adjtimex(2), asked to change nothing, rendered into the source's buffer (timex.cpp).
 bool read_adjtimex(Source& source);
+
+// /proc/net/softnet_stat's lines as keyed decimal ones, the CPU first, into `out` (softnet.cpp).
+std::string_view render_softnet(std::string_view raw, std::string& out);
 
 } // namespace detail
 

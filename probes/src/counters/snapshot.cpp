@@ -81,9 +81,7 @@ Snapshot::Snapshot(std::vector<Field> fields) {
       auto source = std::make_unique<detail::Source>();
       source->path = field.path;
       source->reader = field.reader;
-      source->lines_fixed = field.layout.fixed_lines ||
-                            field.layout.shape == Layout::Shape::whole ||
-                            field.reader != Reader::pread;
+      source->lines_fixed = field.layout.fixed_lines || field.layout.shape == Layout::Shape::whole;
       // /proc/sys values are short and a large read buffer costs there; the rest start at a page.
       source->buffer.resize(field.layout.shape == Layout::Shape::whole ? 256 : 4096);
       sources_.push_back(std::move(source));

@@ -4,7 +4,8 @@
 // which prefix each file feeds, how the file is laid out (see reader.cpp), and how its records
 // become names. The names are made from the files each time, so a kernel's new counters appear
 // without a new kstat. find_fields() adds the sources that are many files or none: /proc/sys,
-// processes, mount points, cgroups and the kernel clock (adjtimex).
+// processes, mount points, cgroups and the kernel clock (adjtimex), and softnet_stat, whose
+// hexadecimal is rendered before it is read.
 
 #include <algorithm>
 
@@ -273,6 +274,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_mounts(roots, prefix, out);
   find_cgroups(roots, prefix, out);
   find_timex(roots, prefix, out);
+  find_softnet(roots, prefix, out);
   return out;
 }
 

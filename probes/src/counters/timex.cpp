@@ -26,9 +26,6 @@ namespace opskit::counters {
 
 namespace {
 
-constexpr auto C = Kind::counter;
-constexpr auto G = Kind::gauge;
-
 // 2^-16 ppm, the unit of the kernel's frequencies, as a divisor to hertz (a relative frequency).
 constexpr double k_scaled_ppm = 65536e6;
 
@@ -41,27 +38,29 @@ struct TimexField {
 };
 
 // In the order the reader renders them.
-constexpr TimexField k_fields[] = {
-    {"sync", G, "", 1,
+constexpr TimexField k_timex_fields[] = {
+    {"sync", Kind::gauge, "", 1,
      "1 when the clock is synchronized (adjtimex(2) does not answer TIME_ERROR), else 0"},
-    {"offset", G, "seconds", 1e9, "Offset of the clock from its reference"},
-    {"frequency_ratio", G, "", 1,
+    {"offset", Kind::gauge, "seconds", 1e9, "Offset of the clock from its reference"},
+    {"frequency_ratio", Kind::gauge, "", 1,
      "Rate of the clock against its nominal rate, the NTP daemon's frequency correction applied"},
-    {"maxerror", G, "seconds", 1e6, "Maximum error of the clock"},
-    {"esterror", G, "seconds", 1e6, "Estimated error of the clock"},
-    {"status", G, "", 1,
+    {"maxerror", Kind::gauge, "seconds", 1e6, "Maximum error of the clock"},
+    {"esterror", Kind::gauge, "seconds", 1e6, "Estimated error of the clock"},
+    {"status", Kind::gauge, "", 1,
      "Clock status bits (STA_PLL 0x1, STA_UNSYNC 0x40, STA_NANO 0x2000, ...; see adjtimex(2))"},
-    {"constant", G, "", 1, "Time constant of the phase-locked loop"},
-    {"tick", G, "seconds", 1e6, "Time between clock ticks"},
-    {"tai", G, "seconds", 1, "Offset of TAI from UTC"},
-    {"pps_frequency", G, "hertz", k_scaled_ppm, "Frequency of the clock measured by PPS"},
-    {"pps_jitter", G, "seconds", 1e9, "PPS jitter"},
-    {"pps_shift", G, "", 1, "PPS calibration interval, as a power of 2 seconds"},
-    {"pps_stability", G, "hertz", k_scaled_ppm, "PPS stability: mean change of the frequency"},
-    {"pps_jitter_count", C, "events", 1, "PPS signals beyond the jitter limit"},
-    {"pps_calibrations", C, "intervals", 1, "PPS calibration intervals"},
-    {"pps_errors", C, "errors", 1, "PPS calibration errors"},
-    {"pps_stability_exceeded", C, "events", 1, "PPS calibrations beyond the stability limit"},
+    {"constant", Kind::gauge, "", 1, "Time constant of the phase-locked loop"},
+    {"tick", Kind::gauge, "seconds", 1e6, "Time between clock ticks"},
+    {"tai", Kind::gauge, "seconds", 1, "Offset of TAI from UTC"},
+    {"pps_frequency", Kind::gauge, "hertz", k_scaled_ppm, "Frequency of the clock measured by PPS"},
+    {"pps_jitter", Kind::gauge, "seconds", 1e9, "PPS jitter"},
+    {"pps_shift", Kind::gauge, "", 1, "PPS calibration interval, as a power of 2 seconds"},
+    {"pps_stability", Kind::gauge, "hertz", k_scaled_ppm,
+     "PPS stability: mean change of the frequency"},
+    {"pps_jitter_count", Kind::counter, "events", 1, "PPS signals beyond the jitter limit"},
+    {"pps_calibrations", Kind::counter, "intervals", 1, "PPS calibration intervals"},
+    {"pps_errors", Kind::counter, "errors", 1, "PPS calibration errors"},
+    {"pps_stability_exceeded", Kind::counter, "events", 1,
+     "PPS calibrations beyond the stability limit"},
 };
 
 } // namespace
@@ -70,7 +69,7 @@ void find_timex(const Roots& roots, std::string_view prefix, std::vector<Field>&
   if (!related(prefix, "kern.timex"))
     return;
   Emitter emitter(roots, std::string(k_timex_source), k_fixed_lines, prefix, out, Reader::adjtimex);
-  for (const auto& f : k_fields) {
+  for (const auto& f : k_timex_fields) {
     std::string name = fmt::format("kern.timex.{}", f.key);
     if (Info* info = emitter.emit(name, name, f.kind, f.unit, {std::string(f.key), 0, 0},
                                   {.divide = f.divide}))

@@ -83,7 +83,7 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
                "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
                "--collector.vmstat", "--collector.stat", "--collector.netdev",
                "--collector.filesystem", "--collector.sockstat", "--collector.conntrack",
-               "--collector.uname", "--collector.time", "--collector.timex"},
+               "--collector.uname", "--collector.time", "--collector.timex", "--collector.softnet"},
               port);
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
@@ -187,6 +187,12 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
                 "kstat_network_" + sum + "_total" + labels, 1e6 * (elapsed + 1));
       });
   CHECK(interfaces > 0);
+  int softnet = each_labelled("node_softnet_processed_total", [&](const std::string& labels) {
+    for (std::string family : {"processed", "dropped", "times_squeezed"})
+      later("node_softnet_" + family + "_total" + labels,
+            "kstat_softnet_" + family + "_total" + labels, 1e6 * (elapsed + 1));
+  });
+  CHECK(softnet == cpus);
   // Each file system by the same labels, the mount point first in kstat's:
   // {device="/dev/vda",fstype="ext4",mountpoint="/"} is {mountpoint="/",device=...,fstype=...}.
   int file_systems = each_labelled("node_filesystem_size_bytes", [&](const std::string& labels) {

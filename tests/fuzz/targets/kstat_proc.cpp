@@ -2,8 +2,9 @@
 // kstat's reader of the /proc files it knows (vmstat, meminfo, stat, loadavg, pressure,
 // softirqs, interrupts, net/*, diskstats, a process's stat, status and io, mountinfo), fed the
 // text itself: the first byte chooses the file, the rest is its text, read with the layout kstat
-// reads that file with. What the lister finds must read back: the first record of each key
-// (a name stands for it) that for_each_record() gives is found again by locate() at its offset,
+// reads that file with (net/softnet_stat rendered first, and the rendering checked: a key and
+// five or six decimal numbers a line). What the lister finds must read back: the first record of each
+// key (a name stands for it) that for_each_record() gives is found again by locate() at its offset,
 // and all its columns at once by locate_columns() as a snapshot reads them, with the same
 // tokens; in keyed lines, also from a stale hint, which is then moved to it. Each token converts
 // alike through convert() and convert_into(), and a kB figure made bytes is 1024 times as many. The
@@ -177,12 +178,32 @@ void check_layout(std::string_view text, const Layout& layout) {
   }
 }
 
+// What render_softnet() makes of any text: lines of a CPU's number and five or six counts, in
+// decimal.
+void check_softnet(std::string_view rendered) {
+  check(rendered.empty() || rendered.back() == '\n',
+        "softnet_stat rendered without a last newline");
+  for (const auto& r : records_of(rendered, Layout{})) {
+    check(r.tokens.size() >= 5 && r.tokens.size() <= 6,
+          "a softnet_stat line rendered short or long");
+    for (std::string_view token : r.tokens)
+      check(std::all_of(token.begin(), token.end(),
+                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }),
+            "softnet_stat rendered a count that is not decimal");
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const auto layouts = layouts_of_files();
   auto [which, text] = opskit::fuzz::choose(opskit::fuzz::bytes_of(data, size),
                                             std::size(opskit::fuzz::k_proc_files));
+  std::string rendered;
+  if (opskit::fuzz::k_proc_files[which].path == "net/softnet_stat") {
+    text = detail::render_softnet(text, rendered);
+    check_softnet(text);
+  }
   for (const auto& layout : layouts[which])
     check_layout(text, layout);
   return 0;

@@ -44,7 +44,9 @@ inline constexpr ProcFile k_proc_files[] = {
     {"self/io", "rchar: 1\n"},
     {"self/mountinfo", "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"},
     {"net/sockstat", "TCP: inuse 1 mem 2\n"},
-    {"net/sockstat6", "TCP6: inuse 1\n"}};
+    {"net/sockstat6", "TCP6: inuse 1\n"},
+    {"net/softnet_stat", "00000001 00000000 00000000 00000000 00000000 00000000 00000000 "
+                         "00000000 00000000 00000000 00000000 00000000 00000000\n"}};
 
 class KstatTree {
 public:

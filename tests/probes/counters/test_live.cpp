@@ -152,7 +152,7 @@ TEST_CASE("live: fs.mount./ is statvfs of /, and no new name is a /proc/sys entr
   // fs.* and net.* are /proc/sys's too: the new subtrees must not shadow an entry there.
   auto net = ns.list("net.dev");
   REQUIRE(net);
-  for (const auto& prefix : {"fs.mount", "net.dev"}) {
+  for (const auto& prefix : {"fs.mount", "net.dev", "net.softnet"}) {
     auto path = opskit::counters::sysctl_path("/proc", prefix);
     REQUIRE(path);
     CHECK_FALSE(std::ifstream(*path).good());
@@ -206,4 +206,25 @@ TEST_CASE("live: kern.timex is adjtimex(2) of the running kernel", "[counters][l
   REQUIRE(listed->size() == 1);
   CHECK(listed->front().kind == Kind::gauge);
   CHECK(listed->front().unit == "seconds");
+}
+
+TEST_CASE("live: net.softnet has each online CPU's line of /proc/net/softnet_stat",
+          "[counters][live]") {
+  std::ifstream file("/proc/net/softnet_stat");
+  std::vector<std::uint64_t> processed; // by line, read before kstat reads
+  for (std::string line; std::getline(file, line);)
+    processed.push_back(std::stoull(line.substr(0, line.find(' ')), nullptr, 16));
+  REQUIRE(processed.size() == static_cast<std::size_t>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  Namespace ns;
+  auto snapshot = ns.snapshot(std::vector<std::string>{"net.softnet.*.processed"});
+  REQUIRE(snapshot);
+  REQUIRE(snapshot->read() == 0);
+  REQUIRE(snapshot->size() == processed.size());
+  for (std::size_t i = 0; i < snapshot->size(); ++i) {
+    INFO(snapshot->info(i).name);
+    auto now = as_number(snapshot->value(i));
+    REQUIRE(now);
+    CHECK(*now >= static_cast<double>(processed[i]));
+    CHECK(*now - static_cast<double>(processed[i]) < 1e6);
+  }
 }

@@ -276,3 +276,51 @@ TEST_CASE("sources: without a cgroup2 hierarchy there are no cgroup names", "[co
   REQUIRE_FALSE(listed);
   CHECK(listed.error().message() == "unknown name 'cgroup'");
 }
+
+TEST_CASE("sources: net.softnet per CPU from hexadecimal, named by the CPU's number",
+          "[counters][sources]") {
+  // Linux 6.x: the backlog's length and the CPU's number in columns 12 and 13; CPU 1 offline.
+  Namespace ns(k_proc, k_sys);
+  Read now(ns, "net.softnet");
+  CHECK(now.infos.size() == 2 * 6);
+  CHECK(now.value("net.softnet.0.processed") == Value(u(0x5c7798)));
+  CHECK(now.value("net.softnet.0.dropped") == Value(u(2)));
+  CHECK(now.value("net.softnet.0.time_squeeze") == Value(u(3)));
+  CHECK(now.value("net.softnet.0.received_rps") == Value(u(10)));
+  CHECK(now.value("net.softnet.0.flow_limit_count") == Value(u(1)));
+  CHECK(now.value("net.softnet.0.backlog_len") == Value(u(4)));
+  CHECK(now.value("net.softnet.2.processed") == Value(u(0x57d1b8)));
+  CHECK(now.value("net.softnet.2.time_squeeze") == Value(u(31)));
+  CHECK(now.info("net.softnet.2.dropped").kind == Kind::counter);
+  CHECK(now.info("net.softnet.2.backlog_len").kind == Kind::gauge);
+  CHECK(now.info("net.softnet.2.processed").unit == "packets");
+
+  // Before Linux 5.10: eleven columns, a line's CPU its place in the file, no backlog.
+  TempDir proc;
+  std::filesystem::create_directories(proc.path() + "/net");
+  std::ofstream(proc.path() + "/net/softnet_stat")
+      << "00000010 00000000 00000001 00000000 00000000 00000000 00000000 00000000 00000000 "
+         "00000000 00000000\n"
+         "000000ff 00000001 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+         "00000005 00000000\n";
+  Namespace old(proc.path(), k_sys);
+  Read then(old, "net.softnet");
+  CHECK(then.names() ==
+        std::vector<std::string>{"net.softnet.0.dropped", "net.softnet.0.flow_limit_count",
+                                 "net.softnet.0.processed", "net.softnet.0.received_rps",
+                                 "net.softnet.0.time_squeeze", "net.softnet.1.dropped",
+                                 "net.softnet.1.flow_limit_count", "net.softnet.1.processed",
+                                 "net.softnet.1.received_rps", "net.softnet.1.time_squeeze"});
+  CHECK(then.value("net.softnet.1.processed") == Value(u(255)));
+  CHECK(then.value("net.softnet.1.received_rps") == Value(u(5)));
+
+  // A CPU taken offline: its line goes, and the snapshot says its records changed.
+  auto snap = old.snapshot(std::vector<std::string>{"net.softnet"});
+  REQUIRE(snap);
+  REQUIRE(snap->read() == 0);
+  std::ofstream(proc.path() + "/net/softnet_stat", std::ios::trunc)
+      << "00000011 00000000 00000001 00000000 00000000 00000000 00000000 00000000 00000000 "
+         "00000000 00000000\n";
+  snap->read();
+  CHECK(snap->records_changed());
+}
