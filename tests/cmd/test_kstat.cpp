@@ -65,7 +65,8 @@ TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
         !line.starts_with("net.snmp.") && !line.starts_with("net.snmp6.") &&
         !line.starts_with("net.netstat.") && !line.starts_with("net.dev.") &&
         !line.starts_with("net.sockstat.") && !line.starts_with("net.sockstat6.") &&
-        !line.starts_with("net.softnet.") && !line.starts_with("fs.mount."))
+        !line.starts_with("net.softnet.") && !line.starts_with("net.link.") &&
+        !line.starts_with("fs.mount."))
       names.insert(line);
   auto theirs = run({"sysctl", "-a", "-N"});
   std::set<std::string> expected;
@@ -368,4 +369,38 @@ TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
   auto bogus = run({k_kstat, "frobnicate"});
   CHECK(bogus.exit_status == 2);
   CHECK(bogus.err.starts_with("kstat: error: "));
+}
+
+TEST_CASE("kstat read net.link: the links of its network namespace, as ip link set them",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a network namespace of its own");
+  // A namespace of the test's own: a veth pair, one end's MTU set, then both brought up (the
+  // kernel reports the state a moment later: ip link is asked until it says UP).
+  std::string script = fmt::format(
+      "set -e; ip link add kst0 type veth peer name kst1; ip link set kst0 mtu 1234; "
+      "{0} read net.link; ip link set kst0 up; ip link set kst1 up; "
+      "for i in $(seq 50); do ip -o link show kst0 | grep -q 'state UP' && break; sleep 0.1; done; "
+      "echo --; {0} read net.link.kst0",
+      k_kstat);
+  auto r = run({"unshare", "--net", "sh", "-c", script});
+  INFO(r.err);
+  REQUIRE(r.exit_status == 0);
+  auto out = lines(r.out);
+  auto split = std::find(out.begin(), out.end(), "--");
+  REQUIRE(split != out.end());
+  std::set<std::string> before(out.begin(), split), after(split + 1, out.end());
+  for (const char* line :
+       {"net.link.kst0.mtu: 1234", "net.link.kst1.mtu: 1500", "net.link.kst0.up: 0",
+        "net.link.kst0.carrier: 0", "net.link.lo.type: 772", "net.link.kst0.type: 1"}) {
+    INFO(line);
+    CHECK(before.count(line) == 1);
+  }
+  CHECK(std::none_of(before.begin(), before.end(),
+                     [](const std::string& l) { return l.starts_with("net.link.eth"); }));
+  for (const char* line : {"net.link.kst0.up: 1", "net.link.kst0.carrier: 1",
+                           "net.link.kst0.carrier_up_count: 1", "net.link.kst0.mtu: 1234"}) {
+    INFO(line);
+    CHECK(after.count(line) == 1);
+  }
 }

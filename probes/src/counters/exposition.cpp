@@ -167,6 +167,17 @@ constexpr Rule k_rules[] = {
     // /proc/net/sockstat and sockstat6: node_exporter's sockstat collector
     {"net.sockstat.*.*", "sockstat_$1_$2"},
     {"net.sockstat6.*.*", "sockstat_$1_$2"},
+    // rtnetlink's links: node_exporter's netclass collector
+    {"net.link.*.up", "network_up", {k_device}, Units::keep},
+    {"net.link.*.mtu", "network_mtu", {k_device}},
+    {"net.link.*.tx_queue_len", "network_transmit_queue_length", {k_device}, Units::keep},
+    {"net.link.*.carrier_up_count", "network_carrier_up_changes", {k_device}, Units::keep},
+    {"net.link.*.carrier_down_count", "network_carrier_down_changes", {k_device}, Units::keep},
+    {"net.link.*.type", "network_protocol_type", {k_device}, Units::keep},
+    // ip link's flags, IFF_RUNNING and IFF_LOWER_UP among them: not /sys/class/net's, which
+    // node_exporter's node_network_flags serves
+    {"net.link.*.flags", "network_link_flags", {k_device}, Units::keep},
+    {"net.link.*.*", "network_$2", {k_device}, Units::keep},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},

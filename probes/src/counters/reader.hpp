@@ -71,10 +71,10 @@ struct Convert {
 
 // How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
-// file system, whose answer comes from memory; adjtimex(2) (timex.cpp). The calls' answers are
-// rendered as keyed lines ("size N\nfree N\n..."), and so is /proc/net/softnet_stat's
-// hexadecimal after its pread (softnet.cpp).
-enum class Reader : std::uint8_t { pread, statfs, statfs_local, adjtimex, softnet };
+// file system, whose answer comes from memory; adjtimex(2) (timex.cpp); a dump of the network
+// links over rtnetlink(7) (links.cpp). The answers are rendered as keyed lines ("size N\nfree
+// N\n..."), and so is /proc/net/softnet_stat's hexadecimal after its pread (softnet.cpp).
+enum class Reader : std::uint8_t { pread, statfs, statfs_local, adjtimex, softnet, links };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
 struct Field {
@@ -235,7 +235,8 @@ struct Source {
   Reader reader = Reader::pread;
   UniqueFd fd;
   std::string buffer;
-  std::string raw; // a rendered file's bytes as read (Reader::softnet); the rendering in buffer
+  std::string raw; // a rendered source's bytes as read (softnet, links); the rendering in buffer
+  std::uint32_t sequence = 0; // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;
   std::string_view text; // the bytes of the last read
@@ -256,6 +257,10 @@ struct Source {
 
 // adjtimex(2), asked to change nothing, rendered into the source's buffer (timex.cpp).
 bool read_adjtimex(Source& source);
+
+// The links of the network namespace over rtnetlink(7), rendered into the source's buffer; the
+// source's fd is the netlink socket (links.cpp).
+bool read_links(Source& source);
 
 // /proc/net/softnet_stat's lines as keyed decimal ones, the CPU first, into `out` (softnet.cpp).
 std::string_view render_softnet(std::string_view raw, std::string& out);

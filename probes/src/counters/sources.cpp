@@ -4,8 +4,8 @@
 // which prefix each file feeds, how the file is laid out (see reader.cpp), and how its records
 // become names. The names are made from the files each time, so a kernel's new counters appear
 // without a new kstat. find_fields() adds the sources that are many files or none: /proc/sys,
-// processes, mount points, cgroups and the kernel clock (adjtimex), and softnet_stat, whose
-// hexadecimal is rendered before it is read.
+// processes, mount points, cgroups, the kernel clock (adjtimex) and the network links
+// (rtnetlink), and softnet_stat, whose hexadecimal is rendered before it is read.
 
 #include <algorithm>
 
@@ -275,6 +275,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_cgroups(roots, prefix, out);
   find_timex(roots, prefix, out);
   find_softnet(roots, prefix, out);
+  find_links(roots, prefix, out);
   return out;
 }
 

@@ -83,7 +83,8 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
                "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
                "--collector.vmstat", "--collector.stat", "--collector.netdev",
                "--collector.filesystem", "--collector.sockstat", "--collector.conntrack",
-               "--collector.uname", "--collector.time", "--collector.timex", "--collector.softnet"},
+               "--collector.uname", "--collector.time", "--collector.timex", "--collector.softnet",
+               "--collector.netclass"},
               port);
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
@@ -187,6 +188,18 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
                 "kstat_network_" + sum + "_total" + labels, 1e6 * (elapsed + 1));
       });
   CHECK(interfaces > 0);
+  // The links, from rtnetlink against node_exporter's reads of /sys/class/net, which has no
+  // carrier for an interface set down (kstat's is 0).
+  int links = each_labelled("node_network_up", [&](const std::string& labels) {
+    for (std::string family :
+         {"up", "carrier", "mtu_bytes", "transmit_queue_length", "protocol_type"})
+      if (family != "carrier" || theirs.count("node_network_carrier" + labels) != 0)
+        near("node_network_" + family + labels, "kstat_network_" + family + labels, 0);
+    for (std::string family : {"carrier_changes", "carrier_up_changes", "carrier_down_changes"})
+      later("node_network_" + family + "_total" + labels,
+            "kstat_network_" + family + "_total" + labels, 2);
+  });
+  CHECK(links >= interfaces);
   int softnet = each_labelled("node_softnet_processed_total", [&](const std::string& labels) {
     for (std::string family : {"processed", "dropped", "times_squeezed"})
       later("node_softnet_" + family + "_total" + labels,

@@ -35,7 +35,8 @@ Readers::Readers() {
   for (auto [file, name] : k_entries)
     tree.write(file, "0\n");
   Namespace ns(tree.proc(), tree.sys());
-  auto made = ns.snapshot(std::vector<std::string>{"vm", "kernel", "fs", "net"});
+  // net.ipv4, not net: net.link is the live kernel's links, whatever the tree.
+  auto made = ns.snapshot(std::vector<std::string>{"vm", "kernel", "fs", "net.ipv4"});
   check(made.has_value() && made->size() == std::size(k_entries),
         "the sysctl entries are not found");
   for (std::size_t i = 0; i < made->size(); ++i) {

@@ -37,9 +37,11 @@ struct Info {
   std::vector<std::pair<std::string, std::string>> labels = {};
 };
 
-// The source of kern.timex, which is no file: adjtimex(2), as Snapshot::source_paths() and a
-// failed read name it.
+// The sources that are no file, as Snapshot::source_paths() and a failed read name them: of
+// kern.timex, adjtimex(2).
 inline constexpr std::string_view k_timex_source = "adjtimex(2)";
+// The source of net.link: a dump of the network links over rtnetlink(7).
+inline constexpr std::string_view k_links_source = "rtnetlink(7)";
 
 class Snapshot;
 class Handle;
@@ -154,7 +156,7 @@ public:
   // Why entry i failed in the last read(), or nullptr.
   const Error* error(std::size_t i) const noexcept { return errors_[i] ? &*errors_[i] : nullptr; }
   // How many distinct files one read() reads, and which ("/proc/vmstat"; a mount point for
-  // the statvfs(3) of fs.mount; k_timex_source for adjtimex(2)), in the order read.
+  // the statvfs(3) of fs.mount; k_timex_source, k_links_source for the calls), in the order read.
   std::size_t source_count() const noexcept { return sources_.size(); }
   std::vector<std::string> source_paths() const;
   // The source files that failed in the last read(), each with why, in the order first used.

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+//
+// Each network interface's link: net.link.<iface>.{up,carrier,mtu,tx_queue_len,carrier_changes,
+// carrier_up_count,carrier_down_count,flags,type}, what `ip link` shows and node_exporter's
+// netclass collector serves (node_network_up, node_network_mtu_bytes, ...): whether the
+// interface is up, whether it has a carrier, how often the carrier came and went.
+//
+// /sys/class/net/<iface>/ holds these a file each, two dozen files an interface; and carrier and
+// speed fail (EINVAL) while an interface is down. One rtnetlink(7) dump of the links (RTM_GETLINK,
+// the counters left out with RTEXT_FILTER_SKIP_STATS) answers for every interface at once: on a
+// host with a hundred container interfaces, one request and a few receives a scrape instead of a
+// thousand reads. The reader renders the answer as keyed lines, the interface's name first
+// ("eth0 1 1 1500 1000 2 1 1 69699 1"), which are located and converted as any file's lines are.
+// An interface that comes or goes changes the lines, which a snapshot notices. The dump is of
+// this process's network namespace, whatever the proc root.
+//
+// The messages are walked with the kernel's own macros (<linux/netlink.h>, <linux/rtnetlink.h>),
+// as iproute2 walks them: libmnl, the library for it, has no static archive in Debian, and kstat
+// links static.
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <iterator>
+
+#include <linux/if.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include "emitter.hpp"
+
+// The netlink macros are C, their casts C casts.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+
+namespace opskit::counters {
+
+namespace {
+
+struct LinkField {
+  std::string_view name;
+  Kind kind;
+  std::string_view unit;
+  std::string_view description;
+};
+
+constexpr LinkField k_link_fields[] = {
+    {"up", Kind::gauge, "", "1 when the interface's operational state is up, else 0"},
+    {"carrier", Kind::gauge, "", "1 when the interface is up and its link has a carrier, else 0"},
+    {"mtu", Kind::gauge, "bytes", "Largest packet the interface sends (MTU)"},
+    {"tx_queue_len", Kind::gauge, "packets", "Length of the transmit queue"},
+    {"carrier_changes", Kind::counter, "changes", "Times the link's carrier came or went"},
+    {"carrier_up_count", Kind::counter, "changes", "Times the link's carrier came up"},
+    {"carrier_down_count", Kind::counter, "changes", "Times the link's carrier went down"},
+    {"flags", Kind::gauge, "",
+     "Interface flags as ip link shows them (IFF_UP 0x1, IFF_LOOPBACK 0x8, IFF_RUNNING 0x40, "
+     "IFF_LOWER_UP 0x10000, ...)"},
+    {"type", Kind::gauge, "", "Link type (ARPHRD_*: 1 Ethernet, 772 loopback, 65534 none, ...)"},
+};
+
+// A dump answers in batches of up to 32 KiB (the kernel's most for one receive of a dump).
+constexpr std::size_t k_receive_room = 32768;
+
+// One link's figures from its RTM_NEWLINK message, or -1 where an attribute is missing.
+struct Link {
+  // The rendered columns, in k_link_fields' order.
+  enum Column : std::size_t {
+    up,
+    carrier,
+    mtu,
+    tx_queue_len,
+    carrier_changes,
+    carrier_up_count,
+    carrier_down_count,
+    flags,
+    type
+  };
+  std::string_view name;
+  std::array<long long, std::size(k_link_fields)> values;
+};
+
+template <typename T>
+long long attribute(const rtattr* rta) {
+  if (RTA_PAYLOAD(rta) < sizeof(T))
+    return -1;
+  T v;
+  std::memcpy(&v, RTA_DATA(rta), sizeof v);
+  return static_cast<long long>(v);
+}
+
+Link link_of(const nlmsghdr* message) {
+  const auto* info = static_cast<const ifinfomsg*>(NLMSG_DATA(message));
+  Link link{};
+  link.values.fill(-1);
+  link.values[Link::flags] = info->ifi_flags;
+  link.values[Link::type] = info->ifi_type;
+  int room = static_cast<int>(IFLA_PAYLOAD(message));
+  for (const auto* rta = IFLA_RTA(info); RTA_OK(rta, room); rta = RTA_NEXT(rta, room)) {
+    switch (rta->rta_type) {
+    case IFLA_IFNAME:
+      link.name =
+          std::string_view(static_cast<const char*>(RTA_DATA(rta)),
+                           ::strnlen(static_cast<const char*>(RTA_DATA(rta)), RTA_PAYLOAD(rta)));
+      break;
+    case IFLA_OPERSTATE:
+      link.values[Link::up] = attribute<std::uint8_t>(rta) == IF_OPER_UP ? 1 : 0;
+      break;
+    case IFLA_CARRIER: // stale while the interface is set down (sysfs refuses to say it): 0
+      link.values[Link::carrier] =
+          (info->ifi_flags & IFF_UP) != 0 ? attribute<std::uint8_t>(rta) : 0;
+      break;
+    case IFLA_MTU:
+      link.values[Link::mtu] = attribute<std::uint32_t>(rta);
+      break;
+    case IFLA_TXQLEN:
+      link.values[Link::tx_queue_len] = attribute<std::uint32_t>(rta);
+      break;
+    case IFLA_CARRIER_CHANGES:
+      link.values[Link::carrier_changes] = attribute<std::uint32_t>(rta);
+      break;
+    case IFLA_CARRIER_UP_COUNT:
+      link.values[Link::carrier_up_count] = attribute<std::uint32_t>(rta);
+      break;
+    case IFLA_CARRIER_DOWN_COUNT:
+      link.values[Link::carrier_down_count] = attribute<std::uint32_t>(rta);
+      break;
+    default:
+      break;
+    }
+  }
+  return link;
+}
+
+void render(const Link& link, std::string& out) {
+  if (link.name.empty())
+    return;
+  auto at = std::back_inserter(out);
+  at = fmt::format_to(at, FMT_COMPILE("{}"), link.name);
+  for (long long v : link.values)
+    at = v < 0 ? fmt::format_to(at, FMT_COMPILE(" -")) : fmt::format_to(at, FMT_COMPILE(" {}"), v);
+  out.push_back('\n');
+}
+
+// Asks for the dump on `fd`, numbered `seq`.
+bool request(int fd, std::uint32_t seq) {
+  struct {
+    nlmsghdr header;
+    ifinfomsg info;
+    rtattr mask_attribute;
+    std::uint32_t mask;
+  } ask{};
+  ask.header.nlmsg_len = sizeof ask;
+  ask.header.nlmsg_type = RTM_GETLINK;
+  ask.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  ask.header.nlmsg_seq = seq;
+  ask.info.ifi_family = AF_UNSPEC;
+  ask.mask_attribute.rta_len = RTA_LENGTH(sizeof ask.mask);
+  ask.mask_attribute.rta_type = IFLA_EXT_MASK;
+  ask.mask = RTEXT_FILTER_SKIP_STATS;
+  return ::send(fd, &ask, sizeof ask, 0) == static_cast<ssize_t>(sizeof ask);
+}
+
+} // namespace
+
+namespace detail {
+
+bool read_links(Source& source) {
+  auto fail = [&](std::string_view what, int err) {
+    source.read_error = Error::from_errno(what, source.path, err);
+    source.fd.reset(); // a dump cut short leaves its rest queued: start afresh next time
+    return false;
+  };
+  if (!source.fd) {
+    source.fd = UniqueFd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+    if (!source.fd)
+      return fail("socket", errno);
+  }
+  std::uint32_t seq = ++source.sequence;
+  if (!request(source.fd.get(), seq))
+    return fail("send", errno);
+  source.raw.resize(k_receive_room);
+  source.buffer.clear();
+  for (;;) {
+    iovec room{source.raw.data(), source.raw.size()};
+    msghdr message{};
+    message.msg_iov = &room;
+    message.msg_iovlen = 1;
+    ssize_t n = ::recvmsg(source.fd.get(), &message, 0);
+    if (n <= 0)
+      return fail("recvmsg", n < 0 ? errno : EPROTO);
+    if ((message.msg_flags & MSG_TRUNC) != 0)
+      return fail("recvmsg", EMSGSIZE);
+    auto left = static_cast<unsigned>(n);
+    for (const auto* header = reinterpret_cast<const nlmsghdr*>(source.raw.data());
+         NLMSG_OK(header, left); header = NLMSG_NEXT(header, left)) {
+      if (header->nlmsg_seq != seq)
+        continue; // an answer to an earlier request
+      if (header->nlmsg_type == NLMSG_DONE) {
+        source.text = source.buffer;
+        return true;
+      }
+      if (header->nlmsg_type == NLMSG_ERROR) {
+        const auto* error = static_cast<const nlmsgerr*>(NLMSG_DATA(header));
+        return fail("RTM_GETLINK", error->error < 0 ? -error->error : EPROTO);
+      }
+      if (header->nlmsg_type == RTM_NEWLINK && header->nlmsg_len >= NLMSG_LENGTH(sizeof(ifinfomsg)))
+        render(link_of(header), source.buffer);
+    }
+  }
+}
+
+} // namespace detail
+
+void find_links(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "net.link"))
+    return;
+  detail::Source dump;
+  dump.path = std::string(k_links_source);
+  if (!detail::read_links(dump))
+    return;
+  Emitter emitter(roots, dump.path, k_lines, prefix, out, Reader::links);
+  for_each_record(dump.text, k_lines, [&](const Record& r) {
+    std::string name = fmt::format("net.link.{}", component_of(r.key));
+    if (!related(prefix, name))
+      return;
+    for (std::size_t i = 0; i < std::size(k_link_fields) && i < r.tokens.size(); ++i) {
+      const auto& f = k_link_fields[i];
+      if (r.tokens[i] == "-")
+        continue; // the kernel does not give it (carrier_up_count before Linux 4.20)
+      if (Info* info =
+              emitter.emit(fmt::format("{}.{}", name, f.name), fmt::format("net.link.*.{}", f.name),
+                           f.kind, f.unit, {std::string(r.key), static_cast<int>(i), r.offset}))
+        info->description = f.description;
+    }
+  });
+}
+
+} // namespace opskit::counters
+
+#pragma GCC diagnostic pop
