@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "metadata.hpp"
 #include "opskit/file.hpp"
 
@@ -22,6 +24,39 @@ Info* Emitter::emit(std::string name, std::string_view pattern, Kind kind, std::
     convert.text = true;
   out_.push_back(Field{std::move(info), path_, layout_, std::move(locator), convert, reader_});
   return &out_.back().info;
+}
+
+void emit_columns(std::string_view text, std::string_view base, std::span<const ColumnSpec> columns,
+                  Emitter& emitter) {
+  for_each_record(text, k_lines, [&](const Record& r) {
+    std::string name = fmt::format("{}.{}", base, component_of(r.key));
+    if (!related(emitter.prefix(), name))
+      return;
+    for (std::size_t i = 0; i < columns.size() && i < r.tokens.size(); ++i) {
+      const auto& column = columns[i];
+      if (r.tokens[i] == "-")
+        continue;
+      if (Info* info = emitter.emit(
+              fmt::format("{}.{}", name, column.name), fmt::format("{}.*.{}", base, column.name),
+              column.kind, column.unit, {std::string(r.key), static_cast<int>(i), r.offset}))
+        info->description = column.description;
+    }
+  });
+}
+
+void find_rendered(const Roots& roots, std::string_view prefix, std::string_view file,
+                   Reader reader, std::string_view base, std::span<const ColumnSpec> columns,
+                   std::vector<Field>& out) {
+  if (!related(prefix, base))
+    return;
+  std::string path = fmt::format("{}/{}", roots.proc, file);
+  auto raw = read_file(path);
+  if (!raw)
+    return;
+  std::string text;
+  detail::render_file(reader, *raw, text);
+  Emitter emitter(roots, path, k_lines, prefix, out, reader);
+  emit_columns(text, base, columns, emitter);
 }
 
 bool related(std::string_view prefix, std::string_view source_prefix) noexcept {

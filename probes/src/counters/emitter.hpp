@@ -64,6 +64,26 @@ struct SourceSpec {
   std::span<const std::string_view> fallback_keys = {};
 };
 
+// A column of a source rendered as keyed lines (softnet_stat, mdstat, the links): its name's last
+// component, kind, unit and description.
+struct ColumnSpec {
+  std::string_view name;
+  Kind kind;
+  std::string_view unit;
+  std::string_view description;
+};
+
+// The fields of such a source's `text`: <base>.<key>.<column> for each line and column, the key
+// written as a name component. A "-" is a figure the kernel does not give: no field.
+void emit_columns(std::string_view text, std::string_view base, std::span<const ColumnSpec> columns,
+                  Emitter& emitter);
+
+// The fields of a file under the proc root rendered before it is read (detail::is_rendered()),
+// named under `base`.
+void find_rendered(const Roots& roots, std::string_view prefix, std::string_view file,
+                   Reader reader, std::string_view base, std::span<const ColumnSpec> columns,
+                   std::vector<Field>& out);
+
 // Does a source under `source_prefix` have names that `prefix` lists or resolves?
 bool related(std::string_view prefix, std::string_view source_prefix) noexcept;
 

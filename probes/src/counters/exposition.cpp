@@ -80,6 +80,9 @@ constexpr std::string_view k_guest_help =
     "Time the CPUs ran guests, also counted in kstat_cpu_seconds_total (mode user; nice for "
     "niced guests)";
 
+constexpr std::string_view k_md_disks_help =
+    "Devices of the array by state: active (in sync), failed, spare";
+
 // clang-format off
 constexpr Rule k_rules[] = {
     // /proc/stat
@@ -178,6 +181,15 @@ constexpr Rule k_rules[] = {
     // node_exporter's node_network_flags serves
     {"net.link.*.flags", "network_link_flags", {k_device}, Units::keep},
     {"net.link.*.*", "network_$2", {k_device}, Units::keep},
+    // /proc/mdstat: node_exporter's mdadm collector
+    {"md.*.disks_required", "md_disks_required", {k_device}, Units::keep},
+    {"md.*.disks_active", "md_disks", {k_device, {"state", "active"}}, Units::keep, k_md_disks_help},
+    {"md.*.disks_failed", "md_disks", {k_device, {"state", "failed"}}, Units::keep, k_md_disks_help},
+    {"md.*.disks_spare", "md_disks", {k_device, {"state", "spare"}}, Units::keep, k_md_disks_help},
+    {"md.*.blocks", "md_blocks", {k_device}, Units::keep},
+    {"md.*.blocks_synced", "md_blocks_synced", {k_device}, Units::keep},
+    {"md.*.*", "md_state", {k_device, {"state", "$2"}}, Units::keep,
+     "1 for the array's state (active, inactive, recovering, resync, check), 0 for the others"},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},

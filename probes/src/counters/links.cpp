@@ -41,14 +41,7 @@ namespace opskit::counters {
 
 namespace {
 
-struct LinkField {
-  std::string_view name;
-  Kind kind;
-  std::string_view unit;
-  std::string_view description;
-};
-
-constexpr LinkField k_link_fields[] = {
+constexpr ColumnSpec k_link_fields[] = {
     {"up", Kind::gauge, "", "1 when the interface's operational state is up, else 0"},
     {"carrier", Kind::gauge, "", "1 when the interface is up and its link has a carrier, else 0"},
     {"mtu", Kind::gauge, "bytes", "Largest packet the interface sends (MTU)"},
@@ -223,20 +216,7 @@ void find_links(const Roots& roots, std::string_view prefix, std::vector<Field>&
   if (!detail::read_links(dump))
     return;
   Emitter emitter(roots, dump.path, k_lines, prefix, out, Reader::links);
-  for_each_record(dump.text, k_lines, [&](const Record& r) {
-    std::string name = fmt::format("net.link.{}", component_of(r.key));
-    if (!related(prefix, name))
-      return;
-    for (std::size_t i = 0; i < std::size(k_link_fields) && i < r.tokens.size(); ++i) {
-      const auto& f = k_link_fields[i];
-      if (r.tokens[i] == "-")
-        continue; // the kernel does not give it (carrier_up_count before Linux 4.20)
-      if (Info* info =
-              emitter.emit(fmt::format("{}.{}", name, f.name), fmt::format("net.link.*.{}", f.name),
-                           f.kind, f.unit, {std::string(r.key), static_cast<int>(i), r.offset}))
-        info->description = f.description;
-    }
-  });
+  emit_columns(dump.text, "net.link", k_link_fields, emitter); // "-": carrier_up_count before 4.20
 }
 
 } // namespace opskit::counters

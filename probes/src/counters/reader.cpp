@@ -519,7 +519,7 @@ bool Source::read(Clock::time_point deadline) {
   }
   if (open_error)
     return false;
-  bool rendered = reader == Reader::softnet;
+  bool rendered = is_rendered(reader);
   if (rendered && raw.empty())
     raw.resize(buffer.size());
   auto got = pread_whole(fd.get(), rendered ? raw : buffer, path);
@@ -527,7 +527,7 @@ bool Source::read(Clock::time_point deadline) {
     read_error = got.error();
     return false;
   }
-  text = rendered ? render_softnet(*got, buffer) : *got;
+  text = rendered ? render_file(reader, *got, buffer) : *got;
   return true;
 }
 

@@ -73,8 +73,9 @@ struct Convert {
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
 // file system, whose answer comes from memory; adjtimex(2) (timex.cpp); a dump of the network
 // links over rtnetlink(7) (links.cpp). The answers are rendered as keyed lines ("size N\nfree
-// N\n..."), and so is /proc/net/softnet_stat's hexadecimal after its pread (softnet.cpp).
-enum class Reader : std::uint8_t { pread, statfs, statfs_local, adjtimex, softnet, links };
+// N\n..."), and so are two files after their pread: /proc/net/softnet_stat's hexadecimal
+// (softnet.cpp) and /proc/mdstat's stanzas (md.cpp).
+enum class Reader : std::uint8_t { pread, statfs, statfs_local, adjtimex, softnet, mdstat, links };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
 struct Field {
@@ -235,7 +236,8 @@ struct Source {
   Reader reader = Reader::pread;
   UniqueFd fd;
   std::string buffer;
-  std::string raw; // a rendered source's bytes as read (softnet, links); the rendering in buffer
+  std::string
+      raw; // a rendered source's bytes as read (softnet, mdstat, links); the rendering in buffer
   std::uint32_t sequence = 0; // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;
@@ -264,6 +266,16 @@ bool read_links(Source& source);
 
 // /proc/net/softnet_stat's lines as keyed decimal ones, the CPU first, into `out` (softnet.cpp).
 std::string_view render_softnet(std::string_view raw, std::string& out);
+// /proc/mdstat's stanzas as keyed lines, an array each, into `out` (md.cpp).
+std::string_view render_mdstat(std::string_view raw, std::string& out);
+
+// Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
+inline bool is_rendered(Reader reader) noexcept {
+  return reader == Reader::softnet || reader == Reader::mdstat;
+}
+inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
+  return reader == Reader::softnet ? render_softnet(raw, out) : render_mdstat(raw, out);
+}
 
 } // namespace detail
 

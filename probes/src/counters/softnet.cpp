@@ -23,31 +23,24 @@
 #include <fmt/format.h>
 
 #include "emitter.hpp"
-#include "opskit/file.hpp"
 
 namespace opskit::counters {
 
 namespace {
 
-struct SoftnetField {
-  std::string_view name;
-  int column; // in the file
-  Kind kind;
-  std::string_view unit;
-  std::string_view description;
-};
-
 // In the order of the rendered columns.
-constexpr SoftnetField k_softnet_fields[] = {
-    {"processed", 0, Kind::counter, "packets", "Packets the CPU took off its receive queues"},
-    {"dropped", 1, Kind::counter, "packets", "Packets dropped because the CPU's backlog was full"},
-    {"time_squeeze", 2, Kind::counter, "events",
+constexpr ColumnSpec k_softnet_fields[] = {
+    {"processed", Kind::counter, "packets", "Packets the CPU took off its receive queues"},
+    {"dropped", Kind::counter, "packets", "Packets dropped because the CPU's backlog was full"},
+    {"time_squeeze", Kind::counter, "events",
      "Receive rounds that ran out of budget or time with packets left"},
-    {"received_rps", 9, Kind::counter, "interrupts",
+    {"received_rps", Kind::counter, "interrupts",
      "Times another CPU woke this one to steer packets (RPS)"},
-    {"flow_limit_count", 10, Kind::counter, "packets", "Packets dropped by the per-flow limit"},
-    {"backlog_len", 11, Kind::gauge, "packets", "Packets in the CPU's backlog now"},
+    {"flow_limit_count", Kind::counter, "packets", "Packets dropped by the per-flow limit"},
+    {"backlog_len", Kind::gauge, "packets", "Packets in the CPU's backlog now"},
 };
+// Where each is in the file.
+constexpr int k_file_columns[std::size(k_softnet_fields)] = {0, 1, 2, 9, 10, 11};
 constexpr int k_backlog_columns = 13; // from Linux 5.10: backlog length, then the CPU's number
 constexpr int k_cpu_column = 12;
 
@@ -79,15 +72,15 @@ std::string_view render_softnet(std::string_view raw, std::string& out) {
       columns[count++] = line.substr(pos, end - pos);
       pos = end;
     }
-    if (count <= k_softnet_fields[4].column) // not a line of counters
+    if (count <= k_file_columns[4]) // not a line of counters
       continue;
     std::size_t cpu = count >= k_backlog_columns ? hex(columns[k_cpu_column]) : line_number;
     ++line_number;
     auto at = std::back_inserter(out);
     at = fmt::format_to(at, FMT_COMPILE("{}"), cpu);
-    for (const auto& f : k_softnet_fields)
-      if (f.column < count)
-        at = fmt::format_to(at, FMT_COMPILE(" {}"), hex(columns[f.column]));
+    for (int column : k_file_columns)
+      if (column < count)
+        at = fmt::format_to(at, FMT_COMPILE(" {}"), hex(columns[column]));
     out.push_back('\n');
   }
   return out;
@@ -96,24 +89,8 @@ std::string_view render_softnet(std::string_view raw, std::string& out) {
 } // namespace detail
 
 void find_softnet(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
-  if (!related(prefix, "net.softnet"))
-    return;
-  std::string path = roots.proc + "/net/softnet_stat";
-  auto raw = read_file(path);
-  if (!raw)
-    return;
-  std::string text;
-  detail::render_softnet(*raw, text);
-  Emitter emitter(roots, path, k_lines, prefix, out, Reader::softnet);
-  for_each_record(text, k_lines, [&](const Record& r) {
-    for (std::size_t i = 0; i < std::size(k_softnet_fields) && i < r.tokens.size(); ++i) {
-      const auto& f = k_softnet_fields[i];
-      if (Info* info = emitter.emit(fmt::format("net.softnet.{}.{}", r.key, f.name),
-                                    fmt::format("net.softnet.*.{}", f.name), f.kind, f.unit,
-                                    {std::string(r.key), static_cast<int>(i), r.offset}))
-        info->description = f.description;
-    }
-  });
+  find_rendered(roots, prefix, "net/softnet_stat", Reader::softnet, "net.softnet", k_softnet_fields,
+                out);
 }
 
 } // namespace opskit::counters

@@ -221,3 +221,34 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   });
   CHECK(file_systems > 0);
 }
+
+TEST_CASE("kstat serve and node_exporter agree on software RAID arrays",
+          "[kstat][serve][node_exporter]") {
+  if (!have_program("prometheus-node-exporter"))
+    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
+  // This machine has no md arrays: both read the same /proc/mdstat of six, one rebuilding after
+  // a failure, one inactive, one a RAID 0, one waiting to resync, one being checked.
+  const std::string proc = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+  KstatServe serve({"--proc-root", proc, "md"});
+  int port = free_port();
+  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--path.procfs=" + proc, "--collector.disable-defaults", "--collector.mdadm"},
+              port);
+  auto theirs = samples(http_get(node.url("/metrics")).body);
+  auto ours = samples(http_get(serve.url()).body);
+  int series = 0;
+  for (const auto& [name, value] : theirs)
+    if (name.starts_with("node_md_")) {
+      INFO(name);
+      std::string kstat_name = "kstat_md_" + name.substr(8);
+      REQUIRE(ours.count(kstat_name) == 1);
+      CHECK(ours[kstat_name] == value);
+      ++series;
+    }
+  CHECK(series == 6 * 11);
+  auto degraded = [&](const std::string& prefix, const std::string& device) {
+    return theirs[prefix + "disks_required{device=\"" + device + "\"}"] -
+           theirs[prefix + "disks{device=\"" + device + "\",state=\"active\"}"];
+  };
+  CHECK(degraded("node_md_", "md1") == 1); // what the alert on a degraded array asks
+}

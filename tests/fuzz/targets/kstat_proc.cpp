@@ -2,14 +2,14 @@
 // kstat's reader of the /proc files it knows (vmstat, meminfo, stat, loadavg, pressure,
 // softirqs, interrupts, net/*, diskstats, a process's stat, status and io, mountinfo), fed the
 // text itself: the first byte chooses the file, the rest is its text, read with the layout kstat
-// reads that file with (net/softnet_stat rendered first, and the rendering checked: a key and
-// five or six decimal numbers a line). What the lister finds must read back: the first record of each
-// key (a name stands for it) that for_each_record() gives is found again by locate() at its offset,
-// and all its columns at once by locate_columns() as a snapshot reads them, with the same
-// tokens; in keyed lines, also from a stale hint, which is then moved to it. Each token converts
-// alike through convert() and convert_into(), and a kB figure made bytes is 1024 times as many. The
-// names, snapshot and exposition made from the same input, through files, are the kstat_namespace
-// target's.
+// reads that file with (net/softnet_stat and mdstat rendered first, and the rendering checked: a
+// key and a fixed count of decimal numbers a line). What the lister finds must read back: the first
+// record of each key (a name stands for it) that for_each_record() gives is found again by locate()
+// at its offset, and all its columns at once by locate_columns() as a snapshot reads them, with the
+// same tokens; in keyed lines, also from a stale hint, which is then moved to it. Each token
+// converts alike through convert() and convert_into(), and a kB figure made bytes is 1024 times as
+// many. The names, snapshot and exposition made from the same input, through files, are the
+// kstat_namespace target's.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -178,18 +178,16 @@ void check_layout(std::string_view text, const Layout& layout) {
   }
 }
 
-// What render_softnet() makes of any text: lines of a CPU's number and five or six counts, in
-// decimal.
-void check_softnet(std::string_view rendered) {
-  check(rendered.empty() || rendered.back() == '\n',
-        "softnet_stat rendered without a last newline");
+// What a rendering makes of any text: lines of a key and `least` to `most` decimal numbers.
+void check_rendered(std::string_view rendered, std::size_t least, std::size_t most) {
+  check(rendered.empty() || rendered.back() == '\n', "a file rendered without a last newline");
   for (const auto& r : records_of(rendered, Layout{})) {
-    check(r.tokens.size() >= 5 && r.tokens.size() <= 6,
-          "a softnet_stat line rendered short or long");
+    check(r.tokens.size() >= least && r.tokens.size() <= most,
+          "a file rendered a line short or long");
     for (std::string_view token : r.tokens)
       check(std::all_of(token.begin(), token.end(),
                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }),
-            "softnet_stat rendered a count that is not decimal");
+            "a file rendered a figure that is not decimal");
   }
 }
 
@@ -200,9 +198,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto [which, text] = opskit::fuzz::choose(opskit::fuzz::bytes_of(data, size),
                                             std::size(opskit::fuzz::k_proc_files));
   std::string rendered;
-  if (opskit::fuzz::k_proc_files[which].path == "net/softnet_stat") {
+  std::string_view path = opskit::fuzz::k_proc_files[which].path;
+  if (path == "net/softnet_stat") {
     text = detail::render_softnet(text, rendered);
-    check_softnet(text);
+    check_rendered(text, 5, 6); // the CPU, then five counts, or six with the backlog
+  } else if (path == "mdstat") {
+    text = detail::render_mdstat(text, rendered);
+    check_rendered(text, 11, 11); // the array, then its eleven figures
   }
   for (const auto& layout : layouts[which])
     check_layout(text, layout);

@@ -324,3 +324,36 @@ TEST_CASE("sources: net.softnet per CPU from hexadecimal, named by the CPU's num
   snap->read();
   CHECK(snap->records_changed());
 }
+
+TEST_CASE("sources: md arrays from /proc/mdstat's stanzas, as node_exporter counts them",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read md(ns, "md");
+  CHECK(md.infos.size() == 6 * 11);
+  // A healthy mirror with a bitmap.
+  CHECK(md.value("md.md127.disks_required") == Value(u(2)));
+  CHECK(md.value("md.md127.disks_active") == Value(u(2)));
+  CHECK(md.value("md.md127.blocks_synced") == Value(u(976630464)));
+  CHECK(md.value("md.md127.active") == Value(u(1)));
+  // RAID 5 rebuilding onto a spare after a failure: degraded by one, a failed disk, a spare.
+  CHECK(md.value("md.md1.disks_required") == Value(u(4)));
+  CHECK(md.value("md.md1.disks_active") == Value(u(3)));
+  CHECK(md.value("md.md1.disks_failed") == Value(u(1)));
+  CHECK(md.value("md.md1.disks_spare") == Value(u(1)));
+  CHECK(md.value("md.md1.blocks") == Value(u(2930280448)));
+  CHECK(md.value("md.md1.blocks_synced") == Value(u(123456789)));
+  CHECK(md.value("md.md1.recovering") == Value(u(1)));
+  CHECK(md.value("md.md1.active") == Value(u(0)));
+  // Inactive: nothing required, nothing active; its spare counted.
+  CHECK(md.value("md.md2.inactive") == Value(u(1)));
+  CHECK(md.value("md.md2.disks_required") == Value(u(0)));
+  CHECK(md.value("md.md2.disks_spare") == Value(u(1)));
+  // RAID 0: every device required and active. A resync waiting: none of it done yet.
+  CHECK(md.value("md.md3.disks_required") == Value(u(2)));
+  CHECK(md.value("md.md3.disks_active") == Value(u(2)));
+  CHECK(md.value("md.md4.resync") == Value(u(1)));
+  CHECK(md.value("md.md4.blocks_synced") == Value(u(0)));
+  CHECK(md.value("md.md5.check") == Value(u(1)));
+  CHECK(md.value("md.md5.blocks_synced") == Value(u(5239552)));
+  CHECK(md.info("md.md1.blocks").unit == "KiB");
+}

@@ -26,7 +26,7 @@ namespace opskit::counters {
 // few dashboards read). Of /proc/sys (a thousand files, few of them worth a series) only the two
 // entries node_exporter's conntrack collector reads; not /proc/<pid>, or the cgroups (a series
 // for each key of memory.stat in each cgroup). Those are served when named.
-inline constexpr std::array<std::string_view, 25> k_serve_defaults = {
+inline constexpr std::array<std::string_view, 26> k_serve_defaults = {
     "cpu",
     "kern",
     "vm.stats.@(oom_kill|pgpg|pswp|pg*fault)*",
@@ -49,6 +49,7 @@ inline constexpr std::array<std::string_view, 25> k_serve_defaults = {
     "net.softnet",
     "net.link",
     "disk",
+    "md",
     "fs.mount",
     "net.netfilter.nf_conntrack_count",
     "net.netfilter.nf_conntrack_max"};
