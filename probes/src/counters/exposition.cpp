@@ -46,6 +46,7 @@ enum class Path : std::uint8_t {
           // the root "/"), as /proc/<pid>/cgroup and systemd show it
   mount,  // a mount point's name component as its path ("/mnt/my\040disk\056img" ->
           // "/mnt/my disk.img"), as node_exporter labels it
+  device, // a device's name component as its name ("eth0/100" -> "eth0.100")
 };
 
 // A label's value is "$N", the Nth wildcard of the pattern ("$0": the whole name), or literal
@@ -68,7 +69,7 @@ struct Rule {
 
 constexpr std::string_view k_sysctl_help = "Numeric /proc/sys entries, by sysctl name";
 constexpr Label k_cpu{"cpu", "$1"};
-constexpr Label k_device{"device", "$1"};
+constexpr Label k_device{"device", "$1", Path::device};
 constexpr Label k_cgroup{"cgroup", "$1", Path::cgroup};
 constexpr Label k_mountpoint{"mountpoint", "$1", Path::mount};
 constexpr Label k_cgroup_device{"device", "$2"};
@@ -347,6 +348,8 @@ std::string written(const Label& label, const std::vector<std::string_view>& cap
     return cgroup_path(value);
   case Path::mount:
     return mount_path(value);
+  case Path::device:
+    return file_name_of(value);
   case Path::none:
     break;
   }

@@ -74,6 +74,9 @@ TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by ty
   CHECK(has_line(out, "kstat_network_transmit_packets_total{device=\"lo\"} 3340808"));
   // node_exporter's sixteen families of /proc/net/dev, its sums included; a statistics file's
   // own counter keeps its name.
+  // A dot in a device's name is '/' in kstat's names, and the dot again in its label.
+  CHECK(has_line(render({"net.dev.eth0/100.rx_bytes"}),
+                 "kstat_network_receive_bytes_total{device=\"eth0.100\"} 4096"));
   auto eth0 = render({"net.dev.eth0"});
   CHECK(has_line(eth0, "kstat_network_receive_drop_total{device=\"eth0\"} 7"));
   CHECK(has_line(eth0, "kstat_network_receive_frame_total{device=\"eth0\"} 5"));
