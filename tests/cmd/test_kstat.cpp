@@ -398,8 +398,10 @@ TEST_CASE("kstat read net.link: the links of its network namespace, as ip link s
   }
   CHECK(std::none_of(before.begin(), before.end(),
                      [](const std::string& l) { return l.starts_with("net.link.eth"); }));
-  for (const char* line : {"net.link.kst0.up: 1", "net.link.kst0.carrier: 1",
-                           "net.link.kst0.carrier_up_count: 1", "net.link.kst0.mtu: 1234"}) {
+  // A veth's speed, as ethtool gives it: 10 Gb/s.
+  for (const char* line :
+       {"net.link.kst0.up: 1", "net.link.kst0.carrier: 1", "net.link.kst0.carrier_up_count: 1",
+        "net.link.kst0.mtu: 1234", "net.link.kst0.speed: 1250000000"}) {
     INFO(line);
     CHECK(after.count(line) == 1);
   }

@@ -174,6 +174,7 @@ constexpr Rule k_rules[] = {
     // rtnetlink's links: node_exporter's netclass collector
     {"net.link.*.up", "network_up", {k_device}, Units::keep},
     {"net.link.*.mtu", "network_mtu", {k_device}},
+    {"net.link.*.speed", "network_speed", {k_device}},
     {"net.link.*.tx_queue_len", "network_transmit_queue_length", {k_device}, Units::keep},
     {"net.link.*.carrier_up_count", "network_carrier_up_changes", {k_device}, Units::keep},
     {"net.link.*.carrier_down_count", "network_carrier_down_changes", {k_device}, Units::keep},

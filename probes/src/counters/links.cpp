@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 //
 // Each network interface's link: net.link.<iface>.{up,carrier,mtu,tx_queue_len,carrier_changes,
-// carrier_up_count,carrier_down_count,flags,type}, what `ip link` shows and node_exporter's
-// netclass collector serves (node_network_up, node_network_mtu_bytes, ...): whether the
-// interface is up, whether it has a carrier, how often the carrier came and went.
+// carrier_up_count,carrier_down_count,flags,type,speed}, what `ip link` and ethtool show and
+// node_exporter's netclass collector serves (node_network_up, node_network_mtu_bytes,
+// node_network_speed_bytes, ...): whether the interface is up, whether it has a carrier, how
+// often the carrier came and went, how fast it is. The speed takes an ioctl an interface.
 //
 // /sys/class/net/<iface>/ holds these a file each, two dozen files an interface; and carrier and
 // speed fail (EINVAL) while an interface is down. One rtnetlink(7) dump of the links (RTM_GETLINK,
@@ -23,9 +24,14 @@
 #include <cstring>
 #include <iterator>
 
+#include <atomic>
+
+#include <linux/ethtool.h>
 #include <linux/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <fmt/compile.h>
@@ -53,6 +59,7 @@ constexpr ColumnSpec k_link_fields[] = {
      "Interface flags as ip link shows them (IFF_UP 0x1, IFF_LOOPBACK 0x8, IFF_RUNNING 0x40, "
      "IFF_LOWER_UP 0x10000, ...)"},
     {"type", Kind::gauge, "", "Link type (ARPHRD_*: 1 Ethernet, 772 loopback, 65534 none, ...)"},
+    {"speed", Kind::gauge, "bytes", "Speed of the link, in bytes a second"},
 };
 
 // A dump answers in batches of up to 32 KiB (the kernel's most for one receive of a dump).
@@ -70,7 +77,8 @@ struct Link {
     carrier_up_count,
     carrier_down_count,
     flags,
-    type
+    type,
+    speed
   };
   std::string_view name;
   std::array<long long, std::size(k_link_fields)> values;
@@ -126,6 +134,37 @@ Link link_of(const nlmsghdr* message) {
     }
   }
   return link;
+}
+
+// The link's speed in megabits a second (ETHTOOL_GLINKSETTINGS, the ioctl behind ethtool and
+// /sys/class/net/<iface>/speed), or -1: unknown (a virtual device, a link down) or not given
+// (loopback). Asked on the netlink socket: an ioctl its protocol does not know falls through to
+// the device layer. The call says how many words its link-mode masks take by answering a
+// request of the wrong size with the right size, negated; the size is the kernel's, kept.
+long long speed_of(int fd, std::string_view name) {
+  static std::atomic<int> words = 0;
+  if (name.size() >= IFNAMSIZ)
+    return -1;
+  // The settings, then three masks of at most 127 words.
+  alignas(ethtool_link_settings) std::array<char, sizeof(ethtool_link_settings) + 3 * 127 * 4> room;
+  ifreq request{};
+  std::memcpy(request.ifr_name, name.data(), name.size());
+  request.ifr_data = room.data();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ethtool_link_settings settings{};
+    settings.cmd = ETHTOOL_GLINKSETTINGS;
+    settings.link_mode_masks_nwords = static_cast<std::int8_t>(words.load());
+    std::memcpy(room.data(), &settings, sizeof settings);
+    if (::ioctl(fd, SIOCETHTOOL, &request) != 0)
+      return -1;
+    std::memcpy(&settings, room.data(), sizeof settings);
+    if (settings.link_mode_masks_nwords > 0) {
+      std::uint32_t mbps = settings.speed;
+      return mbps == static_cast<std::uint32_t>(SPEED_UNKNOWN) ? -1 : static_cast<long long>(mbps);
+    }
+    words = -settings.link_mode_masks_nwords;
+  }
+  return -1;
 }
 
 void render(const Link& link, std::string& out) {
@@ -200,8 +239,13 @@ bool read_links(Source& source) {
         const auto* error = static_cast<const nlmsgerr*>(NLMSG_DATA(header));
         return fail("RTM_GETLINK", error->error < 0 ? -error->error : EPROTO);
       }
-      if (header->nlmsg_type == RTM_NEWLINK && header->nlmsg_len >= NLMSG_LENGTH(sizeof(ifinfomsg)))
-        render(link_of(header), source.buffer);
+      if (header->nlmsg_type == RTM_NEWLINK &&
+          header->nlmsg_len >= NLMSG_LENGTH(sizeof(ifinfomsg))) {
+        Link link = link_of(header);
+        if (long long mbps = speed_of(source.fd.get(), link.name); mbps >= 0)
+          link.values[Link::speed] = mbps * 125000; // node_exporter's bytes a second
+        render(link, source.buffer);
+      }
     }
   }
 }

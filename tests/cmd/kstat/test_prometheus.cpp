@@ -195,6 +195,10 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
          {"up", "carrier", "mtu_bytes", "transmit_queue_length", "protocol_type"})
       if (family != "carrier" || theirs.count("node_network_carrier" + labels) != 0)
         near("node_network_" + family + labels, "kstat_network_" + family + labels, 0);
+    // A speed the driver does not know is -1 Mb/s to node_exporter, and no series to kstat.
+    if (auto speed = theirs.find("node_network_speed_bytes" + labels);
+        speed != theirs.end() && speed->second >= 0)
+      near(speed->first, "kstat_network_speed_bytes" + labels, 0);
     for (std::string family : {"carrier_changes", "carrier_up_changes", "carrier_down_changes"})
       later("node_network_" + family + "_total" + labels,
             "kstat_network_" + family + "_total" + labels, 2);
