@@ -60,13 +60,14 @@ TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
   auto ours = run({k_kstat, "list", "kernel", "vm", "fs", "net", "dev", "user", "abi", "debug"});
   REQUIRE(ours.exit_status == 0);
   std::set<std::string> names;
+  // The subtrees of other sources under the same roots.
+  constexpr std::string_view k_not_sysctl[] = {"vm.stats.",     "vm.meminfo.",    "net.snmp.",
+                                               "net.snmp6.",    "net.netstat.",   "net.dev.",
+                                               "net.sockstat.", "net.sockstat6.", "net.softnet.",
+                                               "net.link.",     "net.conntrack.", "fs.mount."};
   for (const auto& line : lines(ours.out))
-    if (!line.starts_with("vm.stats.") && !line.starts_with("vm.meminfo.") &&
-        !line.starts_with("net.snmp.") && !line.starts_with("net.snmp6.") &&
-        !line.starts_with("net.netstat.") && !line.starts_with("net.dev.") &&
-        !line.starts_with("net.sockstat.") && !line.starts_with("net.sockstat6.") &&
-        !line.starts_with("net.softnet.") && !line.starts_with("net.link.") &&
-        !line.starts_with("fs.mount."))
+    if (std::none_of(std::begin(k_not_sysctl), std::end(k_not_sysctl),
+                     [&](std::string_view tree) { return line.starts_with(tree); }))
       names.insert(line);
   auto theirs = run({"sysctl", "-a", "-N"});
   std::set<std::string> expected;

@@ -242,6 +242,10 @@ constexpr Rule k_rules[] = {
     {"fs.mount.*.avail", "filesystem_avail", {k_mountpoint}},
     {"fs.mount.*.readonly", "filesystem_readonly", {k_mountpoint}, Units::keep},
     {"fs.mount.*.*", "filesystem_$2", {k_mountpoint}, Units::keep},
+    // /proc/net/stat/nf_conntrack: node_exporter's conntrack collector; the table's size is
+    // nf_conntrack_count's, below
+    {"net.conntrack.entries", ""},
+    {"net.conntrack.*", "nf_conntrack_stat_$1", {}, Units::keep},
     // /proc/sys entries that node_exporter's conntrack collector exports by name
     {"net.netfilter.nf_conntrack_count", "nf_conntrack_entries", {}, Units::keep,
      "Connections in the conntrack table"},

@@ -73,9 +73,19 @@ struct Convert {
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
 // file system, whose answer comes from memory; adjtimex(2) (timex.cpp); a dump of the network
 // links over rtnetlink(7) (links.cpp). The answers are rendered as keyed lines ("size N\nfree
-// N\n..."), and so are two files after their pread: /proc/net/softnet_stat's hexadecimal
-// (softnet.cpp) and /proc/mdstat's stanzas (md.cpp).
-enum class Reader : std::uint8_t { pread, statfs, statfs_local, adjtimex, softnet, mdstat, links };
+// N\n..."), and so are three files after their pread: /proc/net/softnet_stat's and
+// /proc/net/stat/nf_conntrack's hexadecimal (softnet.cpp, conntrack.cpp) and /proc/mdstat's
+// stanzas (md.cpp).
+enum class Reader : std::uint8_t {
+  pread,
+  statfs,
+  statfs_local,
+  adjtimex,
+  softnet,
+  mdstat,
+  conntrack,
+  links
+};
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
 struct Field {
@@ -236,8 +246,7 @@ struct Source {
   Reader reader = Reader::pread;
   UniqueFd fd;
   std::string buffer;
-  std::string
-      raw; // a rendered source's bytes as read (softnet, mdstat, links); the rendering in buffer
+  std::string raw; // a rendered source's bytes as read (is_rendered()); the rendering in buffer
   std::uint32_t sequence = 0; // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;
@@ -269,12 +278,18 @@ std::string_view render_softnet(std::string_view raw, std::string& out);
 // /proc/mdstat's stanzas as keyed lines, an array each, into `out` (md.cpp).
 std::string_view render_mdstat(std::string_view raw, std::string& out);
 
+// /proc/net/stat/nf_conntrack's columns summed over the CPUs, a keyed line each, into `out`
+// (conntrack.cpp).
+std::string_view render_conntrack(std::string_view raw, std::string& out);
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
-  return reader == Reader::softnet || reader == Reader::mdstat;
+  return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
-  return reader == Reader::softnet ? render_softnet(raw, out) : render_mdstat(raw, out);
+  if (reader == Reader::softnet)
+    return render_softnet(raw, out);
+  return reader == Reader::mdstat ? render_mdstat(raw, out) : render_conntrack(raw, out);
 }
 
 } // namespace detail

@@ -5,7 +5,8 @@
 // become names. The names are made from the files each time, so a kernel's new counters appear
 // without a new kstat. find_fields() adds the sources that are many files or none: /proc/sys,
 // processes, mount points, cgroups, the kernel clock (adjtimex) and the network links
-// (rtnetlink), and softnet_stat and mdstat, which are rendered before they are read.
+// (rtnetlink), and softnet_stat, mdstat and nf_conntrack's statistics, which are rendered before
+// they are read.
 
 #include <algorithm>
 
@@ -277,6 +278,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_softnet(roots, prefix, out);
   find_links(roots, prefix, out);
   find_md(roots, prefix, out);
+  find_conntrack(roots, prefix, out);
   return out;
 }
 

@@ -157,6 +157,11 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
   CHECK(count(ours, "kstat_timex_") == count(theirs, "node_timex_"));
   if (theirs.count("node_nf_conntrack_entries_limit") != 0) // when netfilter's conntrack is loaded
     near("node_nf_conntrack_entries_limit", "kstat_nf_conntrack_entries_limit", 0);
+  // The tracker's statistics, node_exporter's eight, summed over the CPUs by both.
+  for (const auto& [series, value] : theirs)
+    if (series.starts_with("node_nf_conntrack_stat_"))
+      later(series, "kstat_" + series.substr(5) + "_total", 1e6 * (elapsed + 1));
+  CHECK(count(ours, "kstat_nf_conntrack_stat_") == count(theirs, "node_nf_conntrack_stat_"));
   // Calls `check` with the labels of each of node_exporter's series of `family` ("{device=...}"),
   // and returns how many there were.
   auto each_labelled = [&](const std::string& family, auto check) {

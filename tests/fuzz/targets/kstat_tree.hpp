@@ -47,7 +47,8 @@ inline constexpr ProcFile k_proc_files[] = {
     {"net/sockstat6", "TCP6: inuse 1\n"},
     {"net/softnet_stat", "00000001 00000000 00000000 00000000 00000000 00000000 00000000 "
                          "00000000 00000000 00000000 00000000 00000000 00000000\n"},
-    {"mdstat", "md0 : active raid1 sdb1[1] sda1[0]\n      1024 blocks [2/2] [UU]\n"}};
+    {"mdstat", "md0 : active raid1 sdb1[1] sda1[0]\n      1024 blocks [2/2] [UU]\n"},
+    {"net/stat/nf_conntrack", "entries found drop\n00000001 00000002 00000003\n"}};
 
 class KstatTree {
 public:

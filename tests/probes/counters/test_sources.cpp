@@ -357,3 +357,20 @@ TEST_CASE("sources: md arrays from /proc/mdstat's stanzas, as node_exporter coun
   CHECK(md.value("md.md5.blocks_synced") == Value(u(5239552)));
   CHECK(md.info("md.md1.blocks").unit == "KiB");
 }
+
+TEST_CASE("sources: net.conntrack, the tracker's counters summed over the CPUs",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read stat(ns, "net.conntrack");
+  CHECK(stat.infos.size() == 17); // the columns the file's header names
+  CHECK(stat.value("net.conntrack.found") == Value(u(0x0f + 0x01)));
+  CHECK(stat.value("net.conntrack.ignore") == Value(u(0xff + 1)));
+  CHECK(stat.value("net.conntrack.insert_failed") == Value(u(1)));
+  CHECK(stat.value("net.conntrack.drop") == Value(u(2 + 5)));
+  CHECK(stat.value("net.conntrack.search_restart") == Value(u(4)));
+  CHECK(stat.value("net.conntrack.entries") == Value(u(42))); // the table's, on every line
+  CHECK(stat.info("net.conntrack.entries").kind == Kind::gauge);
+  CHECK(stat.info("net.conntrack.drop").kind == Kind::counter);
+  CHECK(stat.info("net.conntrack.drop").description ==
+        "Packets dropped because the table was full");
+}

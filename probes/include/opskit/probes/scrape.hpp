@@ -24,9 +24,10 @@ namespace opskit::counters {
 // the fields node_exporter's vmstat and netstat collectors keep by default (their --fields
 // regexps as globs: some 50 of the 600 counters, the rest gauges already in meminfo or counters
 // few dashboards read). Of /proc/sys (a thousand files, few of them worth a series) only the two
-// entries node_exporter's conntrack collector reads; not /proc/<pid>, or the cgroups (a series
-// for each key of memory.stat in each cgroup). Those are served when named.
-inline constexpr std::array<std::string_view, 26> k_serve_defaults = {
+// entries node_exporter's conntrack collector reads, and of the tracker's statistics the eight it
+// serves; not /proc/<pid>, or the cgroups (a series for each key of memory.stat in each cgroup).
+// Those are served when named.
+inline constexpr std::array<std::string_view, 27> k_serve_defaults = {
     "cpu",
     "kern",
     "vm.stats.@(oom_kill|pgpg|pswp|pg*fault)*",
@@ -51,6 +52,7 @@ inline constexpr std::array<std::string_view, 26> k_serve_defaults = {
     "disk",
     "md",
     "fs.mount",
+    "net.conntrack.@(found|invalid|ignore|insert|insert_failed|drop|early_drop|search_restart)",
     "net.netfilter.nf_conntrack_count",
     "net.netfilter.nf_conntrack_max"};
 
