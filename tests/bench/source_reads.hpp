@@ -6,7 +6,8 @@
 // /proc/sys value is asked for with kstat's 256 bytes (for it the kernel allocates and zeroes as
 // much as is asked), any other file with room for all of it. A mount point (fs.mount) is one
 // statvfs(3) of its path, as kstat reads it, kern.timex one adjtimex(2), and net.link one
-// rtnetlink dump of the links, received whole (RTM_GETLINK, as kstat asks for it).
+// rtnetlink dump of the links, received whole, and an ethtool ioctl an interface for its speed,
+// made by kstat's own calls.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,9 +18,8 @@
 #include <vector>
 
 #include <fcntl.h>
-#include <linux/if_link.h>
 #include <linux/netlink.h>
-#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -28,6 +28,7 @@
 
 #include "opskit/handle.hpp"
 #include "opskit/probes/counters.hpp"
+#include "reader.hpp"
 
 namespace opskit::bench {
 
@@ -35,30 +36,20 @@ inline constexpr std::size_t k_read_room = 65536;
 
 struct SourceFile {
   UniqueFd fd;
-  std::size_t size;   // what a read asks for
-  std::string mount;  // a mount point's path, for its statvfs; else empty
-  bool timex = false; // adjtimex(2), no file
-  bool links = false; // a dump over the netlink socket `fd`
+  std::size_t size;                         // what a read asks for
+  std::string mount;                        // a mount point's path, for its statvfs; else empty
+  bool timex = false;                       // adjtimex(2), no file
+  bool links = false;                       // a dump over the netlink socket `fd`
+  std::vector<std::string> interfaces = {}; // the links' names, each asked for its speed
 };
 
-// One dump of the links on `fd`: the request, then receives until the kernel says it is done.
-inline void dump_links(int fd, std::span<char> buffer) {
-  struct {
-    nlmsghdr header;
-    ifinfomsg info;
-    rtattr mask_attribute;
-    std::uint32_t mask;
-  } ask{};
-  ask.header.nlmsg_len = sizeof ask;
-  ask.header.nlmsg_type = RTM_GETLINK;
-  ask.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-  ask.mask_attribute.rta_len = sizeof ask.mask_attribute + sizeof ask.mask;
-  ask.mask_attribute.rta_type = IFLA_EXT_MASK;
-  ask.mask = RTEXT_FILTER_SKIP_STATS;
-  if (::send(fd, &ask, sizeof ask, 0) < 0)
+// One dump of the links on `fd`, as kstat asks for it: the request, receives until the kernel
+// says it is done, and each interface's speed.
+inline void dump_links(const SourceFile& file, std::span<char> buffer) {
+  if (!counters::detail::request_links(file.fd.get(), 1))
     std::perror("send");
   for (bool done = false; !done;) {
-    ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
+    ssize_t n = ::recv(file.fd.get(), buffer.data(), buffer.size(), 0);
     if (n <= 0) {
       std::perror("recv");
       return;
@@ -73,6 +64,8 @@ inline void dump_links(int fd, std::span<char> buffer) {
         break;
     }
   }
+  for (const auto& name : file.interfaces)
+    counters::detail::link_speed(file.fd.get(), name);
 }
 
 inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) {
@@ -84,7 +77,13 @@ inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) 
     }
     if (path == counters::k_links_source) {
       UniqueFd netlink(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
-      files.push_back({std::move(netlink), 0, std::string(), false, true});
+      std::vector<std::string> interfaces;
+      if (struct if_nameindex* names = ::if_nameindex()) {
+        for (auto* at = names; at->if_index != 0; ++at)
+          interfaces.emplace_back(at->if_name);
+        ::if_freenameindex(names);
+      }
+      files.push_back({std::move(netlink), 0, std::string(), false, true, std::move(interfaces)});
       continue;
     }
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -101,7 +100,7 @@ inline std::size_t read_sources(const std::vector<SourceFile>& files, std::span<
   std::size_t total = 0;
   for (const auto& file : files) {
     if (file.links) {
-      dump_links(file.fd.get(), buffer);
+      dump_links(file, buffer);
       continue;
     }
     if (file.timex) {

@@ -11,8 +11,6 @@
 // converted as /proc/vmstat's lines are. "entries", the table's size, is the same on every line:
 // it is taken once, and is the gauge /proc/sys's net.netfilter.nf_conntrack_count also gives.
 
-#include <algorithm>
-#include <charconv>
 #include <iterator>
 #include <vector>
 
@@ -20,7 +18,6 @@
 #include <fmt/format.h>
 
 #include "emitter.hpp"
-#include "opskit/file.hpp"
 
 namespace opskit::counters {
 
@@ -47,35 +44,24 @@ std::string description_of(std::string_view counter) {
   return fmt::format("Conntrack's {} events, all CPUs", counter);
 }
 
-// The whitespace-separated tokens of `line`.
-std::vector<std::string_view> tokens_of(std::string_view line) {
-  std::vector<std::string_view> tokens;
-  for (std::size_t pos = 0;;) {
-    pos = line.find_first_not_of(" \t", pos);
-    if (pos == std::string_view::npos)
-      return tokens;
-    std::size_t end = std::min(line.find_first_of(" \t", pos), line.size());
-    tokens.push_back(line.substr(pos, end - pos));
-    pos = end;
-  }
-}
-
 } // namespace
 
 namespace detail {
 
 std::string_view render_conntrack(std::string_view raw, std::string& out) {
   out.clear();
-  std::size_t eol = std::min(raw.find('\n'), raw.size());
-  auto names = tokens_of(raw.substr(0, eol));
+  std::string_view rest = raw;
+  std::vector<std::string_view> names;
+  for (Tokens header(next_line(rest), {}); auto name = header.next();)
+    names.push_back(*name);
   std::vector<std::uint64_t> sums(names.size());
-  for (std::string_view rest = raw.substr(std::min(eol + 1, raw.size())); !rest.empty();) {
-    eol = std::min(rest.find('\n'), rest.size());
-    auto values = tokens_of(rest.substr(0, eol));
-    rest.remove_prefix(std::min(eol + 1, rest.size()));
-    for (std::size_t i = 0; i < values.size() && i < names.size(); ++i) {
-      std::uint64_t n = 0;
-      std::from_chars(values[i].data(), values[i].data() + values[i].size(), n, 16);
+  while (!rest.empty()) {
+    Tokens values(next_line(rest), {});
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto value = values.next();
+      if (!value)
+        break;
+      std::uint64_t n = parse_hex(*value);
       sums[i] = names[i] == k_entries ? n : sums[i] + n;
     }
   }
@@ -91,13 +77,11 @@ void find_conntrack(const Roots& roots, std::string_view prefix, std::vector<Fie
   if (!related(prefix, "net.conntrack"))
     return;
   std::string path = roots.proc + "/net/stat/nf_conntrack";
-  auto raw = read_file(path);
-  if (!raw)
+  auto text = read_rendered(path, Reader::conntrack);
+  if (!text)
     return;
-  std::string text;
-  detail::render_conntrack(*raw, text);
   Emitter emitter(roots, path, k_fixed_lines, prefix, out, Reader::conntrack);
-  for_each_record(text, k_lines, [&](const Record& r) {
+  for_each_record(*text, k_lines, [&](const Record& r) {
     bool entries = r.key == k_entries;
     std::string name = fmt::format("net.conntrack.{}", r.key);
     if (Info* info = emitter.emit(name, name, entries ? Kind::gauge : Kind::counter,

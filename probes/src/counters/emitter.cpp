@@ -44,19 +44,26 @@ void emit_columns(std::string_view text, std::string_view base, std::span<const 
   });
 }
 
+std::optional<std::string> read_rendered(const std::string& path, Reader reader) {
+  auto raw = read_file(path);
+  if (!raw)
+    return std::nullopt;
+  std::string text;
+  detail::render_file(reader, *raw, text);
+  return text;
+}
+
 void find_rendered(const Roots& roots, std::string_view prefix, std::string_view file,
                    Reader reader, std::string_view base, std::span<const ColumnSpec> columns,
                    std::vector<Field>& out) {
   if (!related(prefix, base))
     return;
   std::string path = fmt::format("{}/{}", roots.proc, file);
-  auto raw = read_file(path);
-  if (!raw)
+  auto text = read_rendered(path, reader);
+  if (!text)
     return;
-  std::string text;
-  detail::render_file(reader, *raw, text);
   Emitter emitter(roots, path, k_lines, prefix, out, reader);
-  emit_columns(text, base, columns, emitter);
+  emit_columns(*text, base, columns, emitter);
 }
 
 bool related(std::string_view prefix, std::string_view source_prefix) noexcept {

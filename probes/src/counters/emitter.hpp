@@ -5,6 +5,7 @@
 // (SourceSpec) that says which file feeds which prefix and how its records are enumerated.
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,8 +79,11 @@ struct ColumnSpec {
 void emit_columns(std::string_view text, std::string_view base, std::span<const ColumnSpec> columns,
                   Emitter& emitter);
 
-// The fields of a file under the proc root rendered before it is read (detail::is_rendered()),
-// named under `base`.
+// A file rendered before it is read (detail::is_rendered()), read and rendered now; nothing when
+// it cannot be read.
+std::optional<std::string> read_rendered(const std::string& path, Reader reader);
+
+// The fields of such a file under the proc root, named under `base`.
 void find_rendered(const Roots& roots, std::string_view prefix, std::string_view file,
                    Reader reader, std::string_view base, std::span<const ColumnSpec> columns,
                    std::vector<Field>& out);

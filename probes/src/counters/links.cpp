@@ -136,12 +136,41 @@ Link link_of(const nlmsghdr* message) {
   return link;
 }
 
-// The link's speed in megabits a second (ETHTOOL_GLINKSETTINGS, the ioctl behind ethtool and
-// /sys/class/net/<iface>/speed), or -1: unknown (a virtual device, a link down) or not given
-// (loopback). Asked on the netlink socket: an ioctl its protocol does not know falls through to
-// the device layer. The call says how many words its link-mode masks take by answering a
-// request of the wrong size with the right size, negated; the size is the kernel's, kept.
-long long speed_of(int fd, std::string_view name) {
+void render(const Link& link, std::string& out) {
+  if (link.name.empty())
+    return;
+  auto at = std::back_inserter(out);
+  at = fmt::format_to(at, FMT_COMPILE("{}"), link.name);
+  for (long long v : link.values)
+    at = v < 0 ? fmt::format_to(at, FMT_COMPILE(" -")) : fmt::format_to(at, FMT_COMPILE(" {}"), v);
+  out.push_back('\n');
+}
+
+} // namespace
+
+namespace detail {
+
+bool request_links(int fd, std::uint32_t seq) {
+  struct {
+    nlmsghdr header;
+    ifinfomsg info;
+    rtattr mask_attribute;
+    std::uint32_t mask;
+  } ask{};
+  ask.header.nlmsg_len = sizeof ask;
+  ask.header.nlmsg_type = RTM_GETLINK;
+  ask.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  ask.header.nlmsg_seq = seq;
+  ask.info.ifi_family = AF_UNSPEC;
+  ask.mask_attribute.rta_len = RTA_LENGTH(sizeof ask.mask);
+  ask.mask_attribute.rta_type = IFLA_EXT_MASK;
+  ask.mask = RTEXT_FILTER_SKIP_STATS;
+  return ::send(fd, &ask, sizeof ask, 0) == static_cast<ssize_t>(sizeof ask);
+}
+
+long long link_speed(int fd, std::string_view name) {
+  // The call says how many words its link-mode masks take by answering a request of the wrong
+  // size with the right size, negated; the size is the kernel's, kept.
   static std::atomic<int> words = 0;
   if (name.size() >= IFNAMSIZ)
     return -1;
@@ -167,39 +196,6 @@ long long speed_of(int fd, std::string_view name) {
   return -1;
 }
 
-void render(const Link& link, std::string& out) {
-  if (link.name.empty())
-    return;
-  auto at = std::back_inserter(out);
-  at = fmt::format_to(at, FMT_COMPILE("{}"), link.name);
-  for (long long v : link.values)
-    at = v < 0 ? fmt::format_to(at, FMT_COMPILE(" -")) : fmt::format_to(at, FMT_COMPILE(" {}"), v);
-  out.push_back('\n');
-}
-
-// Asks for the dump on `fd`, numbered `seq`.
-bool request(int fd, std::uint32_t seq) {
-  struct {
-    nlmsghdr header;
-    ifinfomsg info;
-    rtattr mask_attribute;
-    std::uint32_t mask;
-  } ask{};
-  ask.header.nlmsg_len = sizeof ask;
-  ask.header.nlmsg_type = RTM_GETLINK;
-  ask.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-  ask.header.nlmsg_seq = seq;
-  ask.info.ifi_family = AF_UNSPEC;
-  ask.mask_attribute.rta_len = RTA_LENGTH(sizeof ask.mask);
-  ask.mask_attribute.rta_type = IFLA_EXT_MASK;
-  ask.mask = RTEXT_FILTER_SKIP_STATS;
-  return ::send(fd, &ask, sizeof ask, 0) == static_cast<ssize_t>(sizeof ask);
-}
-
-} // namespace
-
-namespace detail {
-
 bool read_links(Source& source) {
   auto fail = [&](std::string_view what, int err) {
     source.read_error = Error::from_errno(what, source.path, err);
@@ -212,7 +208,7 @@ bool read_links(Source& source) {
       return fail("socket", errno);
   }
   std::uint32_t seq = ++source.sequence;
-  if (!request(source.fd.get(), seq))
+  if (!request_links(source.fd.get(), seq))
     return fail("send", errno);
   source.raw.resize(k_receive_room);
   source.buffer.clear();
@@ -242,7 +238,7 @@ bool read_links(Source& source) {
       if (header->nlmsg_type == RTM_NEWLINK &&
           header->nlmsg_len >= NLMSG_LENGTH(sizeof(ifinfomsg))) {
         Link link = link_of(header);
-        if (long long mbps = speed_of(source.fd.get(), link.name); mbps >= 0)
+        if (long long mbps = link_speed(source.fd.get(), link.name); mbps >= 0)
           link.values[Link::speed] = mbps * 125000; // node_exporter's bytes a second
         render(link, source.buffer);
       }

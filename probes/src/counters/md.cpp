@@ -19,7 +19,6 @@
 // 123456 0 0 1 0 0"), which is located and converted as a file's lines are. An array without
 // redundancy (raid0, linear) requires and has all its devices; an inactive one, none.
 
-#include <algorithm>
 #include <cstdint>
 #include <iterator>
 
@@ -73,43 +72,29 @@ std::uint64_t number(std::string_view s) noexcept {
   return n;
 }
 
-// The whitespace-separated tokens of `line`, each passed to `visit`.
-template <typename Visit>
-void for_each_token(std::string_view line, Visit visit) {
-  for (std::size_t pos = 0;;) {
-    pos = line.find_first_not_of(" \t", pos);
-    if (pos == std::string_view::npos)
-      return;
-    std::size_t end = std::min(line.find_first_of(" \t", pos), line.size());
-    visit(line.substr(pos, end - pos));
-    pos = end;
-  }
-}
-
 // "md1 : active raid5 sdd1[4](F) sdc1[2] ...": the state and the devices.
 void read_header(std::string_view line, Array& a) {
-  int index = 0;
-  for_each_token(line, [&](std::string_view token) {
+  Tokens tokens(line, {});
+  for (int index = 0; auto token = tokens.next(); ++index) {
     if (index == 0)
-      a.name = token;
+      a.name = *token;
     else if (index == 2)
-      a.active = token == "active";
-    else if (index > 2 && token.find('[') != std::string_view::npos) {
+      a.active = *token == "active";
+    else if (index > 2 && token->find('[') != std::string_view::npos) {
       ++a.devices;
-      a.failed += token.find("(F)") != std::string_view::npos ? 1 : 0;
-      a.spare += token.find("(S)") != std::string_view::npos ? 1 : 0;
+      a.failed += token->find("(F)") != std::string_view::npos ? 1 : 0;
+      a.spare += token->find("(S)") != std::string_view::npos ? 1 : 0;
     }
-    ++index;
-  });
+  }
 }
 
 // "2930280448 blocks ... [4/3] [UUU_]": the size, and the devices required and in sync.
 void read_blocks(std::string_view line, Array& a) {
-  bool first = true;
-  for_each_token(line, [&](std::string_view token) {
+  Tokens tokens(line, {});
+  for (bool first = true; auto next = tokens.next(); first = false) {
+    std::string_view token = *next;
     if (first && is_digits(token))
       a.blocks = number(token);
-    first = false;
     std::size_t slash = token.find('/');
     if (token.size() >= 5 && token.front() == '[' && token.back() == ']' &&
         slash != std::string_view::npos && is_digits(token.substr(1, slash - 1)) &&
@@ -118,7 +103,7 @@ void read_blocks(std::string_view line, Array& a) {
       a.required = number(token.substr(1, slash - 1));
       a.in_sync = number(token.substr(slash + 1, token.size() - slash - 2));
     }
-  });
+  }
 }
 
 // "[==>...]  recovery = 12.6% (123456/976760064) ...", or "resync=DELAYED": what the array does
@@ -164,9 +149,7 @@ std::string_view render_mdstat(std::string_view raw, std::string& out) {
   Array array;
   bool blocks_read = false;
   for (std::string_view rest = raw; !rest.empty();) {
-    std::size_t eol = std::min(rest.find('\n'), rest.size());
-    std::string_view line = rest.substr(0, eol);
-    rest.remove_prefix(std::min(eol + 1, rest.size()));
+    std::string_view line = next_line(rest);
     bool indented = !line.empty() && (line.front() == ' ' || line.front() == '\t');
     if (!indented) {
       render(array, out);

@@ -62,31 +62,6 @@ namespace opskit::counters {
 
 namespace {
 
-// Walks the tokens of one line (no newline inside) without allocating.
-class Tokens {
-public:
-  Tokens(std::string_view line, std::string_view separators) noexcept
-      : line_(line), separators_(separators) {}
-
-  std::optional<std::string_view> next() noexcept {
-    while (pos_ < line_.size() && is_separator(line_[pos_], separators_))
-      ++pos_;
-    if (pos_ >= line_.size())
-      return std::nullopt;
-    std::size_t start = pos_;
-    while (pos_ < line_.size() && !is_separator(line_[pos_], separators_))
-      ++pos_;
-    return line_.substr(start, pos_ - start);
-  }
-  // What follows the last token returned, trimmed.
-  std::string_view rest() const noexcept { return trim(line_.substr(pos_)); }
-
-private:
-  std::string_view line_;
-  std::string_view separators_;
-  std::size_t pos_ = 0;
-};
-
 std::string_view strip_colon(std::string_view token) noexcept {
   if (!token.empty() && token.back() == ':')
     token.remove_suffix(1);

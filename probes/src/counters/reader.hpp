@@ -3,6 +3,7 @@
 
 // The one reader behind every kstat source file. See reader.cpp for the formats it covers.
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstddef>
@@ -21,6 +22,7 @@
 
 #include "opskit/handle.hpp"
 #include "opskit/probes/counters.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::counters {
 
@@ -110,6 +112,47 @@ inline bool is_separator(char c, std::string_view separators) noexcept {
     if (c == s)
       return true;
   return false;
+}
+
+// Walks the tokens of one line (no newline inside) without allocating.
+class Tokens {
+public:
+  Tokens(std::string_view line, std::string_view separators) noexcept
+      : line_(line), separators_(separators) {}
+
+  std::optional<std::string_view> next() noexcept {
+    while (pos_ < line_.size() && is_separator(line_[pos_], separators_))
+      ++pos_;
+    if (pos_ >= line_.size())
+      return std::nullopt;
+    std::size_t start = pos_;
+    while (pos_ < line_.size() && !is_separator(line_[pos_], separators_))
+      ++pos_;
+    return line_.substr(start, pos_ - start);
+  }
+  // What follows the last token returned, trimmed.
+  std::string_view rest() const noexcept { return trim(line_.substr(pos_)); }
+
+private:
+  std::string_view line_;
+  std::string_view separators_;
+  std::size_t pos_ = 0;
+};
+
+// The first line of `rest`, taken off it with its newline.
+inline std::string_view next_line(std::string_view& rest) noexcept {
+  std::size_t end = std::min(rest.find('\n'), rest.size());
+  std::string_view line = rest.substr(0, end);
+  rest.remove_prefix(std::min(end + 1, rest.size()));
+  return line;
+}
+
+// A token of hexadecimal digits as a count (softnet_stat, nf_conntrack's statistics); 0 where it
+// is not one.
+inline std::uint64_t parse_hex(std::string_view token) noexcept {
+  std::uint64_t n = 0;
+  std::from_chars(token.data(), token.data() + token.size(), n, 16);
+  return n;
 }
 
 // Whether `locator` names a column of a line keyed by its first token, which field_at_hint()
@@ -272,6 +315,13 @@ bool read_adjtimex(Source& source);
 // The links of the network namespace over rtnetlink(7), rendered into the source's buffer; the
 // source's fd is the netlink socket (links.cpp).
 bool read_links(Source& source);
+// Its two calls: the request for a dump of the links (RTM_GETLINK, the statistics left out),
+// numbered `seq`, on the netlink socket `fd`; and a link's speed in megabits a second
+// (ETHTOOL_GLINKSETTINGS, asked on the same socket: an ioctl its protocol does not know falls
+// through to the device layer), or -1 when unknown (a virtual device, a link down) or not given
+// (loopback).
+bool request_links(int fd, std::uint32_t seq);
+long long link_speed(int fd, std::string_view name);
 
 // /proc/net/softnet_stat's lines as keyed decimal ones, the CPU first, into `out` (softnet.cpp).
 std::string_view render_softnet(std::string_view raw, std::string& out);

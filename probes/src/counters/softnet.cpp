@@ -14,9 +14,7 @@
 // file, right while no CPU is offline; a CPU going offline or coming back changes the lines,
 // which a snapshot notices (Layout::fixed_lines is false).
 
-#include <algorithm>
 #include <array>
-#include <charconv>
 #include <iterator>
 
 #include <fmt/compile.h>
@@ -44,12 +42,6 @@ constexpr int k_file_columns[std::size(k_softnet_fields)] = {0, 1, 2, 9, 10, 11}
 constexpr int k_backlog_columns = 13; // from Linux 5.10: backlog length, then the CPU's number
 constexpr int k_cpu_column = 12;
 
-std::uint32_t hex(std::string_view token) noexcept {
-  std::uint32_t n = 0;
-  std::from_chars(token.data(), token.data() + token.size(), n, 16);
-  return n;
-}
-
 } // namespace
 
 namespace detail {
@@ -57,30 +49,24 @@ namespace detail {
 std::string_view render_softnet(std::string_view raw, std::string& out) {
   out.clear();
   std::size_t line_number = 0;
-  std::string_view rest = raw;
-  while (!rest.empty()) {
-    std::size_t eol = std::min(rest.find('\n'), rest.size());
-    std::string_view line = rest.substr(0, eol);
-    rest.remove_prefix(std::min(eol + 1, rest.size()));
+  for (std::string_view rest = raw; !rest.empty();) {
+    Tokens tokens(next_line(rest), {});
     std::array<std::string_view, k_backlog_columns> columns{};
     int count = 0;
-    for (std::size_t pos = 0; count < k_backlog_columns;) {
-      pos = line.find_first_not_of(' ', pos);
-      if (pos == std::string_view::npos)
+    while (count < k_backlog_columns)
+      if (auto token = tokens.next())
+        columns[count++] = *token;
+      else
         break;
-      std::size_t end = std::min(line.find(' ', pos), line.size());
-      columns[count++] = line.substr(pos, end - pos);
-      pos = end;
-    }
     if (count <= k_file_columns[4]) // not a line of counters
       continue;
-    std::size_t cpu = count >= k_backlog_columns ? hex(columns[k_cpu_column]) : line_number;
+    std::size_t cpu = count >= k_backlog_columns ? parse_hex(columns[k_cpu_column]) : line_number;
     ++line_number;
     auto at = std::back_inserter(out);
     at = fmt::format_to(at, FMT_COMPILE("{}"), cpu);
     for (int column : k_file_columns)
       if (column < count)
-        at = fmt::format_to(at, FMT_COMPILE(" {}"), hex(columns[column]));
+        at = fmt::format_to(at, FMT_COMPILE(" {}"), parse_hex(columns[column]));
     out.push_back('\n');
   }
   return out;
