@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,11 +58,15 @@ void append_figure(std::string& out, Family family, TextFormat format, double va
                 std::string_view(text, write_real(text, value)));
 }
 
-// The entries of /proc/self/fd at `dir`, read from its start, less "." and "..": -1 when
-// unreadable. procfs lists a process's descriptors until the buffer is full, so a read that
-// leaves room for more has listed them all, and the read that would return 0 is spared (a
-// system call is a microsecond on this kind of VM).
+// The entries of /proc/self/fd at `dir`, less "." and "..": -1 when unreadable. Since Linux 6.2
+// the directory's size is its count of descriptors (one fstat, 1.4 µs on this project's VM,
+// where listing a hundred entries took 20 µs, procfs looking each one up); before, the size is
+// 0 and the directory is listed. procfs lists a process's descriptors until the buffer is full,
+// so a read that leaves room for more has listed them all, and the read that would return 0 is
+// spared.
 long open_fds(int dir) {
+  if (struct stat status{}; ::fstat(dir, &status) == 0 && status.st_size > 0)
+    return static_cast<long>(status.st_size); // never 0: `dir` itself is open
   if (::lseek(dir, 0, SEEK_SET) != 0)
     return -1;
   alignas(8) char buffer[4096];
