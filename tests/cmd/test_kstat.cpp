@@ -61,10 +61,10 @@ TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
   REQUIRE(ours.exit_status == 0);
   std::set<std::string> names;
   // The subtrees of other sources under the same roots.
-  constexpr std::string_view k_not_sysctl[] = {"vm.stats.",     "vm.meminfo.",    "net.snmp.",
-                                               "net.snmp6.",    "net.netstat.",   "net.dev.",
-                                               "net.sockstat.", "net.sockstat6.", "net.softnet.",
-                                               "net.link.",     "net.conntrack.", "fs.mount."};
+  constexpr std::string_view k_not_sysctl[] = {
+      "vm.stats.",      "vm.meminfo.",   "net.snmp.",      "net.snmp6.",   "net.netstat.",
+      "net.dev.",       "net.sockstat.", "net.sockstat6.", "net.softnet.", "net.link.",
+      "net.conntrack.", "net.arp.",      "fs.mount."};
   for (const auto& line : lines(ours.out))
     if (std::none_of(std::begin(k_not_sysctl), std::end(k_not_sysctl),
                      [&](std::string_view tree) { return line.starts_with(tree); }))
@@ -372,22 +372,31 @@ TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
   CHECK(bogus.err.starts_with("kstat: error: "));
 }
 
+namespace {
+
+// The output of `script` (sh; "{0}" stands for kstat) run in a network namespace of its own,
+// where a veth pair, kst0 and kst1, is made first.
+std::string in_own_network(std::string_view script) {
+  std::string commands = fmt::format("set -e; ip link add kst0 type veth peer name kst1; {}",
+                                     fmt::format(fmt::runtime(script), k_kstat));
+  auto r = run({"unshare", "--net", "sh", "-c", commands});
+  INFO(r.err);
+  REQUIRE(r.exit_status == 0);
+  return r.out;
+}
+
+} // namespace
+
 TEST_CASE("kstat read net.link: the links of its network namespace, as ip link set them",
           "[kstat][cli]") {
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a network namespace of its own");
-  // A namespace of the test's own: a veth pair, one end's MTU set, then both brought up (the
-  // kernel reports the state a moment later: ip link is asked until it says UP).
-  std::string script = fmt::format(
-      "set -e; ip link add kst0 type veth peer name kst1; ip link set kst0 mtu 1234; "
-      "{0} read net.link; ip link set kst0 up; ip link set kst1 up; "
+  // One end's MTU set, then both brought up (the kernel reports the state a moment later: ip
+  // link is asked until it says UP).
+  auto out = lines(in_own_network(
+      "ip link set kst0 mtu 1234; {0} read net.link; ip link set kst0 up; ip link set kst1 up; "
       "for i in $(seq 50); do ip -o link show kst0 | grep -q 'state UP' && break; sleep 0.1; done; "
-      "echo --; {0} read net.link.kst0",
-      k_kstat);
-  auto r = run({"unshare", "--net", "sh", "-c", script});
-  INFO(r.err);
-  REQUIRE(r.exit_status == 0);
-  auto out = lines(r.out);
+      "echo --; {0} read net.link.kst0"));
   auto split = std::find(out.begin(), out.end(), "--");
   REQUIRE(split != out.end());
   std::set<std::string> before(out.begin(), split), after(split + 1, out.end());
@@ -406,4 +415,18 @@ TEST_CASE("kstat read net.link: the links of its network namespace, as ip link s
     INFO(line);
     CHECK(after.count(line) == 1);
   }
+}
+
+TEST_CASE("kstat read net.arp: the ARP table's entries by interface, as ip neigh made them",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a network namespace of its own");
+  // Three neighbours on the two ends, then one of them deleted.
+  auto out =
+      in_own_network("ip link set kst0 up; ip link set kst1 up; "
+                     "ip neigh add 10.9.0.2 lladdr 02:00:00:00:00:02 dev kst0 nud permanent; "
+                     "ip neigh add 10.9.0.3 lladdr 02:00:00:00:00:03 dev kst0 nud permanent; "
+                     "ip neigh add 10.9.1.2 lladdr 02:00:00:00:00:04 dev kst1 nud permanent; "
+                     "{0} read net.arp; echo --; ip neigh del 10.9.1.2 dev kst1; {0} read net.arp");
+  CHECK(out == "net.arp.kst0.entries: 2\nnet.arp.kst1.entries: 1\n--\nnet.arp.kst0.entries: 2\n");
 }

@@ -192,6 +192,8 @@ constexpr Rule k_rules[] = {
     {"md.*.blocks_synced", "md_blocks_synced", {k_device}, Units::keep},
     {"md.*.*", "md_state", {k_device, {"state", "$2"}}, Units::keep,
      "1 for the array's state (active, inactive, recovering, resync, check), 0 for the others"},
+    // /proc/net/arp: node_exporter's arp collector
+    {"net.arp.*.entries", "arp_entries", {k_device}, Units::keep},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},

@@ -75,9 +75,9 @@ struct Convert {
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
 // file system, whose answer comes from memory; adjtimex(2) (timex.cpp); a dump of the network
 // links over rtnetlink(7) (links.cpp). The answers are rendered as keyed lines ("size N\nfree
-// N\n..."), and so are three files after their pread: /proc/net/softnet_stat's and
-// /proc/net/stat/nf_conntrack's hexadecimal (softnet.cpp, conntrack.cpp) and /proc/mdstat's
-// stanzas (md.cpp).
+// N\n..."), and so are four files after their pread: /proc/net/softnet_stat's and
+// /proc/net/stat/nf_conntrack's hexadecimal (softnet.cpp, conntrack.cpp), /proc/mdstat's
+// stanzas (md.cpp) and /proc/net/arp's entries, counted (arp.cpp).
 enum class Reader : std::uint8_t {
   pread,
   statfs,
@@ -86,6 +86,7 @@ enum class Reader : std::uint8_t {
   softnet,
   mdstat,
   conntrack,
+  arp,
   links
 };
 
@@ -332,14 +333,25 @@ std::string_view render_mdstat(std::string_view raw, std::string& out);
 // (conntrack.cpp).
 std::string_view render_conntrack(std::string_view raw, std::string& out);
 
+// /proc/net/arp's entries counted by interface, a keyed line each, into `out` (arp.cpp).
+std::string_view render_arp(std::string_view raw, std::string& out);
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
-  return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack;
+  return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack ||
+         reader == Reader::arp;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
-  if (reader == Reader::softnet)
+  switch (reader) {
+  case Reader::softnet:
     return render_softnet(raw, out);
-  return reader == Reader::mdstat ? render_mdstat(raw, out) : render_conntrack(raw, out);
+  case Reader::mdstat:
+    return render_mdstat(raw, out);
+  case Reader::arp:
+    return render_arp(raw, out);
+  default:
+    return render_conntrack(raw, out);
+  }
 }
 
 } // namespace detail

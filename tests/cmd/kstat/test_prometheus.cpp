@@ -31,6 +31,37 @@ void fork_children(int n) {
   }
 }
 
+// kstat serve --proc-root and node_exporter --path.procfs on the same copy of /proc
+// (tests/data/proc-basic), node_exporter with one `collector`: each of its series of the
+// families `family` begins (node_md_) is kstat's of the same name after "kstat_", with the same
+// value. Returns node_exporter's series, and how many of them were compared.
+struct Agreed {
+  std::map<std::string, double> theirs;
+  int compared = 0;
+};
+Agreed agree_on_copy(const std::string& kstat_names, const std::string& collector,
+                     const std::string& family) {
+  if (!have_program("prometheus-node-exporter"))
+    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
+  const std::string proc = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
+  KstatServe serve({"--proc-root", proc, kstat_names});
+  int port = free_port();
+  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--path.procfs=" + proc, "--collector.disable-defaults", "--collector." + collector},
+              port);
+  Agreed agreed{samples(http_get(node.url("/metrics")).body)};
+  auto ours = samples(http_get(serve.url()).body);
+  for (const auto& [name, value] : agreed.theirs)
+    if (name.starts_with(family)) {
+      INFO(name);
+      std::string kstat_name = "kstat_" + name.substr(5);
+      REQUIRE(ours.count(kstat_name) == 1);
+      CHECK(ours[kstat_name] == value);
+      ++agreed.compared;
+    }
+  return agreed;
+}
+
 } // namespace
 
 TEST_CASE("kstat serve: Prometheus scrapes it, CPU seconds add up, forks are counted",
@@ -233,31 +264,21 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
 
 TEST_CASE("kstat serve and node_exporter agree on software RAID arrays",
           "[kstat][serve][node_exporter]") {
-  if (!have_program("prometheus-node-exporter"))
-    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
   // This machine has no md arrays: both read the same /proc/mdstat of six, one rebuilding after
   // a failure, one inactive, one a RAID 0, one waiting to resync, one being checked.
-  const std::string proc = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
-  KstatServe serve({"--proc-root", proc, "md"});
-  int port = free_port();
-  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
-               "--path.procfs=" + proc, "--collector.disable-defaults", "--collector.mdadm"},
-              port);
-  auto theirs = samples(http_get(node.url("/metrics")).body);
-  auto ours = samples(http_get(serve.url()).body);
-  int series = 0;
-  for (const auto& [name, value] : theirs)
-    if (name.starts_with("node_md_")) {
-      INFO(name);
-      std::string kstat_name = "kstat_md_" + name.substr(8);
-      REQUIRE(ours.count(kstat_name) == 1);
-      CHECK(ours[kstat_name] == value);
-      ++series;
-    }
-  CHECK(series == 6 * 11);
+  auto [theirs, compared] = agree_on_copy("md", "mdadm", "node_md_");
+  CHECK(compared == 6 * 11);
   auto degraded = [&](const std::string& prefix, const std::string& device) {
     return theirs[prefix + "disks_required{device=\"" + device + "\"}"] -
            theirs[prefix + "disks{device=\"" + device + "\",state=\"active\"}"];
   };
   CHECK(degraded("node_md_", "md1") == 1); // what the alert on a degraded array asks
+}
+
+TEST_CASE("kstat serve and node_exporter count the same ARP entries",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same /proc/net/arp: three interfaces, a dot in a name, an entry not resolved.
+  auto [theirs, compared] = agree_on_copy("net.arp", "arp", "node_arp_entries");
+  CHECK(compared == 3);
+  CHECK(theirs["node_arp_entries{device=\"eth0\"}"] == 3);
 }

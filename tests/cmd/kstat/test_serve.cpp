@@ -358,3 +358,30 @@ TEST_CASE("kstat serve --exclude: globs leave names out, as the defaults do the 
   CHECK(some.find("kstat_network_transmit_bytes_total") == std::string::npos);
   CHECK(some.find("kstat_vmstat_pgfault_total ") != std::string::npos);
 }
+
+TEST_CASE("kstat serve: an interface's first ARP entry is served from the next scrape on, and "
+          "its last one's going takes the series away",
+          "[kstat][serve]") {
+  TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  const std::string header =
+      "IP address       HW type     Flags       HW address            Mask     Device\n";
+  auto entry = [](const std::string& ip, const std::string& device) {
+    return ip + "        0x1         0x2         02:fc:00:00:00:05     *        " + device + "\n";
+  };
+  std::ofstream(root / "net/arp") << header << entry("192.0.2.1", "eth0");
+  KstatServe serve({"--proc-root", root.path(), "net.arp"});
+  CHECK(http_get(serve.url()).body.find("kstat_arp_entries{device=\"eth0\"} 1\n") !=
+        std::string::npos);
+  // The kernel lists entries in its hash's order: a new one may come first.
+  std::ofstream(root / "net/arp") << header << entry("192.0.2.2", "eth1")
+                                  << entry("192.0.2.1", "eth0") << entry("192.0.2.3", "eth1");
+  auto body = http_get(serve.url()).body;
+  CHECK(body.find("kstat_arp_entries{device=\"eth0\"} 1\n") != std::string::npos);
+  CHECK(body.find("kstat_arp_entries{device=\"eth1\"} 2\n") != std::string::npos);
+  std::ofstream(root / "net/arp") << header << entry("192.0.2.2", "eth1");
+  body = http_get(serve.url()).body;
+  CHECK(body.find("device=\"eth0\"") == std::string::npos);
+  CHECK(body.find("kstat_arp_entries{device=\"eth1\"} 1\n") != std::string::npos);
+  CHECK(body.find("kstat_scrape_error") == std::string::npos);
+}

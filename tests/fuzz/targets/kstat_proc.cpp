@@ -2,14 +2,14 @@
 // kstat's reader of the /proc files it knows (vmstat, meminfo, stat, loadavg, pressure,
 // softirqs, interrupts, net/*, diskstats, a process's stat, status and io, mountinfo), fed the
 // text itself: the first byte chooses the file, the rest is its text, read with the layout kstat
-// reads that file with (net/softnet_stat, mdstat and net/stat/nf_conntrack rendered first, and
-// the rendering checked: a key and a fixed count of decimal numbers a line). What the lister finds
-// must read back: the first record of each key (a name stands for it) that for_each_record() gives
-// is found again by locate() at its offset, and all its columns at once by locate_columns() as a
-// snapshot reads them, with the same tokens; in keyed lines, also from a stale hint, which is then
-// moved to it. Each token converts alike through convert() and convert_into(), and a kB figure made
-// bytes is 1024 times as many. The names, snapshot and exposition made from the same input, through
-// files, are the kstat_namespace target's.
+// reads that file with (net/softnet_stat, mdstat, net/stat/nf_conntrack and net/arp rendered
+// first, and the rendering checked: a key and a fixed count of decimal numbers a line). What the
+// lister finds must read back: the first record of each key (a name stands for it) that
+// for_each_record() gives is found again by locate() at its offset, and all its columns at once by
+// locate_columns() as a snapshot reads them, with the same tokens; in keyed lines, also from a
+// stale hint, which is then moved to it. Each token converts alike through convert() and
+// convert_into(), and a kB figure made bytes is 1024 times as many. The names, snapshot and
+// exposition made from the same input, through files, are the kstat_namespace target's.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -208,6 +208,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else if (path == "net/stat/nf_conntrack") {
     text = detail::render_conntrack(text, rendered);
     check_rendered(text, 1, 1); // a column's name, then its sum
+  } else if (path == "net/arp") {
+    text = detail::render_arp(text, rendered);
+    check_rendered(text, 1, 1); // an interface, then its count of entries
+    std::string_view rest = text, last;
+    while (!rest.empty()) {
+      auto key = Tokens(next_line(rest), {}).next();
+      check(key && (last.empty() || last < *key), "interfaces rendered out of order, or twice");
+      last = key ? *key : last;
+    }
   }
   for (const auto& layout : layouts[which])
     check_layout(text, layout);

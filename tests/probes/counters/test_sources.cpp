@@ -374,3 +374,19 @@ TEST_CASE("sources: net.conntrack, the tracker's counters summed over the CPUs",
   CHECK(stat.info("net.conntrack.drop").description ==
         "Packets dropped because the table was full");
 }
+
+TEST_CASE("sources: net.arp, the ARP table's entries counted by interface, incomplete ones too",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read arp(ns, "net.arp");
+  std::vector<std::string> names;
+  for (const auto& info : arp.infos)
+    names.push_back(info.name);
+  // By the interfaces' names, not the table's order; a dot in a name written as '/'.
+  CHECK(names == std::vector<std::string>{"net.arp.br0.entries", "net.arp.eth0.entries",
+                                          "net.arp.eth0/100.entries"});
+  CHECK(arp.value("net.arp.eth0.entries") == Value(u(3))); // flags 0x0: not yet resolved
+  CHECK(arp.value("net.arp.eth0/100.entries") == Value(u(1)));
+  CHECK(arp.info("net.arp.br0.entries").kind == Kind::gauge);
+  CHECK(arp.info("net.arp.br0.entries").description == "Entries of the ARP table on the interface");
+}
