@@ -9,7 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -64,7 +67,7 @@ TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
   constexpr std::string_view k_not_sysctl[] = {
       "vm.stats.",      "vm.meminfo.",   "net.snmp.",      "net.snmp6.",   "net.netstat.",
       "net.dev.",       "net.sockstat.", "net.sockstat6.", "net.softnet.", "net.link.",
-      "net.conntrack.", "net.arp.",      "fs.mount."};
+      "net.conntrack.", "net.arp.",      "net.udp.",       "net.udp6.",    "fs.mount."};
   for (const auto& line : lines(ours.out))
     if (std::none_of(std::begin(k_not_sysctl), std::end(k_not_sysctl),
                      [&](std::string_view tree) { return line.starts_with(tree); }))
@@ -429,4 +432,25 @@ TEST_CASE("kstat read net.arp: the ARP table's entries by interface, as ip neigh
                      "ip neigh add 10.9.1.2 lladdr 02:00:00:00:00:04 dev kst1 nud permanent; "
                      "{0} read net.arp; echo --; ip neigh del 10.9.1.2 dev kst1; {0} read net.arp");
   CHECK(out == "net.arp.kst0.entries: 2\nnet.arp.kst1.entries: 1\n--\nnet.arp.kst0.entries: 2\n");
+}
+
+TEST_CASE("kstat read net.udp: datagrams left unread are in the receive queues", "[kstat][cli]") {
+  opskit::UniqueFd socket(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  REQUIRE(socket);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  auto* any = reinterpret_cast<sockaddr*>(&address);
+  REQUIRE(::bind(socket.get(), any, sizeof address) == 0);
+  REQUIRE(::getsockname(socket.get(), any, &length) == 0);
+  // Ten datagrams of 1,000 bytes to itself, none read: each holds at least its bytes in the
+  // socket's receive queue (the kernel counts its buffers' whole size).
+  std::string datagram(1000, 'x');
+  for (int i = 0; i < 10; ++i)
+    REQUIRE(::sendto(socket.get(), datagram.data(), datagram.size(), 0, any, sizeof address) ==
+            1000);
+  auto r = run({k_kstat, "read", "-n", "net.udp.queues.rx"});
+  REQUIRE(r.exit_status == 0);
+  CHECK(std::stoull(r.out) >= 10 * 1000);
 }

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -34,37 +33,22 @@ constexpr ColumnSpec k_arp_fields[] = {
     {"entries", Kind::gauge, "entries", "Entries of the ARP table on the interface"},
 };
 
-// The interface of an entry's line, its sixth token; nothing for a line that is not an entry.
-std::optional<std::string_view> device_of(std::string_view line) {
-  Tokens tokens(line, {});
-  std::optional<std::string_view> token;
-  for (int column = 0; column < 6; ++column)
-    if (!(token = tokens.next()))
-      return std::nullopt;
-  return token;
-}
-
 } // namespace
 
 namespace detail {
 
 std::string_view render_arp(std::string_view raw, std::string& out) {
   out.clear();
-  std::string_view rest = raw;
-  next_line(rest); // the header
   // Each interface and its entries, in the table's order, then its names'.
   using Count = std::pair<std::string_view, std::uint64_t>;
   std::vector<Count> counts;
-  while (!rest.empty()) {
-    auto device = device_of(next_line(rest));
-    if (!device)
-      continue;
-    auto known = std::ranges::find(counts, *device, &Count::first);
+  for_each_row_token(raw, 5, [&](std::string_view device) { // an entry's sixth token
+    auto known = std::ranges::find(counts, device, &Count::first);
     if (known != counts.end())
       ++known->second;
     else
-      counts.emplace_back(*device, 1);
-  }
+      counts.emplace_back(device, 1);
+  });
   std::ranges::sort(counts);
   auto at = std::back_inserter(out);
   for (const auto& [device, count] : counts)

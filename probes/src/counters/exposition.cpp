@@ -83,6 +83,8 @@ constexpr std::string_view k_guest_help =
 
 constexpr std::string_view k_md_disks_help =
     "Devices of the array by state: active (in sync), failed, spare";
+constexpr std::string_view k_udp_queues_help =
+    "Bytes in the UDP sockets' queues, by IP version and queue (tx: to send, rx: received)";
 
 // clang-format off
 constexpr Rule k_rules[] = {
@@ -194,6 +196,11 @@ constexpr Rule k_rules[] = {
      "1 for the array's state (active, inactive, recovering, resync, check), 0 for the others"},
     // /proc/net/arp: node_exporter's arp collector
     {"net.arp.*.entries", "arp_entries", {k_device}, Units::keep},
+    // /proc/net/udp and udp6: node_exporter's udp_queues collector
+    {"net.udp.queues.*", "udp_queues", {{{"ip", "v4"}, {"queue", "$1"}}}, Units::keep,
+     k_udp_queues_help},
+    {"net.udp6.queues.*", "udp_queues", {{{"ip", "v6"}, {"queue", "$1"}}}, Units::keep,
+     k_udp_queues_help},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},

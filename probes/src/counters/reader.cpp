@@ -88,14 +88,7 @@ std::optional<std::string_view> line_key(Tokens& tokens, int key_token) noexcept
 }
 
 std::optional<std::string_view> column_of(Tokens& tokens, int column) noexcept {
-  if (column < 0) {
-    return tokens.rest();
-  }
-  std::optional<std::string_view> token;
-  for (int i = 0; i <= column; ++i)
-    if (!(token = tokens.next()))
-      return std::nullopt;
-  return token;
+  return column < 0 ? tokens.rest() : tokens.after(column);
 }
 
 // The field in the line at `offset`, if that line is the record `locator` names.

@@ -75,9 +75,10 @@ struct Convert {
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
 // file system, whose answer comes from memory; adjtimex(2) (timex.cpp); a dump of the network
 // links over rtnetlink(7) (links.cpp). The answers are rendered as keyed lines ("size N\nfree
-// N\n..."), and so are four files after their pread: /proc/net/softnet_stat's and
+// N\n..."), and so are five files after their pread: /proc/net/softnet_stat's and
 // /proc/net/stat/nf_conntrack's hexadecimal (softnet.cpp, conntrack.cpp), /proc/mdstat's
-// stanzas (md.cpp) and /proc/net/arp's entries, counted (arp.cpp).
+// stanzas (md.cpp), /proc/net/arp's entries, counted (arp.cpp), and the queues of
+// /proc/net/udp's sockets, summed (udp.cpp; udp6 likewise).
 enum class Reader : std::uint8_t {
   pread,
   statfs,
@@ -87,6 +88,7 @@ enum class Reader : std::uint8_t {
   mdstat,
   conntrack,
   arp,
+  udp,
   links
 };
 
@@ -131,6 +133,13 @@ public:
       ++pos_;
     return line_.substr(start, pos_ - start);
   }
+  // The token `skip` places after the next (0: the next), the ones between walked past.
+  std::optional<std::string_view> after(int skip) noexcept {
+    std::optional<std::string_view> token = next();
+    for (int i = 0; i < skip && token; ++i)
+      token = next();
+    return token;
+  }
   // What follows the last token returned, trimmed.
   std::string_view rest() const noexcept { return trim(line_.substr(pos_)); }
 
@@ -146,6 +155,16 @@ inline std::string_view next_line(std::string_view& rest) noexcept {
   std::string_view line = rest.substr(0, end);
   rest.remove_prefix(std::min(end + 1, rest.size()));
   return line;
+}
+
+// Calls `f` with the token `skip` places into each line of a table's `text` (a row, a
+// socket or an entry a line under a header line), for the lines that have one.
+template <class F>
+void for_each_row_token(std::string_view text, int skip, F&& f) {
+  next_line(text); // the header
+  while (!text.empty())
+    if (auto token = Tokens(next_line(text), {}).after(skip))
+      f(*token);
 }
 
 // A token of hexadecimal digits as a count (softnet_stat, nf_conntrack's statistics); 0 where it
@@ -336,10 +355,14 @@ std::string_view render_conntrack(std::string_view raw, std::string& out);
 // /proc/net/arp's entries counted by interface, a keyed line each, into `out` (arp.cpp).
 std::string_view render_arp(std::string_view raw, std::string& out);
 
+// /proc/net/udp's (or udp6's) queues summed over its sockets, one keyed line, into `out`
+// (udp.cpp).
+std::string_view render_udp(std::string_view raw, std::string& out);
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
   return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack ||
-         reader == Reader::arp;
+         reader == Reader::arp || reader == Reader::udp;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
   switch (reader) {
@@ -349,6 +372,8 @@ inline std::string_view render_file(Reader reader, std::string_view raw, std::st
     return render_mdstat(raw, out);
   case Reader::arp:
     return render_arp(raw, out);
+  case Reader::udp:
+    return render_udp(raw, out);
   default:
     return render_conntrack(raw, out);
   }

@@ -5,8 +5,8 @@
 // become names. The names are made from the files each time, so a kernel's new counters appear
 // without a new kstat. find_fields() adds the sources that are many files or none: /proc/sys,
 // processes, mount points, cgroups, the kernel clock (adjtimex) and the network links
-// (rtnetlink), and softnet_stat, mdstat, nf_conntrack's statistics and the ARP table, which are
-// rendered before they are read.
+// (rtnetlink), and softnet_stat, mdstat, nf_conntrack's statistics, the ARP table and the UDP
+// sockets' tables, which are rendered before they are read.
 
 #include <algorithm>
 
@@ -280,6 +280,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_md(roots, prefix, out);
   find_conntrack(roots, prefix, out);
   find_arp(roots, prefix, out);
+  find_udp(roots, prefix, out);
   return out;
 }
 

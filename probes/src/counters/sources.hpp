@@ -43,8 +43,9 @@ std::optional<std::string_view> never_read(std::string_view name) noexcept;
 // The sources that are many files or none, each adding its fields under `prefix` to `out`:
 // /proc/sys (sysctl.cpp), /proc/<pid> (pids.cpp), mount points (mounts.cpp), cgroups
 // (cgroups.cpp), the kernel clock (timex.cpp), the network links (links.cpp); and
-// /proc/net/softnet_stat, /proc/mdstat, /proc/net/stat/nf_conntrack and /proc/net/arp, one file
-// each but rendered before they are read (softnet.cpp, md.cpp, conntrack.cpp, arp.cpp).
+// /proc/net/softnet_stat, /proc/mdstat, /proc/net/stat/nf_conntrack, /proc/net/arp and
+// /proc/net/udp and udp6, one file each but rendered before they are read (softnet.cpp, md.cpp,
+// conntrack.cpp, arp.cpp, udp.cpp).
 void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vector<Field>& out);
 void find_pids(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
@@ -55,6 +56,7 @@ void find_links(const Roots& roots, std::string_view prefix, std::vector<Field>&
 void find_md(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_conntrack(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_arp(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+void find_udp(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 
 // The path a mount point's name component stands for, mountinfo's octal escapes undone
 // ("/mnt/my\040disk\056img" -> "/mnt/my disk.img"); and a mount's source likewise.

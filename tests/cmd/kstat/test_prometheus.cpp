@@ -39,12 +39,14 @@ struct Agreed {
   std::map<std::string, double> theirs;
   int compared = 0;
 };
-Agreed agree_on_copy(const std::string& kstat_names, const std::string& collector,
+Agreed agree_on_copy(const std::vector<std::string>& kstat_names, const std::string& collector,
                      const std::string& family) {
   if (!have_program("prometheus-node-exporter"))
     FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
   const std::string proc = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
-  KstatServe serve({"--proc-root", proc, kstat_names});
+  std::vector<std::string> arguments{"--proc-root", proc};
+  arguments.insert(arguments.end(), kstat_names.begin(), kstat_names.end());
+  KstatServe serve(arguments);
   int port = free_port();
   Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
                "--path.procfs=" + proc, "--collector.disable-defaults", "--collector." + collector},
@@ -266,7 +268,7 @@ TEST_CASE("kstat serve and node_exporter agree on software RAID arrays",
           "[kstat][serve][node_exporter]") {
   // This machine has no md arrays: both read the same /proc/mdstat of six, one rebuilding after
   // a failure, one inactive, one a RAID 0, one waiting to resync, one being checked.
-  auto [theirs, compared] = agree_on_copy("md", "mdadm", "node_md_");
+  auto [theirs, compared] = agree_on_copy({"md"}, "mdadm", "node_md_");
   CHECK(compared == 6 * 11);
   auto degraded = [&](const std::string& prefix, const std::string& device) {
     return theirs[prefix + "disks_required{device=\"" + device + "\"}"] -
@@ -278,7 +280,15 @@ TEST_CASE("kstat serve and node_exporter agree on software RAID arrays",
 TEST_CASE("kstat serve and node_exporter count the same ARP entries",
           "[kstat][serve][node_exporter]") {
   // Both read the same /proc/net/arp: three interfaces, a dot in a name, an entry not resolved.
-  auto [theirs, compared] = agree_on_copy("net.arp", "arp", "node_arp_entries");
+  auto [theirs, compared] = agree_on_copy({"net.arp"}, "arp", "node_arp_entries");
   CHECK(compared == 3);
   CHECK(theirs["node_arp_entries{device=\"eth0\"}"] == 3);
+}
+
+TEST_CASE("kstat serve and node_exporter sum the same UDP queues",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same /proc/net/udp and udp6: three sockets and one, queues in hexadecimal.
+  auto [theirs, compared] = agree_on_copy({"net.udp", "net.udp6"}, "udp_queues", "node_udp_queues");
+  CHECK(compared == 4);
+  CHECK(theirs["node_udp_queues{ip=\"v4\",queue=\"rx\"}"] == 0xA00 + 0x12000);
 }

@@ -2,8 +2,8 @@
 // kstat's reader of the /proc files it knows (vmstat, meminfo, stat, loadavg, pressure,
 // softirqs, interrupts, net/*, diskstats, a process's stat, status and io, mountinfo), fed the
 // text itself: the first byte chooses the file, the rest is its text, read with the layout kstat
-// reads that file with (net/softnet_stat, mdstat, net/stat/nf_conntrack and net/arp rendered
-// first, and the rendering checked: a key and a fixed count of decimal numbers a line). What the
+// reads that file with (net/softnet_stat, mdstat, net/stat/nf_conntrack, net/arp and net/udp
+// rendered first, and the rendering checked: a key and a fixed count of decimal numbers a line). What the
 // lister finds must read back: the first record of each key (a name stands for it) that
 // for_each_record() gives is found again by locate() at its offset, and all its columns at once by
 // locate_columns() as a snapshot reads them, with the same tokens; in keyed lines, also from a
@@ -217,6 +217,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check(key && (last.empty() || last < *key), "interfaces rendered out of order, or twice");
       last = key ? *key : last;
     }
+  } else if (path == "net/udp") {
+    text = detail::render_udp(text, rendered);
+    check_rendered(text, 2, 2); // "queues", then the sums of tx and rx
   }
   for (const auto& layout : layouts[which])
     check_layout(text, layout);

@@ -50,7 +50,9 @@ inline constexpr ProcFile k_proc_files[] = {
     {"mdstat", "md0 : active raid1 sdb1[1] sda1[0]\n      1024 blocks [2/2] [UU]\n"},
     {"net/stat/nf_conntrack", "entries found drop\n00000001 00000002 00000003\n"},
     {"net/arp", "IP address HW type Flags HW address Mask Device\n"
-                "192.0.2.1 0x1 0x2 02:fc:00:00:00:05 * eth0\n"}};
+                "192.0.2.1 0x1 0x2 02:fc:00:00:00:05 * eth0\n"},
+    {"net/udp", "sl local_address rem_address st tx_queue rx_queue tr\n"
+                "1: 0100007F:0035 00000000:0000 07 00000000:00000A00 00:00000000\n"}};
 
 class KstatTree {
 public:

@@ -152,7 +152,8 @@ TEST_CASE("live: fs.mount./ is statvfs of /, and no new name is a /proc/sys entr
   // fs.* and net.* are /proc/sys's too: the new subtrees must not shadow an entry there.
   auto net = ns.list("net.dev");
   REQUIRE(net);
-  for (const auto& prefix : {"fs.mount", "net.dev", "net.softnet", "net.link", "net.conntrack", "net.arp"}) {
+  for (const auto& prefix : {"fs.mount", "net.dev", "net.softnet", "net.link", "net.conntrack",
+                             "net.arp", "net.udp", "net.udp6"}) {
     auto path = opskit::counters::sysctl_path("/proc", prefix);
     REQUIRE(path);
     CHECK_FALSE(std::ifstream(*path).good());

@@ -390,3 +390,16 @@ TEST_CASE("sources: net.arp, the ARP table's entries counted by interface, incom
   CHECK(arp.info("net.arp.br0.entries").kind == Kind::gauge);
   CHECK(arp.info("net.arp.br0.entries").description == "Entries of the ARP table on the interface");
 }
+
+TEST_CASE("sources: net.udp and net.udp6, the sockets' queues summed", "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read udp(ns, "net.udp");
+  CHECK(udp.infos.size() == 2);
+  CHECK(udp.value("net.udp.queues.rx") == Value(u(0xA00 + 0x12000)));
+  CHECK(udp.value("net.udp.queues.tx") == Value(u(0x300)));
+  CHECK(udp.info("net.udp.queues.rx").unit == "bytes");
+  CHECK(udp.info("net.udp.queues.rx").kind == Kind::gauge);
+  Read udp6(ns, "net.udp6");
+  CHECK(udp6.value("net.udp6.queues.rx") == Value(u(0x400)));
+  CHECK(udp6.value("net.udp6.queues.tx") == Value(u(0)));
+}
