@@ -23,8 +23,8 @@ public:
 
   // Appends the families: CPU time from getrusage(2), open descriptors from the descriptor
   // directory's size (or its listing, before Linux 6.2), memory from one pread of statm (three
-  // system calls, 4 µs on this project's VM). A figure that cannot be had is left out. Not thread-safe (the scraper's lock
-  // serializes scrapes).
+  // system calls, 4 µs on this project's VM). A figure that cannot be had is left out. Not
+  // thread-safe (the scraper's lock serializes scrapes).
   void append(std::string& out, TextFormat format) const;
 
 private:

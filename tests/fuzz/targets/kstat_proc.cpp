@@ -3,8 +3,8 @@
 // softirqs, interrupts, net/*, diskstats, a process's stat, status and io, mountinfo), fed the
 // text itself: the first byte chooses the file, the rest is its text, read with the layout kstat
 // reads that file with (net/softnet_stat, mdstat, net/stat/nf_conntrack, net/arp and net/udp
-// rendered first, and the rendering checked: a key and a fixed count of decimal numbers a line). What the
-// lister finds must read back: the first record of each key (a name stands for it) that
+// rendered first, and the rendering checked: a key and a fixed count of decimal numbers a line).
+// What the lister finds must read back: the first record of each key (a name stands for it) that
 // for_each_record() gives is found again by locate() at its offset, and all its columns at once by
 // locate_columns() as a snapshot reads them, with the same tokens; in keyed lines, also from a
 // stale hint, which is then moved to it. Each token converts alike through convert() and
