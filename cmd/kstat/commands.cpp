@@ -61,20 +61,19 @@ std::string_view common_prefix(std::string_view a, std::string_view b) {
   return a.substr(0, a_ends_component ? n : last_dot);
 }
 
-// One line per failure; entries that failed alike (one unreadable file) share a line:
-// "kstat: error: proc.1.io.*: open /proc/1/io: Permission denied". Returns how many failed.
-std::size_t report_errors(const counters::Snapshot& snapshot) {
-  std::size_t failed = 0;
-  for (std::size_t i = 0; i < snapshot.size();) {
-    const Error* e = snapshot.error(i);
+// One line per entry of `errors` that is set (entry i's failure, or null: nothing to tell);
+// entries that failed alike (one unreadable file) share a line:
+// "kstat: error: proc.1.io.*: open /proc/1/io: Permission denied".
+void tell_errors(const counters::Snapshot& snapshot, const std::vector<const Error*>& errors) {
+  for (std::size_t i = 0; i < errors.size();) {
+    const Error* e = errors[i];
     if (e == nullptr) {
       ++i;
       continue;
     }
     std::size_t j = i + 1;
     std::string_view prefix = snapshot.info(i).name;
-    while (j < snapshot.size() && snapshot.error(j) != nullptr &&
-           snapshot.error(j)->message() == e->message()) {
+    while (j < errors.size() && errors[j] != nullptr && errors[j]->message() == e->message()) {
       prefix = common_prefix(prefix, snapshot.info(j).name);
       ++j;
     }
@@ -83,9 +82,33 @@ std::size_t report_errors(const counters::Snapshot& snapshot) {
     else
       for (std::size_t k = i; k < j; ++k)
         error(fmt::format("{}: {}", snapshot.info(k).name, e->message()));
-    failed += j - i;
     i = j;
   }
+}
+
+// Tells every failure of the snapshot's last read; returns how many entries failed.
+std::size_t report_errors(const counters::Snapshot& snapshot) {
+  std::vector<const Error*> errors;
+  for (std::size_t i = 0; i < snapshot.size(); ++i)
+    errors.push_back(snapshot.error(i));
+  tell_errors(snapshot, errors);
+  return static_cast<std::size_t>(std::ranges::count_if(errors, [](auto* e) { return e; }));
+}
+
+// For watch's samples: tells a failure when it begins or its message changes, not again at each
+// sample; `said` holds the last message told of each entry, cleared when it reads again. Returns
+// how many entries failed.
+std::size_t report_new_errors(const counters::Snapshot& snapshot, std::vector<std::string>& said) {
+  std::vector<const Error*> news;
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < snapshot.size(); ++i) {
+    const Error* e = snapshot.error(i);
+    failed += e != nullptr ? 1 : 0;
+    std::string message = e != nullptr ? e->message() : "";
+    news.push_back(message != said[i] ? e : nullptr);
+    said[i] = std::move(message);
+  }
+  tell_errors(snapshot, news);
   return failed;
 }
 
@@ -282,6 +305,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   auto last = Clock::now();
   auto next = last + std::chrono::duration_cast<Clock::duration>(interval);
   std::size_t failed_any = 0;
+  std::vector<std::string> said(snap.size());
   for (std::size_t n = 0; !g_stop && (options.count == 0 || n < options.count); ++n) {
     auto wait = std::chrono::duration<double>(next - Clock::now()).count();
     if (wait > 0) {
@@ -331,7 +355,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     }
     write_out(out);
     std::fflush(stdout);
-    failed_any += report_errors(snap);
+    failed_any += report_new_errors(snap, said);
   }
   return failed_any == 0 ? k_exit_ok : k_exit_partial;
 }

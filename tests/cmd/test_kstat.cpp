@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "opskit/file.hpp"
 #include "opskit/handle.hpp"
 #include "opskit/text.hpp"
 #include "process.hpp"
@@ -325,6 +326,35 @@ TEST_CASE("kstat watch: a counter that went back, reset or wrapped at 32 bits, c
   CHECK(counted(0, "disk.vda.read_ms") == Approx(0));
   CHECK(counted(1, "disk.vda.read_ms") == Approx(200));
   CHECK(counted(2, "disk.vda.read_ms") == Approx(1000));
+}
+
+TEST_CASE("kstat watch: a name that goes is told once, and shown as '-'", "[kstat][cli]") {
+  opskit::test::TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  const std::string arp = root / "net/arp", errors = root / "errors";
+  FILE* watch = ::popen(("'" + k_kstat + "' --proc-root '" + root.path() +
+                         "' watch -i 0.2 -c 4 net.arp 2>'" + errors + "'")
+                            .c_str(),
+                        "r");
+  REQUIRE(watch != nullptr);
+  std::vector<std::string> seen;
+  char line[4096];
+  while (std::fgets(line, sizeof line, watch) != nullptr) {
+    seen.emplace_back(line);
+    if (seen.size() == 2) { // after the first sample, br0's one entry moves to br1
+      auto text = opskit::read_file(arp);
+      REQUIRE(text);
+      opskit::UniqueFd fd(::open(arp.c_str(), O_WRONLY | O_CLOEXEC));
+      REQUIRE(::pwrite(fd.get(), "br1", 3, static_cast<off_t>(text->find("br0"))) == 3);
+    }
+  }
+  CHECK(WEXITSTATUS(::pclose(watch)) == 3); // some names failed
+  REQUIRE(seen.size() == 5);                // the header and four samples
+  CHECK(seen[0].find("net.arp.br0.entries") != std::string::npos);
+  CHECK(seen[1].find(" 1 ") != std::string::npos);
+  CHECK(seen.back().find(" - ") != std::string::npos);
+  CHECK(opskit::read_file(errors) ==
+        "kstat: error: net.arp.br0.entries: no longer in " + arp + "\n");
 }
 
 TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0", "[kstat][cli]") {

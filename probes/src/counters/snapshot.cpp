@@ -212,8 +212,7 @@ std::size_t Snapshot::update(Record& record) {
 }
 
 bool Snapshot::gone(std::size_t i) {
-  errors_[i] =
-      Error(fmt::format("{}: no longer in {}", infos_[i].name, sources_[slots_[i].source]->path));
+  errors_[i] = Error(fmt::format("no longer in {}", sources_[slots_[i].source]->path));
   return false;
 }
 
@@ -241,7 +240,7 @@ Handle::~Handle() = default;
 
 Result<Value> Handle::read() {
   if (snapshot_.read() != 0)
-    return fail(*snapshot_.error(0));
+    return fail(snapshot_.error(0)->with_context(snapshot_.info(0).name));
   return snapshot_.value(0);
 }
 

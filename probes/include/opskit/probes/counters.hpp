@@ -153,7 +153,7 @@ public:
   const Info& info(std::size_t i) const noexcept { return infos_[i]; }
   // The value from the last read(); meaningless while error(i) is set or before the first read.
   const Value& value(std::size_t i) const noexcept { return values_[i]; }
-  // Why entry i failed in the last read(), or nullptr.
+  // Why entry i failed in the last read(), or nullptr; the entry's name is the caller's to add.
   const Error* error(std::size_t i) const noexcept { return errors_[i] ? &*errors_[i] : nullptr; }
   // How many distinct files one read() reads, and which ("/proc/vmstat"; a mount point for
   // the statvfs(3) of fs.mount; k_timex_source, k_links_source for the calls), in the order read.
@@ -193,7 +193,8 @@ public:
   Handle& operator=(Handle&&) noexcept;
   ~Handle();
 
-  // The current value, or why it cannot be read (the field is gone, the read failed).
+  // The current value, or why it cannot be read (the field is gone, the read failed), the
+  // name first ("vm.stats.pgfault: no longer in /proc/vmstat").
   Result<Value> read();
   const Info& info() const noexcept;
 
