@@ -3,15 +3,9 @@
 #include "commands.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cmath>
-#include <csignal>
 #include <cstdio>
-#include <ctime>
-
-#include <sys/ioctl.h>
-#include <unistd.h>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,6 +16,8 @@
 #include "opskit/probes/watch.hpp"
 #include "opskit/prometheus.hpp"
 #include "opskit/table.hpp"
+#include "output.hpp"
+#include "watch.hpp"
 
 namespace opskit::cmd::kstat {
 
@@ -30,86 +26,11 @@ namespace {
 using counters::Kind;
 using counters::Value;
 
-void error(std::string_view message) {
-  print_error("kstat", message);
-}
-
-nlohmann::ordered_json to_json(const Value& value) {
-  return std::visit([](const auto& v) { return nlohmann::ordered_json(v); }, value);
-}
-
-void write_out(std::string_view text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-}
-
 // The exit status for a run in which `failed` of `total` entries could not be read.
 int status_for(std::size_t failed, std::size_t total) {
   if (failed == 0)
     return k_exit_ok;
   return failed == total ? k_exit_failure : k_exit_partial;
-}
-
-// The dotted prefix that `a` and `b` share ("proc.1.io.rchar", "proc.1.io.wchar" -> "proc.1.io").
-std::string_view common_prefix(std::string_view a, std::string_view b) {
-  std::size_t n = 0, last_dot = 0;
-  while (n < a.size() && n < b.size() && a[n] == b[n]) {
-    if (a[n] == '.')
-      last_dot = n;
-    ++n;
-  }
-  bool a_ends_component = n == a.size() && (n == b.size() || b[n] == '.');
-  return a.substr(0, a_ends_component ? n : last_dot);
-}
-
-// One line per entry of `errors` that is set (entry i's failure, or null: nothing to tell);
-// entries that failed alike (one unreadable file) share a line:
-// "kstat: error: proc.1.io.*: open /proc/1/io: Permission denied".
-void tell_errors(const counters::Snapshot& snapshot, const std::vector<const Error*>& errors) {
-  for (std::size_t i = 0; i < errors.size();) {
-    const Error* e = errors[i];
-    if (e == nullptr) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i + 1;
-    std::string_view prefix = snapshot.info(i).name;
-    while (j < errors.size() && errors[j] != nullptr && errors[j]->message() == e->message()) {
-      prefix = common_prefix(prefix, snapshot.info(j).name);
-      ++j;
-    }
-    if (j - i > 1 && !prefix.empty())
-      error(fmt::format("{}.*: {}", prefix, e->message()));
-    else
-      for (std::size_t k = i; k < j; ++k)
-        error(fmt::format("{}: {}", snapshot.info(k).name, e->message()));
-    i = j;
-  }
-}
-
-// Tells every failure of the snapshot's last read; returns how many entries failed.
-std::size_t report_errors(const counters::Snapshot& snapshot) {
-  std::vector<const Error*> errors;
-  for (std::size_t i = 0; i < snapshot.size(); ++i)
-    errors.push_back(snapshot.error(i));
-  tell_errors(snapshot, errors);
-  return static_cast<std::size_t>(std::ranges::count_if(errors, [](auto* e) { return e; }));
-}
-
-// For watch's samples: tells a failure when it begins or its message changes, not again at each
-// sample; `said` holds the last message told of each entry, cleared when it reads again. Returns
-// how many entries failed.
-std::size_t report_new_errors(const counters::Snapshot& snapshot, std::vector<std::string>& said) {
-  std::vector<const Error*> news;
-  std::size_t failed = 0;
-  for (std::size_t i = 0; i < snapshot.size(); ++i) {
-    const Error* e = snapshot.error(i);
-    failed += e != nullptr ? 1 : 0;
-    std::string message = e != nullptr ? e->message() : "";
-    news.push_back(message != said[i] ? e : nullptr);
-    said[i] = std::move(message);
-  }
-  tell_errors(snapshot, news);
-  return failed;
 }
 
 int run_read(const counters::Namespace& ns, const Options& options) {
@@ -254,110 +175,6 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
       r->snapshot_ns);
   fmt::print("{}, {} reads per method\n{}", name, r->iterations, table.render());
   return k_exit_ok;
-}
-
-// --- watch ---
-
-volatile std::sig_atomic_t g_stop = 0;
-void on_stop(int) {
-  g_stop = 1;
-}
-
-std::size_t terminal_width() {
-  winsize ws{};
-  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-    return ws.ws_col;
-  return 0;
-}
-
-std::string format_reading(const counters::Reading& r) {
-  if (r.is_rate)
-    return r.rate ? fmt::format("{:.1f}", *r.rate) : "-";
-  return r.value ? counters::format_value(*r.value) : "-";
-}
-
-int run_watch(const counters::Namespace& ns, const Options& options) {
-  auto snapshot = ns.snapshot(options.names);
-  if (!snapshot) {
-    error(snapshot.error().message());
-    return k_exit_failure;
-  }
-  counters::Watch watch(std::move(*snapshot));
-
-  struct sigaction action {};
-  action.sa_handler = on_stop;
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-
-  const auto& snap = watch.snapshot();
-  std::vector<std::size_t> widths;
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < snap.size(); ++i) {
-    widths.push_back(std::max<std::size_t>(snap.info(i).name.size(), 10));
-    total += widths.back() + 1;
-  }
-  std::size_t width = terminal_width();
-  bool columns = width > 0 ? total <= width : snap.size() <= 8;
-
-  using Clock = std::chrono::steady_clock;
-  auto interval = std::chrono::duration<double>(options.interval);
-  watch.sample(0);
-  auto last = Clock::now();
-  auto next = last + std::chrono::duration_cast<Clock::duration>(interval);
-  std::size_t failed_any = 0;
-  std::vector<std::string> said(snap.size());
-  for (std::size_t n = 0; !g_stop && (options.count == 0 || n < options.count); ++n) {
-    auto wait = std::chrono::duration<double>(next - Clock::now()).count();
-    if (wait > 0) {
-      timespec ts{static_cast<time_t>(wait), static_cast<long>((wait - std::floor(wait)) * 1e9)};
-      while (!g_stop && ::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-      }
-    }
-    if (g_stop)
-      break;
-    auto now = Clock::now();
-    double seconds = std::chrono::duration<double>(now - last).count();
-    last = now;
-    next += std::chrono::duration_cast<Clock::duration>(interval);
-    const auto& readings = watch.sample(seconds);
-
-    std::string out;
-    if (options.format == Format::json) {
-      nlohmann::ordered_json values = nlohmann::ordered_json::object();
-      for (std::size_t i = 0; i < readings.size(); ++i) {
-        const auto& r = readings[i];
-        if (r.is_rate)
-          values[snap.info(i).name] = r.rate ? nlohmann::ordered_json(*r.rate) : nullptr;
-        else
-          values[snap.info(i).name] = r.value ? to_json(*r.value) : nullptr;
-      }
-      nlohmann::ordered_json line = {
-          {"time",
-           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-               .count()},
-          {"interval_s", seconds},
-          {"values", values}};
-      out = line.dump() + "\n";
-    } else if (columns) {
-      if (n % 20 == 0) {
-        for (std::size_t i = 0; i < snap.size(); ++i)
-          out += fmt::format("{:>{}} ", snap.info(i).name, widths[i]);
-        out.back() = '\n';
-      }
-      for (std::size_t i = 0; i < readings.size(); ++i)
-        out += fmt::format("{:>{}} ", format_reading(readings[i]), widths[i]);
-      out.back() = '\n';
-    } else {
-      out += fmt::format("--- {:.2f}s\n", seconds);
-      for (std::size_t i = 0; i < readings.size(); ++i)
-        out += fmt::format("{}: {}{}\n", snap.info(i).name, format_reading(readings[i]),
-                           readings[i].is_rate ? "/s" : "");
-    }
-    write_out(out);
-    std::fflush(stdout);
-    failed_any += report_new_errors(snap, said);
-  }
-  return failed_any == 0 ? k_exit_ok : k_exit_partial;
 }
 
 } // namespace

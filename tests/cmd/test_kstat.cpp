@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -328,33 +329,78 @@ TEST_CASE("kstat watch: a counter that went back, reset or wrapped at 32 bits, c
   CHECK(counted(2, "disk.vda.read_ms") == Approx(1000));
 }
 
-TEST_CASE("kstat watch: a name that goes is told once, and shown as '-'", "[kstat][cli]") {
-  opskit::test::TempDir root;
-  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
-  const std::string arp = root / "net/arp", errors = root / "errors";
-  FILE* watch = ::popen(("'" + k_kstat + "' --proc-root '" + root.path() +
-                         "' watch -i 0.2 -c 4 net.arp 2>'" + errors + "'")
-                            .c_str(),
-                        "r");
+namespace {
+
+// The lines `kstat watch ARGS...` prints on --proc-root `root`, with `change` called after the
+// line numbered `after` (the first is 0); what it said on standard error into `errors`, and its
+// exit status into `status`.
+std::vector<std::string> watch_lines(const std::string& root, const std::string& args,
+                                     std::size_t after, const std::function<void()>& change,
+                                     std::string& errors, int& status) {
+  const std::string said = root + "/errors";
+  FILE* watch = ::popen(
+      ("'" + k_kstat + "' --proc-root '" + root + "' watch " + args + " 2>'" + said + "'").c_str(),
+      "r");
   REQUIRE(watch != nullptr);
   std::vector<std::string> seen;
   char line[4096];
   while (std::fgets(line, sizeof line, watch) != nullptr) {
     seen.emplace_back(line);
-    if (seen.size() == 2) { // after the first sample, br0's one entry moves to br1
-      auto text = opskit::read_file(arp);
-      REQUIRE(text);
-      opskit::UniqueFd fd(::open(arp.c_str(), O_WRONLY | O_CLOEXEC));
-      REQUIRE(::pwrite(fd.get(), "br1", 3, static_cast<off_t>(text->find("br0"))) == 3);
-    }
+    if (seen.size() == after + 1)
+      change();
   }
-  CHECK(WEXITSTATUS(::pclose(watch)) == 3); // some names failed
-  REQUIRE(seen.size() == 5);                // the header and four samples
+  status = WEXITSTATUS(::pclose(watch));
+  errors = opskit::read_file(said).value_or("");
+  return seen;
+}
+
+// Writes `text` over `file` where `old` is, in place: one pwrite, which a read sees whole.
+void overwrite(const std::string& file, std::string_view old, std::string_view text) {
+  auto content = opskit::read_file(file);
+  REQUIRE(content);
+  REQUIRE(content->find(old) != std::string::npos);
+  opskit::UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+  REQUIRE(::pwrite(fd.get(), text.data(), text.size(), static_cast<off_t>(content->find(old))) ==
+          static_cast<ssize_t>(text.size()));
+}
+
+} // namespace
+
+TEST_CASE("kstat watch: names that come and go are resolved again, under a header of their own",
+          "[kstat][cli]") {
+  opskit::test::TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  std::string errors;
+  int status = -1;
+  // After the first sample, br0's one ARP entry moves to br1.
+  auto seen = watch_lines(
+      root.path(), "-i 0.2 -c 4 net.arp", 1, [&] { overwrite(root / "net/arp", "br0", "br1"); },
+      errors, status);
+  CHECK(status == 0);
+  CHECK(errors == "");
+  REQUIRE(seen.size() >= 5); // a header, four samples, and a header again
   CHECK(seen[0].find("net.arp.br0.entries") != std::string::npos);
-  CHECK(seen[1].find(" 1 ") != std::string::npos);
+  auto again = std::ranges::find_if(
+      seen, [](const auto& line) { return line.find("net.arp.br1.entries") != std::string::npos; });
+  REQUIRE(again != seen.end());
+  CHECK(std::none_of(again, seen.end(), [](const auto& line) {
+    return line.find("br0") != std::string::npos || line.find('-') != std::string::npos;
+  }));
+}
+
+TEST_CASE("kstat watch: an entry that fails is told once, and shown as '-'", "[kstat][cli]") {
+  opskit::test::TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  std::string errors;
+  int status = -1;
+  // After the first sample, pgfault's value is no longer a number.
+  auto seen = watch_lines(
+      root.path(), "-i 0.2 -c 4 vm.stats.pgfault vm.stats.pgmajfault", 1,
+      [&] { overwrite(root / "vmstat", "pgfault 7", "pgfault x"); }, errors, status);
+  CHECK(status == 3); // some entries failed
+  REQUIRE(seen.size() == 5);
   CHECK(seen.back().find(" - ") != std::string::npos);
-  CHECK(opskit::read_file(errors) ==
-        "kstat: error: net.arp.br0.entries: no longer in " + arp + "\n");
+  CHECK(errors == "kstat: error: vm.stats.pgfault: no longer in " + root / "vmstat" + "\n");
 }
 
 TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0", "[kstat][cli]") {

@@ -2,6 +2,7 @@
 #include "opskit/probes/watch.hpp"
 
 #include <chrono>
+#include <unordered_map>
 
 namespace opskit::counters {
 
@@ -25,8 +26,25 @@ Watch::Watch(Snapshot snapshot) : snapshot_(std::move(snapshot)) {
   readings_.resize(snapshot_.size());
 }
 
+Watch::Watch(Snapshot snapshot, const Watch& before) : Watch(std::move(snapshot)) {
+  std::unordered_map<std::string_view, std::size_t> was;
+  for (std::size_t j = 0; j < before.snapshot_.size(); ++j)
+    was.emplace(before.snapshot_.info(j).name, j);
+  for (std::size_t i = 0; i < snapshot_.size(); ++i)
+    if (auto j = was.find(snapshot_.info(i).name); j != was.end()) {
+      previous_[i] = before.previous_[j->second];
+      had_previous_[i] = before.had_previous_[j->second];
+    }
+}
+
+bool Watch::names_changed() const noexcept {
+  return snapshot_.records_changed() || (first_failures_ && failures_ > *first_failures_);
+}
+
 const std::vector<Reading>& Watch::sample(double seconds) {
-  snapshot_.read();
+  failures_ = snapshot_.read();
+  if (!first_failures_)
+    first_failures_ = failures_;
   for (std::size_t i = 0; i < snapshot_.size(); ++i) {
     Reading& reading = readings_[i];
     bool ok = snapshot_.error(i) == nullptr;

@@ -28,17 +28,28 @@ struct Reading {
 class Watch {
 public:
   explicit Watch(Snapshot snapshot);
+  // A watch of the same names resolved again (`snapshot`), going on from `before`: each entry
+  // `before` also had keeps its last value, so that its next rate spans the interval as if
+  // nothing had changed; an entry new to it gets its first rate an interval later.
+  Watch(Snapshot snapshot, const Watch& before);
 
   // Reads every source. The first call sets the baseline; every later call returns one Reading
   // per entry for the time since the previous call, `seconds` long.
   const std::vector<Reading>& sample(double seconds);
   const Snapshot& snapshot() const noexcept { return snapshot_; }
 
+  // Whether the names ought to be resolved again after the last sample: a file's records came
+  // or went (a disk, an interface), or more entries failed than at the first sample (one left
+  // its file).
+  bool names_changed() const noexcept;
+
 private:
   Snapshot snapshot_;
   std::vector<Value> previous_;
   std::vector<bool> had_previous_;
   std::vector<Reading> readings_;
+  std::size_t failures_ = 0;
+  std::optional<std::size_t> first_failures_; // at the first sample
 };
 
 // What `kstat bench` measures for one name: the cost of a read through each access path.

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What kstat's subcommands print besides their tables: values as JSON, and the entries that could
+// not be read, as "kstat: error: ..." lines on stderr.
+
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "opskit/error.hpp"
+#include "opskit/probes/counters.hpp"
+
+namespace opskit::cmd::kstat {
+
+// "kstat: error: MESSAGE" on stderr.
+void error(std::string_view message);
+
+// `text` on stdout, as it is.
+void write_out(std::string_view text);
+
+// A value as JSON: a number or a string.
+nlohmann::ordered_json to_json(const counters::Value& value);
+
+// One line per entry of `errors` that is set (entry i's failure, or null: nothing to tell);
+// entries that failed alike (one unreadable file) share a line:
+// "kstat: error: proc.1.io.*: open /proc/1/io: Permission denied".
+void tell_errors(const counters::Snapshot& snapshot, const std::vector<const Error*>& errors);
+
+// Tells every failure of the snapshot's last read; returns how many entries failed.
+std::size_t report_errors(const counters::Snapshot& snapshot);
+
+} // namespace opskit::cmd::kstat
