@@ -90,6 +90,18 @@ Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absen
   return found;
 }
 
+bool Namespace::transient(std::string_view name) noexcept {
+  constexpr std::string_view k_transient[] = {"md",      "net.arp",  "net.conntrack",
+                                              "net.dev", "net.link", "net.softnet",
+                                              "disk",    "fs.mount", "cgroup"};
+  return std::ranges::any_of(k_transient, [&](std::string_view root) { return holds(root, name); });
+}
+
+bool Namespace::has(std::string_view name) const {
+  auto found = fields(name, true);
+  return found && !found->empty();
+}
+
 Error Namespace::unknown(std::string_view name) const {
   if (auto path = sysctl_path(proc_root_, name)) {
     struct stat st {};
@@ -157,7 +169,8 @@ Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections) cons
                                  [&](const std::string& glob) { return glob_matches(glob, name); });
     };
     for (const auto& name : names) {
-      OPSKIT_TRY_ASSIGN(auto found, fields(name, filter.absent_ok));
+      OPSKIT_TRY_ASSIGN(auto found,
+                        fields(name, filter.absent_ok || (filter.transient_ok && transient(name))));
       for (auto& field : found)
         if (!left_out(field.info.name) && seen.insert(field.info.name).second)
           all.push_back(std::move(field));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/probes/scrape.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -19,7 +20,11 @@ namespace {
 Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& settings,
                                Scraper::Clock::time_point deadline, std::size_t& failures) {
   OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.selections()));
-  if (snapshot.size() == 0)
+  // Names that come and go may all be away now (no md arrays yet): served once they come.
+  auto awaits = [](const Scraper::Names& set) {
+    return set.transient_ok && std::ranges::any_of(set.names, Namespace::transient);
+  };
+  if (snapshot.size() == 0 && !std::ranges::any_of(settings.sets, awaits))
     return fail("nothing to serve: the exclusions leave out every name", ENOENT);
   failures = snapshot.read(deadline);
   return snapshot;
@@ -51,7 +56,7 @@ Scraper::Names serve_defaults() {
 std::vector<Selection> Scraper::Settings::selections() const {
   std::vector<Selection> out;
   for (const auto& set : sets)
-    out.push_back({set.names, {set.exclude, exported, set.absent_ok}});
+    out.push_back({set.names, {set.exclude, exported, set.absent_ok, set.transient_ok}});
   return out;
 }
 
@@ -67,7 +72,17 @@ Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) 
 
 Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot)
     : ns_(std::move(ns)), settings_(std::move(settings)), snapshot_(std::move(snapshot)),
-      exposition_(snapshot_), uname_labels_(uname_labels()), resolved_at_(Clock::now()) {}
+      exposition_(snapshot_), uname_labels_(uname_labels()), awaited_(awaited()),
+      resolved_at_(Clock::now()) {}
+
+std::vector<std::string> Scraper::awaited() const {
+  std::vector<std::string> out;
+  for (const auto& set : settings_.sets)
+    for (const auto& name : set.names)
+      if (set.transient_ok && Namespace::transient(name) && !ns_.has(name))
+        out.push_back(name);
+  return out;
+}
 
 Scraper::Body Scraper::scrape(TextFormat format) {
   auto arrived = Clock::now();
@@ -89,7 +104,10 @@ void Scraper::read(Clock::time_point deadline) {
   std::size_t failures = snapshot_.read(deadline);
   auto now = Clock::now();
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
-  if (went || snapshot_.records_changed() || now - resolved_at_ >= settings_.resolve_interval)
+  // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
+  bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
+  if (went || came || snapshot_.records_changed() ||
+      now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline);
 }
 
@@ -106,6 +124,7 @@ void Scraper::resolve(Clock::time_point deadline) {
   } // else every name has gone: keep serving what failed, and its errors
   exposition_ = Exposition(snapshot_);
   uname_labels_ = uname_labels(); // the host may have been renamed
+  awaited_ = awaited();
   // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
   // unless told: give them back, once a resolve.
   ::malloc_trim(0);

@@ -385,3 +385,27 @@ TEST_CASE("kstat serve: an interface's first ARP entry is served from the next s
   CHECK(body.find("kstat_arp_entries{device=\"eth1\"} 1\n") != std::string::npos);
   CHECK(body.find("kstat_scrape_error") == std::string::npos);
 }
+
+TEST_CASE("kstat serve: a name given with nothing under it yet (no md arrays) is a warning, and "
+          "is served from the scrape after it comes",
+          "[kstat][serve]") {
+  TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  auto arrays = opskit::read_file(root / "mdstat");
+  REQUIRE(arrays);
+  std::ofstream(root / "mdstat") << "Personalities : \nunused devices: <none>\n";
+  KstatServe serve({"--proc-root", root.path(), "md", "kern.loadavg"});
+  CHECK(serve.err() == "kstat: warning: nothing under 'md' now: served when it comes\n");
+  auto before = http_get(serve.url());
+  CHECK(before.status == 200);
+  CHECK(before.body.find("kstat_load1 ") != std::string::npos);
+  CHECK(before.body.find("kstat_md_") == std::string::npos);
+  // The arrays are assembled.
+  std::ofstream(root / "mdstat") << *arrays;
+  CHECK(http_get(serve.url()).body.find("kstat_md_disks_required{device=\"md1\"} 4\n") !=
+        std::string::npos);
+  // A typo is still an error, at the start.
+  auto typo = run({tool("kstat"), "serve", "--listen", "127.0.0.1:0", "mdd"});
+  CHECK(typo.exit_status == 1);
+  CHECK(typo.err.starts_with("kstat: error: unknown name 'mdd'"));
+}

@@ -58,6 +58,9 @@ struct SnapshotFilter {
   // A name or prefix this machine has nothing under (net.snmp6 on a kernel without IPv6),
   // instead of failing.
   bool absent_ok = false;
+  // The same for a name in a subtree whose names come and go (Namespace::transient(): an md
+  // array, a network interface, a disk), which may have something under it later.
+  bool transient_ok = false;
 };
 
 // Names and what a snapshot leaves out of them. A snapshot may be made of several, each with a
@@ -97,6 +100,13 @@ public:
   Result<Snapshot> snapshot(std::span<const std::string> names, SnapshotFilter filter = {}) const;
   // The same over each selection in turn, with its own filter; a name two hold is read once.
   Result<Snapshot> snapshot(std::span<const Selection> selections) const;
+
+  // Whether `name` lies in a subtree whose names come and go with what the machine holds: md
+  // arrays, ARP entries, conntrack's statistics (its module loaded), network interfaces, disks,
+  // mount points, CPUs' softnet figures, cgroups.
+  static bool transient(std::string_view name) noexcept;
+  // Whether there is a name `name` (a name, a prefix or a glob) names now; no error for none.
+  bool has(std::string_view name) const;
 
   // A handle for one leaf name. Fails for an unknown name, a prefix, or an entry that cannot be
   // opened for reading ("vm.drop_caches: write-only entry").

@@ -96,6 +96,8 @@ public:
     std::vector<std::string> names;        // names, prefixes and globs, as for read
     std::vector<std::string> exclude = {}; // globs of names to leave out
     bool absent_ok = false;                // names this machine lacks are left out, not an error
+    bool transient_ok = false; // so are names that come and go (Namespace::transient()), until
+                               // they come
   };
 
   struct Settings {
@@ -122,8 +124,9 @@ public:
   // kstat_scrape_duration_seconds, and what Settings::append_own appends. Names are resolved
   // again, before the families are rendered, when a source file gains or loses lines (a disk, a
   // CPU, a network interface or an interrupt came or went) or entries fail that did not before
-  // (a process exited), and every resolve interval for what no file read shows (mount points,
-  // cgroups). Safe to call from many threads: a scrape that waited for another's read gets that
+  // (a process exited), when a name given that came and went (Names::transient_ok) has come
+  // back, and every resolve interval for what no file read shows (mount points, cgroups). Safe
+  // to call from many threads: a scrape that waited for another's read gets that
   // read's body when the read began after the scrape arrived.
   Body scrape(TextFormat format);
 
@@ -132,6 +135,8 @@ private:
   void read(Clock::time_point deadline);
   void resolve(Clock::time_point deadline);
   std::string render(TextFormat format, Clock::duration took) const;
+  // The names given that come and go (Names::transient_ok) with nothing under them now.
+  std::vector<std::string> awaited() const;
 
   const Namespace ns_;
   const Settings settings_;
@@ -140,6 +145,7 @@ private:
   Exposition exposition_;
   std::string uname_labels_;          // kstat_uname_info's
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
+  std::vector<std::string> awaited_;  // awaited() at the last resolve, looked for each scrape
   Clock::time_point resolved_at_;
   Clock::time_point read_at_;                       // when the last read began
   std::chrono::system_clock::time_point read_time_; // the same, by the system's clock
