@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -90,11 +91,25 @@ Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absen
   return found;
 }
 
+namespace {
+
+// The subtrees whose names come and go with what the machine holds.
+constexpr std::string_view k_transient[] = {"md",      "net.arp",  "net.conntrack",
+                                            "net.dev", "net.link", "net.softnet",
+                                            "disk",    "fs.mount", "cgroup"};
+
+// The one of them that holds `name`, or nothing.
+std::optional<std::string_view> transient_root(std::string_view name) noexcept {
+  for (std::string_view root : k_transient)
+    if (holds(root, name))
+      return root;
+  return std::nullopt;
+}
+
+} // namespace
+
 bool Namespace::transient(std::string_view name) noexcept {
-  constexpr std::string_view k_transient[] = {"md",      "net.arp",  "net.conntrack",
-                                              "net.dev", "net.link", "net.softnet",
-                                              "disk",    "fs.mount", "cgroup"};
-  return std::ranges::any_of(k_transient, [&](std::string_view root) { return holds(root, name); });
+  return transient_root(name).has_value();
 }
 
 bool Namespace::has(std::string_view name) const {
@@ -113,6 +128,8 @@ Error Namespace::unknown(std::string_view name) const {
         return Error(fmt::format("{}: not read: {}", name, *why), EACCES);
     }
   }
+  if (auto root = transient_root(name); root && !has(*root))
+    return Error(fmt::format("unknown name '{}': nothing is under {} now", name, *root), ENOENT);
   if (name.starts_with("proc.")) {
     std::size_t end = name.find('.', 5);
     if (find_fields(roots(), name.substr(0, end)).empty())

@@ -402,3 +402,24 @@ TEST_CASE("namespace: write sets a /proc/sys entry and returns the old value",
   REQUIRE_FALSE(outside);
   CHECK(outside.error().message() == "vm.stats.pgfault: not a /proc/sys entry, so not writable");
 }
+
+TEST_CASE("namespace: a subtree whose names come and go says it is empty now, and a snapshot "
+          "may wait for it",
+          "[counters][namespace]") {
+  TempRoot root;
+  root.write("mdstat", "Personalities : \nunused devices: <none>\n");
+  Namespace ns(root.path);
+  CHECK(Namespace::transient("md"));
+  CHECK(Namespace::transient("net.dev.wg0"));
+  CHECK_FALSE(Namespace::transient("mdd"));
+  CHECK_FALSE(Namespace::transient("vm.stats"));
+  CHECK_FALSE(ns.has("md"));
+  CHECK(ns.has("vm.stats.pgfault"));
+  CHECK(ns.resolve("md.md0.blocks").error().message() ==
+        "unknown name 'md.md0.blocks': nothing is under md now");
+  std::vector<std::string> md{"md"};
+  CHECK_FALSE(ns.snapshot(md));
+  auto awaited = ns.snapshot(md, {.transient_ok = true});
+  REQUIRE(awaited);
+  CHECK(awaited->size() == 0);
+}

@@ -274,7 +274,7 @@ TEST_CASE("sources: without a cgroup2 hierarchy there are no cgroup names", "[co
   Namespace ns(k_proc, k_proc); // a tree with no fs/cgroup
   auto listed = ns.list("cgroup");
   REQUIRE_FALSE(listed);
-  CHECK(listed.error().message() == "unknown name 'cgroup'");
+  CHECK(listed.error().message() == "unknown name 'cgroup': nothing is under cgroup now");
 }
 
 TEST_CASE("sources: net.softnet per CPU from hexadecimal, named by the CPU's number",
