@@ -60,14 +60,6 @@ void raise_file_limit() {
   }
 }
 
-// A warning for each name given that has nothing under it now but may later (an md array, an
-// interface, a disk), which is served when it comes: a typo shows at the start.
-void warn_awaited(const counters::Namespace& ns, const std::vector<std::string>& names) {
-  for (const auto& name : names)
-    if (counters::Namespace::transient(name) && !ns.has(name))
-      fmt::print(stderr, "kstat: warning: nothing under '{}' now: served when it comes\n", name);
-}
-
 // Blocks SIGTERM and SIGINT in this thread and every thread it starts, for wait_for_stop().
 sigset_t block_stop_signals() {
   sigset_t stop;
@@ -108,13 +100,16 @@ int run_serve(const Options& options) {
       std::chrono::duration<double>(options.scrape_timeout));
   settings.append_own = [process = std::make_shared<const ProcessMetrics>()](
                             std::string& out, TextFormat format) { process->append(out, format); };
-  counters::Namespace ns(options.proc_root, options.sys_root, options.rootfs);
-  warn_awaited(ns, options.names);
-  auto scraper = Scraper::open(std::move(ns), std::move(settings));
+  auto scraper =
+      Scraper::open(counters::Namespace(options.proc_root, options.sys_root, options.rootfs),
+                    std::move(settings));
   if (!scraper) {
     print_error("kstat", scraper.error().message());
     return k_exit_failure;
   }
+  // A name given with nothing under it yet is served when it comes; a typo shows here.
+  for (const auto& name : (*scraper)->awaited())
+    fmt::print(stderr, "kstat: warning: nothing under '{}' now: served when it comes\n", name);
   sigset_t stop = block_stop_signals();
   auto server = HttpServer::start(*where, answer, scraper->get(), std::move(web));
   if (!server) {

@@ -72,10 +72,15 @@ Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) 
 
 Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot)
     : ns_(std::move(ns)), settings_(std::move(settings)), snapshot_(std::move(snapshot)),
-      exposition_(snapshot_), uname_labels_(uname_labels()), awaited_(awaited()),
+      exposition_(snapshot_), uname_labels_(uname_labels()), awaited_(find_awaited()),
       resolved_at_(Clock::now()) {}
 
-std::vector<std::string> Scraper::awaited() const {
+std::vector<std::string> Scraper::awaited() {
+  std::lock_guard lock(mutex_);
+  return awaited_;
+}
+
+std::vector<std::string> Scraper::find_awaited() const {
   std::vector<std::string> out;
   for (const auto& set : settings_.sets)
     for (const auto& name : set.names)
@@ -124,7 +129,7 @@ void Scraper::resolve(Clock::time_point deadline) {
   } // else every name has gone: keep serving what failed, and its errors
   exposition_ = Exposition(snapshot_);
   uname_labels_ = uname_labels(); // the host may have been renamed
-  awaited_ = awaited();
+  awaited_ = find_awaited();
   // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
   // unless told: give them back, once a resolve.
   ::malloc_trim(0);

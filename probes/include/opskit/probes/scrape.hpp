@@ -130,13 +130,17 @@ public:
   // read's body when the read began after the scrape arrived.
   Body scrape(TextFormat format);
 
+  // The names given that come and go (Names::transient_ok) with nothing under them at the last
+  // resolve: each is served from the scrape after it comes.
+  std::vector<std::string> awaited();
+
 private:
   Scraper(Namespace ns, Settings settings, Snapshot snapshot);
   void read(Clock::time_point deadline);
   void resolve(Clock::time_point deadline);
   std::string render(TextFormat format, Clock::duration took) const;
   // The names given that come and go (Names::transient_ok) with nothing under them now.
-  std::vector<std::string> awaited() const;
+  std::vector<std::string> find_awaited() const;
 
   const Namespace ns_;
   const Settings settings_;
@@ -145,7 +149,7 @@ private:
   Exposition exposition_;
   std::string uname_labels_;          // kstat_uname_info's
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
-  std::vector<std::string> awaited_;  // awaited() at the last resolve, looked for each scrape
+  std::vector<std::string> awaited_;  // find_awaited() at the last resolve, looked for each scrape
   Clock::time_point resolved_at_;
   Clock::time_point read_at_;                       // when the last read began
   std::chrono::system_clock::time_point read_time_; // the same, by the system's clock
