@@ -83,6 +83,13 @@ constexpr std::string_view k_guest_help =
 
 constexpr std::string_view k_md_disks_help =
     "Devices of the array by state: active (in sync), failed, spare";
+constexpr std::string_view k_csrow_corrected_help =
+    "Corrected memory errors by controller and chip-select row (csrow \"unknown\": those no row "
+    "was given for)";
+constexpr std::string_view k_csrow_uncorrected_help =
+    "Uncorrected memory errors by controller and chip-select row (csrow \"unknown\": those no "
+    "row was given for)";
+constexpr Label k_controller{"controller", "$1"};
 constexpr std::string_view k_udp_queues_help =
     "Bytes in the UDP sockets' queues, by IP version and queue (tx: to send, rx: received)";
 
@@ -260,6 +267,19 @@ constexpr Rule k_rules[] = {
      "Connections in the conntrack table"},
     {"net.netfilter.nf_conntrack_max", "nf_conntrack_entries_limit", {}, Units::keep,
      "Connections the conntrack table holds at most"},
+    // sysfs: node_exporter's edac and thermal_zone collectors
+    {"hw.edac.*.ce_count", "edac_correctable_errors", {k_controller}, Units::keep},
+    {"hw.edac.*.ue_count", "edac_uncorrectable_errors", {k_controller}, Units::keep},
+    {"hw.edac.*.ce_noinfo_count", "edac_csrow_correctable_errors",
+     {k_controller, {"csrow", "unknown"}}, Units::keep, k_csrow_corrected_help},
+    {"hw.edac.*.ue_noinfo_count", "edac_csrow_uncorrectable_errors",
+     {k_controller, {"csrow", "unknown"}}, Units::keep, k_csrow_uncorrected_help},
+    {"hw.edac.*.csrow.*.ce_count", "edac_csrow_correctable_errors", {k_controller, {"csrow", "$2"}},
+     Units::keep, k_csrow_corrected_help},
+    {"hw.edac.*.csrow.*.ue_count", "edac_csrow_uncorrectable_errors",
+     {k_controller, {"csrow", "$2"}}, Units::keep, k_csrow_uncorrected_help},
+    {"hw.thermal.zone.*.temp", "thermal_zone_temp", {{{"zone", "$1"}}}},
+    {"hw.thermal.cooling.*.*", "cooling_device_$2", {{{"name", "$1"}}}, Units::keep},
     // /proc/sys, last: its roots hold the prefixes above
     {"kernel.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
     {"vm.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
@@ -282,9 +302,13 @@ struct BaseUnit {
   double divide;
 };
 constexpr BaseUnit k_base_units[] = {
-    {"seconds", "seconds", 1, 1},        {"milliseconds", "seconds", 1, 1000},
-    {"microseconds", "seconds", 1, 1e6}, {"bytes", "bytes", 1, 1},
-    {"KiB", "bytes", 1024, 1},           {"sectors", "bytes", 512, 1},
+    {"seconds", "seconds", 1, 1},
+    {"milliseconds", "seconds", 1, 1000},
+    {"microseconds", "seconds", 1, 1e6},
+    {"bytes", "bytes", 1, 1},
+    {"KiB", "bytes", 1024, 1},
+    {"sectors", "bytes", 512, 1},
+    {"millicelsius", "celsius", 1, 1000},
 };
 
 const BaseUnit* base_unit(std::string_view unit) noexcept {

@@ -57,6 +57,12 @@ void find_md(const Roots& roots, std::string_view prefix, std::vector<Field>& ou
 void find_conntrack(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_arp(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_udp(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// The hardware's sysfs files under "hw": memory controllers' errors (EDAC), thermal zones and
+// cooling devices (hardware.cpp).
+void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// Why `name`, under "hw", names nothing on this machine: the hardware it lacks ("this machine
+// has no thermal zones or cooling devices in /sys/class/thermal"); nothing when it has some.
+std::optional<std::string> missing_hardware(const Roots& roots, std::string_view name);
 
 // The path a mount point's name component stands for, mountinfo's octal escapes undone
 // ("/mnt/my\040disk\056img" -> "/mnt/my disk.img"); and a mount's source likewise.

@@ -31,32 +31,64 @@ void fork_children(int n) {
   }
 }
 
-// kstat serve --proc-root and node_exporter --path.procfs on the same copy of /proc
-// (tests/data/proc-basic), node_exporter with one `collector`: each of its series of the
-// families `family` begins (node_md_) is kstat's of the same name after "kstat_", with the same
-// value. Returns node_exporter's series, and how many of them were compared.
+// A series with its labels in name order ("f{b=\"1\",a=\"2\"}" -> "f{a=\"2\",b=\"1\"}"), as
+// node_exporter writes them; kstat writes a family's own labels first. No ',' inside a value.
+std::string labels_in_order(const std::string& series) {
+  std::size_t open = series.find('{');
+  if (open == std::string::npos)
+    return series;
+  std::vector<std::string> labels;
+  std::string inside = series.substr(open + 1, series.size() - open - 2);
+  for (std::size_t at = 0; at <= inside.size();) {
+    std::size_t comma = std::min(inside.find(',', at), inside.size());
+    labels.push_back(inside.substr(at, comma - at));
+    at = comma + 1;
+  }
+  std::ranges::sort(labels);
+  std::string out = series.substr(0, open + 1);
+  for (const auto& label : labels)
+    out += (out.back() == '{' ? "" : ",") + label;
+  return out + "}";
+}
+
+// kstat serve and node_exporter, with one `collector`, on the same copy of /proc
+// (tests/data/proc-basic: --proc-root and --path.procfs) or of /sys (sys-basic: --sys-root and
+// --path.sysfs): each of node_exporter's series of the families one of `families` begins
+// (node_md_) is
+// kstat's of the same name after "kstat_", or the name `renamed` gives its family, with the same
+// labels and value. Returns node_exporter's series, and how many of them were compared.
 struct Agreed {
   std::map<std::string, double> theirs;
   int compared = 0;
 };
+enum class Tree { proc, sys };
 Agreed agree_on_copy(const std::vector<std::string>& kstat_names, const std::string& collector,
-                     const std::string& family) {
+                     const std::vector<std::string>& families, Tree tree = Tree::proc,
+                     const std::map<std::string, std::string>& renamed = {}) {
   if (!have_program("prometheus-node-exporter"))
     FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
-  const std::string proc = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
-  std::vector<std::string> arguments{"--proc-root", proc};
+  bool proc = tree == Tree::proc;
+  const std::string copy = std::string(OPSKIT_TEST_DATA) + (proc ? "/proc-basic" : "/sys-basic");
+  std::vector<std::string> arguments{proc ? "--proc-root" : "--sys-root", copy};
   arguments.insert(arguments.end(), kstat_names.begin(), kstat_names.end());
   KstatServe serve(arguments);
   int port = free_port();
   Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
-               "--path.procfs=" + proc, "--collector.disable-defaults", "--collector." + collector},
+               (proc ? "--path.procfs=" : "--path.sysfs=") + copy, "--collector.disable-defaults",
+               "--collector." + collector},
               port);
   Agreed agreed{samples(http_get(node.url("/metrics")).body)};
-  auto ours = samples(http_get(serve.url()).body);
+  std::map<std::string, double> ours;
+  for (const auto& [series, value] : samples(http_get(serve.url()).body))
+    ours[labels_in_order(series)] = value;
   for (const auto& [name, value] : agreed.theirs)
-    if (name.starts_with(family)) {
+    if (std::ranges::any_of(families, [&](const auto& f) { return name.starts_with(f); })) {
       INFO(name);
-      std::string kstat_name = "kstat_" + name.substr(5);
+      std::string their_family = name.substr(0, name.find('{'));
+      auto rename = renamed.find(their_family);
+      std::string kstat_name = rename == renamed.end()
+                                   ? "kstat_" + name.substr(5)
+                                   : rename->second + name.substr(their_family.size());
       REQUIRE(ours.count(kstat_name) == 1);
       CHECK(ours[kstat_name] == value);
       ++agreed.compared;
@@ -268,7 +300,7 @@ TEST_CASE("kstat serve and node_exporter agree on software RAID arrays",
           "[kstat][serve][node_exporter]") {
   // This machine has no md arrays: both read the same /proc/mdstat of six, one rebuilding after
   // a failure, one inactive, one a RAID 0, one waiting to resync, one being checked.
-  auto [theirs, compared] = agree_on_copy({"md"}, "mdadm", "node_md_");
+  auto [theirs, compared] = agree_on_copy({"md"}, "mdadm", {"node_md_"});
   CHECK(compared == 6 * 11);
   auto degraded = [&](const std::string& prefix, const std::string& device) {
     return theirs[prefix + "disks_required{device=\"" + device + "\"}"] -
@@ -280,7 +312,7 @@ TEST_CASE("kstat serve and node_exporter agree on software RAID arrays",
 TEST_CASE("kstat serve and node_exporter count the same ARP entries",
           "[kstat][serve][node_exporter]") {
   // Both read the same /proc/net/arp: three interfaces, a dot in a name, an entry not resolved.
-  auto [theirs, compared] = agree_on_copy({"net.arp"}, "arp", "node_arp_entries");
+  auto [theirs, compared] = agree_on_copy({"net.arp"}, "arp", {"node_arp_entries"});
   CHECK(compared == 3);
   CHECK(theirs["node_arp_entries{device=\"eth0\"}"] == 3);
 }
@@ -288,7 +320,24 @@ TEST_CASE("kstat serve and node_exporter count the same ARP entries",
 TEST_CASE("kstat serve and node_exporter sum the same UDP queues",
           "[kstat][serve][node_exporter]") {
   // Both read the same /proc/net/udp and udp6: three sockets and one, queues in hexadecimal.
-  auto [theirs, compared] = agree_on_copy({"net.udp", "net.udp6"}, "udp_queues", "node_udp_queues");
+  auto [theirs, compared] =
+      agree_on_copy({"net.udp", "net.udp6"}, "udp_queues", {"node_udp_queues"});
   CHECK(compared == 4);
   CHECK(theirs["node_udp_queues{ip=\"v4\",queue=\"rx\"}"] == 0xA00 + 0x12000);
+}
+
+TEST_CASE("kstat serve and node_exporter agree on memory errors and temperatures",
+          "[kstat][serve][node_exporter]") {
+  // This machine has neither: both read the same copy of /sys, two memory controllers (one with
+  // corrected errors, some placed on no row), two thermal zones (one below zero) and a fan.
+  auto edac = agree_on_copy({"hw"}, "edac", {"node_edac_"}, Tree::sys);
+  CHECK(edac.compared == 2 * (2 + 2 + 2 * 2));
+  CHECK(
+      edac.theirs["node_edac_csrow_correctable_errors_total{controller=\"0\",csrow=\"unknown\"}"] ==
+      1);
+  auto thermal =
+      agree_on_copy({"hw"}, "thermal_zone", {"node_thermal_zone_", "node_cooling_device_"},
+                    Tree::sys, {{"node_thermal_zone_temp", "kstat_thermal_zone_temp_celsius"}});
+  CHECK(thermal.compared == 2 + 2);
+  CHECK(thermal.theirs["node_thermal_zone_temp{type=\"acpitz\",zone=\"1\"}"] == -2.5);
 }

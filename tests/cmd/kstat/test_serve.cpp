@@ -68,10 +68,13 @@ TEST_CASE("kstat read --prometheus: the /proc/sys tree and every source pass pro
   auto check = promtool_check(r.out);
   CHECK(check.out + check.err == "");
   CHECK(check.exit_status == 0);
-  // Nested cgroups, io.stat's devices and the interfaces' /sys statistics, from a copied /sys.
+  // Nested cgroups, io.stat's devices, the interfaces' /sys statistics, memory controllers'
+  // errors and thermal zones, from a copied /sys.
   auto copied = run({tool("kstat"), "--sys-root", std::string(OPSKIT_TEST_DATA) + "/sys-basic",
-                     "read", "--prometheus", "cgroup", "net.dev"});
+                     "read", "--prometheus", "cgroup", "net.dev", "hw"});
   CHECK(copied.out.find("{cgroup=\"/system.slice/ssh.service\"} ") != std::string::npos);
+  CHECK(copied.out.find("kstat_thermal_zone_temp_celsius{zone=\"1\",type=\"acpitz\"} -2.5\n") !=
+        std::string::npos);
   check = promtool_check(copied.out);
   CHECK(check.out + check.err == "");
   CHECK(check.exit_status == 0);

@@ -403,3 +403,51 @@ TEST_CASE("sources: net.udp and net.udp6, the sockets' queues summed", "[counter
   CHECK(udp6.value("net.udp6.queues.rx") == Value(u(0x400)));
   CHECK(udp6.value("net.udp6.queues.tx") == Value(u(0)));
 }
+
+TEST_CASE("sources: hw.edac, memory errors by controller and row", "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read edac(ns, "hw.edac");
+  CHECK(edac.infos.size() == 2 * (4 + 2 * 2));
+  CHECK(edac.value("hw.edac.0.ce_count") == Value(u(5)));
+  CHECK(edac.value("hw.edac.0.ce_noinfo_count") == Value(u(1)));
+  CHECK(edac.value("hw.edac.1.csrow.1.ue_count") == Value(u(2)));
+  CHECK(edac.info("hw.edac.1.ue_count").kind == Kind::counter);
+  CHECK(edac.info("hw.edac.1.ue_count").description ==
+        "Uncorrected memory errors on the controller");
+}
+
+TEST_CASE("sources: hw.thermal, zones' temperatures and cooling devices, their kinds as labels",
+          "[counters][sources]") {
+  char tmpl[] = "/tmp/opskit-sys-XXXXXX";
+  fs::path sys = ::mkdtemp(tmpl);
+  fs::copy(k_sys, sys, fs::copy_options::recursive);
+  // A zone whose sensor fails each read (here: its temp is a directory) is left out.
+  fs::create_directories(sys / "class/thermal/thermal_zone2/temp");
+  std::ofstream(sys / "class/thermal/thermal_zone2/type") << "iwlwifi_1\n";
+  Namespace ns(k_proc, sys);
+  Read thermal(ns, "hw.thermal");
+  CHECK(thermal.names() ==
+        std::vector<std::string>{"hw.thermal.cooling.0.cur_state", "hw.thermal.cooling.0.max_state",
+                                 "hw.thermal.zone.0.temp", "hw.thermal.zone.1.temp"});
+  CHECK(thermal.value("hw.thermal.zone.0.temp") == Value(u(47000)));
+  CHECK(thermal.value("hw.thermal.zone.1.temp") == Value(std::int64_t{-2500}));
+  CHECK(thermal.info("hw.thermal.zone.1.temp").unit == "millicelsius");
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  CHECK(thermal.info("hw.thermal.zone.1.temp").labels == Labels{{"type", "acpitz"}});
+  CHECK(thermal.info("hw.thermal.cooling.0.max_state").labels == Labels{{"type", "Fan"}});
+  CHECK(thermal.value("hw.thermal.cooling.0.cur_state") == Value(u(1)));
+  fs::remove_all(sys);
+}
+
+TEST_CASE("sources: a machine without the hardware says what it lacks", "[counters][sources]") {
+  Namespace ns(k_proc, k_proc); // a tree with no EDAC nor thermal zones
+  auto listed = ns.list("hw.thermal");
+  REQUIRE_FALSE(listed);
+  CHECK(listed.error().message() ==
+        "unknown name 'hw.thermal': this machine has no thermal zones or cooling devices in " +
+            k_proc + "/class/thermal");
+  Namespace with(k_proc, k_sys);
+  CHECK(with.list("hw"));
+  CHECK(with.list("hw.thermal.zone.9").error().message() ==
+        "unknown name 'hw.thermal.zone.9': did you mean hw.thermal.zone.0?");
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+//
+// What the hardware reports through sysfs, a small file a value, under "hw":
+//
+//   hw.edac.<mc>.{ce_count,ue_count,ce_noinfo_count,ue_noinfo_count}
+//   hw.edac.<mc>.csrow.<row>.{ce_count,ue_count}
+//       <sys>/devices/system/edac/mc/mc<mc>/: the memory controllers' corrected and uncorrected
+//       errors (ECC), in all and by chip-select row; "noinfo" counts those the driver could not
+//       place on a row. node_exporter's edac collector serves them.
+//   hw.thermal.zone.<n>.temp
+//       <sys>/class/thermal/thermal_zone<n>/temp: a thermal zone's temperature in millidegrees
+//       Celsius, its kind (<zone>/type: "x86_pkg_temp", "acpitz") a label.
+//   hw.thermal.cooling.<n>.{cur_state,max_state}
+//       <sys>/class/thermal/cooling_device<n>/: a fan's or a throttle's state, of max_state
+//       ("Processor", "intel_powerclamp" in <device>/type). node_exporter's thermal_zone collector
+//       serves both.
+//
+// The controllers, rows, zones and devices are found when names are resolved; each file is then
+// read once a scrape. Some zones' sensors fail every read (a radio that is off): a zone whose
+// temperature cannot be read when it is found is left out, as node_exporter leaves it out.
+
+#include <algorithm>
+#include <charconv>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "emitter.hpp"
+#include "opskit/file.hpp"
+#include "opskit/handle.hpp"
+#include "opskit/text.hpp"
+
+namespace opskit::counters {
+
+namespace {
+
+constexpr Layout k_sysfs_value{.shape = Layout::Shape::whole};
+
+// The numbers N of the entries of `dir` named `stem`N, ascending.
+std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
+  std::vector<unsigned> out;
+  DIR* handle = ::opendir(dir.c_str());
+  if (handle == nullptr)
+    return out;
+  CPtr<DIR, ::closedir> owner(handle);
+  while (const dirent* entry = ::readdir(handle)) {
+    std::string_view name = entry->d_name;
+    if (!name.starts_with(stem) || name.size() == stem.size())
+      continue;
+    unsigned n = 0;
+    auto [end, ec] = std::from_chars(name.data() + stem.size(), name.data() + name.size(), n);
+    if (ec == std::errc() && end == name.data() + name.size())
+      out.push_back(n);
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
+struct HwFile {
+  std::string_view file;
+  Kind kind;
+  std::string_view unit;
+  std::string_view description;
+};
+
+constexpr HwFile k_controller_files[] = {
+    {"ce_count", Kind::counter, "errors", "Corrected memory errors on the controller"},
+    {"ue_count", Kind::counter, "errors", "Uncorrected memory errors on the controller"},
+    {"ce_noinfo_count", Kind::counter, "errors",
+     "Corrected memory errors on the controller that no row was given for"},
+    {"ue_noinfo_count", Kind::counter, "errors",
+     "Uncorrected memory errors on the controller that no row was given for"},
+};
+constexpr HwFile k_csrow_files[] = {
+    {"ce_count", Kind::counter, "errors", "Corrected memory errors on the chip-select row"},
+    {"ue_count", Kind::counter, "errors", "Uncorrected memory errors on the chip-select row"},
+};
+constexpr HwFile k_zone_files[] = {
+    {"temp", Kind::gauge, "millicelsius", "Temperature of the thermal zone"},
+};
+constexpr HwFile k_cooling_files[] = {
+    {"cur_state", Kind::gauge, "", "Throttle state of the cooling device, 0 to its max_state"},
+    {"max_state", Kind::gauge, "", "Highest throttle state of the cooling device"},
+};
+
+// <base>.<file> for each of `files` in `dir` that exists (and, for `probe`, reads now), the
+// pattern <pattern>.<file>, and `labels` on each.
+void emit_files(const Roots& roots, std::string_view prefix, const std::string& dir,
+                std::string_view base, std::string_view pattern, std::span<const HwFile> files,
+                const std::vector<std::pair<std::string, std::string>>& labels,
+                std::vector<Field>& out, bool probe = false) {
+  if (!related(prefix, base))
+    return;
+  for (const auto& f : files) {
+    std::string path = fmt::format("{}/{}", dir, f.file);
+    if (probe ? !read_file(path) : ::access(path.c_str(), R_OK) != 0)
+      continue;
+    Emitter emitter(roots, path, k_sysfs_value, prefix, out);
+    if (Info* info = emitter.emit(fmt::format("{}.{}", base, f.file),
+                                  fmt::format("{}.{}", pattern, f.file), f.kind, f.unit, {})) {
+      info->description = f.description;
+      info->labels = labels;
+    }
+  }
+}
+
+void find_edac(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.edac"))
+    return;
+  std::string controllers = roots.sys + "/devices/system/edac/mc";
+  for (unsigned mc : numbered(controllers, "mc")) {
+    std::string dir = fmt::format("{}/mc{}", controllers, mc);
+    std::string base = fmt::format("hw.edac.{}", mc);
+    emit_files(roots, prefix, dir, base, "hw.edac.*", k_controller_files, {}, out);
+    for (unsigned row : numbered(dir, "csrow"))
+      emit_files(roots, prefix, fmt::format("{}/csrow{}", dir, row),
+                 fmt::format("{}.csrow.{}", base, row), "hw.edac.*.csrow.*", k_csrow_files, {},
+                 out);
+  }
+}
+
+// A thermal zone's or cooling device's kind, from its type file, as a label.
+std::vector<std::pair<std::string, std::string>> type_label(const std::string& dir) {
+  auto type = read_file(dir + "/type");
+  return {{"type", type ? std::string(trim(*type)) : std::string()}};
+}
+
+void find_thermal(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.thermal"))
+    return;
+  std::string thermal = roots.sys + "/class/thermal";
+  for (unsigned n : numbered(thermal, "thermal_zone")) {
+    std::string dir = fmt::format("{}/thermal_zone{}", thermal, n);
+    emit_files(roots, prefix, dir, fmt::format("hw.thermal.zone.{}", n), "hw.thermal.zone.*",
+               k_zone_files, type_label(dir), out, true);
+  }
+  for (unsigned n : numbered(thermal, "cooling_device")) {
+    std::string dir = fmt::format("{}/cooling_device{}", thermal, n);
+    emit_files(roots, prefix, dir, fmt::format("hw.thermal.cooling.{}", n), "hw.thermal.cooling.*",
+               k_cooling_files, type_label(dir), out);
+  }
+}
+
+} // namespace
+
+void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  find_edac(roots, prefix, out);
+  find_thermal(roots, prefix, out);
+}
+
+std::optional<std::string> missing_hardware(const Roots& roots, std::string_view name) {
+  struct Tree {
+    std::string_view root, what, dir;
+  };
+  static constexpr Tree k_trees[] = {
+      {"hw.edac", "memory controllers that count errors (EDAC)", "/devices/system/edac/mc"},
+      {"hw.thermal", "thermal zones or cooling devices", "/class/thermal"},
+  };
+  std::vector<std::string> lacks;
+  for (const auto& tree : k_trees)
+    if ((holds(tree.root, name) || name == "hw") && find_fields(roots, tree.root).empty())
+      lacks.push_back(fmt::format("no {} in {}{}", tree.what, roots.sys, tree.dir));
+  if (lacks.empty() || (name == "hw" && lacks.size() < std::size(k_trees)))
+    return std::nullopt;
+  return fmt::format("this machine has {}", fmt::join(lacks, ", and "));
+}
+
+} // namespace opskit::counters
