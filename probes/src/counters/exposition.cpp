@@ -203,6 +203,8 @@ constexpr Rule k_rules[] = {
      "1 for the array's state (active, inactive, recovering, resync, check), 0 for the others"},
     // /proc/net/arp: node_exporter's arp collector
     {"net.arp.*.entries", "arp_entries", {k_device}, Units::keep},
+    // /sys/class/net's bonds: node_exporter's bonding collector
+    {"net.bonding.*.*", "bonding_$2", {{{"master", "$1", Path::device}}}, Units::keep},
     // /proc/net/udp and udp6: node_exporter's udp_queues collector
     {"net.udp.queues.*", "udp_queues", {{{"ip", "v4"}, {"queue", "$1"}}}, Units::keep,
      k_udp_queues_help},

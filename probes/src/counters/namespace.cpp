@@ -94,9 +94,9 @@ Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absen
 namespace {
 
 // The subtrees whose names come and go with what the machine holds.
-constexpr std::string_view k_transient[] = {"md",      "net.arp",  "net.conntrack",
-                                            "net.dev", "net.link", "net.softnet",
-                                            "disk",    "fs.mount", "cgroup"};
+constexpr std::string_view k_transient[] = {"md",       "net.arp",  "net.bonding", "net.conntrack",
+                                            "net.dev",  "net.link", "net.softnet", "disk",
+                                            "fs.mount", "cgroup"};
 
 // The one of them that holds `name`, or nothing.
 std::optional<std::string_view> transient_root(std::string_view name) noexcept {

@@ -477,6 +477,8 @@ bool Source::read(Clock::time_point deadline) {
     return read_adjtimex(*this);
   if (reader == Reader::links)
     return read_links(*this);
+  if (reader == Reader::bonding)
+    return read_bonding(*this);
   if (!fd && !open_error) {
     // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
     auto opened = open_file(path, O_RDONLY | O_NONBLOCK);

@@ -89,7 +89,8 @@ enum class Reader : std::uint8_t {
   conntrack,
   arp,
   udp,
-  links
+  links,
+  bonding
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -342,6 +343,10 @@ bool read_links(Source& source);
 // (loopback).
 bool request_links(int fd, std::uint32_t seq);
 long long link_speed(int fd, std::string_view name);
+
+// The bonds of <sys>/class/net/bonding_masters, the source's path, and their interfaces
+// counted, a keyed line a bond, into the source's buffer (bonding.cpp).
+bool read_bonding(Source& source);
 
 // /proc/net/softnet_stat's lines as keyed decimal ones, the CPU first, into `out` (softnet.cpp).
 std::string_view render_softnet(std::string_view raw, std::string& out);

@@ -57,6 +57,8 @@ void find_md(const Roots& roots, std::string_view prefix, std::vector<Field>& ou
 void find_conntrack(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_arp(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_udp(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// The bonds' interfaces, enslaved and up, from <sys>/class/net (bonding.cpp).
+void find_bonding(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The hardware's sysfs files under "hw": memory controllers' errors (EDAC), thermal zones and
 // cooling devices (hardware.cpp).
 void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Field>& out);

@@ -341,3 +341,15 @@ TEST_CASE("kstat serve and node_exporter agree on memory errors and temperatures
   CHECK(thermal.compared == 2 + 2);
   CHECK(thermal.theirs["node_thermal_zone_temp{type=\"acpitz\",zone=\"1\"}"] == -2.5);
 }
+
+TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: bond0 with one of its two interfaces down, bond1 with one
+  // interface, listed where kernels before 4.11 list it.
+  auto [theirs, compared] = agree_on_copy({"net.bonding"}, "bonding", {"node_bonding_"}, Tree::sys);
+  CHECK(compared == 2 * 2);
+  // What node_exporter's alert on a degraded bond asks
+  CHECK(theirs["node_bonding_slaves{master=\"bond0\"}"] -
+            theirs["node_bonding_active{master=\"bond0\"}"] ==
+        1);
+}

@@ -389,6 +389,25 @@ TEST_CASE("kstat serve: an interface's first ARP entry is served from the next s
   CHECK(body.find("kstat_scrape_error") == std::string::npos);
 }
 
+TEST_CASE("kstat serve: a bond made after the start is served from the next scrape, and an "
+          "interface's link coming up is counted",
+          "[kstat][serve]") {
+  TempDir sys;
+  std::filesystem::copy(std::string(OPSKIT_TEST_DATA) + "/sys-basic", sys.path(),
+                        std::filesystem::copy_options::recursive);
+  std::ofstream(sys / "class/net/bonding_masters") << "bond0\n";
+  KstatServe serve({"--sys-root", sys.path(), "net.bonding"});
+  auto body = http_get(serve.url()).body;
+  CHECK(body.find("kstat_bonding_active{master=\"bond0\"} 1\n") != std::string::npos);
+  CHECK(body.find("bond1") == std::string::npos);
+  std::ofstream(sys / "class/net/bonding_masters") << "bond0 bond1\n";
+  std::ofstream(sys / "class/net/bond0/lower_eth2/bonding_slave/mii_status") << "up\n";
+  body = http_get(serve.url()).body;
+  CHECK(body.find("kstat_bonding_active{master=\"bond0\"} 2\n") != std::string::npos);
+  CHECK(body.find("kstat_bonding_slaves{master=\"bond1\"} 1\n") != std::string::npos);
+  CHECK(body.find("kstat_scrape_error") == std::string::npos);
+}
+
 TEST_CASE("kstat serve: a name given with nothing under it yet (no md arrays) is a warning, and "
           "is served from the scrape after it comes",
           "[kstat][serve]") {

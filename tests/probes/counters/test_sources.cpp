@@ -451,3 +451,29 @@ TEST_CASE("sources: a machine without the hardware says what it lacks", "[counte
   CHECK(with.list("hw.thermal.zone.9").error().message() ==
         "unknown name 'hw.thermal.zone.9': did you mean hw.thermal.zone.0?");
 }
+
+TEST_CASE("sources: net.bonding, each bond's interfaces and those whose link is up",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read bonds(ns, "net.bonding");
+  CHECK(bonds.names() ==
+        std::vector<std::string>{"net.bonding.bond0.active", "net.bonding.bond0.slaves",
+                                 "net.bonding.bond1.active", "net.bonding.bond1.slaves"});
+  CHECK(bonds.value("net.bonding.bond0.slaves") == Value(u(2)));
+  CHECK(bonds.value("net.bonding.bond0.active") == Value(u(1))); // eth2's link is down
+  CHECK(bonds.value("net.bonding.bond1.active") == Value(u(1))); // slave_eth3: before Linux 4.11
+  CHECK(bonds.info("net.bonding.bond0.active").kind == Kind::gauge);
+
+  // An interface whose status cannot be read fails the bonds' source, named in the error.
+  char tmpl[] = "/tmp/opskit-sys-XXXXXX";
+  fs::path sys = ::mkdtemp(tmpl);
+  fs::copy(k_sys, sys, fs::copy_options::recursive);
+  auto snap = Namespace(k_proc, sys).snapshot(std::vector<std::string>{"net.bonding"});
+  REQUIRE(snap);
+  CHECK(snap->read() == 0);
+  std::ofstream(sys / "class/net/bond1/bonding/slaves") << "eth3 eth4\n";
+  CHECK(snap->read() == 4);
+  REQUIRE(snap->error(0));
+  CHECK(snap->error(0)->message().find("slave_eth4/bonding_slave/mii_status") != std::string::npos);
+  fs::remove_all(sys);
+}
