@@ -71,14 +71,12 @@ void enumerate_current(const Record&, std::string_view base, Emitter& e) {
   e.emit(std::string(base), pattern_of(base, ""), Kind::gauge, memory ? "bytes" : "tasks", {});
 }
 
-constexpr Layout k_whole{.shape = Layout::Shape::whole};
-
 const SourceSpec k_cgroup_files[] = {
     {{"cpu/stat"}, "cpu.stat", {}, enumerate_cpu_stat},
     {{"memory/stat"}, "memory.stat", {}, enumerate_memory_stat},
     {{"io/stat"}, "io.stat", {.separators = "="}, enumerate_io_stat},
-    {{"memory/current"}, "memory.current", k_whole, enumerate_current},
-    {{"pids/current"}, "pids.current", k_whole, enumerate_current},
+    {{"memory/current"}, "memory.current", k_one_value, enumerate_current},
+    {{"pids/current"}, "pids.current", k_one_value, enumerate_current},
 };
 
 std::optional<std::string> hierarchy(const std::string& sys_root) {

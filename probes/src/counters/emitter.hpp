@@ -51,6 +51,8 @@ private:
 // The most common layout: keyed lines ("pgfault 123").
 inline constexpr Layout k_lines{};
 inline constexpr Layout k_fixed_lines{.fixed_lines = true};
+// A file that is one value (a cgroup's memory.current, a sysfs attribute).
+inline constexpr Layout k_one_value{.shape = Layout::Shape::whole};
 
 // Turns one record of a source into fields; `base` is the prefix the source's names start with.
 using Enumerate = void (*)(const Record&, std::string_view base, Emitter&);

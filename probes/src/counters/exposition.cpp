@@ -24,6 +24,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -65,6 +66,10 @@ struct Rule {
   std::array<Label, 2> labels = {};
   Units units = Units::base;
   std::string_view help = {}; // else the first name's description
+  // For text: the label the entry's text is the value of, in a sample of value 1 (an
+  // annotation, as node_exporter's node_hwmon_chip_names{chip,chip_name} is); else text is left
+  // out.
+  std::string_view text_label = {};
 };
 
 constexpr std::string_view k_sysctl_help = "Numeric /proc/sys entries, by sysctl name";
@@ -90,6 +95,7 @@ constexpr std::string_view k_csrow_uncorrected_help =
     "Uncorrected memory errors by controller and chip-select row (csrow \"unknown\": those no "
     "row was given for)";
 constexpr Label k_controller{"controller", "$1"};
+constexpr std::array<Label, 2> k_chip_sensor{{{"chip", "$1"}, {"sensor", "$2"}}};
 constexpr std::string_view k_udp_queues_help =
     "Bytes in the UDP sockets' queues, by IP version and queue (tx: to send, rx: received)";
 
@@ -281,6 +287,27 @@ constexpr Rule k_rules[] = {
     {"hw.edac.*.csrow.*.ue_count", "edac_csrow_uncorrectable_errors",
      {k_controller, {"csrow", "$2"}}, Units::keep, k_csrow_uncorrected_help},
     {"hw.thermal.zone.*.temp", "thermal_zone_temp", {{{"zone", "$1"}}}},
+    // node_exporter's hwmon collector: a sensor's reading (input, or a PWM's value) is the
+    // family of its type, the rest a family of their own; labels and the chip's name annotate
+    {"hw.hwmon.*.name", "hwmon_chip_names", {{{"chip", "$1"}}}, Units::base,
+     "The hardware monitoring chips' names, as their drivers give them", "chip_name"},
+    {"hw.hwmon.*.*.label", "hwmon_sensor_label", k_chip_sensor, Units::base,
+     "The sensors' labels, as their drivers give them", "label"},
+    {"hw.hwmon.*.temp*.input", "hwmon_temp", k_chip_sensor},
+    {"hw.hwmon.*.temp*.*", "hwmon_temp_$3", k_chip_sensor},
+    {"hw.hwmon.*.fan*.input", "hwmon_fan", k_chip_sensor},
+    {"hw.hwmon.*.fan*.*", "hwmon_fan_$3", k_chip_sensor},
+    {"hw.hwmon.*.intrusion*.*", "hwmon_intrusion_$3", k_chip_sensor}, // before in*
+    {"hw.hwmon.*.in*.input", "hwmon_in", k_chip_sensor},
+    {"hw.hwmon.*.in*.*", "hwmon_in_$3", k_chip_sensor},
+    {"hw.hwmon.*.curr*.input", "hwmon_curr", k_chip_sensor},
+    {"hw.hwmon.*.curr*.*", "hwmon_curr_$3", k_chip_sensor},
+    {"hw.hwmon.*.power*.input", "hwmon_power", k_chip_sensor},
+    {"hw.hwmon.*.power*.*", "hwmon_power_$3", k_chip_sensor},
+    {"hw.hwmon.*.energy*.input", "hwmon_energy", k_chip_sensor},
+    {"hw.hwmon.*.energy*.*", "hwmon_energy_$3", k_chip_sensor},
+    {"hw.hwmon.*.pwm*.value", "hwmon_pwm", k_chip_sensor},
+    {"hw.hwmon.*.pwm*.*", "hwmon_pwm_$3", k_chip_sensor},
     {"hw.thermal.cooling.*.*", "cooling_device_$2", {{{"name", "$1"}}}, Units::keep},
     // /proc/sys, last: its roots hold the prefixes above
     {"kernel.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
@@ -311,6 +338,11 @@ constexpr BaseUnit k_base_units[] = {
     {"KiB", "bytes", 1024, 1},
     {"sectors", "bytes", 512, 1},
     {"millicelsius", "celsius", 1, 1000},
+    {"millivolts", "volts", 1, 1000},
+    {"milliamperes", "amperes", 1, 1000},
+    {"microwatts", "watts", 1, 1e6},
+    {"microjoules", "joules", 1, 1e6},
+    {"rpm", "rpm", 1, 1},
 };
 
 const BaseUnit* base_unit(std::string_view unit) noexcept {
@@ -351,8 +383,9 @@ std::optional<std::vector<std::string_view>> match(std::string_view pattern,
     }
     std::size_t n_end = std::min(name.find('.', n), name.size());
     std::string_view got = name.substr(n, n_end - n);
-    if (want == "*")
-      captures.push_back(got);
+    if (want == "*" || (want.size() > 1 && want.ends_with('*') && got.size() >= want.size() &&
+                        got.starts_with(want.substr(0, want.size() - 1))))
+      captures.push_back(got); // "temp*": a component that begins "temp", captured whole
     else if (want != got)
       return std::nullopt;
     if (p_end == pattern.size() || n_end == name.size())
@@ -427,7 +460,7 @@ std::string general_name(const Rule& rule, const std::vector<std::string_view>& 
   for (std::size_t p = 0; p <= rule.pattern.size();) {
     std::size_t p_end = std::min(rule.pattern.find('.', p), rule.pattern.size());
     std::string_view part = rule.pattern.substr(p, p_end - p);
-    if (part == "*" || part == "**") {
+    if (part.ends_with('*')) {
       ++capture;
       part = labelled(rule, capture) ? std::string_view("*") : caps[capture];
     }
@@ -480,8 +513,6 @@ bool exported(std::string_view name) {
 }
 
 std::optional<Mapping> map_name(const Info& info) {
-  if (info.kind == Kind::text)
-    return std::nullopt;
   std::vector<std::string_view> caps{info.name};
   static constexpr Rule k_generic{"**", "$0"};
   const Rule* rule = rule_for(info.name, caps);
@@ -489,11 +520,12 @@ std::optional<Mapping> map_name(const Info& info) {
     rule = &k_generic;
     caps.push_back(info.name); // what its "**" matches
   }
-  if (rule->stem.empty())
+  if (rule->stem.empty() || (info.kind == Kind::text) != !rule->text_label.empty())
     return std::nullopt;
   Mapping m;
   m.family = "kstat_" + expand_stem(rule->stem, caps);
   m.type = info.kind == Kind::counter ? MetricType::counter : MetricType::gauge;
+  m.text_label = rule->text_label;
   for (const auto& label : rule->labels)
     if (!label.name.empty())
       m.labels.emplace_back(label.name, written(label, caps));
@@ -517,10 +549,26 @@ Exposition::Exposition(const Snapshot& snapshot) {
   std::unordered_map<std::string, std::size_t> by_name;
   std::vector<std::unordered_set<std::string>> label_sets;
   std::vector<std::vector<std::string>> heads; // by family
+  std::unordered_map<std::string, std::size_t> texts_by_name;
   for (std::size_t i = 0; i < snapshot.size(); ++i) {
     auto m = map_name(snapshot.info(i));
     if (!m)
       continue;
+    if (!m->text_label.empty()) {
+      auto [at, fresh] = texts_by_name.try_emplace(m->family, text_families_.size());
+      if (fresh) {
+        TextFamily family{m->family, m->text_label, {}, {}};
+        for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
+          append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help,
+                        m->type, format);
+        text_families_.push_back(std::move(family));
+      }
+      std::string labels;
+      for (const auto& [name, value] : m->labels)
+        append_label(labels, name, value);
+      text_families_[at->second].members.push_back(TextMember{i, std::move(labels)});
+      continue;
+    }
     // Keyed by the name OpenMetrics gives the family, a counter's without "_total": there a
     // gauge kstat_x and a counter kstat_x_total would be two families of one name.
     std::string key = m->family;
@@ -629,6 +677,25 @@ void Exposition::render(const Snapshot& snapshot, std::string& out, TextFormat f
     }
     return static_cast<std::size_t>(at - body);
   });
+  render_texts(snapshot, out, format);
+}
+
+void Exposition::render_texts(const Snapshot& snapshot, std::string& out, TextFormat format) const {
+  for (const auto& family : text_families_) {
+    bool started = false;
+    for (const auto& member : family.members) {
+      const auto* text = snapshot.error(member.entry) == nullptr
+                             ? std::get_if<std::string>(&snapshot.value(member.entry))
+                             : nullptr;
+      if (text == nullptr)
+        continue;
+      if (!std::exchange(started, true))
+        out.append(family.headers[static_cast<std::size_t>(format)]);
+      std::string labels = member.labels;
+      append_label(labels, family.text_label, *text);
+      append_sample(out, family.name, labels, "1");
+    }
+  }
 }
 
 } // namespace opskit::counters

@@ -15,9 +15,10 @@
 //       ("Processor", "intel_powerclamp" in <device>/type). node_exporter's thermal_zone collector
 //       serves both.
 //
-// The controllers, rows, zones and devices are found when names are resolved; each file is then
-// read once a scrape. Some zones' sensors fail every read (a radio that is off): a zone whose
-// temperature cannot be read when it is found is left out, as node_exporter leaves it out.
+// Hardware monitoring chips, hw.hwmon, are hwmon.cpp's. The controllers, rows, zones and devices
+// are found when names are resolved; each file is then read once a scrape. Some zones' sensors
+// fail every read (a radio that is off): a zone whose temperature cannot be read when it is found
+// is left out, as node_exporter leaves it out.
 
 #include <algorithm>
 #include <charconv>
@@ -36,28 +37,6 @@
 namespace opskit::counters {
 
 namespace {
-
-constexpr Layout k_sysfs_value{.shape = Layout::Shape::whole};
-
-// The numbers N of the entries of `dir` named `stem`N, ascending.
-std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
-  std::vector<unsigned> out;
-  DIR* handle = ::opendir(dir.c_str());
-  if (handle == nullptr)
-    return out;
-  CPtr<DIR, ::closedir> owner(handle);
-  while (const dirent* entry = ::readdir(handle)) {
-    std::string_view name = entry->d_name;
-    if (!name.starts_with(stem) || name.size() == stem.size())
-      continue;
-    unsigned n = 0;
-    auto [end, ec] = std::from_chars(name.data() + stem.size(), name.data() + name.size(), n);
-    if (ec == std::errc() && end == name.data() + name.size())
-      out.push_back(n);
-  }
-  std::ranges::sort(out);
-  return out;
-}
 
 struct HwFile {
   std::string_view file;
@@ -98,7 +77,7 @@ void emit_files(const Roots& roots, std::string_view prefix, const std::string& 
     std::string path = fmt::format("{}/{}", dir, f.file);
     if (probe ? !read_file(path) : ::access(path.c_str(), R_OK) != 0)
       continue;
-    Emitter emitter(roots, path, k_sysfs_value, prefix, out);
+    Emitter emitter(roots, path, k_one_value, prefix, out);
     if (Info* info = emitter.emit(fmt::format("{}.{}", base, f.file),
                                   fmt::format("{}.{}", pattern, f.file), f.kind, f.unit, {})) {
       info->description = f.description;
@@ -146,9 +125,29 @@ void find_thermal(const Roots& roots, std::string_view prefix, std::vector<Field
 
 } // namespace
 
+std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
+  std::vector<unsigned> out;
+  DIR* handle = ::opendir(dir.c_str());
+  if (handle == nullptr)
+    return out;
+  CPtr<DIR, ::closedir> owner(handle);
+  while (const dirent* entry = ::readdir(handle)) {
+    std::string_view name = entry->d_name;
+    if (!name.starts_with(stem) || name.size() == stem.size())
+      continue;
+    unsigned n = 0;
+    auto [end, ec] = std::from_chars(name.data() + stem.size(), name.data() + name.size(), n);
+    if (ec == std::errc() && end == name.data() + name.size())
+      out.push_back(n);
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
 void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
   find_edac(roots, prefix, out);
   find_thermal(roots, prefix, out);
+  find_hwmon(roots, prefix, out);
 }
 
 std::optional<std::string> missing_hardware(const Roots& roots, std::string_view name) {
@@ -158,6 +157,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
   static constexpr Tree k_trees[] = {
       {"hw.edac", "memory controllers that count errors (EDAC)", "/devices/system/edac/mc"},
       {"hw.thermal", "thermal zones or cooling devices", "/class/thermal"},
+      {"hw.hwmon", "hardware monitoring chips", "/class/hwmon"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

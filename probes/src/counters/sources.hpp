@@ -60,8 +60,12 @@ void find_udp(const Roots& roots, std::string_view prefix, std::vector<Field>& o
 // The bonds' interfaces, enslaved and up, from <sys>/class/net (bonding.cpp).
 void find_bonding(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The hardware's sysfs files under "hw": memory controllers' errors (EDAC), thermal zones and
-// cooling devices (hardware.cpp).
+// cooling devices (hardware.cpp), and hardware monitoring chips (hwmon.cpp).
 void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// Hardware monitoring chips under "hw.hwmon" (hwmon.cpp).
+void find_hwmon(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// The numbers N of the entries of `dir` named `stem`N ("thermal_zone3"), ascending.
+std::vector<unsigned> numbered(const std::string& dir, std::string_view stem);
 // Why `name`, under "hw", names nothing on this machine: the hardware it lacks ("this machine
 // has no thermal zones or cooling devices in /sys/class/thermal"); nothing when it has some.
 std::optional<std::string> missing_hardware(const Roots& roots, std::string_view name);

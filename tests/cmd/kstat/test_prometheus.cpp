@@ -56,7 +56,8 @@ std::string labels_in_order(const std::string& series) {
 // --path.sysfs): each of node_exporter's series of the families one of `families` begins
 // (node_md_) is
 // kstat's of the same name after "kstat_", or the name `renamed` gives its family, with the same
-// labels and value. Returns node_exporter's series, and how many of them were compared.
+// labels and value (a family `renamed` names "" is not compared). Returns node_exporter's
+// series, and how many of them were compared.
 struct Agreed {
   std::map<std::string, double> theirs;
   int compared = 0;
@@ -86,6 +87,8 @@ Agreed agree_on_copy(const std::vector<std::string>& kstat_names, const std::str
       INFO(name);
       std::string their_family = name.substr(0, name.find('{'));
       auto rename = renamed.find(their_family);
+      if (rename != renamed.end() && rename->second.empty())
+        continue; // a family kstat serves otherwise
       std::string kstat_name = rename == renamed.end()
                                    ? "kstat_" + name.substr(5)
                                    : rename->second + name.substr(their_family.size());
@@ -352,4 +355,21 @@ TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",
   CHECK(theirs["node_bonding_slaves{master=\"bond0\"}"] -
             theirs["node_bonding_active{master=\"bond0\"}"] ==
         1);
+}
+
+TEST_CASE("kstat serve and node_exporter agree on hardware monitoring chips",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: a CPU's temperatures, a Super I/O chip's fan, voltage, PWM
+  // and chassis intrusion, a power meter; two named by the device they monitor, one by its name.
+  // kstat names the units Prometheus names (amperes, watts, joules), and serves an alarm as the
+  // 0 or 1 it is, where node_exporter divides it by 1000 as a temperature.
+  auto [theirs, compared] =
+      agree_on_copy({"hw.hwmon"}, "hwmon", {"node_hwmon_"}, Tree::sys,
+                    {{"node_hwmon_curr_amps", "kstat_hwmon_curr_amperes"},
+                     {"node_hwmon_power_average_watt", "kstat_hwmon_power_average_watts"},
+                     {"node_hwmon_energy_joule_total", "kstat_hwmon_energy_joules_total"},
+                     {"node_hwmon_temp_crit_alarm_celsius", ""}});
+  CHECK(compared == 23);
+  CHECK(theirs["node_hwmon_temp_celsius{chip=\"platform_coretemp_0\",sensor=\"temp1\"}"] == 45);
+  CHECK(theirs["node_hwmon_chip_names{chip=\"platform_nct6775_656\",chip_name=\"nct6798\"}"] == 1);
 }

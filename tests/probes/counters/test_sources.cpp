@@ -418,13 +418,12 @@ TEST_CASE("sources: hw.edac, memory errors by controller and row", "[counters][s
 
 TEST_CASE("sources: hw.thermal, zones' temperatures and cooling devices, their kinds as labels",
           "[counters][sources]") {
-  char tmpl[] = "/tmp/opskit-sys-XXXXXX";
-  fs::path sys = ::mkdtemp(tmpl);
-  fs::copy(k_sys, sys, fs::copy_options::recursive);
+  TempDir sys;
+  fs::copy(k_sys, sys.path(), fs::copy_options::recursive);
   // A zone whose sensor fails each read (here: its temp is a directory) is left out.
   fs::create_directories(sys / "class/thermal/thermal_zone2/temp");
   std::ofstream(sys / "class/thermal/thermal_zone2/type") << "iwlwifi_1\n";
-  Namespace ns(k_proc, sys);
+  Namespace ns(k_proc, sys.path());
   Read thermal(ns, "hw.thermal");
   CHECK(thermal.names() ==
         std::vector<std::string>{"hw.thermal.cooling.0.cur_state", "hw.thermal.cooling.0.max_state",
@@ -436,7 +435,6 @@ TEST_CASE("sources: hw.thermal, zones' temperatures and cooling devices, their k
   CHECK(thermal.info("hw.thermal.zone.1.temp").labels == Labels{{"type", "acpitz"}});
   CHECK(thermal.info("hw.thermal.cooling.0.max_state").labels == Labels{{"type", "Fan"}});
   CHECK(thermal.value("hw.thermal.cooling.0.cur_state") == Value(u(1)));
-  fs::remove_all(sys);
 }
 
 TEST_CASE("sources: a machine without the hardware says what it lacks", "[counters][sources]") {
@@ -465,15 +463,41 @@ TEST_CASE("sources: net.bonding, each bond's interfaces and those whose link is 
   CHECK(bonds.info("net.bonding.bond0.active").kind == Kind::gauge);
 
   // An interface whose status cannot be read fails the bonds' source, named in the error.
-  char tmpl[] = "/tmp/opskit-sys-XXXXXX";
-  fs::path sys = ::mkdtemp(tmpl);
-  fs::copy(k_sys, sys, fs::copy_options::recursive);
-  auto snap = Namespace(k_proc, sys).snapshot(std::vector<std::string>{"net.bonding"});
+  TempDir sys;
+  fs::copy(k_sys, sys.path(), fs::copy_options::recursive);
+  auto snap = Namespace(k_proc, sys.path()).snapshot(std::vector<std::string>{"net.bonding"});
   REQUIRE(snap);
   CHECK(snap->read() == 0);
   std::ofstream(sys / "class/net/bond1/bonding/slaves") << "eth3 eth4\n";
   CHECK(snap->read() == 4);
   REQUIRE(snap->error(0));
   CHECK(snap->error(0)->message().find("slave_eth4/bonding_slave/mii_status") != std::string::npos);
-  fs::remove_all(sys);
+}
+
+TEST_CASE("sources: hw.hwmon, a chip named by its device, else its name, else hwmonN",
+          "[counters][sources]") {
+  TempDir sys;
+  fs::copy(k_sys, sys.path(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  // A chip with neither: hwmon7. And one whose readings lie in its device's directory, as
+  // older drivers put them.
+  fs::create_directories(sys / "class/hwmon/hwmon7");
+  std::ofstream(sys / "class/hwmon/hwmon7/temp3_input") << "-5000\n";
+  fs::create_directories(sys / "class/hwmon/hwmon8");
+  fs::create_directories(sys / "devices/platform/it87.2608");
+  fs::create_directory_symlink("../../../devices/platform/it87.2608",
+                               sys / "class/hwmon/hwmon8/device");
+  std::ofstream(sys / "devices/platform/it87.2608/fan2_input") << "900\n";
+  Namespace ns(k_proc, sys.path());
+  Read hwmon(ns, "hw.hwmon");
+  CHECK(hwmon.value("hw.hwmon.platform_coretemp_0.temp1.input") == Value(u(45000)));
+  CHECK(hwmon.info("hw.hwmon.platform_coretemp_0.temp1.input").unit == "millicelsius");
+  CHECK(hwmon.value("hw.hwmon.platform_coretemp_0.temp1.label") ==
+        Value(std::string("Package id 0")));
+  CHECK(hwmon.info("hw.hwmon.platform_coretemp_0.temp1.label").kind == Kind::text);
+  CHECK(hwmon.info("hw.hwmon.platform_coretemp_0.temp1.crit_alarm").unit == "");
+  CHECK(hwmon.value("hw.hwmon.platform_nct6775_656.pwm1.value") == Value(u(128)));
+  CHECK(hwmon.info("hw.hwmon.platform_nct6775_656.fan1.input").unit == "rpm");
+  CHECK(hwmon.info("hw.hwmon.power_meter.energy1.input").kind == Kind::counter);
+  CHECK(hwmon.value("hw.hwmon.hwmon7.temp3.input") == Value(std::int64_t{-5000}));
+  CHECK(hwmon.value("hw.hwmon.platform_it87_2608.fan2.input") == Value(u(900)));
 }

@@ -26,10 +26,13 @@ struct Mapping {
   std::string help;
   std::uint64_t multiply = 1; // sectors -> bytes: 512
   double divide = 1;          // milliseconds -> seconds: 1000
+  // For a text entry: the label its text is the value of, in a sample of value 1.
+  std::string text_label;
 };
 
-// The mapping of a name, or nothing for text and for names left out on purpose (cpu.all.*, the
-// sum of the per-CPU lines, which PromQL's sum() gives).
+// The mapping of a name, or nothing for names left out on purpose (cpu.all.*, the sum of the
+// per-CPU lines, which PromQL's sum() gives) and for text but the annotations
+// (hw.hwmon.<chip>.name: kstat_hwmon_chip_names{chip,chip_name} 1).
 std::optional<Mapping> map_name(const Info& info);
 
 // False for a name the mapping leaves out on purpose, whatever its kind: a scrape need not read
@@ -44,11 +47,11 @@ public:
   Exposition() = default; // of no families
 
   // Appends every family with the values of `snapshot`'s last read (the snapshot this was made
-  // from); entries that failed or hold text are left out, and a family left empty is not
-  // written. Does not end the body (append_end()).
+  // from), the annotations last; entries that failed are left out, and a family left empty is
+  // not written. Does not end the body (append_end()).
   void render(const Snapshot& snapshot, std::string& out, TextFormat format) const;
 
-  std::size_t family_count() const noexcept { return families_.size(); }
+  std::size_t family_count() const noexcept { return families_.size() + text_families_.size(); }
 
 private:
   struct Member {
@@ -64,7 +67,21 @@ private:
     std::array<std::string, 2> headers; // "# HELP" and "# TYPE", by TextFormat
     std::vector<Member> members;
   };
+  // An annotation family: each member's text the value of the label `text_label`, its sample 1.
+  struct TextMember {
+    std::size_t entry;
+    std::string labels; // the others, written
+  };
+  struct TextFamily {
+    std::string name;
+    std::string text_label;
+    std::array<std::string, 2> headers;
+    std::vector<TextMember> members;
+  };
+  void render_texts(const Snapshot& snapshot, std::string& out, TextFormat format) const;
+
   std::vector<Family> families_;
+  std::vector<TextFamily> text_families_;
   std::string heads_;                 // every member's head, in the order written
   std::array<std::size_t, 2> most_{}; // the longest body render() can write, by TextFormat
 };
