@@ -65,7 +65,7 @@ inline void dump_links(const SourceFile& file, std::span<char> buffer) {
     }
   }
   for (const auto& name : file.interfaces)
-    counters::detail::link_speed(file.fd.get(), name);
+    counters::detail::link_settings(file.fd.get(), name);
 }
 
 inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) {

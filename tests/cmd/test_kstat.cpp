@@ -473,7 +473,8 @@ TEST_CASE("kstat read net.link: the links of its network namespace, as ip link s
   // One end's MTU set, then both brought up (the kernel reports the state a moment later: ip
   // link is asked until it says UP).
   auto out = lines(in_own_network(
-      "ip link set kst0 mtu 1234; {0} read net.link; ip link set kst0 up; ip link set kst1 up; "
+      "ip link set kst0 mtu 1234 address 02:00:00:00:aa:01 alias 'uplink to sw1 \\ rack-2'; "
+      "{0} read net.link; ip link set kst0 up; ip link set kst1 up; "
       "for i in $(seq 50); do ip -o link show kst0 | grep -q 'state UP' && break; sleep 0.1; done; "
       "echo --; {0} read net.link.kst0"));
   auto split = std::find(out.begin(), out.end(), "--");
@@ -481,16 +482,23 @@ TEST_CASE("kstat read net.link: the links of its network namespace, as ip link s
   std::set<std::string> before(out.begin(), split), after(split + 1, out.end());
   for (const char* line :
        {"net.link.kst0.mtu: 1234", "net.link.kst1.mtu: 1500", "net.link.kst0.up: 0",
-        "net.link.kst0.carrier: 0", "net.link.lo.type: 772", "net.link.kst0.type: 1"}) {
+        "net.link.kst0.carrier: 0", "net.link.lo.type: 772", "net.link.kst0.type: 1",
+        "net.link.kst0.operstate: down", "net.link.kst0.address: 02:00:00:00:aa:01",
+        "net.link.kst0.broadcast: ff:ff:ff:ff:ff:ff",
+        "net.link.kst0.alias: uplink to sw1 \\ rack-2"}) {
     INFO(line);
     CHECK(before.count(line) == 1);
   }
   CHECK(std::none_of(before.begin(), before.end(),
                      [](const std::string& l) { return l.starts_with("net.link.eth"); }));
-  // A veth's speed, as ethtool gives it: 10 Gb/s.
+  CHECK(before.count("net.link.kst1.alias: -") == 0); // no alias: no name
+  CHECK(std::none_of(before.begin(), before.end(),
+                     [](const std::string& l) { return l.starts_with("net.link.kst0.duplex"); }));
+  // A veth's speed and duplex, as ethtool gives them: 10 Gb/s, full; none while it was down.
   for (const char* line :
        {"net.link.kst0.up: 1", "net.link.kst0.carrier: 1", "net.link.kst0.carrier_up_count: 1",
-        "net.link.kst0.mtu: 1234", "net.link.kst0.speed: 1250000000"}) {
+        "net.link.kst0.mtu: 1234", "net.link.kst0.speed: 1250000000", "net.link.kst0.operstate: up",
+        "net.link.kst0.duplex: full"}) {
     INFO(line);
     CHECK(after.count(line) == 1);
   }

@@ -36,9 +36,10 @@ void emit_columns(std::string_view text, std::string_view base, std::span<const 
       const auto& column = columns[i];
       if (r.tokens[i] == "-")
         continue;
-      if (Info* info = emitter.emit(
-              fmt::format("{}.{}", name, column.name), fmt::format("{}.*.{}", base, column.name),
-              column.kind, column.unit, {std::string(r.key), static_cast<int>(i), r.offset}))
+      if (Info* info =
+              emitter.emit(fmt::format("{}.{}", name, column.name),
+                           fmt::format("{}.*.{}", base, column.name), column.kind, column.unit,
+                           {std::string(r.key), static_cast<int>(i), r.offset}, column.convert))
         info->description = column.description;
     }
   });

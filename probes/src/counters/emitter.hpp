@@ -74,6 +74,7 @@ struct ColumnSpec {
   Kind kind;
   std::string_view unit;
   std::string_view description;
+  Convert convert = {};
 };
 
 // The fields of such a source's `text`: <base>.<key>.<column> for each line and column, the key

@@ -95,6 +95,8 @@ constexpr std::string_view k_csrow_uncorrected_help =
     "Uncorrected memory errors by controller and chip-select row (csrow \"unknown\": those no "
     "row was given for)";
 constexpr Label k_controller{"controller", "$1"};
+constexpr std::string_view k_network_info_help =
+    "1 for each interface, its operational state, addresses, duplex and alias as labels";
 constexpr std::array<Label, 2> k_chip_sensor{{{"chip", "$1"}, {"sensor", "$2"}}};
 constexpr std::string_view k_udp_queues_help =
     "Bytes in the UDP sockets' queues, by IP version and queue (tx: to send, rx: received)";
@@ -197,6 +199,14 @@ constexpr Rule k_rules[] = {
     // ip link's flags, IFF_RUNNING and IFF_LOWER_UP among them: not /sys/class/net's, which
     // node_exporter's node_network_flags serves
     {"net.link.*.flags", "network_link_flags", {k_device}, Units::keep},
+    // the text ones in one annotation, as node_exporter's node_network_info
+    {"net.link.*.operstate", "network_info", {k_device}, Units::keep, k_network_info_help,
+     "operstate"},
+    {"net.link.*.address", "network_info", {k_device}, Units::keep, k_network_info_help, "address"},
+    {"net.link.*.broadcast", "network_info", {k_device}, Units::keep, k_network_info_help,
+     "broadcast"},
+    {"net.link.*.duplex", "network_info", {k_device}, Units::keep, k_network_info_help, "duplex"},
+    {"net.link.*.alias", "network_info", {k_device}, Units::keep, k_network_info_help, "ifalias"},
     {"net.link.*.*", "network_$2", {k_device}, Units::keep},
     // /proc/mdstat: node_exporter's mdadm collector
     {"md.*.disks_required", "md_disks_required", {k_device}, Units::keep},
@@ -557,7 +567,7 @@ Exposition::Exposition(const Snapshot& snapshot) {
     if (!m->text_label.empty()) {
       auto [at, fresh] = texts_by_name.try_emplace(m->family, text_families_.size());
       if (fresh) {
-        TextFamily family{m->family, m->text_label, {}, {}};
+        TextFamily family{m->family, {}, {}};
         for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
           append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help,
                         m->type, format);
@@ -566,7 +576,12 @@ Exposition::Exposition(const Snapshot& snapshot) {
       std::string labels;
       for (const auto& [name, value] : m->labels)
         append_label(labels, name, value);
-      text_families_[at->second].members.push_back(TextMember{i, std::move(labels)});
+      // The texts of one label set are one sample (an interface's state and addresses).
+      auto& members = text_families_[at->second].members;
+      auto member = std::ranges::find(members, labels, &TextMember::labels);
+      if (member == members.end())
+        member = members.insert(member, TextMember{std::move(labels), {}});
+      member->texts.emplace_back(i, m->text_label);
       continue;
     }
     // Keyed by the name OpenMetrics gives the family, a counter's without "_total": there a
@@ -684,16 +699,28 @@ void Exposition::render_texts(const Snapshot& snapshot, std::string& out, TextFo
   for (const auto& family : text_families_) {
     bool started = false;
     for (const auto& member : family.members) {
-      const auto* text = snapshot.error(member.entry) == nullptr
-                             ? std::get_if<std::string>(&snapshot.value(member.entry))
-                             : nullptr;
-      if (text == nullptr)
+      auto text_of = [&](std::size_t entry) {
+        return snapshot.error(entry) == nullptr ? std::get_if<std::string>(&snapshot.value(entry))
+                                                : nullptr;
+      };
+      if (std::ranges::none_of(member.texts, [&](const auto& t) { return text_of(t.first); }))
         continue;
       if (!std::exchange(started, true))
         out.append(family.headers[static_cast<std::size_t>(format)]);
-      std::string labels = member.labels;
-      append_label(labels, family.text_label, *text);
-      append_sample(out, family.name, labels, "1");
+      // Written in place: the labels of one sample's texts follow its others, comma-separated.
+      out.append(family.name).append("{").append(member.labels);
+      bool first = member.labels.empty(); // append_label() puts a comma first when out is not
+      for (const auto& [entry, label] : member.texts)
+        if (const auto* text = text_of(entry)) {
+          if (std::exchange(first, false)) {
+            std::string alone;
+            append_label(alone, label, *text);
+            out.append(alone);
+          } else {
+            append_label(out, label, *text);
+          }
+        }
+      out.append("} 1\n");
     }
   }
 }

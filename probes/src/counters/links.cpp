@@ -4,14 +4,17 @@
 // carrier_up_count,carrier_down_count,flags,type,speed}, what `ip link` and ethtool show and
 // node_exporter's netclass collector serves (node_network_up, node_network_mtu_bytes,
 // node_network_speed_bytes, ...): whether the interface is up, whether it has a carrier, how
-// often the carrier came and went, how fast it is. The speed takes an ioctl an interface.
+// often the carrier came and went, how fast it is. The speed takes an ioctl an interface. And
+// as text, net.link.<iface>.{operstate,address,broadcast,duplex,alias}: node_network_info's
+// labels.
 //
 // /sys/class/net/<iface>/ holds these a file each, two dozen files an interface; and carrier and
 // speed fail (EINVAL) while an interface is down. One rtnetlink(7) dump of the links (RTM_GETLINK,
 // the counters left out with RTEXT_FILTER_SKIP_STATS) answers for every interface at once: on a
 // host with a hundred container interfaces, one request and a few receives a scrape instead of a
 // thousand reads. The reader renders the answer as keyed lines, the interface's name first
-// ("eth0 1 1 1500 1000 2 1 1 69699 1"), which are located and converted as any file's lines are.
+// ("eth0 1 1 1500 1000 2 1 1 69699 1 - up 02:fc:00:00:00:01 ff:ff:ff:ff:ff:ff unknown -"), which
+// are located and converted as any file's lines are; an alias's blanks are octal escapes.
 // An interface that comes or goes changes the lines, which a snapshot notices. The dump is of
 // this process's network namespace, whatever the proc root.
 //
@@ -62,6 +65,17 @@ constexpr ColumnSpec k_link_fields[] = {
      "IFF_LOWER_UP 0x10000, ...)"},
     {"type", Kind::gauge, "", "Link type (ARPHRD_*: 1 Ethernet, 772 loopback, 65534 none, ...)"},
     {"speed", Kind::gauge, "bytes", "Speed of the link, in bytes a second"},
+    {"operstate", Kind::text, "",
+     "Operational state (RFC 2863): up, down, lowerlayerdown, dormant, testing, notpresent, "
+     "unknown"},
+    {"address", Kind::text, "", "Link-layer (MAC) address"},
+    {"broadcast", Kind::text, "", "Link-layer broadcast address"},
+    {"duplex", Kind::text, "", "Duplex of the link, as ethtool gives it: full, half, unknown"},
+    {"alias",
+     Kind::text,
+     "",
+     "The interface's alias (ip link set IFACE alias TEXT)",
+     {.octal_escapes = true}},
 };
 
 // A dump answers in batches of up to 32 KiB (the kernel's most for one receive of a dump).
@@ -83,8 +97,37 @@ struct Link {
     speed
   };
   std::string_view name;
-  std::array<long long, std::size(k_link_fields)> values;
+  std::array<long long, speed + 1> values; // the numeric columns
+  // The text columns, empty where not given.
+  std::string_view operstate;
+  std::string address, broadcast;
+  std::string_view duplex;
+  std::string_view alias;
 };
+
+// RFC 2863's operational states, by IFLA_OPERSTATE's number (IF_OPER_*), as sysfs writes them.
+constexpr std::string_view k_operstates[] = {"unknown", "notpresent", "down", "lowerlayerdown",
+                                             "testing", "dormant",    "up"};
+
+// A link-layer address as sysfs writes it ("02:fc:00:00:00:01"); empty for none.
+std::string hardware_address(const rtattr* rta) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string out;
+  const auto* bytes = static_cast<const unsigned char*>(RTA_DATA(rta));
+  for (std::size_t i = 0; i < RTA_PAYLOAD(rta); ++i) {
+    if (i > 0)
+      out.push_back(':');
+    out.push_back(k_hex[bytes[i] >> 4]);
+    out.push_back(k_hex[bytes[i] & 15]);
+  }
+  return out;
+}
+
+// A text attribute, up to its terminating NUL.
+std::string_view text_attribute(const rtattr* rta) {
+  const auto* text = static_cast<const char*>(RTA_DATA(rta));
+  return {text, ::strnlen(text, RTA_PAYLOAD(rta))};
+}
 
 template <typename T>
 long long attribute(const rtattr* rta) {
@@ -105,12 +148,23 @@ Link link_of(const nlmsghdr* message) {
   for (const auto* rta = IFLA_RTA(info); RTA_OK(rta, room); rta = RTA_NEXT(rta, room)) {
     switch (rta->rta_type) {
     case IFLA_IFNAME:
-      link.name =
-          std::string_view(static_cast<const char*>(RTA_DATA(rta)),
-                           ::strnlen(static_cast<const char*>(RTA_DATA(rta)), RTA_PAYLOAD(rta)));
+      link.name = text_attribute(rta);
       break;
-    case IFLA_OPERSTATE:
-      link.values[Link::up] = attribute<std::uint8_t>(rta) == IF_OPER_UP ? 1 : 0;
+    case IFLA_OPERSTATE: {
+      long long state = attribute<std::uint8_t>(rta);
+      link.values[Link::up] = state == IF_OPER_UP ? 1 : 0;
+      if (state >= 0 && static_cast<std::size_t>(state) < std::size(k_operstates))
+        link.operstate = k_operstates[state];
+      break;
+    }
+    case IFLA_ADDRESS:
+      link.address = hardware_address(rta);
+      break;
+    case IFLA_BROADCAST:
+      link.broadcast = hardware_address(rta);
+      break;
+    case IFLA_IFALIAS:
+      link.alias = text_attribute(rta);
       break;
     case IFLA_CARRIER: // stale while the interface is set down (sysfs refuses to say it): 0
       link.values[Link::carrier] =
@@ -138,6 +192,22 @@ Link link_of(const nlmsghdr* message) {
   return link;
 }
 
+// A text column: "-" for none, and blanks, backslashes and a lone "-" written as octal escapes
+// ("\040"), as mountinfo writes a path, which the column's conversion undoes.
+void put_text(std::string_view text, std::string& out) {
+  out.push_back(' ');
+  if (text.empty()) {
+    out.push_back('-');
+    return;
+  }
+  for (char c : text)
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\\' || (c == '-' && text.size() == 1))
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("\\{:03o}"),
+                     static_cast<unsigned char>(c));
+    else
+      out.push_back(c);
+}
+
 void render(const Link& link, std::string& out) {
   if (link.name.empty())
     return;
@@ -145,6 +215,9 @@ void render(const Link& link, std::string& out) {
   at = fmt::format_to(at, FMT_COMPILE("{}"), link.name);
   for (long long v : link.values)
     at = v < 0 ? fmt::format_to(at, FMT_COMPILE(" -")) : fmt::format_to(at, FMT_COMPILE(" {}"), v);
+  for (std::string_view text : {link.operstate, std::string_view(link.address),
+                                std::string_view(link.broadcast), link.duplex, link.alias})
+    put_text(text, out);
   out.push_back('\n');
 }
 
@@ -170,12 +243,12 @@ bool request_links(int fd, std::uint32_t seq) {
   return ::send(fd, &ask, sizeof ask, 0) == static_cast<ssize_t>(sizeof ask);
 }
 
-long long link_speed(int fd, std::string_view name) {
+LinkSettings link_settings(int fd, std::string_view name) {
   // The call says how many words its link-mode masks take by answering a request of the wrong
   // size with the right size, negated; the size is the kernel's, kept.
   static std::atomic<int> words = 0;
   if (name.size() >= IFNAMSIZ)
-    return -1;
+    return {};
   // The settings, then three masks of at most 127 words.
   alignas(ethtool_link_settings) std::array<char, sizeof(ethtool_link_settings) + 3 * 127 * 4> room;
   ifreq request{};
@@ -187,15 +260,18 @@ long long link_speed(int fd, std::string_view name) {
     settings.link_mode_masks_nwords = static_cast<std::int8_t>(words.load());
     std::memcpy(room.data(), &settings, sizeof settings);
     if (::ioctl(fd, SIOCETHTOOL, &request) != 0)
-      return -1;
+      return {};
     std::memcpy(&settings, room.data(), sizeof settings);
     if (settings.link_mode_masks_nwords > 0) {
       std::uint32_t mbps = settings.speed;
-      return mbps == static_cast<std::uint32_t>(SPEED_UNKNOWN) ? -1 : static_cast<long long>(mbps);
+      return {mbps == static_cast<std::uint32_t>(SPEED_UNKNOWN) ? -1 : static_cast<long long>(mbps),
+              settings.duplex == DUPLEX_FULL   ? "full"
+              : settings.duplex == DUPLEX_HALF ? "half"
+                                               : "unknown"};
     }
     words = -settings.link_mode_masks_nwords;
   }
-  return -1;
+  return {};
 }
 
 bool read_links(Source& source) {
@@ -240,8 +316,12 @@ bool read_links(Source& source) {
       if (header->nlmsg_type == RTM_NEWLINK &&
           header->nlmsg_len >= NLMSG_LENGTH(sizeof(ifinfomsg))) {
         Link link = link_of(header);
-        if (long long mbps = link_speed(source.fd.get(), link.name); mbps >= 0)
-          link.values[Link::speed] = mbps * 125000; // node_exporter's bytes a second
+        auto settings = link_settings(source.fd.get(), link.name);
+        if (settings.mbps >= 0)
+          link.values[Link::speed] = settings.mbps * 125000; // node_exporter's bytes a second
+        // sysfs says a link's duplex only while it is up, and node_exporter serves sysfs'
+        if ((link.values[Link::flags] & IFF_UP) != 0)
+          link.duplex = settings.duplex;
         render(link, source.buffer);
       }
     }

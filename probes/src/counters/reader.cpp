@@ -57,6 +57,7 @@
 
 #include "opskit/file.hpp"
 #include "opskit/text.hpp"
+#include "sources.hpp"
 
 namespace opskit::counters {
 
@@ -306,6 +307,11 @@ bool convert_into(std::string_view token, const Convert& how, Value& out) {
       return true;
     }
   }
+  // Text into the string the last read left, whose room it reuses (a link's addresses).
+  if (auto* text = std::get_if<std::string>(&out); text && how.text && !how.octal_escapes) {
+    text->assign(token);
+    return true;
+  }
   auto value = convert(token, how);
   if (!value)
     return false;
@@ -319,7 +325,7 @@ std::optional<Value> convert(std::string_view token, const Convert& how) {
   if (how.sum_columns > 0)
     return sum_of(token, how.sum_columns);
   if (how.text)
-    return Value(std::string(token));
+    return Value(how.octal_escapes ? mount_path(token) : std::string(token));
   auto number = parse_number(token);
   if (!number)
     return how.kind_from_value ? std::optional<Value>(Value(std::string(token))) : std::nullopt;

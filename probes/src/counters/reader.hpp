@@ -69,6 +69,8 @@ struct Convert {
   // When > 0: the rest of the line (column -1) summed over its first `sum_columns` tokens,
   // stopping at the first that is not a number (/proc/interrupts: CPUs, then the chip's name).
   std::uint16_t sum_columns = 0;
+  // Text with blanks written as octal escapes ("\040"), as mountinfo writes them: undone.
+  bool octal_escapes = false;
 };
 
 // How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with
@@ -340,9 +342,13 @@ bool read_links(Source& source);
 // numbered `seq`, on the netlink socket `fd`; and a link's speed in megabits a second
 // (ETHTOOL_GLINKSETTINGS, asked on the same socket: an ioctl its protocol does not know falls
 // through to the device layer), or -1 when unknown (a virtual device, a link down) or not given
-// (loopback).
+// (loopback), and its duplex.
 bool request_links(int fd, std::uint32_t seq);
-long long link_speed(int fd, std::string_view name);
+struct LinkSettings {
+  long long mbps = -1;     // -1: unknown
+  std::string_view duplex; // "full", "half", "unknown"; empty when not given
+};
+LinkSettings link_settings(int fd, std::string_view name);
 
 // The bonds of <sys>/class/net/bonding_masters, the source's path, and their interfaces
 // counted, a keyed line a bond, into the source's buffer (bonding.cpp).

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -277,6 +278,28 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
             "kstat_network_" + family + "_total" + labels, 2);
   });
   CHECK(links >= interfaces);
+  // Each link's state and addresses as labels: node_exporter's with its empty ones left out (an
+  // empty label is no label to Prometheus), kstat's in name order.
+  std::set<std::string> infos;
+  for (const auto& [series, value] : ours)
+    if (series.starts_with("kstat_network_info{"))
+      infos.insert(labels_in_order(series));
+  int annotated = 0;
+  for (const auto& [series, value] : theirs) {
+    if (!series.starts_with("node_network_info{"))
+      continue;
+    std::string kept = labels_in_order("kstat" + series.substr(4));
+    for (std::size_t empty; (empty = kept.find("=\"\"")) != std::string::npos;) {
+      std::size_t start = kept.find_last_of("{,", empty);
+      std::size_t end = empty + 3;
+      kept.erase(kept[start] == '{' ? start + 1 : start,
+                 kept[start] == '{' && kept[end] == ',' ? end + 1 - start : end - start);
+    }
+    INFO(series);
+    CHECK(infos.count(kept) == 1);
+    ++annotated;
+  }
+  CHECK(annotated == links);
   int softnet = each_labelled("node_softnet_processed_total", [&](const std::string& labels) {
     for (std::string family : {"processed", "dropped", "times_squeezed"})
       later("node_softnet_" + family + "_total" + labels,

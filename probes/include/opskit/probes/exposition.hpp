@@ -67,14 +67,14 @@ private:
     std::array<std::string, 2> headers; // "# HELP" and "# TYPE", by TextFormat
     std::vector<Member> members;
   };
-  // An annotation family: each member's text the value of the label `text_label`, its sample 1.
+  // An annotation family: a sample of value 1 for each label set, with each of its entries'
+  // texts the value of a label of its own (node_network_info{device,operstate,address,...}).
   struct TextMember {
-    std::size_t entry;
-    std::string labels; // the others, written
+    std::string labels;                                     // the others, written
+    std::vector<std::pair<std::size_t, std::string>> texts; // entry, label
   };
   struct TextFamily {
     std::string name;
-    std::string text_label;
     std::array<std::string, 2> headers;
     std::vector<TextMember> members;
   };
