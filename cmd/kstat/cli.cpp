@@ -143,7 +143,7 @@ void define_cli(CLI::App& app, Options& options, std::string_view only) {
   app.add_option("--rootfs", options.rootfs,
                  "The machine's root file system, as mounted here (a container's /host): fs.mount "
                  "serves the mount points of <proc>/1/mountinfo, the machine's, with their usage "
-                 "read under this directory")
+                 "read under this directory, and os.release its <dir>/etc/os-release")
       ->check(CLI::ExistingDirectory);
   for (const auto& sub : k_subcommands) {
     if (!only.empty() && only != sub.name)

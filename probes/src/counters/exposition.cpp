@@ -95,6 +95,8 @@ constexpr std::string_view k_csrow_uncorrected_help =
     "Uncorrected memory errors by controller and chip-select row (csrow \"unknown\": those no "
     "row was given for)";
 constexpr Label k_controller{"controller", "$1"};
+constexpr std::string_view k_os_info_help =
+    "1, the operating system's os-release(5) variables as labels";
 constexpr std::string_view k_network_info_help =
     "1 for each interface, its operational state, addresses, duplex and alias as labels";
 constexpr std::array<Label, 2> k_chip_sensor{{{"chip", "$1"}, {"sensor", "$2"}}};
@@ -319,6 +321,21 @@ constexpr Rule k_rules[] = {
     {"hw.hwmon.*.pwm*.value", "hwmon_pwm", k_chip_sensor},
     {"hw.hwmon.*.pwm*.*", "hwmon_pwm_$3", k_chip_sensor},
     {"hw.thermal.cooling.*.*", "cooling_device_$2", {{{"name", "$1"}}}, Units::keep},
+    // os-release(5): node_exporter's os collector, its variables the labels of one annotation
+    {"os.release.BUILD_ID", "os_info", {}, Units::keep, k_os_info_help, "build_id"},
+    {"os.release.ID", "os_info", {}, Units::keep, k_os_info_help, "id"},
+    {"os.release.ID_LIKE", "os_info", {}, Units::keep, k_os_info_help, "id_like"},
+    {"os.release.IMAGE_ID", "os_info", {}, Units::keep, k_os_info_help, "image_id"},
+    {"os.release.IMAGE_VERSION", "os_info", {}, Units::keep, k_os_info_help, "image_version"},
+    {"os.release.NAME", "os_info", {}, Units::keep, k_os_info_help, "name"},
+    {"os.release.PRETTY_NAME", "os_info", {}, Units::keep, k_os_info_help, "pretty_name"},
+    {"os.release.VARIANT", "os_info", {}, Units::keep, k_os_info_help, "variant"},
+    {"os.release.VARIANT_ID", "os_info", {}, Units::keep, k_os_info_help, "variant_id"},
+    {"os.release.VERSION", "os_info", {}, Units::keep, k_os_info_help, "version"},
+    {"os.release.VERSION_CODENAME", "os_info", {}, Units::keep, k_os_info_help, "version_codename"},
+    {"os.release.VERSION_ID", "os_info", {}, Units::keep, k_os_info_help, "version_id"},
+    {"os.release.*", ""}, // the rest (HOME_URL, ...): node_exporter's labels are those above
+    {"os.version", "os_version", {}, Units::keep},
     // /proc/sys, last: its roots hold the prefixes above
     {"kernel.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},
     {"vm.**", "sysctl", {{{"name", "$0"}}}, Units::keep, k_sysctl_help},

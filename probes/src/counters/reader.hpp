@@ -92,7 +92,8 @@ enum class Reader : std::uint8_t {
   arp,
   udp,
   links,
-  bonding
+  bonding,
+  os_release
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -370,10 +371,14 @@ std::string_view render_arp(std::string_view raw, std::string& out);
 // (udp.cpp).
 std::string_view render_udp(std::string_view raw, std::string& out);
 
+// os-release(5)'s assignments as keyed lines, values unquoted, and a "version" line for
+// VERSION_ID's major.minor, into `out` (os_release.cpp).
+std::string_view render_os_release(std::string_view raw, std::string& out);
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
   return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack ||
-         reader == Reader::arp || reader == Reader::udp;
+         reader == Reader::arp || reader == Reader::udp || reader == Reader::os_release;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
   switch (reader) {
@@ -385,6 +390,8 @@ inline std::string_view render_file(Reader reader, std::string_view raw, std::st
     return render_arp(raw, out);
   case Reader::udp:
     return render_udp(raw, out);
+  case Reader::os_release:
+    return render_os_release(raw, out);
   default:
     return render_conntrack(raw, out);
   }

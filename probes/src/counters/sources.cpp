@@ -6,8 +6,8 @@
 // without a new kstat. find_fields() adds the sources that are many files or none: /proc/sys,
 // processes, mount points, cgroups, the kernel clock (adjtimex) and the network links
 // (rtnetlink), and softnet_stat, mdstat, nf_conntrack's statistics, the ARP table and the UDP
-// sockets' tables, which are rendered before they are read; the bonds' interfaces, and the
-// hardware's sysfs files.
+// sockets' tables, which are rendered before they are read; the bonds' interfaces, the
+// hardware's sysfs files, and os-release.
 
 #include <algorithm>
 
@@ -284,6 +284,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_udp(roots, prefix, out);
   find_bonding(roots, prefix, out);
   find_hardware(roots, prefix, out);
+  find_os_release(roots, prefix, out);
   return out;
 }
 

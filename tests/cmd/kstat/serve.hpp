@@ -31,7 +31,8 @@ public:
     argv.insert(argv.end(), as.begin(), as.end());
     argv.push_back(tool("kstat"));
     std::vector<std::string> serve{"serve", "--listen", "127.0.0.1:0"};
-    while (args.size() >= 2 && (args.front() == "--proc-root" || args.front() == "--sys-root")) {
+    while (args.size() >= 2 && (args.front() == "--proc-root" || args.front() == "--sys-root" ||
+                                args.front() == "--rootfs")) {
       argv.insert(argv.end(), args.begin(), args.begin() + 2); // a global option goes first
       args.erase(args.begin(), args.begin() + 2);
     }

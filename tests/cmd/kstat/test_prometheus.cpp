@@ -16,6 +16,7 @@
 #include "net.hpp"
 #include "prometheus.hpp"
 #include "serve.hpp"
+#include "temp_dir.hpp"
 
 using namespace opskit::test;
 
@@ -50,6 +51,39 @@ std::string labels_in_order(const std::string& series) {
   for (const auto& label : labels)
     out += (out.back() == '{' ? "" : ",") + label;
   return out + "}";
+}
+
+// node_exporter's series as kstat names it: "kstat_" for "node_", its labels in name order and
+// its empty ones left out (an empty label is no label to Prometheus).
+std::string as_kstat_names(const std::string& series) {
+  std::string kept = labels_in_order("kstat" + series.substr(4));
+  for (std::size_t empty; (empty = kept.find("=\"\"")) != std::string::npos;) {
+    std::size_t name = kept.find_last_of("{,", empty) + 1, end = empty + 3; // name="" ends
+    if (kept[name - 1] == ',')
+      kept.erase(name - 1, end - (name - 1)); // ,name=""
+    else
+      kept.erase(name, end - name + (kept[end] == ',' ? 1 : 0)); // {name="", or {name=""}
+  }
+  return kept;
+}
+
+// How many of node_exporter's annotations of `family` (node_network_info{...} 1) kstat serves
+// the same (as_kstat_names()); each is checked.
+int same_annotations(const std::map<std::string, double>& theirs,
+                     const std::map<std::string, double>& ours, const std::string& family) {
+  std::set<std::string> served;
+  for (const auto& [series, value] : ours)
+    if (series.starts_with("kstat_" + family.substr(5) + "{"))
+      served.insert(labels_in_order(series));
+  int compared = 0;
+  for (const auto& [series, value] : theirs) {
+    if (!series.starts_with(family + "{"))
+      continue;
+    INFO(series);
+    CHECK(served.count(as_kstat_names(series)) == 1);
+    ++compared;
+  }
+  return compared;
 }
 
 // kstat serve and node_exporter, with one `collector`, on the same copy of /proc
@@ -147,13 +181,26 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
     FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
   KstatServe serve({});
   int port = free_port();
-  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
-               "--collector.disable-defaults", "--collector.cpu", "--collector.meminfo",
-               "--collector.loadavg", "--collector.diskstats", "--collector.netstat",
-               "--collector.vmstat", "--collector.stat", "--collector.netdev",
-               "--collector.filesystem", "--collector.sockstat", "--collector.conntrack",
-               "--collector.uname", "--collector.time", "--collector.timex", "--collector.softnet",
-               "--collector.netclass"},
+  Daemon node({"prometheus-node-exporter",
+               "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--collector.disable-defaults",
+               "--collector.cpu",
+               "--collector.meminfo",
+               "--collector.loadavg",
+               "--collector.diskstats",
+               "--collector.netstat",
+               "--collector.vmstat",
+               "--collector.stat",
+               "--collector.netdev",
+               "--collector.filesystem",
+               "--collector.sockstat",
+               "--collector.conntrack",
+               "--collector.uname",
+               "--collector.time",
+               "--collector.timex",
+               "--collector.softnet",
+               "--collector.netclass",
+               "--collector.os"},
               port);
   auto started = std::chrono::steady_clock::now();
   auto theirs = samples(http_get(node.url("/metrics")).body);
@@ -278,28 +325,12 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
             "kstat_network_" + family + "_total" + labels, 2);
   });
   CHECK(links >= interfaces);
-  // Each link's state and addresses as labels: node_exporter's with its empty ones left out (an
-  // empty label is no label to Prometheus), kstat's in name order.
-  std::set<std::string> infos;
-  for (const auto& [series, value] : ours)
-    if (series.starts_with("kstat_network_info{"))
-      infos.insert(labels_in_order(series));
-  int annotated = 0;
-  for (const auto& [series, value] : theirs) {
-    if (!series.starts_with("node_network_info{"))
-      continue;
-    std::string kept = labels_in_order("kstat" + series.substr(4));
-    for (std::size_t empty; (empty = kept.find("=\"\"")) != std::string::npos;) {
-      std::size_t start = kept.find_last_of("{,", empty);
-      std::size_t end = empty + 3;
-      kept.erase(kept[start] == '{' ? start + 1 : start,
-                 kept[start] == '{' && kept[end] == ',' ? end + 1 - start : end - start);
-    }
-    INFO(series);
-    CHECK(infos.count(kept) == 1);
-    ++annotated;
-  }
-  CHECK(annotated == links);
+  // Each link's state and addresses, and the operating system, as labels.
+  CHECK(same_annotations(theirs, ours, "node_network_info") == links);
+  CHECK(same_annotations(theirs, ours, "node_os_info") == 1);
+  CHECK(each_labelled("node_os_version", [&](const std::string& labels) {
+          near("node_os_version" + labels, as_kstat_names("node_os_version" + labels), 0);
+        }) == 1);
   int softnet = each_labelled("node_softnet_processed_total", [&](const std::string& labels) {
     for (std::string family : {"processed", "dropped", "times_squeezed"})
       later("node_softnet_" + family + "_total" + labels,
@@ -395,4 +426,42 @@ TEST_CASE("kstat serve and node_exporter agree on hardware monitoring chips",
   CHECK(compared == 23);
   CHECK(theirs["node_hwmon_temp_celsius{chip=\"platform_coretemp_0\",sensor=\"temp1\"}"] == 45);
   CHECK(theirs["node_hwmon_chip_names{chip=\"platform_nct6775_656\",chip_name=\"nct6798\"}"] == 1);
+}
+
+TEST_CASE("kstat serve and node_exporter read the same os-release under a root file system",
+          "[kstat][serve][node_exporter]") {
+  if (!have_program("prometheus-node-exporter"))
+    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
+  // A container's view of its host: /etc/os-release a link into the host's /usr/lib, its values
+  // quoted each way os-release(5) allows.
+  TempDir rootfs;
+  std::filesystem::create_directories(rootfs / "etc");
+  std::filesystem::create_directories(rootfs / "usr/lib");
+  std::ofstream(rootfs / "usr/lib/os-release")
+      << "# made by the test\nNAME=\"Example \\\"Linux\\\"\"\nID=example\nID_LIKE='debian ubuntu'\n"
+         "VERSION_ID=\"22.04.3\"\nPRETTY_NAME=\"Example Linux 22.04.3 LTS\"\nVARIANT_ID=server\n";
+  std::filesystem::create_symlink("../usr/lib/os-release", rootfs / "etc/os-release");
+  KstatServe serve({"--rootfs", rootfs.path(), "os"});
+  int port = free_port();
+  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--path.rootfs=" + rootfs.path(), "--collector.disable-defaults", "--collector.os"},
+              port);
+  auto theirs = samples(http_get(node.url("/metrics")).body);
+  auto ours = samples(http_get(serve.url()).body);
+  CHECK(same_annotations(theirs, ours, "node_os_info") == 1);
+  CHECK(
+      ours.count("kstat_os_info{id=\"example\",id_like=\"debian ubuntu\",name=\"Example "
+                 "\\\"Linux\\\"\",pretty_name=\"Example Linux 22.04.3 LTS\",variant_id=\"server\","
+                 "version_id=\"22.04.3\"}") == 1);
+  REQUIRE(theirs.count("node_os_version{id=\"example\",id_like=\"debian ubuntu\",name=\"Example "
+                       "\\\"Linux\\\"\"}") == 1);
+  CHECK(ours["kstat_os_version{id=\"example\",id_like=\"debian ubuntu\",name=\"Example "
+             "\\\"Linux\\\"\"}"] == 22.04);
+
+  // An absolute link is the host's path: kstat takes it under the root, where node_exporter
+  // follows it out to the container's own.
+  std::filesystem::remove(rootfs / "etc/os-release");
+  std::filesystem::create_symlink("/usr/lib/os-release", rootfs / "etc/os-release");
+  auto r = run({tool("kstat"), "--rootfs", rootfs.path(), "read", "-n", "os.release.ID"});
+  CHECK(r.out == "example\n");
 }

@@ -501,3 +501,23 @@ TEST_CASE("sources: hw.hwmon, a chip named by its device, else its name, else hw
   CHECK(hwmon.value("hw.hwmon.hwmon7.temp3.input") == Value(std::int64_t{-5000}));
   CHECK(hwmon.value("hw.hwmon.platform_it87_2608.fan2.input") == Value(u(900)));
 }
+
+TEST_CASE("sources: os.release, os-release(5)'s variables unquoted, and VERSION_ID's major.minor",
+          "[counters][sources]") {
+  TempDir rootfs;
+  fs::create_directories(rootfs / "etc");
+  std::ofstream(rootfs / "etc/os-release")
+      << "# comment\n\nNAME=\"Arch \\\"Linux\\\" \\\\ x\"\nID=arch\n  BUILD_ID=rolling  \n"
+         "PRETTY_NAME='it'\\''s \\n'\nnot an assignment\n=x\nVERSION_ID=\n";
+  Namespace ns(k_proc, k_sys, rootfs.path());
+  Read os(ns, "os");
+  CHECK(os.value("os.release.NAME") == Value(std::string("Arch \"Linux\" \\ x")));
+  CHECK(os.value("os.release.BUILD_ID") == Value(std::string("rolling")));
+  CHECK(os.value("os.release.PRETTY_NAME") == Value(std::string("it's \\n")));
+  CHECK(os.value("os.release.VERSION_ID") == Value(std::string()));
+  CHECK(os.names().size() == 5); // no os.version: VERSION_ID has no number
+  std::ofstream(rootfs / "etc/os-release") << "VERSION_ID=\"3.18.4\"\nID=alpine\n";
+  CHECK(Read(ns, "os.version").value("os.version") == Value(3.18));
+  CHECK(Read(ns, "os.version").info("os.version").labels ==
+        std::vector<std::pair<std::string, std::string>>{{"id", "alpine"}});
+}
