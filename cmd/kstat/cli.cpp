@@ -80,6 +80,11 @@ void define_serve(CLI::App& sub, Options& options) {
                  "Seconds a scrape may spend reading; sources left unread are reported "
                  "(default 5)")
       ->check(CLI::Range(0.001, 3600.0));
+  sub.add_option("--textfile-directory", options.textfile_directory,
+                 "A directory of *.prom files in Prometheus' text format, written by scripts and "
+                 "cron jobs, whose metrics each scrape serves too, as node_exporter's "
+                 "--collector.textfile.directory")
+      ->check(CLI::ExistingDirectory);
   sub.add_option("--web-config", options.web_config,
                  "A web configuration file, as node_exporter's --web.config.file: TLS, client "
                  "certificates, basic authentication, headers, a rate limit");

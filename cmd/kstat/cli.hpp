@@ -31,6 +31,7 @@ struct Options {
   std::string listen = "127.0.0.1:9100"; // serve
   double scrape_timeout = 5;             // serve: seconds a scrape may spend reading
   std::string web_config;                // serve: TLS, basic authentication (exporter-toolkit)
+  std::string textfile_directory;        // serve: *.prom files to serve too
 };
 
 // Defines kstat's command line on `app`, storing what it parses into `options`. With `only`

@@ -16,6 +16,7 @@
 #include "opskit/probes/scrape.hpp"
 #include "opskit/web/config.hpp"
 #include "process_metrics.hpp"
+#include "textfile.hpp"
 
 namespace opskit::cmd::kstat {
 
@@ -98,8 +99,15 @@ int run_serve(const Options& options) {
     set.exclude.insert(set.exclude.end(), options.exclude.begin(), options.exclude.end());
   settings.timeout = std::chrono::duration_cast<Scraper::Clock::duration>(
       std::chrono::duration<double>(options.scrape_timeout));
-  settings.append_own = [process = std::make_shared<const ProcessMetrics>()](
-                            std::string& out, TextFormat format) { process->append(out, format); };
+  auto textfiles = options.textfile_directory.empty()
+                       ? nullptr
+                       : std::make_shared<const Textfiles>(options.textfile_directory);
+  settings.append_own = [process = std::make_shared<const ProcessMetrics>(),
+                         textfiles](std::string& out, TextFormat format) {
+    process->append(out, format);
+    if (textfiles)
+      textfiles->append(out, format);
+  };
   auto scraper =
       Scraper::open(counters::Namespace(options.proc_root, options.sys_root, options.rootfs),
                     std::move(settings));

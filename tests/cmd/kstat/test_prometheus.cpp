@@ -22,6 +22,24 @@ using namespace opskit::test;
 
 namespace {
 
+// Two files as a backup script and a job's wrapper would write them for a textfile directory:
+// a gauge with a label value that needs escapes, a counter, a histogram, an untyped sample.
+void write_textfiles(const TempDir& dir) {
+  std::ofstream(dir / "backup.prom")
+      << "# HELP backup_last_success_seconds Time the last backup succeeded.\n"
+         "# TYPE backup_last_success_seconds gauge\n"
+         "backup_last_success_seconds{job=\"db\"} 1.7651e+09\n"
+         "backup_last_success_seconds{job=\"files\",host=\"a \\\"b\\\" \\\\ c\"} 1765200000\n"
+         "# TYPE backup_runs_total counter\nbackup_runs_total 42\n";
+  std::ofstream(dir / "latency.prom") << "# HELP job_duration_seconds How long the job took.\n"
+                                         "# TYPE job_duration_seconds histogram\n"
+                                         "job_duration_seconds_bucket{le=\"1\"} 3\n"
+                                         "job_duration_seconds_bucket{le=\"+Inf\"} 5\n"
+                                         "job_duration_seconds_sum 12.5\n"
+                                         "job_duration_seconds_count 5\n"
+                                         "apt_upgrades_pending{origin=\"Debian\"} 7\n";
+}
+
 // Forks `n` children that exit at once, and reaps them.
 void fork_children(int n) {
   for (int i = 0; i < n; ++i) {
@@ -140,11 +158,19 @@ TEST_CASE("kstat serve: Prometheus scrapes it, CPU seconds add up, forks are cou
           "[kstat][serve][prometheus]") {
   if (!have_program("prometheus"))
     FAIL("prometheus is needed (scripts/dev installs it)");
-  KstatServe serve({"cpu", "kern"});
+  // With a script's metrics beside kstat's: a counter and a histogram, which Prometheus asks
+  // for in OpenMetrics, where a counter's family drops its "_total".
+  TempDir textfiles;
+  write_textfiles(textfiles);
+  KstatServe serve({"cpu", "kern", "--textfile-directory", textfiles.path()});
   TempDir dir;
   Prometheus prometheus(dir, serve.address());
   auto up = prometheus.wait_for("up{job=\"kstat\"}", [](double v) { return v == 1; });
   REQUIRE(up == 1);
+  CHECK(prometheus.wait_for("backup_runs_total", [](double v) { return v == 42; }) == 42);
+  CHECK(prometheus.wait_for("job_duration_seconds_count", [](double v) { return v == 5; }) == 5);
+  CHECK(prometheus.wait_for("histogram_quantile(0.5, job_duration_seconds_bucket)",
+                            [](double v) { return v > 0; }));
 
   auto forks_before = prometheus.wait_for("kstat_forks_total", [](double) { return true; });
   REQUIRE(forks_before);
@@ -464,4 +490,49 @@ TEST_CASE("kstat serve and node_exporter read the same os-release under a root f
   std::filesystem::create_symlink("/usr/lib/os-release", rootfs / "etc/os-release");
   auto r = run({tool("kstat"), "--rootfs", rootfs.path(), "read", "-n", "os.release.ID"});
   CHECK(r.out == "example\n");
+}
+
+TEST_CASE("kstat serve and node_exporter serve the same textfile directory",
+          "[kstat][serve][node_exporter]") {
+  if (!have_program("prometheus-node-exporter"))
+    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
+  TempDir textfiles;
+  write_textfiles(textfiles);
+  std::ofstream(textfiles / "broken.prom") << "half_written{job=\"x\" 1\n"; // left out by both
+  std::ofstream(textfiles / "notes.txt") << "not a .prom file\n";
+  KstatServe serve({"kern.loadavg.1", "--textfile-directory", textfiles.path()});
+  int port = free_port();
+  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--collector.disable-defaults", "--collector.textfile",
+               "--collector.textfile.directory=" + textfiles.path()},
+              port);
+  auto theirs = samples(http_get(node.url("/metrics")).body);
+  auto body = http_get(serve.url()).body;
+  std::map<std::string, double> ours;
+  for (const auto& [series, value] : samples(body))
+    ours[labels_in_order(series)] = value;
+  int compared = 0;
+  for (const auto& [series, value] : theirs) {
+    if (series.starts_with("node_") || series.starts_with("go_") ||
+        series.starts_with("process_") || series.starts_with("promhttp_"))
+      continue;
+    std::string kept = as_kstat_names("node_" + series).substr(6); // empty labels left out
+    INFO(series);
+    REQUIRE(ours.count(kept) == 1);
+    CHECK(ours[kept] == value);
+    ++compared;
+  }
+  CHECK(compared == 8);
+  CHECK(ours["kstat_textfile_scrape_error"] == theirs["node_textfile_scrape_error"]);
+  CHECK(ours["kstat_textfile_scrape_error"] == 1);
+  for (const char* file : {"backup.prom", "latency.prom"}) {
+    std::string labels = "{file=\"" + textfiles.path() + "/" + file + "\"}";
+    CHECK(ours["kstat_textfile_mtime_seconds" + labels] ==
+          Approx(theirs["node_textfile_mtime_seconds" + labels]).margin(1e-6));
+  }
+  auto check = promtool_check(body);
+  CHECK(check.out + check.err == "");
+  CHECK(serve.err().find("textfile " + textfiles.path() +
+                         "/broken.prom: half_written: labels that do not parse; left out") !=
+        std::string::npos);
 }

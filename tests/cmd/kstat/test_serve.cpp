@@ -431,3 +431,43 @@ TEST_CASE("kstat serve: a name given with nothing under it yet (no md arrays) is
   CHECK(typo.exit_status == 1);
   CHECK(typo.err.starts_with("kstat: error: unknown name 'mdd'"));
 }
+
+TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is left out whole, "
+          "and said why, once",
+          "[kstat][serve]") {
+  TempDir dir;
+  std::ofstream(dir / "a_good.prom") << "# TYPE backup_runs_total counter\nbackup_runs_total 42\n"
+                                        "not_a_number NaN\ninfinite +Inf\n";
+  const std::pair<const char*, const char*> k_bad[] = {
+      {"clash.prom", "# TYPE backup_runs_total gauge\nbackup_runs_total 1\n"},
+      {"late.prom", "late_type 1\n# TYPE late_type gauge\n"},
+      {"own.prom", "kstat_cpu_seconds_total 1\n"},
+      {"stamped.prom", "stamped 1 1700000000000\n"},
+      {"twice.prom", "# TYPE twice gauge\n# TYPE twice gauge\ntwice 1\n"},
+      {"bucket.prom", "# TYPE no_le histogram\nno_le_bucket 1\n"},
+      {"value.prom", "not_numeric{a=\"b\"} one\n"},
+  };
+  for (auto [file, text] : k_bad)
+    std::ofstream(dir / file) << text;
+  KstatServe serve({"kern.loadavg.1", "--textfile-directory", dir.path()});
+  auto body = http_get(serve.url()).body;
+  http_get(serve.url()); // a second scrape tells nothing new
+  CHECK(body.find("# TYPE backup_runs_total counter\nbackup_runs_total 42\n") != std::string::npos);
+  CHECK(body.find("\nnot_a_number NaN\n") != std::string::npos);
+  CHECK(body.find("\ninfinite +Inf\n") != std::string::npos);
+  for (const char* left_out : {"late_type", "stamped", "twice", "no_le", "not_numeric"})
+    CHECK(body.find(left_out) == std::string::npos);
+  CHECK(body.find("kstat_textfile_scrape_error 1\n") != std::string::npos);
+  auto err = serve.err();
+  for (auto [file, text] : k_bad) {
+    std::string told = "kstat: warning: textfile " + dir.path() + "/" + file + ": ";
+    INFO(err);
+    CHECK(err.find(told) != std::string::npos);
+    CHECK(err.find(told) == err.rfind(told)); // once
+  }
+  // Put right, it is served from the next scrape, and the error goes.
+  for (auto [file, text] : k_bad)
+    std::filesystem::remove(dir / file);
+  body = http_get(serve.url()).body;
+  CHECK(body.find("kstat_textfile_scrape_error 0\n") != std::string::npos);
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "textfile.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include "opskit/file.hpp"
+#include "opskit/handle.hpp"
+#include "opskit/text_exposition.hpp"
+
+namespace opskit::cmd::kstat {
+
+namespace {
+
+// The directory's *.prom files, by name; nothing when it cannot be listed.
+std::optional<std::vector<std::string>> prom_files(const std::string& directory) {
+  DIR* handle = ::opendir(directory.c_str());
+  if (handle == nullptr)
+    return std::nullopt;
+  CPtr<DIR, ::closedir> owner(handle);
+  std::vector<std::string> files;
+  while (const dirent* entry = ::readdir(handle))
+    if (std::string_view(entry->d_name).ends_with(".prom"))
+      files.emplace_back(entry->d_name);
+  std::ranges::sort(files);
+  return files;
+}
+
+// The first of `families` named as kstat serve's own are (kstat_*, and the process_* families
+// every exporter serves of itself), which a file may not add to.
+std::optional<std::string> served_by_kstat(const TextFamilies& families) {
+  for (const auto& [name, family] : families.families())
+    if (name.starts_with("kstat_") || name.starts_with("process_"))
+      return name;
+  return std::nullopt;
+}
+
+} // namespace
+
+void Textfiles::tell(const std::string& path, const std::optional<std::string>& failure) const {
+  auto told = told_.find(path);
+  if (!failure) {
+    if (told != told_.end())
+      told_.erase(told);
+    return;
+  }
+  if (told != told_.end() && told->second == *failure)
+    return;
+  fmt::print(stderr, "kstat: warning: textfile {}: {}; left out\n", path, *failure);
+  told_[path] = *failure;
+}
+
+void Textfiles::append(std::string& out, TextFormat format) const {
+  TextFamilies all;
+  std::vector<std::pair<std::string, double>> mtimes;
+  auto files = prom_files(directory_);
+  bool failed = !files;
+  tell(directory_,
+       files ? std::nullopt : std::optional(Error::from_errno("opendir", directory_).message()));
+  for (const auto& file : files.value_or(std::vector<std::string>())) {
+    std::string path = fmt::format("{}/{}", directory_, file);
+    struct stat st {};
+    Result<void> added;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      added = fail("not a file that can be read");
+    else if (auto text = read_file(path); !text)
+      added = std::unexpected(text.error());
+    else if (auto parsed = TextFamilies::parse(*text); !parsed)
+      added = std::unexpected(parsed.error());
+    else if (auto own = served_by_kstat(*parsed))
+      added = fail(fmt::format("{}: a name of kstat serve's own families", *own));
+    else
+      added = all.merge(std::move(*parsed), path);
+    tell(path, added ? std::nullopt : std::optional(added.error().message()));
+    if (!added) {
+      failed = true;
+      continue;
+    }
+    mtimes.emplace_back(path, static_cast<double>(st.st_mtim.tv_sec) +
+                                  static_cast<double>(st.st_mtim.tv_nsec) / 1e9);
+  }
+  all.append(out, format);
+  if (!mtimes.empty()) {
+    append_family(out, "kstat_textfile_mtime_seconds",
+                  "Time each *.prom file of the textfile directory was last written, in seconds "
+                  "since the epoch",
+                  MetricType::gauge, format);
+    for (const auto& [file, mtime] : mtimes) {
+      std::string labels;
+      append_label(labels, "file", file);
+      append_sample(out, "kstat_textfile_mtime_seconds", labels, fmt::format("{}", mtime));
+    }
+  }
+  append_family(out, "kstat_textfile_scrape_error",
+                "1 when the textfile directory or a file in it could not be read or parsed",
+                MetricType::gauge, format);
+  append_sample(out, "kstat_textfile_scrape_error", "", failed ? "1" : "0");
+}
+
+} // namespace opskit::cmd::kstat
