@@ -299,6 +299,7 @@ constexpr Rule k_rules[] = {
     {"hw.edac.*.csrow.*.ue_count", "edac_csrow_uncorrectable_errors",
      {k_controller, {"csrow", "$2"}}, Units::keep, k_csrow_uncorrected_help},
     {"hw.thermal.zone.*.temp", "thermal_zone_temp", {{{"zone", "$1"}}}},
+    {"hw.thermal.cooling.*.*", "cooling_device_$2", {{{"name", "$1"}}}, Units::keep},
     // node_exporter's hwmon collector: a sensor's reading (input, or a PWM's value) is the
     // family of its type, the rest a family of their own; labels and the chip's name annotate
     {"hw.hwmon.*.name", "hwmon_chip_names", {{{"chip", "$1"}}}, Units::base,
@@ -320,7 +321,6 @@ constexpr Rule k_rules[] = {
     {"hw.hwmon.*.energy*.*", "hwmon_energy_$3", k_chip_sensor},
     {"hw.hwmon.*.pwm*.value", "hwmon_pwm", k_chip_sensor},
     {"hw.hwmon.*.pwm*.*", "hwmon_pwm_$3", k_chip_sensor},
-    {"hw.thermal.cooling.*.*", "cooling_device_$2", {{{"name", "$1"}}}, Units::keep},
     // os-release(5): node_exporter's os collector, its variables the labels of one annotation
     {"os.release.BUILD_ID", "os_info", {}, Units::keep, k_os_info_help, "build_id"},
     {"os.release.ID", "os_info", {}, Units::keep, k_os_info_help, "id"},

@@ -76,11 +76,12 @@ struct Convert {
 // How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
 // file system, whose answer comes from memory; adjtimex(2) (timex.cpp); a dump of the network
-// links over rtnetlink(7) (links.cpp). The answers are rendered as keyed lines ("size N\nfree
-// N\n..."), and so are five files after their pread: /proc/net/softnet_stat's and
-// /proc/net/stat/nf_conntrack's hexadecimal (softnet.cpp, conntrack.cpp), /proc/mdstat's
-// stanzas (md.cpp), /proc/net/arp's entries, counted (arp.cpp), and the queues of
-// /proc/net/udp's sockets, summed (udp.cpp; udp6 likewise).
+// links over rtnetlink(7) (links.cpp); the bonds' files under /sys/class/net (bonding.cpp). The
+// answers are rendered as keyed lines ("size N\nfree N\n..."), and so are six files after their
+// pread: /proc/net/softnet_stat's and /proc/net/stat/nf_conntrack's hexadecimal (softnet.cpp,
+// conntrack.cpp), /proc/mdstat's stanzas (md.cpp), /proc/net/arp's entries, counted (arp.cpp),
+// the queues of /proc/net/udp's sockets, summed (udp.cpp; udp6 likewise), and os-release's
+// assignments, unquoted (os_release.cpp).
 enum class Reader : std::uint8_t {
   pread,
   statfs,
