@@ -26,6 +26,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <span>
 
 #include <atomic>
 
@@ -100,7 +101,7 @@ struct Link {
   std::array<long long, speed + 1> values; // the numeric columns
   // The text columns, empty where not given.
   std::string_view operstate;
-  std::string address, broadcast;
+  std::span<const unsigned char> address, broadcast; // as the kernel gives them
   std::string_view duplex;
   std::string_view alias;
 };
@@ -109,18 +110,9 @@ struct Link {
 constexpr std::string_view k_operstates[] = {"unknown", "notpresent", "down", "lowerlayerdown",
                                              "testing", "dormant",    "up"};
 
-// A link-layer address as sysfs writes it ("02:fc:00:00:00:01"); empty for none.
-std::string hardware_address(const rtattr* rta) {
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string out;
-  const auto* bytes = static_cast<const unsigned char*>(RTA_DATA(rta));
-  for (std::size_t i = 0; i < RTA_PAYLOAD(rta); ++i) {
-    if (i > 0)
-      out.push_back(':');
-    out.push_back(k_hex[bytes[i] >> 4]);
-    out.push_back(k_hex[bytes[i] & 15]);
-  }
-  return out;
+// The bytes of an attribute.
+std::span<const unsigned char> bytes_of(const rtattr* rta) {
+  return {static_cast<const unsigned char*>(RTA_DATA(rta)), RTA_PAYLOAD(rta)};
 }
 
 // A text attribute, up to its terminating NUL.
@@ -158,10 +150,10 @@ Link link_of(const nlmsghdr* message) {
       break;
     }
     case IFLA_ADDRESS:
-      link.address = hardware_address(rta);
+      link.address = bytes_of(rta);
       break;
     case IFLA_BROADCAST:
-      link.broadcast = hardware_address(rta);
+      link.broadcast = bytes_of(rta);
       break;
     case IFLA_IFALIAS:
       link.alias = text_attribute(rta);
@@ -208,6 +200,20 @@ void put_text(std::string_view text, std::string& out) {
       out.push_back(c);
 }
 
+// A link-layer address as sysfs writes it ("02:fc:00:00:00:01"); "-" for none.
+void put_address(std::span<const unsigned char> bytes, std::string& out) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  out.push_back(' ');
+  if (bytes.empty())
+    out.push_back('-');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i > 0)
+      out.push_back(':');
+    out.push_back(k_hex[bytes[i] >> 4]);
+    out.push_back(k_hex[bytes[i] & 15]);
+  }
+}
+
 void render(const Link& link, std::string& out) {
   if (link.name.empty())
     return;
@@ -215,9 +221,11 @@ void render(const Link& link, std::string& out) {
   at = fmt::format_to(at, FMT_COMPILE("{}"), link.name);
   for (long long v : link.values)
     at = v < 0 ? fmt::format_to(at, FMT_COMPILE(" -")) : fmt::format_to(at, FMT_COMPILE(" {}"), v);
-  for (std::string_view text : {link.operstate, std::string_view(link.address),
-                                std::string_view(link.broadcast), link.duplex, link.alias})
-    put_text(text, out);
+  put_text(link.operstate, out);
+  put_address(link.address, out);
+  put_address(link.broadcast, out);
+  put_text(link.duplex, out);
+  put_text(link.alias, out);
   out.push_back('\n');
 }
 

@@ -28,10 +28,10 @@ namespace opskit::counters {
 
 namespace {
 
-// An assignment's value as the shell would take it: in double quotes with \" \\ \$ \` escaped,
-// in single quotes as it is, unquoted to the first blank. A newline inside quotes is a blank.
-std::string unquoted(std::string_view value) {
-  std::string out;
+// Appends an assignment's value as the shell would take it: in double quotes with \" \\ \$ \`
+// escaped, in single quotes as it is, unquoted to the first blank. A newline inside quotes is
+// a blank.
+void append_unquoted(std::string_view value, std::string& out) {
   char quote = 0;
   for (std::size_t i = 0; i < value.size(); ++i) {
     char c = value[i];
@@ -47,7 +47,6 @@ std::string unquoted(std::string_view value) {
       out.push_back(c == '\n' ? ' ' : c);
     }
   }
-  return out;
 }
 
 // The major.minor that begins a VERSION_ID ("22.04.3" -> "22.04", "12" -> "12"), as
@@ -106,10 +105,12 @@ std::string_view render_os_release(std::string_view raw, std::string& out) {
     std::string_view key = line.substr(0, equals);
     if (key.find_first_of(" \t") != std::string_view::npos)
       continue;
-    std::string value = unquoted(line.substr(equals + 1));
+    out.append(key).push_back(' ');
+    std::size_t value = out.size();
+    append_unquoted(line.substr(equals + 1), out);
     if (key == "VERSION_ID")
-      version = major_minor(value);
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{} {}\n"), key, value);
+      version = major_minor(std::string_view(out).substr(value));
+    out.push_back('\n');
   }
   if (!version.empty())
     fmt::format_to(std::back_inserter(out), FMT_COMPILE("version {}\n"), version);
