@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "opskit/text.hpp"
+
 namespace opskit {
 
 namespace {
@@ -51,8 +53,11 @@ std::string_view take_token(std::string_view line, std::size_t& at) {
   return line.substr(start, at - start);
 }
 
-// Whether `text` escapes only what the format escapes: `quote` adds \" to \\ and \n.
+// Whether `text` is UTF-8 and escapes only what the format escapes: `quote` adds \" to \\ and
+// \n. Prometheus fails a whole scrape on a label value that is not UTF-8.
 bool escapes_ok(std::string_view text, bool quote) {
+  if (!is_utf8(text))
+    return false;
   for (std::size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\\' &&
         (++i == text.size() || !(text[i] == '\\' || text[i] == 'n' || (quote && text[i] == '"'))))
@@ -101,8 +106,10 @@ bool is_number(std::string_view token) {
   std::string text(token);
   char* end = nullptr;
   std::strtod(text.c_str(), &end);
+  // strtod's hexadecimal floats and "nan(...)" are not numbers to Go's ParseFloat, and a value
+  // Prometheus cannot parse fails its whole scrape.
   return !text.empty() && end == text.c_str() + text.size() &&
-         text.find_first_of("xXpP") == std::string::npos;
+         text.find_first_of("xXpP(") == std::string::npos;
 }
 
 // The family a sample named `name` belongs to: its own when typed, else the histogram or summary

@@ -5,7 +5,9 @@
 // write them for a textfile directory, and written again in either format. Parsing checks what
 // node_exporter's textfile collector and Prometheus' parser check: names and labels legal, one
 // TYPE and one HELP a family and before its samples, a histogram's buckets with "le", a
-// summary's quantiles with "quantile", values that are numbers, no timestamps, no series twice.
+// summary's quantiles with "quantile", values that are numbers as Go's ParseFloat reads them, HELP
+// and label values in UTF-8, no timestamps, no series twice: what Prometheus would fail a whole
+// scrape on is refused here, file by file.
 
 #include <map>
 #include <optional>

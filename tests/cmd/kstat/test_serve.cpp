@@ -446,6 +446,8 @@ TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is le
       {"twice.prom", "# TYPE twice gauge\n# TYPE twice gauge\ntwice 1\n"},
       {"bucket.prom", "# TYPE no_le histogram\nno_le_bucket 1\n"},
       {"value.prom", "not_numeric{a=\"b\"} one\n"},
+      {"nan.prom", "not_go_nan nan(1)\n"},
+      {"latin1.prom", "latin1{city=\"K\xf6ln\"} 1\n"},
   };
   for (auto [file, text] : k_bad)
     std::ofstream(dir / file) << text;
@@ -455,7 +457,8 @@ TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is le
   CHECK(body.find("# TYPE backup_runs_total counter\nbackup_runs_total 42\n") != std::string::npos);
   CHECK(body.find("\nnot_a_number NaN\n") != std::string::npos);
   CHECK(body.find("\ninfinite +Inf\n") != std::string::npos);
-  for (const char* left_out : {"late_type", "stamped", "twice", "no_le", "not_numeric"})
+  for (const char* left_out :
+       {"late_type", "stamped", "twice", "no_le", "not_numeric", "not_go_nan", "latin1"})
     CHECK(body.find(left_out) == std::string::npos);
   CHECK(body.find("kstat_textfile_scrape_error 1\n") != std::string::npos);
   auto err = serve.err();
