@@ -188,6 +188,46 @@ std::optional<std::string> parse_sample(std::string_view line, Map& families) {
   return std::nullopt;
 }
 
+// The names a family's samples may have, and its name in OpenMetrics (a counter's without
+// "_total"), which another family's must not be: a gauge "x" beside a counter "x_total" are one
+// family "x" in OpenMetrics, and an untyped "h_count" beside a histogram "h" holds a sample of
+// h's name. Prometheus fails a whole scrape on either.
+std::vector<std::string> names_claimed(const std::string& name, const Family& family) {
+  switch (family.type) {
+  case Type::histogram:
+    return {name, name + "_bucket", name + "_sum", name + "_count"};
+  case Type::summary:
+    return {name, name + "_sum", name + "_count"};
+  case Type::counter:
+    if (name.ends_with("_total"))
+      return {name, name.substr(0, name.size() - 6)};
+    return {name};
+  default:
+    return {name};
+  }
+}
+
+// The first name two families with samples claim, of `families` and those of `more` not in it
+// (of the same name: one family), if any.
+std::optional<std::string> clash(const Map& families, const Map& more = {}) {
+  std::set<std::string, std::less<>> claimed;
+  auto claims = [&](const std::string& name, const Family& family) {
+    if (family.samples.empty())
+      return false;
+    for (auto& each : names_claimed(name, family))
+      if (!claimed.insert(std::move(each)).second)
+        return true;
+    return false;
+  };
+  for (const auto& [name, family] : families)
+    if (claims(name, family))
+      return name;
+  for (const auto& [name, family] : more)
+    if (!families.contains(name) && claims(name, family))
+      return name;
+  return std::nullopt;
+}
+
 // A family's HELP and TYPE lines and its samples, in `format`.
 void append_family_text(std::string& out, std::string_view name, const Family& family,
                         TextFormat format) {
@@ -237,6 +277,8 @@ Result<TextFamilies> TextFamilies::parse(std::string_view text) {
                                           : parse_sample(line, parsed.families_))
       return fail(*failed);
   }
+  if (auto name = clash(parsed.families_))
+    return fail(fmt::format("{}: a name another family's samples have", *name));
   return parsed;
 }
 
@@ -251,6 +293,8 @@ Result<void> TextFamilies::merge(TextFamilies other, std::string_view source) {
       if (known->second.series.contains(series))
         return fail(fmt::format("{}: in another file too", series));
   }
+  if (auto name = clash(families_, other.families_))
+    return fail(fmt::format("{}: a name another file's families have", *name));
   for (auto& [name, family] : other.families_) {
     Family& into = families_[name];
     into.type = family.type;

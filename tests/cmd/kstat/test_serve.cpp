@@ -448,6 +448,8 @@ TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is le
       {"value.prom", "not_numeric{a=\"b\"} one\n"},
       {"nan.prom", "not_go_nan nan(1)\n"},
       {"latin1.prom", "latin1{city=\"K\xf6ln\"} 1\n"},
+      {"same.prom",
+       "# TYPE backup_runs gauge\nbackup_runs 1\n"}, // backup_runs_total's, to OpenMetrics
   };
   for (auto [file, text] : k_bad)
     std::ofstream(dir / file) << text;
