@@ -9,8 +9,9 @@
 // and checked (opskit/text_exposition.hpp), and may not add to kstat's own families (kstat_*,
 // process_*). A file that fails is left out whole and counted in kstat_textfile_scrape_error;
 // the others' families are merged by name (a family the files type differently, a series two
-// of them hold, or a name two families would share in OpenMetrics fails the later file) and written after kstat's own, with
-// kstat_textfile_mtime_seconds{file} for each file read (its path, as node_exporter labels it).
+// of them hold, or a name two families would share in OpenMetrics fails the later file) and
+// written after kstat's own, with kstat_textfile_mtime_seconds{file} for each file read (its
+// path, as node_exporter labels it).
 
 #include <map>
 #include <optional>
