@@ -4,29 +4,21 @@
 #include <algorithm>
 #include <vector>
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <fmt/format.h>
 
 #include "opskit/file.hpp"
-#include "opskit/handle.hpp"
 #include "opskit/text_exposition.hpp"
 
 namespace opskit::cmd::kstat {
 
 namespace {
 
-// The directory's *.prom files, by name; nothing when it cannot be listed.
-std::optional<std::vector<std::string>> prom_files(const std::string& directory) {
-  DIR* handle = ::opendir(directory.c_str());
-  if (handle == nullptr)
-    return std::nullopt;
-  CPtr<DIR, ::closedir> owner(handle);
-  std::vector<std::string> files;
-  while (const dirent* entry = ::readdir(handle))
-    if (std::string_view(entry->d_name).ends_with(".prom"))
-      files.emplace_back(entry->d_name);
+// The directory's *.prom files, by name.
+Result<std::vector<std::string>> prom_files(const std::string& directory) {
+  OPSKIT_TRY_ASSIGN(auto files, list_directory(directory));
+  std::erase_if(files, [](const std::string& file) { return !file.ends_with(".prom"); });
   std::ranges::sort(files);
   return files;
 }
@@ -60,8 +52,7 @@ void Textfiles::append(std::string& out, TextFormat format) const {
   std::vector<std::pair<std::string, double>> mtimes;
   auto files = prom_files(directory_);
   bool failed = !files;
-  tell(directory_,
-       files ? std::nullopt : std::optional(Error::from_errno("opendir", directory_).message()));
+  tell(directory_, files ? std::nullopt : std::optional(files.error().message()));
   for (const auto& file : files.value_or(std::vector<std::string>())) {
     std::string path = fmt::format("{}/{}", directory_, file);
     struct stat st {};

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +43,19 @@ Result<void> write_all(int fd, std::string_view data, std::string_view name) {
     data.remove_prefix(static_cast<std::size_t>(n));
   }
   return {};
+}
+
+Result<std::vector<std::string>> list_directory(const std::string& path) {
+  CPtr<DIR, ::closedir> dir(::opendir(path.c_str()));
+  if (!dir)
+    return fail(Error::from_errno("opendir", path));
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    std::string_view name = entry->d_name;
+    if (name != "." && name != "..")
+      names.emplace_back(name);
+  }
+  return names;
 }
 
 Result<std::string> read_file(const std::string& path) {

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "opskit/error.hpp"
 #include "opskit/handle.hpp"
@@ -21,6 +22,10 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
 
 // Writes all of `data` to `fd`, again after a short write or EINTR; the error names `name`.
 Result<void> write_all(int fd, std::string_view data, std::string_view name);
+
+// The names of the entries of the directory `path`, "." and ".." left out, in the order the
+// file system lists them; the error names the path.
+Result<std::vector<std::string>> list_directory(const std::string& path);
 
 // Opens, reads whole (as above, starting with a 4 KiB buffer, or one a byte larger than a
 // regular file's size) and closes.

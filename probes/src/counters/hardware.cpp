@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <charconv>
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -31,7 +30,6 @@
 
 #include "emitter.hpp"
 #include "opskit/file.hpp"
-#include "opskit/handle.hpp"
 #include "opskit/text.hpp"
 
 namespace opskit::counters {
@@ -127,12 +125,7 @@ void find_thermal(const Roots& roots, std::string_view prefix, std::vector<Field
 
 std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
   std::vector<unsigned> out;
-  DIR* handle = ::opendir(dir.c_str());
-  if (handle == nullptr)
-    return out;
-  CPtr<DIR, ::closedir> owner(handle);
-  while (const dirent* entry = ::readdir(handle)) {
-    std::string_view name = entry->d_name;
+  for (std::string_view name : list_directory(dir).value_or(std::vector<std::string>())) {
     if (!name.starts_with(stem) || name.size() == stem.size())
       continue;
     unsigned n = 0;

@@ -19,14 +19,12 @@
 #include <filesystem>
 #include <set>
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "emitter.hpp"
 #include "opskit/file.hpp"
-#include "opskit/handle.hpp"
 
 namespace opskit::counters {
 
@@ -127,16 +125,12 @@ std::string chip_name(const std::string& dir) {
 // them) that read now, under `base`.
 void emit_sensors(const Roots& roots, std::string_view prefix, const std::string& dir,
                   const std::string& base, std::set<std::string>& seen, std::vector<Field>& out) {
-  DIR* handle = ::opendir(dir.c_str());
-  if (handle == nullptr)
-    return;
-  CPtr<DIR, ::closedir> owner(handle);
-  while (const dirent* entry = ::readdir(handle)) {
-    auto file = sensor_file(entry->d_name);
+  for (const auto& entry : list_directory(dir).value_or(std::vector<std::string>())) {
+    auto file = sensor_file(entry);
     if (!file)
       continue;
     std::string name = fmt::format("{}.{}.{}", base, file->sensor, file->property);
-    std::string path = fmt::format("{}/{}", dir, entry->d_name);
+    std::string path = fmt::format("{}/{}", dir, entry);
     if (!holds(prefix, name) || seen.contains(name) || !read_file(path))
       continue;
     seen.insert(name);
