@@ -575,8 +575,9 @@ constexpr std::size_t k_head_step = 16;
 Exposition::Exposition(const Snapshot& snapshot) {
   std::unordered_map<std::string, std::size_t> by_name;
   std::vector<std::unordered_set<std::string>> label_sets;
-  std::vector<std::vector<std::string>> heads; // by family
-  std::unordered_map<std::string, std::size_t> texts_by_name;
+  std::vector<std::vector<std::string>> heads;                // by family
+  std::unordered_map<std::string, std::size_t> texts_by_name; // annotation families
+  std::unordered_map<std::string, std::size_t> text_samples;  // name{labels}: its member
   for (std::size_t i = 0; i < snapshot.size(); ++i) {
     auto m = map_name(snapshot.info(i));
     if (!m)
@@ -595,10 +596,11 @@ Exposition::Exposition(const Snapshot& snapshot) {
         append_label(labels, name, value);
       // The texts of one label set are one sample (an interface's state and addresses).
       auto& members = text_families_[at->second].members;
-      auto member = std::ranges::find(members, labels, &TextMember::labels);
-      if (member == members.end())
-        member = members.insert(member, TextMember{std::move(labels), {}});
-      member->texts.emplace_back(i, m->text_label);
+      auto [sample, new_sample] =
+          text_samples.try_emplace(fmt::format("{}{{{}}}", m->family, labels), members.size());
+      if (new_sample)
+        members.push_back(TextMember{std::move(labels), {}});
+      members[sample->second].texts.emplace_back(i, m->text_label);
       continue;
     }
     // Keyed by the name OpenMetrics gives the family, a counter's without "_total": there a
