@@ -300,6 +300,16 @@ constexpr Rule k_rules[] = {
      {k_controller, {"csrow", "$2"}}, Units::keep, k_csrow_uncorrected_help},
     {"hw.thermal.zone.*.temp", "thermal_zone_temp", {{{"zone", "$1"}}}},
     {"hw.thermal.cooling.*.*", "cooling_device_$2", {{{"name", "$1"}}}, Units::keep},
+    // node_exporter's cpufreq collector; the governor as the newer ones serve it, but only the
+    // one in use
+    {"hw.cpufreq.*.cpuinfo_cur_freq", "cpu_frequency", {k_cpu}},
+    {"hw.cpufreq.*.cpuinfo_min_freq", "cpu_frequency_min", {k_cpu}},
+    {"hw.cpufreq.*.cpuinfo_max_freq", "cpu_frequency_max", {k_cpu}},
+    {"hw.cpufreq.*.scaling_cur_freq", "cpu_scaling_frequency", {k_cpu}},
+    {"hw.cpufreq.*.scaling_min_freq", "cpu_scaling_frequency_min", {k_cpu}},
+    {"hw.cpufreq.*.scaling_max_freq", "cpu_scaling_frequency_max", {k_cpu}},
+    {"hw.cpufreq.*.scaling_governor", "cpu_scaling_governor", {k_cpu}, Units::keep,
+     "1 for each CPU, the governor that chooses its frequency as a label", "governor"},
     // node_exporter's hwmon collector: a sensor's reading (input, or a PWM's value) is the
     // family of its type, the rest a family of their own; labels and the chip's name annotate
     {"hw.hwmon.*.name", "hwmon_chip_names", {{{"chip", "$1"}}}, Units::base,
@@ -370,6 +380,7 @@ constexpr BaseUnit k_base_units[] = {
     {"microwatts", "watts", 1, 1e6},
     {"microjoules", "joules", 1, 1e6},
     {"rpm", "rpm", 1, 1},
+    {"kilohertz", "hertz", 1000, 1},
 };
 
 const BaseUnit* base_unit(std::string_view unit) noexcept {

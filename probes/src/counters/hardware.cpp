@@ -14,6 +14,13 @@
 //       <sys>/class/thermal/cooling_device<n>/: a fan's or a throttle's state, of max_state
 //       ("Processor", "intel_powerclamp" in <device>/type). node_exporter's thermal_zone collector
 //       serves both.
+//   hw.cpufreq.<cpu>.{cpuinfo_cur_freq,cpuinfo_min_freq,cpuinfo_max_freq}
+//   hw.cpufreq.<cpu>.{scaling_cur_freq,scaling_min_freq,scaling_max_freq,scaling_governor}
+//       <sys>/devices/system/cpu/cpu<cpu>/cpufreq/ (the kernel's Documentation/admin-guide/pm/
+//       cpufreq.rst): a CPU's frequency in kHz as the hardware reports it (cpuinfo_cur_freq,
+//       readable by root only, and not given by every driver) and as the driver last set or
+//       measured it (scaling_cur_freq), the limits of each, and the governor that chooses it
+//       (text). node_exporter's cpufreq collector serves the frequencies.
 //
 // Hardware monitoring chips, hw.hwmon, are hwmon.cpp's. The controllers, rows, zones and devices
 // are found when names are resolved; each file is then read once a scrape. Some zones' sensors
@@ -57,6 +64,17 @@ constexpr HwFile k_csrow_files[] = {
 };
 constexpr HwFile k_zone_files[] = {
     {"temp", Kind::gauge, "millicelsius", "Temperature of the thermal zone"},
+};
+constexpr HwFile k_cpufreq_files[] = {
+    {"cpuinfo_cur_freq", Kind::gauge, "kilohertz",
+     "Frequency of the CPU, as the hardware reports it"},
+    {"cpuinfo_min_freq", Kind::gauge, "kilohertz", "Lowest frequency the CPU runs at"},
+    {"cpuinfo_max_freq", Kind::gauge, "kilohertz", "Highest frequency the CPU runs at"},
+    {"scaling_cur_freq", Kind::gauge, "kilohertz",
+     "Frequency of the CPU, as its cpufreq driver last set or measured it"},
+    {"scaling_min_freq", Kind::gauge, "kilohertz", "Lowest frequency the governor may choose"},
+    {"scaling_max_freq", Kind::gauge, "kilohertz", "Highest frequency the governor may choose"},
+    {"scaling_governor", Kind::text, "", "The governor that chooses the CPU's frequency"},
 };
 constexpr HwFile k_cooling_files[] = {
     {"cur_state", Kind::gauge, "", "Throttle state of the cooling device, 0 to its max_state"},
@@ -121,6 +139,15 @@ void find_thermal(const Roots& roots, std::string_view prefix, std::vector<Field
   }
 }
 
+void find_cpufreq(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.cpufreq"))
+    return;
+  std::string cpus = roots.sys + "/devices/system/cpu";
+  for (unsigned cpu : numbered(cpus, "cpu"))
+    emit_files(roots, prefix, fmt::format("{}/cpu{}/cpufreq", cpus, cpu),
+               fmt::format("hw.cpufreq.{}", cpu), "hw.cpufreq.*", k_cpufreq_files, {}, out);
+}
+
 } // namespace
 
 std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
@@ -140,6 +167,7 @@ std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
 void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
   find_edac(roots, prefix, out);
   find_thermal(roots, prefix, out);
+  find_cpufreq(roots, prefix, out);
   find_hwmon(roots, prefix, out);
 }
 
@@ -151,6 +179,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.edac", "memory controllers that count errors (EDAC)", "/devices/system/edac/mc"},
       {"hw.thermal", "thermal zones or cooling devices", "/class/thermal"},
       {"hw.hwmon", "hardware monitoring chips", "/class/hwmon"},
+      {"hw.cpufreq", "CPUs whose frequency the kernel scales (cpufreq)", "/devices/system/cpu"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

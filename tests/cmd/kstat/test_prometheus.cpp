@@ -425,6 +425,20 @@ TEST_CASE("kstat serve and node_exporter agree on memory errors and temperatures
   CHECK(thermal.theirs["node_thermal_zone_temp{type=\"acpitz\",zone=\"1\"}"] == -2.5);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on the CPUs' frequencies",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: two CPUs with a cpufreq policy each (one with the
+  // hardware's own reading, one held at its highest frequency) and one offline.
+  auto [theirs, compared] = agree_on_copy({"hw.cpufreq"}, "cpufreq", {"node_cpu_"}, Tree::sys);
+  CHECK(compared == 6 + 5);
+  CHECK(theirs["node_cpu_scaling_frequency_hertz{cpu=\"1\"}"] == 3.912e9);
+  // The governor, which node_exporter 1.5 does not serve, as the newer ones serve the one in use
+  KstatServe serve({"--sys-root", std::string(OPSKIT_TEST_DATA) + "/sys-basic", "hw.cpufreq"});
+  auto body = http_get(serve.url()).body;
+  CHECK(body.find("kstat_cpu_scaling_governor{cpu=\"0\",governor=\"schedutil\"} 1\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",
           "[kstat][serve][node_exporter]") {
   // Both read the same copy of /sys: bond0 with one of its two interfaces down, bond1 with one

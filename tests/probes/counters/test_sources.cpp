@@ -437,6 +437,22 @@ TEST_CASE("sources: hw.thermal, zones' temperatures and cooling devices, their k
   CHECK(thermal.value("hw.thermal.cooling.0.cur_state") == Value(u(1)));
 }
 
+TEST_CASE("sources: hw.cpufreq, each online CPU's frequency, its limits and governor",
+          "[counters][sources]") {
+  // cpu0 and cpu1 link to their cpufreq policies, as the kernel links them; cpu2 is offline,
+  // without one; only cpu0's driver gives the hardware's own reading (cpuinfo_cur_freq).
+  Namespace ns(k_proc, k_sys);
+  Read cpufreq(ns, "hw.cpufreq");
+  CHECK(cpufreq.infos.size() == 7 + 6);
+  CHECK(cpufreq.value("hw.cpufreq.0.cpuinfo_cur_freq") == Value(u(2100000)));
+  CHECK(cpufreq.value("hw.cpufreq.1.scaling_cur_freq") == Value(u(3912000)));
+  CHECK(cpufreq.value("hw.cpufreq.1.scaling_governor") == Value(std::string("performance")));
+  CHECK(cpufreq.info("hw.cpufreq.1.scaling_min_freq").unit == "kilohertz");
+  CHECK(cpufreq.info("hw.cpufreq.1.scaling_governor").kind == Kind::text);
+  CHECK_FALSE(ns.list("hw.cpufreq.1.cpuinfo_cur_freq"));
+  CHECK_FALSE(ns.list("hw.cpufreq.2"));
+}
+
 TEST_CASE("sources: a machine without the hardware says what it lacks", "[counters][sources]") {
   Namespace ns(k_proc, k_proc); // a tree with no EDAC nor thermal zones
   auto listed = ns.list("hw.thermal");
