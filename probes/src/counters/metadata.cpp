@@ -350,6 +350,8 @@ constexpr Known k_known[] = {
     {"fs.mount.*.files", G, "files", "Inodes in all"},
     {"fs.mount.*.files_free", G, "files", "Inodes free"},
     {"fs.mount.*.readonly", G, "", "1 when the file system is mounted read-only"},
+    {"fs.mount.*.device_error", G, "",
+     "1 when statfs of the mount point failed or did not answer in time, 0 when it answered"},
     // cgroup v2
     {"cgroup.*.cpu/stat.usage_usec", C, "microseconds", "CPU time of the cgroup's tasks"},
     {"cgroup.*.cpu/stat.user_usec", C, "microseconds", "CPU time in user mode"},

@@ -2,8 +2,9 @@
 //
 // File system usage by mount point: fs.mount.<mount point>.{size,free,avail,files,files_free,
 // readonly}, from statvfs(3) of each mount point that <proc>/self/mountinfo lists (see proc(5)),
-// each labelled with the mount's source and type as node_exporter labels them. Given the
-// machine's root file system as mounted here (Roots::rootfs, in a container), the mount points
+// each labelled with the mount's source and type as node_exporter labels them; and
+// fs.mount.<mount point>.device_error, 1 when that statvfs failed or did not answer in time. Given
+// the machine's root file system as mounted here (Roots::rootfs, in a container), the mount points
 // are those <proc>/1/mountinfo lists, the machine's init's, and statvfs(3) is of each under it,
 // as node_exporter's --path.rootfs has it.
 //
@@ -105,11 +106,16 @@ void emit_mount(const Roots& roots, std::string_view under, const Mount& m, std:
                std::end(k_local_types);
   Emitter emitter(roots, std::string(under) + mount_path(m.point), k_fixed_lines, prefix, out,
                   local ? Reader::statfs_local : Reader::statfs);
+  const std::vector<std::pair<std::string, std::string>> labels = {{"device", mount_path(m.source)},
+                                                                   {"fstype", std::string(m.type)}};
   for (auto [field, unit] : k_usage)
     if (Info* info =
             emitter.emit(fmt::format("{}.{}", name, field), fmt::format("fs.mount.*.{}", field),
                          Kind::gauge, unit, {std::string(field), 0, 0}))
-      info->labels = {{"device", mount_path(m.source)}, {"fstype", std::string(m.type)}};
+      info->labels = labels;
+  if (Info* info = emitter.emit(name + ".device_error", "fs.mount.*.device_error", Kind::gauge, "",
+                                {"device_error", 0, 0}, {.read_failed = true}))
+    info->labels = labels;
 }
 
 } // namespace

@@ -71,6 +71,9 @@ struct Convert {
   std::uint16_t sum_columns = 0;
   // Text with blanks written as octal escapes ("\040"), as mountinfo writes them: undone.
   bool octal_escapes = false;
+  // No token: 1 when the source could not be read in this read, 0 when it could (a mount point's
+  // device_error, as node_exporter serves it).
+  bool read_failed = false;
 };
 
 // How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with

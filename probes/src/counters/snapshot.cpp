@@ -107,7 +107,8 @@ void Snapshot::find_records() {
       Slot& slot = slots_[i];
       const Convert& c = slot.convert;
       slot.plain_count = is_first_value(slot.layout, slot.locator) && !c.text && !c.cp_time &&
-                         !c.kind_from_value && c.sum_columns == 0 && c.divide == 1;
+                         !c.read_failed && !c.kind_from_value && c.sum_columns == 0 &&
+                         c.divide == 1;
       continue;
     }
     Record record{i, {}, {}, {}};
@@ -169,6 +170,11 @@ void Snapshot::note_lines(detail::Source& source) {
 bool Snapshot::update(std::size_t i) {
   Slot& slot = slots_[i];
   const detail::Source& source = *sources_[slot.source];
+  if (slot.convert.read_failed) {
+    values_[i] = std::uint64_t{source.open_error || source.read_error ? 1U : 0U};
+    errors_[i].reset();
+    return true;
+  }
   if (source.open_error || source.read_error) {
     errors_[i] = source.open_error ? *source.open_error : *source.read_error;
     return false;

@@ -506,6 +506,45 @@ TEST_CASE("kstat serve and node_exporter read the same os-release under a root f
   CHECK(r.out == "example\n");
 }
 
+TEST_CASE("kstat serve and node_exporter flag the same mount point whose statfs fails",
+          "[kstat][serve][node_exporter]") {
+  if (!have_program("prometheus-node-exporter"))
+    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
+  // The machine's mounts as its init sees them (kstat reads mountinfo, node_exporter mounts),
+  // its / at <rootfs>: an NFS mount point that is not there fails its statfs.
+  TempDir proc, rootfs;
+  std::filesystem::create_directories(proc / "1");
+  std::ofstream(proc / "1/mountinfo")
+      << "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+         "28 27 0:52 / /gone rw,relatime - nfs4 server:/export rw,vers=4.2\n";
+  std::ofstream(proc / "1/mounts") << "/dev/vda / ext4 rw,relatime 0 0\n"
+                                      "server:/export /gone nfs4 rw,relatime,vers=4.2 0 0\n";
+  KstatServe serve({"--proc-root", proc.path(), "--rootfs", rootfs.path(), "fs.mount"});
+  int port = free_port();
+  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--path.procfs=" + proc.path(), "--path.rootfs=" + rootfs.path(),
+               "--collector.disable-defaults", "--collector.filesystem"},
+              port);
+  auto theirs = samples(http_get(node.url("/metrics")).body);
+  std::map<std::string, double> ours;
+  for (const auto& [series, value] : samples(http_get(serve.url()).body))
+    ours[labels_in_order(series)] = value;
+  int compared = 0;
+  for (const auto& [series, value] : theirs)
+    if (series.starts_with("node_filesystem_device_error{") ||
+        series.starts_with("node_filesystem_size_bytes{")) {
+      INFO(series);
+      REQUIRE(ours.count(as_kstat_names(series)) == 1);
+      CHECK(ours[as_kstat_names(series)] == value);
+      ++compared;
+    }
+  CHECK(compared == 2 + 1);
+  CHECK(theirs["node_filesystem_device_error{device=\"server:/export\",fstype=\"nfs4\","
+               "mountpoint=\"/gone\"}"] == 1);
+  // And the failed source, by its path, as every failed source is
+  CHECK(ours.count("kstat_scrape_error{source=\"" + rootfs.path() + "/gone\"}") == 1);
+}
+
 TEST_CASE("kstat serve and node_exporter serve the same textfile directory",
           "[kstat][serve][node_exporter]") {
   if (!have_program("prometheus-node-exporter"))

@@ -182,7 +182,7 @@ TEST_CASE("sources: fs.mount lists each real mount point once, and gives its pat
   // Not a container's file system under /var/lib/docker, nor a service's credentials.
   CHECK(points == std::vector<std::string>{"/", "/home", "/home/my\\040disk\\056img", "/run",
                                            "/var/lib/docker"});
-  CHECK(listed->size() == 5 * 6);
+  CHECK(listed->size() == 5 * 7);
   Read root(ns, "fs.mount./");
   struct statvfs st {};
   REQUIRE(::statvfs("/", &st) == 0);
