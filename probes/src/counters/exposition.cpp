@@ -70,6 +70,8 @@ struct Rule {
   // annotation, as node_exporter's node_hwmon_chip_names{chip,chip_name} is); else text is left
   // out.
   std::string_view text_label = {};
+  // For text: a sample for each blank-separated word of it (the clock sources available).
+  bool words = false;
 };
 
 constexpr std::string_view k_sysctl_help = "Numeric /proc/sys entries, by sysctl name";
@@ -187,6 +189,11 @@ constexpr Rule k_rules[] = {
     {"kern.timex.pps_calibrations", "timex_pps_calibration", {}, Units::keep},
     {"kern.timex.pps_errors", "timex_pps_error", {}, Units::keep},
     {"kern.timex.*", "timex_$1"},
+    // the clock's source: node_exporter's time collector
+    {"kern.clocksource.*.current", "time_clocksource_current_info", {{{"device", "$1"}}},
+     Units::keep, "1 for the clock source the kernel keeps time by", "clocksource"},
+    {"kern.clocksource.*.available", "time_clocksource_available_info", {{{"device", "$1"}}},
+     Units::keep, "1 for each clock source the kernel could keep time by", "clocksource", true},
     // /proc/net/sockstat and sockstat6: node_exporter's sockstat collector
     {"net.sockstat.*.*", "sockstat_$1_$2"},
     {"net.sockstat6.*.*", "sockstat_$1_$2"},
@@ -564,6 +571,7 @@ std::optional<Mapping> map_name(const Info& info) {
   m.family = "kstat_" + expand_stem(rule->stem, caps);
   m.type = info.kind == Kind::counter ? MetricType::counter : MetricType::gauge;
   m.text_label = rule->text_label;
+  m.words = rule->words;
   for (const auto& label : rule->labels)
     if (!label.name.empty())
       m.labels.emplace_back(label.name, written(label, caps));
@@ -596,7 +604,7 @@ Exposition::Exposition(const Snapshot& snapshot) {
     if (!m->text_label.empty()) {
       auto [at, fresh] = texts_by_name.try_emplace(m->family, text_families_.size());
       if (fresh) {
-        TextFamily family{m->family, {}, {}};
+        TextFamily family{m->family, {}, {}, m->words};
         for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
           append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help,
                         m->type, format);
@@ -737,6 +745,16 @@ void Exposition::render_texts(const Snapshot& snapshot, std::string& out, TextFo
         continue;
       if (!std::exchange(started, true))
         out.append(family.headers[static_cast<std::size_t>(format)]);
+      if (family.words) { // a sample for each word, the word its label's value
+        for (const auto& [entry, label] : member.texts)
+          if (const auto* text = text_of(entry))
+            for (Tokens words(*text, " \t"); auto word = words.next();) {
+              std::string labels = member.labels;
+              append_label(labels, label, *word);
+              append_sample(out, family.name, labels, "1");
+            }
+        continue;
+      }
       // Written in place: the labels of one sample's texts follow its others, comma-separated.
       out.append(family.name).append("{").append(member.labels);
       bool first = member.labels.empty(); // append_label() puts a comma first when out is not

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <ctime>
 #include <span>
 
 #include <malloc.h>
@@ -138,7 +139,7 @@ void Scraper::resolve(Clock::time_point deadline) {
 namespace {
 
 // The scrape's own families, beside those of the names served.
-enum class Own : std::uint8_t { scrape_error, time, uname, duration };
+enum class Own : std::uint8_t { scrape_error, time, time_zone, uname, duration };
 
 // The HELP and TYPE lines of an own family in `format`, rendered once.
 std::string_view own_header(Own family, TextFormat format) {
@@ -146,6 +147,10 @@ std::string_view own_header(Own family, TextFormat format) {
       {"kstat_scrape_error", "1 for each source file that could not be read in this scrape",
        MetricType::gauge},
       {"kstat_time_seconds", "System time when the scrape read, in seconds since the epoch",
+       MetricType::gauge},
+      {"kstat_time_zone_offset_seconds",
+       "Offset of the system's time zone from UTC when the scrape read, in seconds; the zone's "
+       "abbreviation labels it",
        MetricType::gauge},
       {"kstat_uname_info", "The host's names and the kernel's, as uname(2) gives them",
        MetricType::info},
@@ -164,6 +169,23 @@ std::string_view seconds_text(double seconds, std::span<char, 32> room) {
 }
 
 } // namespace
+
+// node_exporter's node_time_zone_offset_seconds: the zone as this process knows it (TZ, else
+// /etc/localtime, read once), at the time of the read, so that a change to daylight saving time
+// shows from the scrape after it.
+void Scraper::append_time_zone(std::string& out, TextFormat format) const {
+  std::time_t at = std::chrono::system_clock::to_time_t(read_time_);
+  struct tm local {};
+  if (::localtime_r(&at, &local) == nullptr)
+    return;
+  std::string labels;
+  append_label(labels, "time_zone", local.tm_zone != nullptr ? local.tm_zone : "");
+  std::array<char, 32> room;
+  auto* end = fmt::format_to(room.data(), FMT_COMPILE("{}"), local.tm_gmtoff);
+  out.append(own_header(Own::time_zone, format));
+  append_sample(out, "kstat_time_zone_offset_seconds", labels,
+                {room.data(), static_cast<std::size_t>(end - room.data())});
+}
 
 std::string Scraper::render(TextFormat format, Clock::duration took) const {
   std::string out; // sized by the exposition for its longest numbers: the slack holds the rest
@@ -184,6 +206,7 @@ std::string Scraper::render(TextFormat format, Clock::duration took) const {
   append_sample(
       out, "kstat_time_seconds", "",
       seconds_text<3>(std::chrono::duration<double>(read_time_.time_since_epoch()).count(), room));
+  append_time_zone(out, format);
   if (!uname_labels_.empty()) {
     out.append(own_header(Own::uname, format));
     append_sample(out, "kstat_uname_info", uname_labels_, "1");

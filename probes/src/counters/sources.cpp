@@ -276,6 +276,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_mounts(roots, prefix, out);
   find_cgroups(roots, prefix, out);
   find_timex(roots, prefix, out);
+  find_clocksource(roots, prefix, out);
   find_softnet(roots, prefix, out);
   find_links(roots, prefix, out);
   find_md(roots, prefix, out);

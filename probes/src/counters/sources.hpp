@@ -51,6 +51,8 @@ void find_pids(const Roots& roots, std::string_view prefix, std::vector<Field>& 
 void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_cgroups(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_timex(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// The kernel clock's source, from <sys>/devices/system/clocksource (timex.cpp).
+void find_clocksource(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_softnet(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_links(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_md(const Roots& roots, std::string_view prefix, std::vector<Field>& out);

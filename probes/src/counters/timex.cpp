@@ -12,10 +12,17 @@
 // microseconds, frequencies in 2^-16 ppm), and each field converts its line to seconds or hertz
 // as the fields of a file are converted. The call reads the running kernel's clock whatever the
 // proc root: a container shares its host's clock.
+//
+// The clock's source, kern.clocksource.<n>.{current,available}, is sysfs text:
+// <sys>/devices/system/clocksource/clocksource<n>/{current,available}_clocksource ("tsc", "tsc
+// hpet acpi_pm"). A kernel that finds the TSC unstable falls back to a source that makes each
+// clock_gettime(2) a trip into the kernel or out to the hypervisor; node_exporter's time collector
+// serves both.
 
 #include <string_view>
 
 #include <sys/timex.h>
+#include <unistd.h>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -75,6 +82,29 @@ void find_timex(const Roots& roots, std::string_view prefix, std::vector<Field>&
                                   {.divide = f.divide}))
       info->description = f.description;
   }
+}
+
+void find_clocksource(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "kern.clocksource"))
+    return;
+  struct File {
+    std::string_view key, description;
+  };
+  static constexpr File k_files[] = {
+      {"current", "The clock source the kernel keeps time by"},
+      {"available", "The clock sources the kernel could keep time by, blank-separated"},
+  };
+  std::string dir = roots.sys + "/devices/system/clocksource";
+  for (unsigned n : numbered(dir, "clocksource"))
+    for (const auto& f : k_files) {
+      std::string path = fmt::format("{}/clocksource{}/{}_clocksource", dir, n, f.key);
+      if (::access(path.c_str(), R_OK) != 0)
+        continue;
+      if (Info* info = Emitter(roots, path, k_one_value, prefix, out)
+                           .emit(fmt::format("kern.clocksource.{}.{}", n, f.key),
+                                 fmt::format("kern.clocksource.*.{}", f.key), Kind::text, "", {}))
+        info->description = f.description;
+    }
 }
 
 namespace detail {

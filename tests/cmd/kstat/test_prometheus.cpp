@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <sys/wait.h>
@@ -504,6 +505,39 @@ TEST_CASE("kstat serve and node_exporter read the same os-release under a root f
   std::filesystem::create_symlink("/usr/lib/os-release", rootfs / "etc/os-release");
   auto r = run({tool("kstat"), "--rootfs", rootfs.path(), "read", "-n", "os.release.ID"});
   CHECK(r.out == "example\n");
+}
+
+TEST_CASE("kstat serve and node_exporter agree on the clock's source and the time zone",
+          "[kstat][serve][node_exporter]") {
+  if (!have_program("prometheus-node-exporter"))
+    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
+  // Both in a zone of the test's choosing, half an hour off the hour and without daylight
+  // saving time: its offset is the same all year.
+  const std::vector<std::string> in_zone{"env", "TZ=Asia/Kolkata"};
+  KstatServe serve({"kern.clocksource"}, in_zone);
+  int port = free_port();
+  std::vector<std::string> argv = in_zone;
+  argv.insert(argv.end(),
+              {"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--collector.disable-defaults", "--collector.time"});
+  Daemon node(argv, port);
+  auto theirs = samples(http_get(node.url("/metrics")).body);
+  auto ours = samples(http_get(serve.url()).body);
+  CHECK(theirs["node_time_zone_offset_seconds{time_zone=\"IST\"}"] == 5.5 * 3600);
+  CHECK(ours["kstat_time_zone_offset_seconds{time_zone=\"IST\"}"] == 5.5 * 3600);
+  // This machine's clock sources, one sample each
+  std::ifstream available("/sys/devices/system/clocksource/clocksource0/available_clocksource");
+  int sources = static_cast<int>(std::distance(std::istream_iterator<std::string>(available),
+                                               std::istream_iterator<std::string>()));
+  REQUIRE(sources > 0);
+  CHECK(same_annotations(theirs, ours, "node_time_clocksource_available_info") == sources);
+  CHECK(same_annotations(theirs, ours, "node_time_clocksource_current_info") == 1);
+
+  // A machine whose kernel left the TSC for the HPET, from a copy of /sys
+  auto copy = agree_on_copy({"kern.clocksource"}, "time", {"node_time_clocksource_"}, Tree::sys);
+  CHECK(copy.compared == 3 + 1);
+  CHECK(copy.theirs["node_time_clocksource_current_info{clocksource=\"hpet\",device=\"0\"}"] ==
+        1);
 }
 
 TEST_CASE("kstat serve and node_exporter flag the same mount point whose statfs fails",

@@ -28,6 +28,7 @@ struct Mapping {
   double divide = 1;          // milliseconds -> seconds: 1000
   // For a text entry: the label its text is the value of, in a sample of value 1.
   std::string text_label;
+  bool words = false; // a sample for each blank-separated word of the text
 };
 
 // The mapping of a name, or nothing for names left out on purpose (cpu.all.*, the sum of the
@@ -77,6 +78,7 @@ private:
     std::string name;
     std::array<std::string, 2> headers;
     std::vector<TextMember> members;
+    bool words = false; // a sample for each word of a text, not one for its texts
   };
   void render_texts(const Snapshot& snapshot, std::string& out, TextFormat format) const;
 

@@ -142,6 +142,7 @@ private:
   void read(Clock::time_point deadline);
   void resolve(Clock::time_point deadline);
   std::string render(TextFormat format, Clock::duration took) const;
+  void append_time_zone(std::string& out, TextFormat format) const;
   // The names given that come and go (Names::transient_ok) with nothing under them now.
   std::vector<std::string> find_awaited() const;
 
