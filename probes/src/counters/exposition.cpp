@@ -174,6 +174,9 @@ constexpr Rule k_rules[] = {
     {"kern.interrupts.*", "interrupts", {{{"irq", "$1"}}}, Units::keep,
      "Interrupts serviced, summed over the CPUs, by IRQ number or the kernel's name for the kind "
      "(LOC, RES, ...)"},
+    // /proc/schedstat: node_exporter's schedstat collector
+    {"kern.schedstat.*.timeslices", "schedstat_timeslices", {k_cpu}, Units::keep},
+    {"kern.schedstat.*.*", "schedstat_$2", {k_cpu}},
     {"kern.openfiles", "filefd_allocated", {}, Units::keep},
     {"kern.maxfiles", "filefd_maximum", {}, Units::keep},
     // adjtimex(2): node_exporter's timex collector
@@ -378,6 +381,7 @@ constexpr BaseUnit k_base_units[] = {
     {"seconds", "seconds", 1, 1},
     {"milliseconds", "seconds", 1, 1000},
     {"microseconds", "seconds", 1, 1e6},
+    {"nanoseconds", "seconds", 1, 1e9},
     {"bytes", "bytes", 1, 1},
     {"KiB", "bytes", 1024, 1},
     {"sectors", "bytes", 512, 1},

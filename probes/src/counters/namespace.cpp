@@ -130,9 +130,9 @@ Error Namespace::unknown(std::string_view name) const {
   }
   if (auto root = transient_root(name); root && !has(*root))
     return Error(fmt::format("unknown name '{}': nothing is under {} now", name, *root), ENOENT);
-  if (holds("hw", name))
-    if (auto lacks = missing_hardware(roots(), name))
-      return Error(fmt::format("unknown name '{}': {}", name, *lacks), ENOENT);
+  if (auto lacks =
+          holds("hw", name) ? missing_hardware(roots(), name) : missing_source(roots(), name))
+    return Error(fmt::format("unknown name '{}': {}", name, *lacks), ENOENT);
   if (name.starts_with("proc.")) {
     std::size_t end = name.find('.', 5);
     if (find_fields(roots(), name.substr(0, end)).empty())

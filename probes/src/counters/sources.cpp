@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -193,6 +194,31 @@ void enumerate_softirqs(const Record& r, std::string_view base, Emitter& e) {
   }
 }
 
+// /proc/schedstat (the kernel's Documentation/scheduler/sched-stats.rst): a "cpu<N>" line for each
+// CPU, whose seventh to ninth numbers are the time its tasks ran and waited to run, in
+// nanoseconds, and the timeslices it ran; the scheduling domains' lines are left alone.
+void enumerate_schedstat(const Record& r, std::string_view base, Emitter& e) {
+  if (!r.key.starts_with("cpu") || r.key.size() == 3)
+    return;
+  struct Column {
+    std::string_view name;
+    int column;
+    std::string_view unit, description;
+  };
+  static constexpr Column k_columns[] = {
+      {"running", 6, "nanoseconds", "Time the CPU ran tasks"},
+      {"waiting", 7, "nanoseconds", "Time tasks waited on the CPU's run queue to run"},
+      {"timeslices", 8, "timeslices", "Timeslices the CPU ran"},
+  };
+  std::string_view cpu = r.key.substr(3);
+  for (const auto& c : k_columns)
+    if (static_cast<std::size_t>(c.column) < r.tokens.size())
+      if (Info* info = e.emit(fmt::format("{}.{}.{}", base, cpu, c.name),
+                              fmt::format("kern.schedstat.*.{}", c.name), Kind::counter, c.unit,
+                              {std::string(r.key), c.column, r.offset}))
+        info->description = c.description;
+}
+
 // /proc/interrupts: a header of CPUs, then a line per interrupt source: its count on each CPU
 // and what it is ("IO-APIC 5-edge ACPI:Ged", "Rescheduling interrupts"). kstat sums the CPUs.
 void enumerate_interrupts(const Record& r, std::string_view base, Emitter& e) {
@@ -241,6 +267,7 @@ const SourceSpec k_global_sources[] = {
     {{"kern.pressure.io"}, "pressure/io", k_pressure, enumerate_pressure},
     {{"kern.softirqs"}, "softirqs", k_per_cpu, enumerate_softirqs},
     {{"kern.interrupts"}, "interrupts", k_per_cpu, enumerate_interrupts},
+    {{"kern.schedstat"}, "schedstat", k_lines, enumerate_schedstat},
     {{"kern.openfiles", "kern.maxfiles"},
      "sys/fs/file-nr",
      {.key_token = -1, .fixed_lines = true},
@@ -259,6 +286,24 @@ const SourceSpec k_global_sources[] = {
 bool holds(std::string_view prefix, std::string_view name) noexcept {
   return prefix.empty() || name == prefix ||
          (name.size() > prefix.size() && name.starts_with(prefix) && name[prefix.size()] == '.');
+}
+
+std::optional<std::string> missing_source(const Roots& roots, std::string_view name) {
+  // The file of the longest prefix that holds the name: kern.schedstat's, not /proc/stat's kern.
+  const SourceSpec* source = nullptr;
+  std::size_t longest = 0;
+  for (const auto& spec : k_global_sources)
+    for (std::string_view prefix : spec.prefixes)
+      if (!prefix.empty() && holds(prefix, name) && prefix.size() > longest) {
+        source = &spec;
+        longest = prefix.size();
+      }
+  if (source == nullptr)
+    return std::nullopt;
+  std::string path = fmt::format("{}/{}", roots.proc, source->file);
+  if (::access(path.c_str(), F_OK) == 0)
+    return std::nullopt;
+  return fmt::format("this machine has no {}", path);
 }
 
 std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {

@@ -74,6 +74,11 @@ std::vector<unsigned> numbered(const std::string& dir, std::string_view stem);
 // has no thermal zones or cooling devices in /sys/class/thermal"); nothing when it has some.
 std::optional<std::string> missing_hardware(const Roots& roots, std::string_view name);
 
+// Why `name` names nothing on this machine when the one file at a fixed place under the proc
+// root that its names come from is not there ("this machine has no /proc/schedstat": a kernel
+// built without it); nothing otherwise.
+std::optional<std::string> missing_source(const Roots& roots, std::string_view name);
+
 // The path a mount point's name component stands for, mountinfo's octal escapes undone
 // ("/mnt/my\040disk\056img" -> "/mnt/my disk.img"); and a mount's source likewise.
 std::string mount_path(std::string_view escaped);

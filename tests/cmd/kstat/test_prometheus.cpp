@@ -426,6 +426,15 @@ TEST_CASE("kstat serve and node_exporter agree on memory errors and temperatures
   CHECK(thermal.theirs["node_thermal_zone_temp{type=\"acpitz\",zone=\"1\"}"] == -2.5);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on the scheduler's statistics",
+          "[kstat][serve][node_exporter]") {
+  // This kernel has no /proc/schedstat: both read the same copy, two CPUs' lines among their
+  // scheduling domains'.
+  auto [theirs, compared] = agree_on_copy({"kern.schedstat"}, "schedstat", {"node_schedstat_"});
+  CHECK(compared == 2 * 3);
+  CHECK(theirs["node_schedstat_waiting_seconds_total{cpu=\"1\"}"] == 290.25);
+}
+
 TEST_CASE("kstat serve and node_exporter agree on the CPUs' frequencies",
           "[kstat][serve][node_exporter]") {
   // Both read the same copy of /sys: two CPUs with a cpufreq policy each (one with the

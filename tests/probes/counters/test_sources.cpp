@@ -453,6 +453,24 @@ TEST_CASE("sources: hw.cpufreq, each online CPU's frequency, its limits and gove
   CHECK_FALSE(ns.list("hw.cpufreq.2"));
 }
 
+TEST_CASE("sources: kern.schedstat, each CPU's time running and waiting to run",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read sched(ns, "kern.schedstat");
+  CHECK(sched.names() == std::vector<std::string>{
+                             "kern.schedstat.0.running", "kern.schedstat.0.timeslices",
+                             "kern.schedstat.0.waiting", "kern.schedstat.1.running",
+                             "kern.schedstat.1.timeslices", "kern.schedstat.1.waiting"});
+  CHECK(sched.value("kern.schedstat.1.waiting") == Value(u(290250000000)));
+  CHECK(sched.info("kern.schedstat.1.waiting").unit == "nanoseconds");
+  CHECK(sched.info("kern.schedstat.1.timeslices").kind == Kind::counter);
+  // A kernel built without it: the file it lacks, named
+  auto missing = Namespace(k_sys, k_sys).list("kern.schedstat.0.running");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message() ==
+        "unknown name 'kern.schedstat.0.running': this machine has no " + k_sys + "/schedstat");
+}
+
 TEST_CASE("sources: a machine without the hardware says what it lacks", "[counters][sources]") {
   Namespace ns(k_proc, k_proc); // a tree with no EDAC nor thermal zones
   auto listed = ns.list("hw.thermal");
