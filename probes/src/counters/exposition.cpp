@@ -320,6 +320,11 @@ constexpr Rule k_rules[] = {
     {"hw.cpufreq.*.scaling_max_freq", "cpu_scaling_frequency_max", {k_cpu}},
     {"hw.cpufreq.*.scaling_governor", "cpu_scaling_governor", {k_cpu}, Units::keep,
      "1 for each CPU, the governor that chooses its frequency as a label", "governor"},
+    // node_exporter's cpu collector's thermal throttling counts
+    {"hw.throttle.*.package_throttle_count", "cpu_package_throttles", {{{"package", "$1"}}},
+     Units::keep},
+    {"hw.throttle.*.core.*.core_throttle_count", "cpu_core_throttles",
+     {{{"core", "$2"}, {"package", "$1"}}}, Units::keep},
     // node_exporter's hwmon collector: a sensor's reading (input, or a PWM's value) is the
     // family of its type, the rest a family of their own; labels and the chip's name annotate
     {"hw.hwmon.*.name", "hwmon_chip_names", {{{"chip", "$1"}}}, Units::base,

@@ -21,6 +21,12 @@
 //       readable by root only, and not given by every driver) and as the driver last set or
 //       measured it (scaling_cur_freq), the limits of each, and the governor that chooses it
 //       (text). node_exporter's cpufreq collector serves the frequencies.
+//   hw.throttle.<package>.package_throttle_count
+//   hw.throttle.<package>.core.<core>.core_throttle_count
+//       <sys>/devices/system/cpu/cpu<n>/thermal_throttle/ (x86): the times a CPU package, and
+//       each of its cores, ran hot enough to be slowed down; read from the first CPU of each
+//       package and core (by topology/physical_package_id and core_id), the others giving the
+//       same counts. node_exporter's cpu collector serves them.
 //
 // Hardware monitoring chips, hw.hwmon, are hwmon.cpp's. The controllers, rows, zones and devices
 // are found when names are resolved; each file is then read once a scrape. Some zones' sensors
@@ -29,6 +35,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
+#include <utility>
 
 #include <unistd.h>
 
@@ -75,6 +83,14 @@ constexpr HwFile k_cpufreq_files[] = {
     {"scaling_min_freq", Kind::gauge, "kilohertz", "Lowest frequency the governor may choose"},
     {"scaling_max_freq", Kind::gauge, "kilohertz", "Highest frequency the governor may choose"},
     {"scaling_governor", Kind::text, "", "The governor that chooses the CPU's frequency"},
+};
+constexpr HwFile k_package_throttle_files[] = {
+    {"package_throttle_count", Kind::counter, "events",
+     "Times the CPU package ran hot enough to be slowed down"},
+};
+constexpr HwFile k_core_throttle_files[] = {
+    {"core_throttle_count", Kind::counter, "events",
+     "Times the CPU core ran hot enough to be slowed down"},
 };
 constexpr HwFile k_cooling_files[] = {
     {"cur_state", Kind::gauge, "", "Throttle state of the cooling device, 0 to its max_state"},
@@ -148,6 +164,40 @@ void find_cpufreq(const Roots& roots, std::string_view prefix, std::vector<Field
                fmt::format("hw.cpufreq.{}", cpu), "hw.cpufreq.*", k_cpufreq_files, {}, out);
 }
 
+// An unsigned number in a sysfs file of one ("3\n"); nothing for -1 (a CPU without a package on
+// some architectures) or a file that is not there.
+std::optional<unsigned> read_id(const std::string& path) {
+  auto text = read_file(path);
+  unsigned id = 0;
+  std::string_view token = text ? trim(*text) : std::string_view();
+  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), id);
+  if (token.empty() || ec != std::errc() || end != token.data() + token.size())
+    return std::nullopt;
+  return id;
+}
+
+void find_throttle(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.throttle"))
+    return;
+  std::string cpus = roots.sys + "/devices/system/cpu";
+  std::set<unsigned> packages;
+  std::set<std::pair<unsigned, unsigned>> cores;
+  for (unsigned cpu : numbered(cpus, "cpu")) {
+    std::string dir = fmt::format("{}/cpu{}", cpus, cpu);
+    auto package = read_id(dir + "/topology/physical_package_id");
+    auto core = read_id(dir + "/topology/core_id");
+    if (!package || !core)
+      continue;
+    std::string base = fmt::format("hw.throttle.{}", *package);
+    if (packages.insert(*package).second)
+      emit_files(roots, prefix, dir + "/thermal_throttle", base, "hw.throttle.*",
+                 k_package_throttle_files, {}, out);
+    if (cores.emplace(*package, *core).second)
+      emit_files(roots, prefix, dir + "/thermal_throttle", fmt::format("{}.core.{}", base, *core),
+                 "hw.throttle.*.core.*", k_core_throttle_files, {}, out);
+  }
+}
+
 } // namespace
 
 std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
@@ -168,6 +218,7 @@ void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Fiel
   find_edac(roots, prefix, out);
   find_thermal(roots, prefix, out);
   find_cpufreq(roots, prefix, out);
+  find_throttle(roots, prefix, out);
   find_hwmon(roots, prefix, out);
 }
 
@@ -180,6 +231,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.thermal", "thermal zones or cooling devices", "/class/thermal"},
       {"hw.hwmon", "hardware monitoring chips", "/class/hwmon"},
       {"hw.cpufreq", "CPUs whose frequency the kernel scales (cpufreq)", "/devices/system/cpu"},
+      {"hw.throttle", "CPUs that count their thermal throttling", "/devices/system/cpu"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

@@ -435,13 +435,18 @@ TEST_CASE("kstat serve and node_exporter agree on the scheduler's statistics",
   CHECK(theirs["node_schedstat_waiting_seconds_total{cpu=\"1\"}"] == 290.25);
 }
 
-TEST_CASE("kstat serve and node_exporter agree on the CPUs' frequencies",
+TEST_CASE("kstat serve and node_exporter agree on the CPUs' frequencies and thermal throttling",
           "[kstat][serve][node_exporter]") {
   // Both read the same copy of /sys: two CPUs with a cpufreq policy each (one with the
-  // hardware's own reading, one held at its highest frequency) and one offline.
+  // hardware's own reading, one held at its highest frequency), one without, one offline.
   auto [theirs, compared] = agree_on_copy({"hw.cpufreq"}, "cpufreq", {"node_cpu_"}, Tree::sys);
   CHECK(compared == 6 + 5);
   CHECK(theirs["node_cpu_scaling_frequency_hertz{cpu=\"1\"}"] == 3.912e9);
+  // And the thermal throttling counts its cpu collector serves: a core's two threads counted once
+  auto throttles = agree_on_copy(
+      {"hw.throttle"}, "cpu", {"node_cpu_core_throttles_total", "node_cpu_package_throttles_total"},
+      Tree::sys);
+  CHECK(throttles.compared == 2 + 1);
   // The governor, which node_exporter 1.5 does not serve, as the newer ones serve the one in use
   KstatServe serve({"--sys-root", std::string(OPSKIT_TEST_DATA) + "/sys-basic", "hw.cpufreq"});
   auto body = http_get(serve.url()).body;
@@ -545,8 +550,7 @@ TEST_CASE("kstat serve and node_exporter agree on the clock's source and the tim
   // A machine whose kernel left the TSC for the HPET, from a copy of /sys
   auto copy = agree_on_copy({"kern.clocksource"}, "time", {"node_time_clocksource_"}, Tree::sys);
   CHECK(copy.compared == 3 + 1);
-  CHECK(copy.theirs["node_time_clocksource_current_info{clocksource=\"hpet\",device=\"0\"}"] ==
-        1);
+  CHECK(copy.theirs["node_time_clocksource_current_info{clocksource=\"hpet\",device=\"0\"}"] == 1);
 }
 
 TEST_CASE("kstat serve and node_exporter flag the same mount point whose statfs fails",

@@ -453,14 +453,27 @@ TEST_CASE("sources: hw.cpufreq, each online CPU's frequency, its limits and gove
   CHECK_FALSE(ns.list("hw.cpufreq.2"));
 }
 
+TEST_CASE("sources: hw.throttle, a package's and each core's count, read from one CPU of each",
+          "[counters][sources]") {
+  // cpu0 and cpu1 are one core's two threads, cpu3 another core of package 0; cpu2 is offline
+  // and has no topology.
+  Namespace ns(k_proc, k_sys);
+  Read throttle(ns, "hw.throttle");
+  CHECK(throttle.names() == std::vector<std::string>{"hw.throttle.0.core.0.core_throttle_count",
+                                                     "hw.throttle.0.core.1.core_throttle_count",
+                                                     "hw.throttle.0.package_throttle_count"});
+  CHECK(throttle.value("hw.throttle.0.core.1.core_throttle_count") == Value(u(3)));
+  CHECK(throttle.info("hw.throttle.0.package_throttle_count").kind == Kind::counter);
+}
+
 TEST_CASE("sources: kern.schedstat, each CPU's time running and waiting to run",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
   Read sched(ns, "kern.schedstat");
-  CHECK(sched.names() == std::vector<std::string>{
-                             "kern.schedstat.0.running", "kern.schedstat.0.timeslices",
-                             "kern.schedstat.0.waiting", "kern.schedstat.1.running",
-                             "kern.schedstat.1.timeslices", "kern.schedstat.1.waiting"});
+  CHECK(sched.names() ==
+        std::vector<std::string>{"kern.schedstat.0.running", "kern.schedstat.0.timeslices",
+                                 "kern.schedstat.0.waiting", "kern.schedstat.1.running",
+                                 "kern.schedstat.1.timeslices", "kern.schedstat.1.waiting"});
   CHECK(sched.value("kern.schedstat.1.waiting") == Value(u(290250000000)));
   CHECK(sched.info("kern.schedstat.1.waiting").unit == "nanoseconds");
   CHECK(sched.info("kern.schedstat.1.timeslices").kind == Kind::counter);
