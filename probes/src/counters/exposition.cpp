@@ -325,6 +325,8 @@ constexpr Rule k_rules[] = {
      Units::keep},
     {"hw.throttle.*.core.*.core_throttle_count", "cpu_core_throttles",
      {{{"core", "$2"}, {"package", "$1"}}}, Units::keep},
+    // node_exporter's rapl collector: a family for each kind of domain
+    {"hw.rapl.*.*.energy_uj", "rapl_$1", {{{"index", "$2"}}}},
     // node_exporter's hwmon collector: a sensor's reading (input, or a PWM's value) is the
     // family of its type, the rest a family of their own; labels and the chip's name annotate
     {"hw.hwmon.*.name", "hwmon_chip_names", {{{"chip", "$1"}}}, Units::base,

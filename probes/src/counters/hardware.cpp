@@ -27,6 +27,13 @@
 //       each of its cores, ran hot enough to be slowed down; read from the first CPU of each
 //       package and core (by topology/physical_package_id and core_id), the others giving the
 //       same counts. node_exporter's cpu collector serves them.
+//   hw.rapl.<zone>.<index>.energy_uj
+//       <sys>/class/powercap/<dir>/energy_uj (the kernel's Documentation/power/powercap/
+//       powercap.rst): the energy a RAPL domain (package, core, uncore, dram, psys) has used, in
+//       microjoules, a counter that wraps at max_energy_range_uj; readable by root only. The zone
+//       is the domain's name file, its index the number after a '-' ("package-1"), else the
+//       zone's count of that name so far in the directory's order, as node_exporter's rapl
+//       collector names it; the directory is the path label.
 //
 // Hardware monitoring chips, hw.hwmon, are hwmon.cpp's. The controllers, rows, zones and devices
 // are found when names are resolved; each file is then read once a scrape. Some zones' sensors
@@ -35,6 +42,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -50,6 +58,15 @@
 namespace opskit::counters {
 
 namespace {
+
+// All of `text` as an unsigned number; nothing otherwise ("", "-1", "3a").
+std::optional<unsigned> unsigned_of(std::string_view text) {
+  unsigned n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
+  return n;
+}
 
 struct HwFile {
   std::string_view file;
@@ -164,16 +181,41 @@ void find_cpufreq(const Roots& roots, std::string_view prefix, std::vector<Field
                fmt::format("hw.cpufreq.{}", cpu), "hw.cpufreq.*", k_cpufreq_files, {}, out);
 }
 
-// An unsigned number in a sysfs file of one ("3\n"); nothing for -1 (a CPU without a package on
-// some architectures) or a file that is not there.
+constexpr HwFile k_rapl_files[] = {
+    {"energy_uj", Kind::counter, "microjoules", "Energy the RAPL domain has used"},
+};
+
+void find_rapl(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.rapl"))
+    return;
+  std::string powercap = roots.sys + "/class/powercap";
+  auto dirs = list_directory(powercap).value_or(std::vector<std::string>());
+  std::ranges::sort(dirs);
+  std::map<std::string, unsigned> seen; // a name without an index: how many so far
+  for (const auto& entry : dirs) {
+    std::string dir = fmt::format("{}/{}", powercap, entry);
+    auto name_file = read_file(dir + "/name");
+    if (!name_file)
+      continue; // the control type's own directory ("intel-rapl")
+    std::string name(trim(*name_file));
+    std::size_t dash = name.find('-');
+    auto numbered_as = dash != std::string::npos
+                           ? unsigned_of(std::string_view(name).substr(dash + 1))
+                           : std::nullopt;
+    if (numbered_as)
+      name.resize(dash);                                      // "package-1": package, index 1
+    unsigned index = numbered_as ? *numbered_as : seen[name]; // "dram"; and "a-b" whole
+    seen[name] = index + 1;
+    emit_files(roots, prefix, dir, fmt::format("hw.rapl.{}.{}", component_of(name), index),
+               "hw.rapl.*.*", k_rapl_files, {{"path", dir}}, out);
+  }
+}
+
+// The unsigned number in a sysfs file of one ("3\n"); nothing for -1 (a CPU without a package
+// on some architectures) or a file that is not there.
 std::optional<unsigned> read_id(const std::string& path) {
   auto text = read_file(path);
-  unsigned id = 0;
-  std::string_view token = text ? trim(*text) : std::string_view();
-  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), id);
-  if (token.empty() || ec != std::errc() || end != token.data() + token.size())
-    return std::nullopt;
-  return id;
+  return text ? unsigned_of(trim(*text)) : std::nullopt;
 }
 
 void find_throttle(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
@@ -202,14 +244,10 @@ void find_throttle(const Roots& roots, std::string_view prefix, std::vector<Fiel
 
 std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
   std::vector<unsigned> out;
-  for (std::string_view name : list_directory(dir).value_or(std::vector<std::string>())) {
-    if (!name.starts_with(stem) || name.size() == stem.size())
-      continue;
-    unsigned n = 0;
-    auto [end, ec] = std::from_chars(name.data() + stem.size(), name.data() + name.size(), n);
-    if (ec == std::errc() && end == name.data() + name.size())
-      out.push_back(n);
-  }
+  for (std::string_view name : list_directory(dir).value_or(std::vector<std::string>()))
+    if (name.starts_with(stem))
+      if (auto n = unsigned_of(name.substr(stem.size())))
+        out.push_back(*n);
   std::ranges::sort(out);
   return out;
 }
@@ -219,6 +257,7 @@ void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Fiel
   find_thermal(roots, prefix, out);
   find_cpufreq(roots, prefix, out);
   find_throttle(roots, prefix, out);
+  find_rapl(roots, prefix, out);
   find_hwmon(roots, prefix, out);
 }
 
@@ -232,6 +271,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.hwmon", "hardware monitoring chips", "/class/hwmon"},
       {"hw.cpufreq", "CPUs whose frequency the kernel scales (cpufreq)", "/devices/system/cpu"},
       {"hw.throttle", "CPUs that count their thermal throttling", "/devices/system/cpu"},
+      {"hw.rapl", "power domains that count their energy (RAPL)", "/class/powercap"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

@@ -454,6 +454,15 @@ TEST_CASE("kstat serve and node_exporter agree on the CPUs' frequencies and ther
         std::string::npos);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on the power domains' energy",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: two packages' RAPL domains, a core's and two DRAM's
+  auto [theirs, compared] = agree_on_copy({"hw.rapl"}, "rapl", {"node_rapl_"}, Tree::sys);
+  CHECK(compared == 5);
+  CHECK(theirs["node_rapl_dram_joules_total{index=\"1\",path=\"" + std::string(OPSKIT_TEST_DATA) +
+               "/sys-basic/class/powercap/intel-rapl:1:0\"}"] == 1234.56789);
+}
+
 TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",
           "[kstat][serve][node_exporter]") {
   // Both read the same copy of /sys: bond0 with one of its two interfaces down, bond1 with one

@@ -466,6 +466,22 @@ TEST_CASE("sources: hw.throttle, a package's and each core's count, read from on
   CHECK(throttle.info("hw.throttle.0.package_throttle_count").kind == Kind::counter);
 }
 
+TEST_CASE("sources: hw.rapl, each power domain's energy by its name and index",
+          "[counters][sources]") {
+  // Two packages, each with a DRAM domain named without an index: numbered in the directory's
+  // order. The control type's own directory (intel-rapl) has no name and is no zone.
+  Namespace ns(k_proc, k_sys);
+  Read rapl(ns, "hw.rapl");
+  CHECK(rapl.names() ==
+        std::vector<std::string>{"hw.rapl.core.0.energy_uj", "hw.rapl.dram.0.energy_uj",
+                                 "hw.rapl.dram.1.energy_uj", "hw.rapl.package.0.energy_uj",
+                                 "hw.rapl.package.1.energy_uj"});
+  CHECK(rapl.value("hw.rapl.dram.1.energy_uj") == Value(u(1234567890)));
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  CHECK(rapl.info("hw.rapl.dram.1.energy_uj").labels ==
+        Labels{{"path", k_sys + "/class/powercap/intel-rapl:1:0"}});
+}
+
 TEST_CASE("sources: kern.schedstat, each CPU's time running and waiting to run",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
