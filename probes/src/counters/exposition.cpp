@@ -101,6 +101,8 @@ constexpr std::string_view k_os_info_help =
     "1, the operating system's os-release(5) variables as labels";
 constexpr std::string_view k_network_info_help =
     "1 for each interface, its operational state, addresses, duplex and alias as labels";
+constexpr std::string_view k_nvme_info_help =
+    "1 for each NVMe controller, its firmware revision, model, serial number and state as labels";
 constexpr std::array<Label, 2> k_chip_sensor{{{"chip", "$1"}, {"sensor", "$2"}}};
 constexpr std::string_view k_udp_queues_help =
     "Bytes in the UDP sockets' queues, by IP version and queue (tx: to send, rx: received)";
@@ -327,6 +329,12 @@ constexpr Rule k_rules[] = {
      {{{"core", "$2"}, {"package", "$1"}}}, Units::keep},
     // node_exporter's rapl collector: a family for each kind of domain
     {"hw.rapl.*.*.energy_uj", "rapl_$1", {{{"index", "$2"}}}},
+    // node_exporter's nvme collector: the texts of a controller in one annotation
+    {"hw.nvme.*.firmware_rev", "nvme_info", {k_device}, Units::keep, k_nvme_info_help,
+     "firmware_revision"},
+    {"hw.nvme.*.model", "nvme_info", {k_device}, Units::keep, k_nvme_info_help, "model"},
+    {"hw.nvme.*.serial", "nvme_info", {k_device}, Units::keep, k_nvme_info_help, "serial"},
+    {"hw.nvme.*.state", "nvme_info", {k_device}, Units::keep, k_nvme_info_help, "state"},
     // node_exporter's hwmon collector: a sensor's reading (input, or a PWM's value) is the
     // family of its type, the rest a family of their own; labels and the chip's name annotate
     {"hw.hwmon.*.name", "hwmon_chip_names", {{{"chip", "$1"}}}, Units::base,

@@ -34,6 +34,10 @@
 //       is the domain's name file, its index the number after a '-' ("package-1"), else the
 //       zone's count of that name so far in the directory's order, as node_exporter's rapl
 //       collector names it; the directory is the path label.
+//   hw.nvme.<controller>.{firmware_rev,model,serial,state}
+//       <sys>/class/nvme/<controller>/: each NVMe controller's firmware, model and serial
+//       number, and its state ("live", "resetting", "dead"), as text: node_exporter's nvme
+//       collector serves them as one annotation.
 //
 // Hardware monitoring chips, hw.hwmon, are hwmon.cpp's. The controllers, rows, zones and devices
 // are found when names are resolved; each file is then read once a scrape. Some zones' sensors
@@ -211,6 +215,22 @@ void find_rapl(const Roots& roots, std::string_view prefix, std::vector<Field>& 
   }
 }
 
+constexpr HwFile k_nvme_files[] = {
+    {"firmware_rev", Kind::text, "", "The NVMe controller's firmware revision"},
+    {"model", Kind::text, "", "The NVMe controller's model"},
+    {"serial", Kind::text, "", "The NVMe controller's serial number"},
+    {"state", Kind::text, "", "The NVMe controller's state: live, resetting, dead, ..."},
+};
+
+void find_nvme(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.nvme"))
+    return;
+  std::string nvme = roots.sys + "/class/nvme";
+  for (unsigned n : numbered(nvme, "nvme"))
+    emit_files(roots, prefix, fmt::format("{}/nvme{}", nvme, n), fmt::format("hw.nvme.nvme{}", n),
+               "hw.nvme.*", k_nvme_files, {}, out);
+}
+
 // The unsigned number in a sysfs file of one ("3\n"); nothing for -1 (a CPU without a package
 // on some architectures) or a file that is not there.
 std::optional<unsigned> read_id(const std::string& path) {
@@ -258,6 +278,7 @@ void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Fiel
   find_cpufreq(roots, prefix, out);
   find_throttle(roots, prefix, out);
   find_rapl(roots, prefix, out);
+  find_nvme(roots, prefix, out);
   find_hwmon(roots, prefix, out);
 }
 
@@ -272,6 +293,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.cpufreq", "CPUs whose frequency the kernel scales (cpufreq)", "/devices/system/cpu"},
       {"hw.throttle", "CPUs that count their thermal throttling", "/devices/system/cpu"},
       {"hw.rapl", "power domains that count their energy (RAPL)", "/class/powercap"},
+      {"hw.nvme", "NVMe controllers", "/class/nvme"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

@@ -463,6 +463,17 @@ TEST_CASE("kstat serve and node_exporter agree on the power domains' energy",
                "/sys-basic/class/powercap/intel-rapl:1:0\"}"] == 1234.56789);
 }
 
+TEST_CASE("kstat serve and node_exporter describe the same NVMe controllers",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: two controllers, one resetting, a model and a serial
+  // number padded with blanks as drivers pad them.
+  auto [theirs, compared] = agree_on_copy({"hw.nvme"}, "nvme", {"node_nvme_info"}, Tree::sys);
+  CHECK(compared == 2);
+  CHECK(theirs.count(
+            "node_nvme_info{device=\"nvme0\",firmware_revision=\"1B2QEXM7\",model="
+            "\"Samsung SSD 970 EVO Plus 1TB\",serial=\"S4EWNX0R123456A\",state=\"live\"}") == 1);
+}
+
 TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",
           "[kstat][serve][node_exporter]") {
   // Both read the same copy of /sys: bond0 with one of its two interfaces down, bond1 with one
