@@ -318,6 +318,9 @@ struct Source {
   UniqueFd fd;
   std::string buffer;
   std::string raw; // a rendered source's bytes as read (is_rendered()); the rendering in buffer
+  // The bytes the rendering in the buffer was made from: the same bytes read again need none.
+  std::string rendered_from;
+  std::size_t rendered_size = std::string::npos;
   std::uint32_t sequence = 0; // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;
