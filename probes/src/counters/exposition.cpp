@@ -637,7 +637,7 @@ Exposition::Exposition(const Snapshot& snapshot) {
       auto [sample, new_sample] =
           text_samples.try_emplace(fmt::format("{}{{{}}}", m->family, labels), members.size());
       if (new_sample)
-        members.push_back(TextMember{std::move(labels), {}});
+        members.push_back(TextMember{std::move(labels), {}, {}, {}});
       members[sample->second].texts.emplace_back(i, m->text_label);
       continue;
     }
@@ -752,42 +752,67 @@ void Exposition::render(const Snapshot& snapshot, std::string& out, TextFormat f
   render_texts(snapshot, out, format);
 }
 
+namespace {
+
+// Whether `member`'s texts are those its lines were last written with.
+template <typename Member, typename TextOf>
+bool same_texts(const Member& member, const TextOf& text_of) {
+  if (member.written_texts.size() != member.texts.size())
+    return false;
+  for (std::size_t k = 0; k < member.texts.size(); ++k) {
+    const auto* text = text_of(member.texts[k].first);
+    const auto& written = member.written_texts[k];
+    if (text == nullptr ? written.has_value() : written != *text)
+      return false;
+  }
+  return true;
+}
+
+// Writes `member`'s lines of `family` with its texts now, and keeps the texts.
+template <typename Family, typename Member, typename TextOf>
+void write_member(const Family& family, const Member& member, const TextOf& text_of) {
+  member.written_texts.clear();
+  for (const auto& t : member.texts) {
+    const auto* text = text_of(t.first);
+    member.written_texts.push_back(text ? std::optional<std::string>(*text) : std::nullopt);
+  }
+  std::string& out = member.lines;
+  out.clear();
+  if (family.words) { // a sample for each word, the word its label's value
+    for (const auto& [entry, label] : member.texts)
+      if (const auto* text = text_of(entry))
+        for (Tokens words(*text, " \t"); auto word = words.next();) {
+          std::string labels = member.labels;
+          append_label(labels, label, *word);
+          append_sample(out, family.name, labels, "1");
+        }
+    return;
+  }
+  // One sample: the labels of its texts follow its others, comma-separated.
+  std::string labels = member.labels;
+  for (const auto& [entry, label] : member.texts)
+    if (const auto* text = text_of(entry))
+      append_label(labels, label, *text);
+  append_sample(out, family.name, labels, "1");
+}
+
+} // namespace
+
 void Exposition::render_texts(const Snapshot& snapshot, std::string& out, TextFormat format) const {
+  auto text_of = [&](std::size_t entry) {
+    return snapshot.error(entry) == nullptr ? std::get_if<std::string>(&snapshot.value(entry))
+                                            : nullptr;
+  };
   for (const auto& family : text_families_) {
     bool started = false;
     for (const auto& member : family.members) {
-      auto text_of = [&](std::size_t entry) {
-        return snapshot.error(entry) == nullptr ? std::get_if<std::string>(&snapshot.value(entry))
-                                                : nullptr;
-      };
       if (std::ranges::none_of(member.texts, [&](const auto& t) { return text_of(t.first); }))
         continue;
       if (!std::exchange(started, true))
         out.append(family.headers[static_cast<std::size_t>(format)]);
-      if (family.words) { // a sample for each word, the word its label's value
-        for (const auto& [entry, label] : member.texts)
-          if (const auto* text = text_of(entry))
-            for (Tokens words(*text, " \t"); auto word = words.next();) {
-              std::string labels = member.labels;
-              append_label(labels, label, *word);
-              append_sample(out, family.name, labels, "1");
-            }
-        continue;
-      }
-      // Written in place: the labels of one sample's texts follow its others, comma-separated.
-      out.append(family.name).append("{").append(member.labels);
-      bool first = member.labels.empty(); // append_label() puts a comma first when out is not
-      for (const auto& [entry, label] : member.texts)
-        if (const auto* text = text_of(entry)) {
-          if (std::exchange(first, false)) {
-            std::string alone;
-            append_label(alone, label, *text);
-            out.append(alone);
-          } else {
-            append_label(out, label, *text);
-          }
-        }
-      out.append("} 1\n");
+      if (!same_texts(member, text_of))
+        write_member(family, member, text_of);
+      out.append(member.lines);
     }
   }
 }

@@ -49,7 +49,9 @@ public:
 
   // Appends every family with the values of `snapshot`'s last read (the snapshot this was made
   // from), the annotations last; entries that failed are left out, and a family left empty is
-  // not written. Does not end the body (append_end()).
+  // not written. Does not end the body (append_end()). Keeps the annotations' last lines to
+  // write them again while their texts stay the same: one render at a time (a scraper renders
+  // under its lock).
   void render(const Snapshot& snapshot, std::string& out, TextFormat format) const;
 
   std::size_t family_count() const noexcept { return families_.size() + text_families_.size(); }
@@ -73,6 +75,10 @@ private:
   struct TextMember {
     std::string labels;                                     // the others, written
     std::vector<std::pair<std::size_t, std::string>> texts; // entry, label
+    // The texts the member's lines were last written with (nothing for one not read), and the
+    // lines: the same again while the texts are (an interface's addresses, os-release).
+    mutable std::vector<std::optional<std::string>> written_texts;
+    mutable std::string lines;
   };
   struct TextFamily {
     std::string name;
