@@ -27,13 +27,13 @@
 //       each of its cores, ran hot enough to be slowed down; read from the first CPU of each
 //       package and core (by topology/physical_package_id and core_id), the others giving the
 //       same counts. node_exporter's cpu collector serves them.
-//   hw.rapl.<zone>.<index>.energy_uj
-//       <sys>/class/powercap/<dir>/energy_uj (the kernel's Documentation/power/powercap/
+//   hw.rapl.<domain>.<index>.energy_uj
+//       <sys>/class/powercap/<zone>/energy_uj (the kernel's Documentation/power/powercap/
 //       powercap.rst): the energy a RAPL domain (package, core, uncore, dram, psys) has used, in
-//       microjoules, a counter that wraps at max_energy_range_uj; readable by root only. The zone
-//       is the domain's name file, its index the number after a '-' ("package-1"), else the
-//       zone's count of that name so far in the directory's order, as node_exporter's rapl
-//       collector names it; the directory is the path label.
+//       microjoules, a counter that wraps at max_energy_range_uj; readable by root only. The
+//       domain is the zone's name file, its index the number after a '-' ("package-1"), else how
+//       many zones of that name came before it in the directory's order, as node_exporter's rapl
+//       collector names them; the zone's directory is the path label.
 //   hw.nvme.<controller>.{firmware_rev,model,serial,state}
 //       <sys>/class/nvme/<controller>/: each NVMe controller's firmware, model and serial
 //       number, and its state ("live", "resetting", "dead"), as text: node_exporter's nvme
