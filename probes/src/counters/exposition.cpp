@@ -103,6 +103,10 @@ constexpr std::string_view k_network_info_help =
     "1 for each interface, its operational state, addresses, duplex and alias as labels";
 constexpr std::string_view k_nvme_info_help =
     "1 for each NVMe controller, its firmware revision, model, serial number and state as labels";
+constexpr std::string_view k_nfs_packets_help =
+    "Packets the NFS client's RPC layer received, by protocol";
+constexpr std::string_view k_nfs_requests_help =
+    "Calls the NFS client made, by protocol version and procedure";
 constexpr std::array<Label, 2> k_chip_sensor{{{"chip", "$1"}, {"sensor", "$2"}}};
 constexpr std::string_view k_udp_queues_help =
     "Bytes in the UDP sockets' queues, by IP version and queue (tx: to send, rx: received)";
@@ -240,6 +244,20 @@ constexpr Rule k_rules[] = {
      k_udp_queues_help},
     {"net.udp6.queues.*", "udp_queues", {{{"ip", "v6"}, {"queue", "$1"}}}, Units::keep,
      k_udp_queues_help},
+    // /proc/net/rpc/nfs: node_exporter's nfs collector; packets by protocol, not summed
+    {"net.rpc.nfs.net.packets", ""},
+    {"net.rpc.nfs.net.udp", "nfs_packets", {{{"protocol", "udp"}}}, Units::keep, k_nfs_packets_help},
+    {"net.rpc.nfs.net.tcp", "nfs_packets", {{{"protocol", "tcp"}}}, Units::keep, k_nfs_packets_help},
+    {"net.rpc.nfs.net.tcp_connections", "nfs_connections", {}, Units::keep},
+    {"net.rpc.nfs.rpc.calls", "nfs_rpcs", {}, Units::keep},
+    {"net.rpc.nfs.rpc.retransmissions", "nfs_rpc_retransmissions", {}, Units::keep},
+    {"net.rpc.nfs.rpc.auth_refreshes", "nfs_rpc_authentication_refreshes", {}, Units::keep},
+    {"net.rpc.nfs.v2.*", "nfs_requests", {{{"method", "$1"}, {"proto", "2"}}}, Units::keep,
+     k_nfs_requests_help},
+    {"net.rpc.nfs.v3.*", "nfs_requests", {{{"method", "$1"}, {"proto", "3"}}}, Units::keep,
+     k_nfs_requests_help},
+    {"net.rpc.nfs.v4.*", "nfs_requests", {{{"method", "$1"}, {"proto", "4"}}}, Units::keep,
+     k_nfs_requests_help},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},

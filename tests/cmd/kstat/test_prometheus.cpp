@@ -426,6 +426,16 @@ TEST_CASE("kstat serve and node_exporter agree on memory errors and temperatures
   CHECK(thermal.theirs["node_thermal_zone_temp{type=\"acpitz\",zone=\"1\"}"] == -2.5);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on the NFS client's calls",
+          "[kstat][serve][node_exporter]") {
+  // This machine mounts no NFS: both read the same copy of /proc/net/rpc/nfs, with a kernel's
+  // 69 NFSv4 procedures, of which both name the first 59.
+  auto [theirs, compared] = agree_on_copy({"net.rpc.nfs"}, "nfs", {"node_nfs_"});
+  CHECK(compared == 2 + 1 + 3 + 18 + 22 + 59);
+  CHECK(theirs["node_nfs_rpc_retransmissions_total"] == 17);
+  CHECK(theirs["node_nfs_requests_total{method=\"Write\",proto=\"3\"}"] == 8830);
+}
+
 TEST_CASE("kstat serve and node_exporter agree on the scheduler's statistics",
           "[kstat][serve][node_exporter]") {
   // This kernel has no /proc/schedstat: both read the same copy, two CPUs' lines among their

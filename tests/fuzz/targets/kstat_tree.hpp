@@ -53,7 +53,8 @@ inline constexpr ProcFile k_proc_files[] = {
                 "192.0.2.1 0x1 0x2 02:fc:00:00:00:05 * eth0\n"},
     {"net/udp", "sl local_address rem_address st tx_queue rx_queue tr\n"
                 "1: 0100007F:0035 00000000:0000 07 00000000:00000A00 00:00000000\n"},
-    {"schedstat", "version 15\ncpu0 0 0 0 0 0 0 1 2 3\n"}};
+    {"schedstat", "version 15\ncpu0 0 0 0 0 0 0 1 2 3\n"},
+    {"net/rpc/nfs", "net 1 0 1 1\nrpc 2 0 2\nproc3 22 0 1\n"}};
 
 class KstatTree {
 public:

@@ -482,6 +482,19 @@ TEST_CASE("sources: hw.rapl, each power domain's energy by its name and index",
         Labels{{"path", k_sys + "/class/powercap/intel-rapl:1:0"}});
 }
 
+TEST_CASE("sources: net.rpc.nfs, the NFS client's RPC calls by version and procedure",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read nfs(ns, "net.rpc.nfs");
+  CHECK(nfs.infos.size() == 4 + 3 + 18 + 22 + 59); // proc4's ten procedures past Clone unnamed
+  CHECK(nfs.value("net.rpc.nfs.rpc.retransmissions") == Value(u(17)));
+  CHECK(nfs.value("net.rpc.nfs.v3.Commit") == Value(u(4410)));
+  CHECK(nfs.value("net.rpc.nfs.v4.Null") == Value(u(5)));
+  CHECK(nfs.info("net.rpc.nfs.v3.Commit").description == "NFSv3 Commit calls the client made");
+  CHECK(Namespace(k_sys, k_sys).list("net.rpc.nfs").error().message() ==
+        "unknown name 'net.rpc.nfs': this machine has no " + k_sys + "/net/rpc/nfs");
+}
+
 TEST_CASE("sources: kern.schedstat, each CPU's time running and waiting to run",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
