@@ -190,7 +190,7 @@ inline bool is_keyed_column(const Layout& layout, const Locator& locator) noexce
          locator.column >= 0;
 }
 
-// Whether it names the first value of such a line, split by blanks alone: first_value_at_hint().
+// Whether it names the first value of such a line, split by blanks alone: count_at_hint().
 inline bool is_first_value(const Layout& layout, const Locator& locator) noexcept {
   return is_keyed_column(layout, locator) && locator.column == 0 && layout.separators.empty();
 }
@@ -240,21 +240,31 @@ inline std::string_view field_at_hint(std::string_view text, const Layout& layou
   }
 }
 
-// field_at_hint() for the first value of a line split by blanks alone (is_first_value()), as
-// each field of /proc/vmstat, /proc/meminfo and a cgroup's stats is: no column count and no
-// separator set tested at each byte (a vmstat snapshot's own time 2.85 -> 2.35 µs).
-inline std::string_view first_value_at_hint(std::string_view text,
-                                            const Locator& locator) noexcept {
+// The first value of the keyed line at the hint, split by blanks alone (is_first_value()), as
+// each field of /proc/vmstat, /proc/meminfo and a cgroup's stats is, when it is a count of at
+// most 19 digits: times `multiply` into `count`. Found and converted in one walk of its digits,
+// without a separator set tested at each byte (a vmstat snapshot's own time 2.85 -> 2.35 us)
+// nor a second walk by from_chars. False, `count` untouched, when the record is not at the hint
+// or the value is anything else (negative, a real, 20 digits or more): the general path's.
+inline bool count_at_hint(std::string_view text, const Locator& locator, std::uint64_t multiply,
+                          std::uint64_t& count) noexcept {
   const char* at = values_at_hint(text, locator);
   if (at == nullptr)
-    return {};
+    return false;
   const char* end = text.data() + text.size();
   while (at < end && is_blank(*at))
     ++at;
   const char* start = at;
-  while (at < end && *at != '\n' && !is_blank(*at))
-    ++at;
-  return at == start ? std::string_view() : std::string_view(start, at - start);
+  std::uint64_t n = 0;
+  for (unsigned digit; at < end && at - start < 19 &&
+                       (digit = static_cast<unsigned char>(*at) - unsigned{'0'}) <= 9;
+       ++at)
+    n = n * 10 + digit; // 19 digits fit
+  if (at == start || (at < end && *at != '\n' && !is_blank(*at)) ||
+      __builtin_mul_overflow(n, multiply, &n))
+    return false;
+  count = n;
+  return true;
 }
 
 // The token of the field at `locator` in `text`, or nothing when the record or column is not

@@ -18,7 +18,7 @@ struct Snapshot::Slot {
   Locator locator;
   Convert convert;
   // A count alone in a keyed line, kept as it is or scaled ("kB"): vmstat, meminfo, cgroup
-  // stats. Read in place, at its hint (first_value_at_hint), without the general path's calls.
+  // stats. Read in place, at its hint (count_at_hint), without the general path's calls.
   bool plain_count = false;
 };
 
@@ -180,8 +180,7 @@ bool Snapshot::update(std::size_t i) {
     return false;
   }
   if (std::uint64_t count = 0;
-      slot.plain_count &&
-      parse_count(first_value_at_hint(source.text, slot.locator), slot.convert.multiply, count)) {
+      slot.plain_count && count_at_hint(source.text, slot.locator, slot.convert.multiply, count)) {
     values_[i] = count;
   } else if (auto token = locate(source.text, slot.layout, slot.locator);
              !token || !convert_into(*token, slot.convert, values_[i])) {

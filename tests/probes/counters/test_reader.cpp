@@ -28,6 +28,29 @@ TEST_CASE("reader: a keyed line gives its first value", "[counters][reader]") {
   CHECK_FALSE(read_field(vmstat, {}, {"pgfaul", 0}));
 }
 
+TEST_CASE("reader: a count at its hint is read in one walk, anything else left to the general path",
+          "[counters][reader]") {
+  constexpr std::string_view text = "a 9999999999999999999\nb 10000000000000000000\nc -5\n"
+                                    "d 1.5\ne 12\ne2 7 kB\nf 3x\n";
+  auto at = [&](std::string_view key, std::uint64_t multiply = 1) -> std::optional<std::uint64_t> {
+    std::uint64_t count = 0;
+    Locator locator{std::string(key), 0, text.find(std::string("\n") + std::string(key) + " ") + 1};
+    if (key == "a")
+      locator.hint = 0;
+    return count_at_hint(text, locator, multiply, count) ? std::optional(count) : std::nullopt;
+  };
+  CHECK(at("a") == 9999999999999999999U); // 19 digits
+  CHECK_FALSE(at("b"));                   // 20: a real, as convert() makes it
+  CHECK_FALSE(at("c"));
+  CHECK_FALSE(at("d"));
+  CHECK(at("e", 1024) == 12 * 1024U);
+  CHECK(at("e2", 1024) == 7 * 1024U); // a unit after the count
+  CHECK_FALSE(at("f"));
+  CHECK_FALSE(at("a", 1024)); // the product past 64 bits
+  std::uint64_t count = 0;
+  CHECK_FALSE(count_at_hint(text, {"e", 0, 0}, 1, count)); // the hint is another record's
+}
+
 TEST_CASE("reader: a stale hint still finds the field and is corrected", "[counters][reader]") {
   constexpr std::string_view before = "a 1\npgfault 10\n";
   constexpr std::string_view after = "a 1\nnew_counter 5\npgfault 11\n";
