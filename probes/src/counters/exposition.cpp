@@ -101,6 +101,9 @@ constexpr std::string_view k_os_info_help =
     "1, the operating system's os-release(5) variables as labels";
 constexpr std::string_view k_network_info_help =
     "1 for each interface, its operational state, addresses, duplex and alias as labels";
+constexpr std::string_view k_disk_info_help =
+    "1 for each disk udev knows, its numbers, path, WWN, model, serial number and firmware "
+    "revision as labels";
 constexpr std::string_view k_nvme_info_help =
     "1 for each NVMe controller, its firmware revision, model, serial number and state as labels";
 constexpr std::string_view k_nfs_packets_help =
@@ -156,6 +159,12 @@ constexpr Rule k_rules[] = {
     {"disk.*.discard_ms", "disk_discard_time", {k_device}},
     {"disk.*.flushes", "disk_flush_requests", {k_device}},
     {"disk.*.flush_ms", "disk_flush_requests_time", {k_device}},
+    // udev's properties of a disk, in one annotation, as node_exporter's node_disk_info
+    {"disk.*.path", "disk_info", {k_device}, Units::keep, k_disk_info_help, "path"},
+    {"disk.*.wwn", "disk_info", {k_device}, Units::keep, k_disk_info_help, "wwn"},
+    {"disk.*.model", "disk_info", {k_device}, Units::keep, k_disk_info_help, "model"},
+    {"disk.*.serial", "disk_info", {k_device}, Units::keep, k_disk_info_help, "serial"},
+    {"disk.*.revision", "disk_info", {k_device}, Units::keep, k_disk_info_help, "revision"},
     {"disk.*.*", "disk_$2", {k_device}},
     // /proc/<pid>/{stat,status,io}
     {"proc.*.**", "process_$2", {{{"pid", "$1"}}}},

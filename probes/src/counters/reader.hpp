@@ -80,11 +80,11 @@ struct Convert {
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
 // file system, whose answer comes from memory; adjtimex(2) (timex.cpp); a dump of the network
 // links over rtnetlink(7) (links.cpp); the bonds' files under /sys/class/net (bonding.cpp). The
-// answers are rendered as keyed lines ("size N\nfree N\n..."), and so are six files after their
-// pread: /proc/net/softnet_stat's and /proc/net/stat/nf_conntrack's hexadecimal (softnet.cpp,
-// conntrack.cpp), /proc/mdstat's stanzas (md.cpp), /proc/net/arp's entries, counted (arp.cpp),
-// the queues of /proc/net/udp's sockets, summed (udp.cpp; udp6 likewise), and os-release's
-// assignments, unquoted (os_release.cpp).
+// answers are rendered as keyed lines ("size N\nfree N\n..."), and so are seven kinds of file
+// after their pread: /proc/net/softnet_stat's and /proc/net/stat/nf_conntrack's hexadecimal
+// (softnet.cpp, conntrack.cpp), /proc/mdstat's stanzas (md.cpp), /proc/net/arp's entries, counted
+// (arp.cpp), the queues of /proc/net/udp's sockets, summed (udp.cpp; udp6 likewise), os-release's
+// assignments, unquoted (os_release.cpp), and a disk's udev entry's properties (disk_info.cpp).
 enum class Reader : std::uint8_t {
   pread,
   statfs,
@@ -97,7 +97,8 @@ enum class Reader : std::uint8_t {
   udp,
   links,
   bonding,
-  os_release
+  os_release,
+  udev
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -392,10 +393,15 @@ std::string_view render_udp(std::string_view raw, std::string& out);
 // VERSION_ID's major.minor, into `out` (os_release.cpp).
 std::string_view render_os_release(std::string_view raw, std::string& out);
 
+// A disk's udev database entry's properties node_exporter labels node_disk_info with, as keyed
+// lines ("model Samsung_SSD_870"), into `out` (disk_info.cpp).
+std::string_view render_udev(std::string_view raw, std::string& out);
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
   return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack ||
-         reader == Reader::arp || reader == Reader::udp || reader == Reader::os_release;
+         reader == Reader::arp || reader == Reader::udp || reader == Reader::os_release ||
+         reader == Reader::udev;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
   switch (reader) {
@@ -409,6 +415,8 @@ inline std::string_view render_file(Reader reader, std::string_view raw, std::st
     return render_udp(raw, out);
   case Reader::os_release:
     return render_os_release(raw, out);
+  case Reader::udev:
+    return render_udev(raw, out);
   default:
     return render_conntrack(raw, out);
   }

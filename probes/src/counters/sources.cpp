@@ -332,6 +332,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_bonding(roots, prefix, out);
   find_hardware(roots, prefix, out);
   find_os_release(roots, prefix, out);
+  find_disk_info(roots, prefix, out);
   return out;
 }
 
