@@ -104,8 +104,8 @@ constexpr Column k_rpc[] = {
     {"auth_refreshes", "refreshes", "RPC credentials the NFS client refreshed"},
 };
 
-void emit_columns(const Record& r, std::string_view base, std::span<const Column> columns,
-                  Emitter& e) {
+void emit_counts(const Record& r, std::string_view base, std::span<const Column> columns,
+                 Emitter& e) {
   for (std::size_t i = 0; i < columns.size() && i < r.tokens.size(); ++i) {
     std::string name = fmt::format("{}.{}", base, columns[i].name);
     if (Info* info = e.emit(name, name, Kind::counter, columns[i].unit,
@@ -118,9 +118,9 @@ void emit_columns(const Record& r, std::string_view base, std::span<const Column
 
 void enumerate_nfs(const Record& r, std::string_view base, Emitter& e) {
   if (r.key == "net")
-    return emit_columns(r, fmt::format("{}.net", base), k_net, e);
+    return emit_counts(r, fmt::format("{}.net", base), k_net, e);
   if (r.key == "rpc")
-    return emit_columns(r, fmt::format("{}.rpc", base), k_rpc, e);
+    return emit_counts(r, fmt::format("{}.rpc", base), k_rpc, e);
   std::span<const std::string_view> procedures;
   if (r.key == "proc2")
     procedures = k_v2;
