@@ -267,6 +267,15 @@ constexpr Rule k_rules[] = {
      k_nfs_requests_help},
     {"net.rpc.nfs.v4.*", "nfs_requests", {{{"method", "$1"}, {"proto", "4"}}}, Units::keep,
      k_nfs_requests_help},
+    // /proc/net/ip_vs_stats and ip_vs: node_exporter's ipvs collector
+    {"net.ipvs.total.connections", "ipvs_connections", {}, Units::keep},
+    {"net.ipvs.total.incoming_packets", "ipvs_incoming_packets", {}, Units::keep},
+    {"net.ipvs.total.outgoing_packets", "ipvs_outgoing_packets", {}, Units::keep},
+    {"net.ipvs.total.incoming_bytes", "ipvs_incoming_bytes", {}, Units::keep},
+    {"net.ipvs.total.outgoing_bytes", "ipvs_outgoing_bytes", {}, Units::keep},
+    {"net.ipvs.backend.*.weight", "ipvs_backend_weight", {}, Units::keep},
+    {"net.ipvs.backend.*.active", "ipvs_backend_connections_active", {}, Units::keep},
+    {"net.ipvs.backend.*.inactive", "ipvs_backend_connections_inactive", {}, Units::keep},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},

@@ -80,11 +80,12 @@ struct Convert {
 // a deadline when the file system may not answer (NFS, FUSE, ...); statvfs in place on a local
 // file system, whose answer comes from memory; adjtimex(2) (timex.cpp); a dump of the network
 // links over rtnetlink(7) (links.cpp); the bonds' files under /sys/class/net (bonding.cpp). The
-// answers are rendered as keyed lines ("size N\nfree N\n..."), and so are seven kinds of file
+// answers are rendered as keyed lines ("size N\nfree N\n..."), and so are nine kinds of file
 // after their pread: /proc/net/softnet_stat's and /proc/net/stat/nf_conntrack's hexadecimal
 // (softnet.cpp, conntrack.cpp), /proc/mdstat's stanzas (md.cpp), /proc/net/arp's entries, counted
 // (arp.cpp), the queues of /proc/net/udp's sockets, summed (udp.cpp; udp6 likewise), os-release's
-// assignments, unquoted (os_release.cpp), and a disk's udev entry's properties (disk_info.cpp).
+// assignments, unquoted (os_release.cpp), a disk's udev entry's properties (disk_info.cpp), and
+// IPVS's totals and real servers (ipvs.cpp).
 enum class Reader : std::uint8_t {
   pread,
   statfs,
@@ -98,7 +99,9 @@ enum class Reader : std::uint8_t {
   links,
   bonding,
   os_release,
-  udev
+  udev,
+  ipvs_stats,
+  ipvs
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -397,11 +400,16 @@ std::string_view render_os_release(std::string_view raw, std::string& out);
 // lines ("model Samsung_SSD_870"), into `out` (disk_info.cpp).
 std::string_view render_udev(std::string_view raw, std::string& out);
 
+// /proc/net/ip_vs_stats's totals, one keyed line ("total N N N N N"), and /proc/net/ip_vs's real
+// servers, a keyed line each, into `out` (ipvs.cpp).
+std::string_view render_ipvs_stats(std::string_view raw, std::string& out);
+std::string_view render_ipvs(std::string_view raw, std::string& out);
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
   return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack ||
          reader == Reader::arp || reader == Reader::udp || reader == Reader::os_release ||
-         reader == Reader::udev;
+         reader == Reader::udev || reader == Reader::ipvs_stats || reader == Reader::ipvs;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
   switch (reader) {
@@ -417,6 +425,10 @@ inline std::string_view render_file(Reader reader, std::string_view raw, std::st
     return render_os_release(raw, out);
   case Reader::udev:
     return render_udev(raw, out);
+  case Reader::ipvs_stats:
+    return render_ipvs_stats(raw, out);
+  case Reader::ipvs:
+    return render_ipvs(raw, out);
   default:
     return render_conntrack(raw, out);
   }

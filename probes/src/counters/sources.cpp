@@ -329,6 +329,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_conntrack(roots, prefix, out);
   find_arp(roots, prefix, out);
   find_udp(roots, prefix, out);
+  find_ipvs(roots, prefix, out);
   find_bonding(roots, prefix, out);
   find_hardware(roots, prefix, out);
   find_os_release(roots, prefix, out);

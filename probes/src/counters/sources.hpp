@@ -59,6 +59,8 @@ void find_md(const Roots& roots, std::string_view prefix, std::vector<Field>& ou
 void find_conntrack(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_arp(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_udp(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// IPVS's totals and real servers, /proc/net/ip_vs_stats and /proc/net/ip_vs (ipvs.cpp).
+void find_ipvs(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // What udev knows of each disk (model, serial, ...) under the rootfs (disk_info.cpp).
 void find_disk_info(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The operating system's os-release(5) under the rootfs (os_release.cpp).

@@ -72,10 +72,10 @@ std::string labels_in_order(const std::string& series) {
   return out + "}";
 }
 
-// node_exporter's series as kstat names it: "kstat_" for "node_", its labels in name order and
-// its empty ones left out (an empty label is no label to Prometheus).
-std::string as_kstat_names(const std::string& series) {
-  std::string kept = labels_in_order("kstat" + series.substr(4));
+// A series with its labels in name order and its empty ones left out (an empty label is no
+// label to Prometheus).
+std::string without_empty_labels(const std::string& series) {
+  std::string kept = labels_in_order(series);
   for (std::size_t empty; (empty = kept.find("=\"\"")) != std::string::npos;) {
     std::size_t name = kept.find_last_of("{,", empty) + 1, end = empty + 3; // name="" ends
     if (kept[name - 1] == ',')
@@ -84,6 +84,11 @@ std::string as_kstat_names(const std::string& series) {
       kept.erase(name, end - name + (kept[end] == ',' ? 1 : 0)); // {name="", or {name=""}
   }
   return kept;
+}
+
+// node_exporter's series as kstat names it: "kstat_" for "node_", and without_empty_labels().
+std::string as_kstat_names(const std::string& series) {
+  return without_empty_labels("kstat" + series.substr(4));
 }
 
 // How many of node_exporter's annotations of `family` (node_network_info{...} 1) kstat serves
@@ -143,9 +148,9 @@ Agreed agree_on_copy(const std::vector<std::string>& kstat_names, const std::str
       auto rename = renamed.find(their_family);
       if (rename != renamed.end() && rename->second.empty())
         continue; // a family kstat serves otherwise
-      std::string kstat_name = rename == renamed.end()
-                                   ? "kstat_" + name.substr(5)
-                                   : rename->second + name.substr(their_family.size());
+      std::string kstat_name = without_empty_labels(
+          rename == renamed.end() ? "kstat_" + name.substr(5)
+                                  : rename->second + name.substr(their_family.size()));
       REQUIRE(ours.count(kstat_name) == 1);
       CHECK(ours[kstat_name] == value);
       ++agreed.compared;
@@ -434,6 +439,17 @@ TEST_CASE("kstat serve and node_exporter agree on the NFS client's calls",
   CHECK(compared == 2 + 1 + 3 + 18 + 22 + 59);
   CHECK(theirs["node_nfs_rpc_retransmissions_total"] == 17);
   CHECK(theirs["node_nfs_requests_total{method=\"Write\",proto=\"3\"}"] == 8830);
+}
+
+TEST_CASE("kstat serve and node_exporter agree on IPVS's virtual and real servers",
+          "[kstat][serve][node_exporter]") {
+  // This machine has no IPVS: both read the same copy of /proc/net/ip_vs and ip_vs_stats, with a
+  // TCP service of two real servers, a UDP one, an IPv6 one and one by firewall mark.
+  auto [theirs, compared] = agree_on_copy({"net.ipvs"}, "ipvs", {"node_ipvs_"});
+  CHECK(compared == 5 + 5 * 3);
+  CHECK(theirs["node_ipvs_backend_connections_inactive{local_address=\"10.96.0.1\",local_mark="
+               "\"\",local_port=\"443\",proto=\"TCP\",remote_address=\"10.244.1.5\","
+               "remote_port=\"8443\"}"] == 12);
 }
 
 TEST_CASE("kstat serve and node_exporter agree on the scheduler's statistics",

@@ -2,12 +2,12 @@
 // kstat's reader of the /proc files it knows (vmstat, meminfo, stat, loadavg, pressure,
 // softirqs, interrupts, net/*, diskstats, a process's stat, status and io, mountinfo), fed the
 // text itself: the first byte chooses the file, the rest is its text, read with the layout kstat
-// reads that file with (net/softnet_stat, mdstat, net/stat/nf_conntrack, net/arp and net/udp
-// rendered first, and the rendering checked: a key and a fixed count of decimal numbers a line).
-// What the lister finds must read back: the first record of each key (a name stands for it) that
-// for_each_record() gives is found again by locate() at its offset, and all its columns at once by
-// locate_columns() as a snapshot reads them, with the same tokens; in keyed lines, also from a
-// stale hint, which is then moved to it. Each token converts alike through convert() and
+// reads that file with (net/softnet_stat, mdstat, net/stat/nf_conntrack, net/arp, net/udp and
+// IPVS's two rendered first, and the rendering checked: a key and a fixed count of decimal numbers
+// a line). What the lister finds must read back: the first record of each key (a name stands for
+// it) that for_each_record() gives is found again by locate() at its offset, and all its columns at
+// once by locate_columns() as a snapshot reads them, with the same tokens; in keyed lines, also
+// from a stale hint, which is then moved to it. Each token converts alike through convert() and
 // convert_into(), and a kB figure made bytes is 1024 times as many. The names, snapshot and
 // exposition made from the same input, through files, are the kstat_namespace target's.
 #include <algorithm>
@@ -220,6 +220,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else if (path == "net/udp") {
     text = detail::render_udp(text, rendered);
     check_rendered(text, 2, 2); // "queues", then the sums of tx and rx
+  } else if (path == "net/ip_vs") {
+    text = detail::render_ipvs(text, rendered);
+    check_rendered(text, 3, 3); // a real server, then its weight and connections
+  } else if (path == "net/ip_vs_stats") {
+    text = detail::render_ipvs_stats(text, rendered);
+    check_rendered(text, 0, 5); // "total", then the totals the third line has
   }
   for (const auto& layout : layouts[which])
     check_layout(text, layout);

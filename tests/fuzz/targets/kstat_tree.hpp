@@ -54,7 +54,9 @@ inline constexpr ProcFile k_proc_files[] = {
     {"net/udp", "sl local_address rem_address st tx_queue rx_queue tr\n"
                 "1: 0100007F:0035 00000000:0000 07 00000000:00000A00 00:00000000\n"},
     {"schedstat", "version 15\ncpu0 0 0 0 0 0 0 1 2 3\n"},
-    {"net/rpc/nfs", "net 1 0 1 1\nrpc 2 0 2\nproc3 22 0 1\n"}};
+    {"net/rpc/nfs", "net 1 0 1 1\nrpc 2 0 2\nproc3 22 0 1\n"},
+    {"net/ip_vs", "TCP  0A000001:0050 rr\n  -> 0A000002:0050      Masq    1      3          1\n"},
+    {"net/ip_vs_stats", "Conns\nPackets\n     2F1   1A2B3C        0          7D4E2F1         0\n"}};
 
 class KstatTree {
 public:

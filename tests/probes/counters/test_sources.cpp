@@ -495,6 +495,23 @@ TEST_CASE("sources: net.rpc.nfs, the NFS client's RPC calls by version and proce
         "unknown name 'net.rpc.nfs': this machine has no " + k_sys + "/net/rpc/nfs");
 }
 
+TEST_CASE("sources: net.ipvs, the totals and each real server under its service",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read ipvs(ns, "net.ipvs");
+  CHECK(ipvs.infos.size() == 5 + 5 * 3);
+  CHECK(ipvs.value("net.ipvs.total.incoming_bytes") == Value(u(0x7D4E2F1)));
+  const std::string v6 = "net.ipvs.backend.TCP_20010db8000000000000000000000001:0050_"
+                         "20010db80000000000000000000000a2:1f90";
+  CHECK(ipvs.value(v6 + ".weight") == Value(u(2)));
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  CHECK(ipvs.info(v6 + ".active").labels == Labels{{"proto", "TCP"},
+                                                   {"local_address", "2001:db8::1"},
+                                                   {"local_port", "80"},
+                                                   {"remote_address", "2001:db8::a2"},
+                                                   {"remote_port", "8080"}});
+}
+
 TEST_CASE("sources: kern.schedstat, each CPU's time running and waiting to run",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
