@@ -67,8 +67,8 @@ struct Rule {
   Units units = Units::base;
   std::string_view help = {}; // else the first name's description
   // For text: the label the entry's text is the value of, in a sample of value 1 (an
-  // annotation, as node_exporter's node_hwmon_chip_names{chip,chip_name} is); else text is left
-  // out.
+  // annotation, as node_exporter's node_hwmon_chip_names{chip,chip_name} is), or "$N", a
+  // wildcard's capture; else text is left out.
   std::string_view text_label = {};
   // For text: a sample for each blank-separated word of it (the clock sources available).
   bool words = false;
@@ -104,6 +104,8 @@ constexpr std::string_view k_network_info_help =
 constexpr std::string_view k_disk_info_help =
     "1 for each disk udev knows, its numbers, path, WWN, model, serial number and firmware "
     "revision as labels";
+constexpr std::string_view k_dmi_info_help =
+    "1, the machine's DMI strings (vendor, product, board, chassis, BIOS) as labels";
 constexpr std::string_view k_nvme_info_help =
     "1 for each NVMe controller, its firmware revision, model, serial number and state as labels";
 constexpr std::string_view k_nfs_packets_help =
@@ -371,6 +373,9 @@ constexpr Rule k_rules[] = {
     {"hw.nvme.*.model", "nvme_info", {k_device}, Units::keep, k_nvme_info_help, "model"},
     {"hw.nvme.*.serial", "nvme_info", {k_device}, Units::keep, k_nvme_info_help, "serial"},
     {"hw.nvme.*.state", "nvme_info", {k_device}, Units::keep, k_nvme_info_help, "state"},
+    // node_exporter's dmi collector: the firmware's strings as the labels of one annotation
+    {"hw.dmi.sys_vendor", "dmi_info", {}, Units::keep, k_dmi_info_help, "system_vendor"},
+    {"hw.dmi.*", "dmi_info", {}, Units::keep, k_dmi_info_help, "$1"},
     // node_exporter's hwmon collector: a sensor's reading (input, or a PWM's value) is the
     // family of its type, the rest a family of their own; labels and the chip's name annotate
     {"hw.hwmon.*.name", "hwmon_chip_names", {{{"chip", "$1"}}}, Units::base,
@@ -625,7 +630,7 @@ std::optional<Mapping> map_name(const Info& info) {
   Mapping m;
   m.family = "kstat_" + expand_stem(rule->stem, caps);
   m.type = info.kind == Kind::counter ? MetricType::counter : MetricType::gauge;
-  m.text_label = rule->text_label;
+  m.text_label = label_value(rule->text_label, caps); // "$1": the name's component
   m.words = rule->words;
   for (const auto& label : rule->labels)
     if (!label.name.empty())

@@ -38,6 +38,11 @@
 //       <sys>/class/nvme/<controller>/: each NVMe controller's firmware, model and serial
 //       number, and its state ("live", "resetting", "dead"), as text: node_exporter's nvme
 //       collector serves them as one annotation.
+//   hw.dmi.<file>
+//       <sys>/class/dmi/id/<file>: the firmware's DMI strings, vendor, product, board, chassis
+//       and BIOS (text; the serial numbers and UUID readable by root only), read once: they
+//       change with the firmware, not while the machine runs. node_exporter's dmi collector
+//       serves them as one annotation.
 //
 // Hardware monitoring chips, hw.hwmon, are hwmon.cpp's. The controllers, rows, zones and devices
 // are found when names are resolved; each file is then read once a scrape. Some zones' sensors
@@ -231,6 +236,27 @@ void find_nvme(const Roots& roots, std::string_view prefix, std::vector<Field>& 
                "hw.nvme.*", k_nvme_files, {}, out);
 }
 
+// node_exporter's labels of node_dmi_info, each a file of <sys>/class/dmi/id.
+constexpr std::string_view k_dmi_files[] = {
+    "bios_date",      "bios_release",   "bios_vendor",     "bios_version",    "board_asset_tag",
+    "board_name",     "board_serial",   "board_vendor",    "board_version",   "chassis_asset_tag",
+    "chassis_serial", "chassis_vendor", "chassis_version", "product_family",  "product_name",
+    "product_serial", "product_sku",    "product_uuid",    "product_version", "sys_vendor"};
+
+void find_dmi(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.dmi"))
+    return;
+  for (std::string_view file : k_dmi_files) {
+    std::string path = fmt::format("{}/class/dmi/id/{}", roots.sys, file);
+    if (::access(path.c_str(), R_OK) != 0)
+      continue;
+    std::string name = fmt::format("hw.dmi.{}", file);
+    if (Info* info = Emitter(roots, path, k_one_value, prefix, out, Reader::once)
+                         .emit(name, name, Kind::text, "", {}))
+      info->description = fmt::format("The firmware's {}, as DMI gives it", file);
+  }
+}
+
 // The unsigned number in a sysfs file of one ("3\n"); nothing for -1 (a CPU without a package
 // on some architectures) or a file that is not there.
 std::optional<unsigned> read_id(const std::string& path) {
@@ -279,6 +305,7 @@ void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Fiel
   find_throttle(roots, prefix, out);
   find_rapl(roots, prefix, out);
   find_nvme(roots, prefix, out);
+  find_dmi(roots, prefix, out);
   find_hwmon(roots, prefix, out);
 }
 
@@ -294,6 +321,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.throttle", "CPUs that count their thermal throttling", "/devices/system/cpu"},
       {"hw.rapl", "power domains that count their energy (RAPL)", "/class/powercap"},
       {"hw.nvme", "NVMe controllers", "/class/nvme"},
+      {"hw.dmi", "firmware strings (DMI)", "/class/dmi/id"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

@@ -487,6 +487,8 @@ bool Source::read(Clock::time_point deadline) {
     return read_links(*this);
   if (reader == Reader::bonding)
     return read_bonding(*this);
+  if (kept)
+    return true;
   if (!fd && !open_error) {
     // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
     auto opened = open_file(path, O_RDONLY | O_NONBLOCK);
@@ -507,6 +509,7 @@ bool Source::read(Clock::time_point deadline) {
   }
   if (!rendered) {
     text = *got;
+    kept = reader == Reader::once;
     return true;
   }
   // A rendering is a function of the bytes alone: os-release, and an idle machine's mdstat, ARP

@@ -101,7 +101,8 @@ enum class Reader : std::uint8_t {
   os_release,
   udev,
   ipvs_stats,
-  ipvs
+  ipvs,
+  once // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -335,6 +336,7 @@ struct Source {
   // The bytes the rendering in the buffer was made from: the same bytes read again need none.
   std::string rendered_from;
   std::size_t rendered_size = std::string::npos;
+  bool kept = false;          // a Reader::once source, read
   std::uint32_t sequence = 0; // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;

@@ -512,6 +512,23 @@ TEST_CASE("sources: net.ipvs, the totals and each real server under its service"
                                                    {"remote_port", "8080"}});
 }
 
+TEST_CASE("sources: hw.dmi, the firmware's strings, read once", "[counters][sources]") {
+  TempDir sys;
+  fs::copy(k_sys, sys.path(), fs::copy_options::recursive);
+  Namespace ns(k_proc, sys.path());
+  auto snap = ns.snapshot(std::vector<std::string>{"hw.dmi.product_name"});
+  REQUIRE(snap);
+  snap->read();
+  CHECK(snap->value(0) == Value(std::string("PowerEdge R650")));
+  CHECK(snap->info(0).kind == Kind::text);
+  // What a scrape reads again is not read again: the first read stands
+  std::ofstream(sys / "class/dmi/id/product_name") << "changed\n";
+  snap->read();
+  CHECK(snap->value(0) == Value(std::string("PowerEdge R650")));
+  CHECK(Read(ns, "hw.dmi.product_name").value("hw.dmi.product_name") ==
+        Value(std::string("changed")));
+}
+
 TEST_CASE("sources: kern.schedstat, each CPU's time running and waiting to run",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
