@@ -144,6 +144,12 @@ std::vector<Backend> backends_of(std::string_view raw) {
   return out;
 }
 
+// A real server's line of the rendering: its key, weight and connections.
+void append_backend(const Backend& b, std::string& out) {
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{} {} {} {}\n"), b.key, b.figures[0],
+                 b.figures[1], b.figures[2]);
+}
+
 } // namespace
 
 namespace detail {
@@ -165,8 +171,7 @@ std::string_view render_ipvs_stats(std::string_view raw, std::string& out) {
 std::string_view render_ipvs(std::string_view raw, std::string& out) {
   out.clear();
   for (const auto& b : backends_of(raw))
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{} {} {} {}\n"), b.key, b.figures[0],
-                   b.figures[1], b.figures[2]);
+    append_backend(b, out);
   return out;
 }
 
@@ -180,26 +185,21 @@ void find_ipvs(const Roots& roots, std::string_view prefix, std::vector<Field>& 
   auto raw = read_file(path);
   if (!raw)
     return;
-  std::string text;
-  detail::render_ipvs(*raw, text);
-  auto backends = backends_of(*raw); // in the rendering's order
   Emitter emitter(roots, path, k_lines, prefix, out, Reader::ipvs);
-  std::size_t n = 0;
-  for_each_record(text, k_lines, [&](const Record& r) {
-    if (n == backends.size())
-      return;
-    const Backend& b = backends[n++];
+  std::string text; // the rendering, for each real server's line in it
+  for (const auto& b : backends_of(*raw)) {
+    std::size_t offset = text.size();
+    append_backend(b, text);
     for (std::size_t i = 0; i < std::size(k_backend_columns); ++i) {
       const auto& column = k_backend_columns[i];
-      if (Info* info =
-              emitter.emit(fmt::format("net.ipvs.backend.{}.{}", r.key, column.name),
-                           fmt::format("net.ipvs.backend.*.{}", column.name), column.kind,
-                           column.unit, {std::string(r.key), static_cast<int>(i), r.offset})) {
+      if (Info* info = emitter.emit(fmt::format("net.ipvs.backend.{}.{}", b.key, column.name),
+                                    fmt::format("net.ipvs.backend.*.{}", column.name), column.kind,
+                                    column.unit, {b.key, static_cast<int>(i), offset})) {
         info->description = column.description;
         info->labels = b.labels;
       }
     }
-  });
+  }
 }
 
 } // namespace opskit::counters
