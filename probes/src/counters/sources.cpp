@@ -4,10 +4,10 @@
 // which prefix each file feeds, how the file is laid out (see reader.cpp), and how its records
 // become names. The names are made from the files each time, so a kernel's new counters appear
 // without a new kstat. find_fields() adds the sources that are many files or none: /proc/sys,
-// processes, mount points, cgroups, the kernel clock (adjtimex) and the network links
-// (rtnetlink), and softnet_stat, mdstat, nf_conntrack's statistics, the ARP table and the UDP
-// sockets' tables, which are rendered before they are read; the bonds' interfaces, the
-// hardware's sysfs files, and os-release.
+// processes, mount points, cgroups, the kernel clock (adjtimex) and its clock sources, the
+// network links (rtnetlink), and softnet_stat, mdstat, nf_conntrack's statistics, the ARP table,
+// the UDP sockets' tables and IPVS's, which are rendered before they are read; the bonds'
+// interfaces, the hardware's sysfs files, os-release, and udev's entries of the disks.
 
 #include <algorithm>
 

@@ -43,9 +43,9 @@ std::optional<std::string_view> never_read(std::string_view name) noexcept;
 // The sources that are many files or none, each adding its fields under `prefix` to `out`:
 // /proc/sys (sysctl.cpp), /proc/<pid> (pids.cpp), mount points (mounts.cpp), cgroups
 // (cgroups.cpp), the kernel clock (timex.cpp), the network links (links.cpp); and
-// /proc/net/softnet_stat, /proc/mdstat, /proc/net/stat/nf_conntrack, /proc/net/arp and
-// /proc/net/udp and udp6, one file each but rendered before they are read (softnet.cpp, md.cpp,
-// conntrack.cpp, arp.cpp, udp.cpp).
+// /proc/net/softnet_stat, /proc/mdstat, /proc/net/stat/nf_conntrack, /proc/net/arp,
+// /proc/net/udp and udp6, and /proc/net/ip_vs and ip_vs_stats, one file each but rendered before
+// they are read (softnet.cpp, md.cpp, conntrack.cpp, arp.cpp, udp.cpp, ipvs.cpp).
 void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vector<Field>& out);
 void find_pids(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
