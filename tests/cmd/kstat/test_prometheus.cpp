@@ -91,6 +91,14 @@ std::string as_kstat_names(const std::string& series) {
   return without_empty_labels("kstat" + series.substr(4));
 }
 
+// kstat serve's series now, each with its labels in name order.
+std::map<std::string, double> scraped(const KstatServe& serve) {
+  std::map<std::string, double> out;
+  for (const auto& [series, value] : samples(http_get(serve.url()).body))
+    out[labels_in_order(series)] = value;
+  return out;
+}
+
 // How many of node_exporter's annotations of `family` (node_network_info{...} 1) kstat serves
 // the same (as_kstat_names()); each is checked.
 int same_annotations(const std::map<std::string, double>& theirs,
@@ -521,9 +529,7 @@ TEST_CASE("kstat serve and node_exporter describe the same disks from udev's dat
                "--collector.disable-defaults", "--collector.diskstats"},
               port);
   auto theirs = samples(http_get(node.url("/metrics")).body);
-  std::map<std::string, double> ours;
-  for (const auto& [series, value] : samples(http_get(serve.url()).body))
-    ours[labels_in_order(series)] = value;
+  auto ours = scraped(serve);
   for (const auto* disk : {"sda", "nvme0n1"}) {
     auto found = std::ranges::find_if(theirs, [&](const auto& s) {
       return s.first.starts_with("node_disk_info{device=\"" + std::string(disk) + "\"");
@@ -684,9 +690,7 @@ TEST_CASE("kstat serve and node_exporter flag the same mount point whose statfs 
                "--collector.disable-defaults", "--collector.filesystem"},
               port);
   auto theirs = samples(http_get(node.url("/metrics")).body);
-  std::map<std::string, double> ours;
-  for (const auto& [series, value] : samples(http_get(serve.url()).body))
-    ours[labels_in_order(series)] = value;
+  auto ours = scraped(serve);
   int compared = 0;
   for (const auto& [series, value] : theirs)
     if (series.starts_with("node_filesystem_device_error{") ||
