@@ -278,6 +278,18 @@ constexpr Rule k_rules[] = {
     {"net.ipvs.backend.*.weight", "ipvs_backend_weight", {}, Units::keep},
     {"net.ipvs.backend.*.active", "ipvs_backend_connections_active", {}, Units::keep},
     {"net.ipvs.backend.*.inactive", "ipvs_backend_connections_inactive", {}, Units::keep},
+    // <sys>/fs/xfs/<device>/stats/stats: node_exporter's xfs collector; its vnode_active_total
+    // is a level, served as the gauge it is
+    {"xfs.*.extent_alloc.*", "xfs_extent_allocation_$2", {k_device}, Units::keep},
+    {"xfs.*.abt.*", "xfs_allocation_btree_$2", {k_device}, Units::keep},
+    {"xfs.*.blk_map.*", "xfs_block_mapping_$2", {k_device}, Units::keep},
+    {"xfs.*.bmbt.*", "xfs_block_map_btree_$2", {k_device}, Units::keep},
+    {"xfs.*.dir.*", "xfs_directory_operation_$2", {k_device}, Units::keep},
+    {"xfs.*.ig.*", "xfs_inode_operation_$2", {k_device}, Units::keep},
+    {"xfs.*.rw.*", "xfs_$2", {k_device}, Units::keep},
+    {"xfs.*.vnodes.*", "xfs_vnode_$2", {k_device}, Units::keep},
+    {"xfs.*.xpc.*", "xfs_$2", {k_device}, Units::keep},
+    {"xfs.*.*.*", "xfs_$2_$3", {k_device}, Units::keep},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},

@@ -7,7 +7,8 @@
 // processes, mount points, cgroups, the kernel clock (adjtimex) and its clock sources, the
 // network links (rtnetlink), and softnet_stat, mdstat, nf_conntrack's statistics, the ARP table,
 // the UDP sockets' tables and IPVS's, which are rendered before they are read; the bonds'
-// interfaces, the hardware's sysfs files, os-release, and udev's entries of the disks.
+// interfaces, the hardware's sysfs files, os-release, udev's entries of the disks, and the XFS
+// file systems' statistics.
 
 #include <algorithm>
 
@@ -334,6 +335,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_hardware(roots, prefix, out);
   find_os_release(roots, prefix, out);
   find_disk_info(roots, prefix, out);
+  find_xfs(roots, prefix, out);
   return out;
 }
 

@@ -63,6 +63,8 @@ void find_udp(const Roots& roots, std::string_view prefix, std::vector<Field>& o
 void find_ipvs(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // What udev knows of each disk (model, serial, ...) under the rootfs (disk_info.cpp).
 void find_disk_info(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// Each mounted XFS file system's statistics, from <sys>/fs/xfs (xfs.cpp).
+void find_xfs(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The operating system's os-release(5) under the rootfs (os_release.cpp).
 void find_os_release(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The bonds' interfaces, enslaved and up, from <sys>/class/net (bonding.cpp).

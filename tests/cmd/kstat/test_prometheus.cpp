@@ -10,11 +10,18 @@
 #include <iterator>
 #include <set>
 
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "daemon.hpp"
 #include "net.hpp"
+#include "opskit/handle.hpp"
 #include "prometheus.hpp"
 #include "serve.hpp"
 #include "temp_dir.hpp"
@@ -705,6 +712,107 @@ TEST_CASE("kstat serve and node_exporter flag the same mount point whose statfs 
                "mountpoint=\"/gone\"}"] == 1);
   // And the failed source, by its path, as every failed source is
   CHECK(ours.count("kstat_scrape_error{source=\"" + rootfs.path() + "/gone\"}") == 1);
+}
+
+// An XFS file system of the test's own: a sparse image file, made and mounted on a loop
+// device, unmounted when dropped.
+class XfsMount {
+public:
+  XfsMount() {
+    std::string image = dir_ / "xfs.img";
+    std::filesystem::create_directories(point());
+    std::ofstream{image}.close();
+    std::filesystem::resize_file(image, 320 << 20); // mkfs.xfs's least, 300 MiB
+    auto made = run({"mkfs.xfs", "-q", image});
+    INFO(made.err);
+    REQUIRE(made.exit_status == 0);
+    auto mounted = run({"mount", "-o", "loop", image, point()});
+    INFO(mounted.err);
+    REQUIRE(mounted.exit_status == 0);
+    struct stat st {};
+    REQUIRE(::stat(point().c_str(), &st) == 0);
+    // /sys/fs/xfs names it as the block device: "loop3"
+    device_ = std::filesystem::read_symlink(
+                  fmt::format("/sys/dev/block/{}:{}", major(st.st_dev), minor(st.st_dev)))
+                  .filename();
+  }
+  XfsMount(const XfsMount&) = delete;
+  XfsMount& operator=(const XfsMount&) = delete;
+  ~XfsMount() { ::umount2(point().c_str(), MNT_DETACH); } // the loop device goes with it
+
+  std::string point() const { return dir_ / "mnt"; }
+  const std::string& device() const noexcept { return device_; }
+
+private:
+  TempDir dir_;
+  std::string device_;
+};
+
+TEST_CASE("kstat serve and node_exporter agree on XFS file systems' statistics",
+          "[kstat][serve][node_exporter]") {
+  // A copy of /sys: a file system as a 6.1 kernel counts, another as a 4.9 kernel did, and the
+  // sum over both, which neither serves. node_exporter's vnode_active_total is a level: kstat
+  // serves it as the gauge it is.
+  const std::map<std::string, std::string> active{
+      {"node_xfs_vnode_active_total", "kstat_xfs_vnode_active"}};
+  auto copy = agree_on_copy({"xfs"}, "xfs", {"node_xfs_"}, Tree::sys, active);
+  CHECK(copy.compared == 2 * 39);
+  CHECK(copy.theirs["node_xfs_write_calls_total{device=\"sda1\"}"] == 1062811);
+
+  // This machine: a file system of the test's own, written to
+  if (!have_program("prometheus-node-exporter") || !have_program("mkfs.xfs"))
+    FAIL("prometheus-node-exporter and mkfs.xfs are needed (scripts/dev installs them)");
+  XfsMount xfs;
+  std::string calls = fmt::format("xfs.{}.rw.write_calls", xfs.device());
+  auto write_calls = [&] {
+    auto r = run({tool("kstat"), "read", "-n", calls});
+    INFO(r.err);
+    REQUIRE(r.exit_status == 0);
+    return std::stoull(r.out);
+  };
+  auto before = write_calls();
+  {
+    opskit::UniqueFd fd(
+        ::open((xfs.point() + "/written").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    REQUIRE(fd);
+    for (int i = 0; i < 25; ++i)
+      REQUIRE(::write(fd.get(), "counted\n", 8) == 8);
+  }
+  CHECK(write_calls() - before == 25);
+
+  ::sync();
+  KstatServe serve({"xfs"});
+  int port = free_port();
+  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--collector.disable-defaults", "--collector.xfs"},
+              port);
+  // The file system's own series; node_exporter's read before and after kstat's, so that a
+  // count the kernel moved in between (its log worker's) is not taken for a difference.
+  const std::string mine = fmt::format("{{device=\"{}\"}}", xfs.device());
+  auto theirs_now = [&] {
+    std::map<std::string, double> out;
+    for (const auto& [series, value] : samples(http_get(node.url("/metrics")).body))
+      if (series.starts_with("node_xfs_") && series.ends_with(mine))
+        out[series] = value;
+    return out;
+  };
+  std::map<std::string, double> theirs, ours;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    theirs = theirs_now();
+    ours = scraped(serve);
+    if (theirs == theirs_now())
+      break;
+  }
+  REQUIRE(theirs.size() == 39);
+  CHECK(theirs["node_xfs_write_calls_total" + mine] >= 25);
+  for (const auto& [series, value] : theirs) {
+    std::string family = series.substr(0, series.find('{'));
+    std::string kstat_name =
+        active.contains(family) ? active.at(family) + mine : "kstat" + series.substr(4);
+    INFO(series);
+    REQUIRE(ours.count(kstat_name) == 1);
+    CHECK(ours[kstat_name] == value);
+  }
 }
 
 TEST_CASE("kstat serve and node_exporter serve the same textfile directory",

@@ -495,6 +495,29 @@ TEST_CASE("sources: net.rpc.nfs, the NFS client's RPC calls by version and proce
         "unknown name 'net.rpc.nfs': this machine has no " + k_sys + "/net/rpc/nfs");
 }
 
+TEST_CASE("sources: xfs, each file system's statistics by device, the sum over all left out",
+          "[counters][sources]") {
+  // sda1 as a 6.1 kernel writes the file, dm-0 as a 4.9 kernel did (no v2 B-trees' lines, no
+  // quota or relog line); <sys>/fs/xfs/stats sums them.
+  Namespace ns(k_proc, k_sys);
+  Read xfs(ns, "xfs");
+  Read sda1(ns, "xfs.sda1");
+  CHECK(sda1.infos.size() == 76 + 7 * 15 + 8 + 3 + 1);
+  CHECK(xfs.infos.size() == sda1.infos.size() + 76 + 3);
+  CHECK(sda1.value("xfs.sda1.rw.write_calls") == Value(u(1062811))); // the kernel writes it first
+  CHECK(sda1.value("xfs.sda1.rw.read_calls") == Value(u(2011239)));
+  CHECK(sda1.value("xfs.sda1.abtc2.record_moves") == Value(u(567890)));
+  CHECK(sda1.value("xfs.sda1.xpc.read_bytes") == Value(u(86219234)));
+  CHECK(sda1.info("xfs.sda1.xpc.read_bytes").unit == "bytes");
+  CHECK(sda1.info("xfs.sda1.vnodes.active").kind == Kind::gauge);
+  CHECK(sda1.info("xfs.sda1.vnodes.free").kind == Kind::counter);
+  CHECK(sda1.info("xfs.sda1.rw.read_calls").description ==
+        "read(2) calls to the file system's files");
+  CHECK(xfs.value("xfs.dm-0.vnodes.free") == Value(u(67)));
+  CHECK_FALSE(ns.list("xfs.stats"));
+  CHECK_FALSE(ns.list("xfs.dm-0.debug"));
+}
+
 TEST_CASE("sources: net.ipvs, the totals and each real server under its service",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
