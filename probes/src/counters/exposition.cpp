@@ -106,6 +106,15 @@ constexpr std::string_view k_disk_info_help =
     "revision as labels";
 constexpr std::string_view k_dmi_info_help =
     "1, the machine's DMI strings (vendor, product, board, chassis, BIOS) as labels";
+constexpr Label k_block_group_type{"block_group_type", "$2"};
+constexpr std::array<Label, 2> k_btrfs_profile{{k_block_group_type, {"mode", "$3"}}};
+constexpr std::string_view k_btrfs_info_help = "1, the Btrfs file system's label as a label";
+constexpr std::string_view k_btrfs_used_help =
+    "Bytes used in the chunks of each block group type and profile (mode)";
+constexpr std::string_view k_btrfs_size_help =
+    "Bytes of the chunks of each block group type and profile (mode)";
+constexpr std::string_view k_btrfs_errors_help =
+    "Errors of each kind on the Btrfs file system's devices, as btrfs device stats counts them";
 constexpr std::string_view k_nvme_info_help =
     "1 for each NVMe controller, its firmware revision, model, serial number and state as labels";
 constexpr std::string_view k_nfs_packets_help =
@@ -290,6 +299,41 @@ constexpr Rule k_rules[] = {
     {"xfs.*.vnodes.*", "xfs_vnode_$2", {k_device}, Units::keep},
     {"xfs.*.xpc.*", "xfs_$2", {k_device}, Units::keep},
     {"xfs.*.*.*", "xfs_$2_$3", {k_device}, Units::keep},
+    // <sys>/fs/btrfs and a mount point's ioctls: node_exporter's btrfs collector, and the
+    // commit statistics of its later versions; the files it does not serve as btrfs_allocation_*
+    {"btrfs.*.label", "btrfs_info", {}, Units::keep, k_btrfs_info_help, "label"},
+    {"btrfs.*.allocation.global_rsv_size", "btrfs_global_rsv_size"},
+    {"btrfs.*.allocation.global_rsv_reserved", "btrfs_global_rsv_reserved"},
+    {"btrfs.*.allocation.*.bytes_reserved", "btrfs_reserved", {k_block_group_type}},
+    {"btrfs.*.allocation.*.*.used_bytes", "btrfs_used", k_btrfs_profile, Units::base,
+     k_btrfs_used_help},
+    {"btrfs.*.allocation.*.*.total_bytes", "btrfs_size", k_btrfs_profile, Units::base,
+     k_btrfs_size_help},
+    {"btrfs.*.allocation.*.bytes_used", "btrfs_allocation_used", {k_block_group_type}},
+    {"btrfs.*.allocation.*.total_bytes", "btrfs_allocation_size", {k_block_group_type}},
+    {"btrfs.*.allocation.*.bytes_may_use", "btrfs_allocation_may_use", {k_block_group_type}},
+    {"btrfs.*.allocation.*.bytes_pinned", "btrfs_allocation_pinned", {k_block_group_type}},
+    {"btrfs.*.allocation.*.bytes_readonly", "btrfs_allocation_readonly", {k_block_group_type}},
+    {"btrfs.*.allocation.*.disk_used", "btrfs_allocation_disk_used", {k_block_group_type}},
+    {"btrfs.*.allocation.*.disk_total", "btrfs_allocation_disk_size", {k_block_group_type}},
+    {"btrfs.*.commit_stats.commits", "btrfs_commits", {}, Units::keep},
+    {"btrfs.*.commit_stats.total_commit_ms", "btrfs_commit"},
+    {"btrfs.*.commit_stats.last_commit_ms", "btrfs_last_commit"},
+    {"btrfs.*.commit_stats.max_commit_ms", "btrfs_max_commit"},
+    {"btrfs.*.commit_stats.cur_commit_ms", "btrfs_current_commit"},
+    {"btrfs.*.device.*.size", "btrfs_device_size"},
+    {"btrfs.*.device.*.used", "btrfs_device_used"},
+    {"btrfs.*.device.*.unused", "btrfs_device_unused"},
+    {"btrfs.*.device.*.write_errs", "btrfs_device_errors", {{{"type", "write"}}}, Units::keep,
+     k_btrfs_errors_help},
+    {"btrfs.*.device.*.read_errs", "btrfs_device_errors", {{{"type", "read"}}}, Units::keep,
+     k_btrfs_errors_help},
+    {"btrfs.*.device.*.flush_errs", "btrfs_device_errors", {{{"type", "flush"}}}, Units::keep,
+     k_btrfs_errors_help},
+    {"btrfs.*.device.*.corruption_errs", "btrfs_device_errors", {{{"type", "corruption"}}},
+     Units::keep, k_btrfs_errors_help},
+    {"btrfs.*.device.*.generation_errs", "btrfs_device_errors", {{{"type", "generation"}}},
+     Units::keep, k_btrfs_errors_help},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},

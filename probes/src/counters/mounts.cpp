@@ -135,16 +135,43 @@ std::string mount_path(std::string_view escaped) {
   return path;
 }
 
-void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
-  if (!related(prefix, "fs.mount"))
-    return;
-  auto text = read_file(roots.proc + (roots.rootfs.empty() ? "/self/mountinfo" : "/1/mountinfo"));
-  if (!text)
-    return;
-  // Under the machine's root where one is given: "/host" and "/home" make "/host/home".
+namespace {
+
+// The machine's mountinfo: this process's, or its init's under a root file system given.
+Result<std::string> read_mountinfo(const Roots& roots) {
+  return read_file(roots.proc + (roots.rootfs.empty() ? "/self/mountinfo" : "/1/mountinfo"));
+}
+
+// Where the mount points' paths lie here: "" in place, "/host" in a container ("/host" and
+// "/home" make "/host/home").
+std::string_view under_rootfs(const Roots& roots) {
   std::string_view under = roots.rootfs;
   if (under.ends_with('/'))
     under.remove_suffix(1);
+  return under;
+}
+
+} // namespace
+
+std::vector<std::string> mount_points(const Roots& roots, std::string_view type) {
+  std::vector<std::string> out;
+  auto text = read_mountinfo(roots);
+  if (!text)
+    return out;
+  for_each_record(*text, Layout{}, [&](const Record& r) {
+    if (auto mount = mount_of(r); mount && mount->type == type)
+      out.push_back(std::string(under_rootfs(roots)) + mount_path(mount->point));
+  });
+  return out;
+}
+
+void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "fs.mount"))
+    return;
+  auto text = read_mountinfo(roots);
+  if (!text)
+    return;
+  std::string_view under = under_rootfs(roots);
   std::set<std::string_view> seen;
   for_each_record(*text, Layout{}, [&](const Record& r) {
     auto mount = mount_of(r);

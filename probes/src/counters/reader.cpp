@@ -487,6 +487,8 @@ bool Source::read(Clock::time_point deadline) {
     return read_links(*this);
   if (reader == Reader::bonding)
     return read_bonding(*this);
+  if (reader == Reader::btrfs)
+    return read_btrfs(*this);
   if (kept)
     return true;
   if (!fd && !open_error) {

@@ -102,7 +102,8 @@ enum class Reader : std::uint8_t {
   udev,
   ipvs_stats,
   ipvs,
-  once // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
+  btrfs, // a Btrfs file system's devices, asked of its mount point by ioctl (btrfs.cpp)
+  once   // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -373,6 +374,10 @@ struct LinkSettings {
   std::string_view duplex; // "full", "half", "unknown"; empty when not given
 };
 LinkSettings link_settings(int fd, std::string_view name);
+
+// A Btrfs file system's devices, asked of its mount point (the source's path) by ioctl, a keyed
+// line each, into the source's buffer (btrfs.cpp).
+bool read_btrfs(Source& source);
 
 // The bonds of <sys>/class/net/bonding_masters, the source's path, and their interfaces
 // counted, a keyed line a bond, into the source's buffer (bonding.cpp).

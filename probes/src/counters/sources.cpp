@@ -7,8 +7,8 @@
 // processes, mount points, cgroups, the kernel clock (adjtimex) and its clock sources, the
 // network links (rtnetlink), and softnet_stat, mdstat, nf_conntrack's statistics, the ARP table,
 // the UDP sockets' tables and IPVS's, which are rendered before they are read; the bonds'
-// interfaces, the hardware's sysfs files, os-release, udev's entries of the disks, and the XFS
-// file systems' statistics.
+// interfaces, the hardware's sysfs files, os-release, udev's entries of the disks, the XFS
+// file systems' statistics, and the Btrfs file systems' space and devices.
 
 #include <algorithm>
 
@@ -201,12 +201,12 @@ void enumerate_softirqs(const Record& r, std::string_view base, Emitter& e) {
 void enumerate_schedstat(const Record& r, std::string_view base, Emitter& e) {
   if (!r.key.starts_with("cpu") || r.key.size() == 3)
     return;
-  struct Column {
+  struct SchedstatColumn {
     std::string_view name;
     int column;
     std::string_view unit, description;
   };
-  static constexpr Column k_columns[] = {
+  static constexpr SchedstatColumn k_columns[] = {
       {"running", 6, "nanoseconds", "Time the CPU ran tasks"},
       {"waiting", 7, "nanoseconds", "Time tasks waited on the CPU's run queue to run"},
       {"timeslices", 8, "timeslices", "Timeslices the CPU ran"},
@@ -336,6 +336,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_os_release(roots, prefix, out);
   find_disk_info(roots, prefix, out);
   find_xfs(roots, prefix, out);
+  find_btrfs(roots, prefix, out);
   return out;
 }
 

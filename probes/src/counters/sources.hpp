@@ -65,6 +65,9 @@ void find_ipvs(const Roots& roots, std::string_view prefix, std::vector<Field>& 
 void find_disk_info(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // Each mounted XFS file system's statistics, from <sys>/fs/xfs (xfs.cpp).
 void find_xfs(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// Each mounted Btrfs file system's space and commits, from <sys>/fs/btrfs, and its devices'
+// sizes and errors, asked of a mount point (btrfs.cpp).
+void find_btrfs(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The operating system's os-release(5) under the rootfs (os_release.cpp).
 void find_os_release(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The bonds' interfaces, enslaved and up, from <sys>/class/net (bonding.cpp).
@@ -84,6 +87,10 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
 // root that its names come from is not there ("this machine has no /proc/schedstat": a kernel
 // built without it); nothing otherwise.
 std::optional<std::string> missing_source(const Roots& roots, std::string_view name);
+
+// The paths of the mount points of file systems of `type` ("btrfs") that the machine's
+// mountinfo lists (find_mounts()'s), as reachable here: under the root file system given.
+std::vector<std::string> mount_points(const Roots& roots, std::string_view type);
 
 // The path a mount point's name component stands for, mountinfo's octal escapes undone
 // ("/mnt/my\040disk\056img" -> "/mnt/my disk.img"); and a mount's source likewise.

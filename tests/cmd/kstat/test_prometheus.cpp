@@ -11,6 +11,7 @@
 #include <set>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -714,39 +715,98 @@ TEST_CASE("kstat serve and node_exporter flag the same mount point whose statfs 
   CHECK(ours.count("kstat_scrape_error{source=\"" + rootfs.path() + "/gone\"}") == 1);
 }
 
-// An XFS file system of the test's own: a sparse image file, made and mounted on a loop
-// device, unmounted when dropped.
-class XfsMount {
+namespace {
+
+// A file system of the test's own: a sparse image file, made by `mkfs` ("mkfs.xfs") and mounted
+// on a loop device, unmounted when dropped. Mounted in a mount namespace of this process's own,
+// which the programs it starts share: the tests running beside, df and the machine's init never
+// see it come and go (its /sys/fs entry they do).
+class LoopMount {
 public:
-  XfsMount() {
-    std::string image = dir_ / "xfs.img";
+  explicit LoopMount(const std::string& mkfs) {
+    if (!have_program(mkfs))
+      FAIL(mkfs << " is needed (scripts/dev installs it)");
+    REQUIRE(::unshare(CLONE_NEWNS) == 0);
+    REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+    std::string image = dir_ / "fs.img";
     std::filesystem::create_directories(point());
     std::ofstream{image}.close();
-    std::filesystem::resize_file(image, 320 << 20); // mkfs.xfs's least, 300 MiB
-    auto made = run({"mkfs.xfs", "-q", image});
+    std::filesystem::resize_file(image, 320 << 20); // mkfs.xfs's least is 300 MiB
+    auto made = run({mkfs, "-q", image});
     INFO(made.err);
     REQUIRE(made.exit_status == 0);
     auto mounted = run({"mount", "-o", "loop", image, point()});
     INFO(mounted.err);
     REQUIRE(mounted.exit_status == 0);
-    struct stat st {};
-    REQUIRE(::stat(point().c_str(), &st) == 0);
-    // /sys/fs/xfs names it as the block device: "loop3"
-    device_ = std::filesystem::read_symlink(
-                  fmt::format("/sys/dev/block/{}:{}", major(st.st_dev), minor(st.st_dev)))
-                  .filename();
   }
-  XfsMount(const XfsMount&) = delete;
-  XfsMount& operator=(const XfsMount&) = delete;
-  ~XfsMount() { ::umount2(point().c_str(), MNT_DETACH); } // the loop device goes with it
+  LoopMount(const LoopMount&) = delete;
+  LoopMount& operator=(const LoopMount&) = delete;
+  ~LoopMount() { ::umount2(point().c_str(), MNT_DETACH); } // the loop device goes with it
 
   std::string point() const { return dir_ / "mnt"; }
-  const std::string& device() const noexcept { return device_; }
+  // What findmnt(8) says of it: "SOURCE" ("/dev/loop3"), "UUID".
+  std::string show(const std::string& column) const {
+    auto r = run({"findmnt", "-n", "-o", column, point()});
+    REQUIRE(r.exit_status == 0);
+    return std::string(r.out.substr(0, r.out.find('\n')));
+  }
+  // The loop device's name, as /sys/fs/xfs and Btrfs's devices name it: "loop3".
+  std::string device() const { return std::filesystem::path(show("SOURCE")).filename(); }
 
 private:
   TempDir dir_;
-  std::string device_;
 };
+
+// `serve`'s series that node_exporter serves of the families `family` begins (node_xfs_), with
+// `labels` among their labels (device="loop3"), compared with node_exporter's of this machine
+// and `collector`; each named as node_exporter names it, or `renamed` names its family ("":
+// not compared). node_exporter is read before and after kstat, until both agree, so that a count
+// the kernel moved in between (a log worker's) is not taken for a difference. Returns how many
+// were compared.
+int agree_on_machine(const KstatServe& serve, const std::string& collector,
+                     const std::string& family, const std::string& labels,
+                     const std::map<std::string, std::string>& renamed = {},
+                     const std::vector<std::string>& node_options = {}) {
+  int port = free_port();
+  std::vector<std::string> argv{"prometheus-node-exporter",
+                                "--web.listen-address=127.0.0.1:" + std::to_string(port),
+                                "--collector.disable-defaults", "--collector." + collector};
+  argv.insert(argv.end(), node_options.begin(), node_options.end());
+  Daemon node(argv, port);
+  auto theirs_now = [&] {
+    std::map<std::string, double> out;
+    for (const auto& [series, value] : samples(http_get(node.url("/metrics")).body))
+      if (series.starts_with(family) && series.find(labels) != std::string::npos)
+        out[without_empty_labels(series)] = value;
+    return out;
+  };
+  std::map<std::string, double> theirs, ours;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    theirs = theirs_now();
+    ours.clear();
+    for (const auto& [series, value] : samples(http_get(serve.url()).body))
+      ours[without_empty_labels(series)] = value;
+    if (theirs == theirs_now())
+      break;
+  }
+  int compared = 0;
+  for (const auto& [series, value] : theirs) {
+    std::string their_family = series.substr(0, series.find('{'));
+    auto rename = renamed.find(their_family);
+    if (rename != renamed.end() && rename->second.empty())
+      continue;
+    std::string kstat_name = rename == renamed.end()
+                                 ? "kstat" + series.substr(4)
+                                 : rename->second + series.substr(their_family.size());
+    INFO(series);
+    REQUIRE(ours.count(kstat_name) == 1);
+    CHECK(ours[kstat_name] == value);
+    ++compared;
+  }
+  return compared;
+}
+
+} // namespace
 
 TEST_CASE("kstat serve and node_exporter agree on XFS file systems' statistics",
           "[kstat][serve][node_exporter]") {
@@ -760,9 +820,7 @@ TEST_CASE("kstat serve and node_exporter agree on XFS file systems' statistics",
   CHECK(copy.theirs["node_xfs_write_calls_total{device=\"sda1\"}"] == 1062811);
 
   // This machine: a file system of the test's own, written to
-  if (!have_program("prometheus-node-exporter") || !have_program("mkfs.xfs"))
-    FAIL("prometheus-node-exporter and mkfs.xfs are needed (scripts/dev installs them)");
-  XfsMount xfs;
+  LoopMount xfs("mkfs.xfs");
   std::string calls = fmt::format("xfs.{}.rw.write_calls", xfs.device());
   auto write_calls = [&] {
     auto r = run({tool("kstat"), "read", "-n", calls});
@@ -779,40 +837,50 @@ TEST_CASE("kstat serve and node_exporter agree on XFS file systems' statistics",
       REQUIRE(::write(fd.get(), "counted\n", 8) == 8);
   }
   CHECK(write_calls() - before == 25);
-
   ::sync();
   KstatServe serve({"xfs"});
-  int port = free_port();
-  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
-               "--collector.disable-defaults", "--collector.xfs"},
-              port);
-  // The file system's own series; node_exporter's read before and after kstat's, so that a
-  // count the kernel moved in between (its log worker's) is not taken for a difference.
-  const std::string mine = fmt::format("{{device=\"{}\"}}", xfs.device());
-  auto theirs_now = [&] {
-    std::map<std::string, double> out;
-    for (const auto& [series, value] : samples(http_get(node.url("/metrics")).body))
-      if (series.starts_with("node_xfs_") && series.ends_with(mine))
-        out[series] = value;
-    return out;
+  CHECK(agree_on_machine(serve, "xfs", "node_xfs_", fmt::format("device=\"{}\"", xfs.device()),
+                         active) == 39);
+}
+
+TEST_CASE("kstat serve and node_exporter agree on Btrfs file systems' space and devices",
+          "[kstat][serve][node_exporter]") {
+  // A copy of /sys: a file system of two devices, raid1 throughout, and its commits (Linux 6.0).
+  // Its devices are asked of a mount point, which a copy has none of; node_exporter's
+  // allocation_ratio is derived from the profile's name, and not served.
+  const std::map<std::string, std::string> derived{{"node_btrfs_allocation_ratio", ""}};
+  auto copy =
+      agree_on_copy({"btrfs"}, "btrfs", {"node_btrfs_"}, Tree::sys,
+                    {{"node_btrfs_allocation_ratio", ""}, {"node_btrfs_device_size_bytes", ""}});
+  CHECK(copy.compared == 1 + 1 + 3 * 3);
+  CHECK(copy.theirs["node_btrfs_used_bytes{block_group_type=\"data\",mode=\"raid1\",uuid="
+                    "\"7c3a1e52-8f4b-4d6e-9a0b-2c5d8e1f3a47\"}"] == 612345675776);
+
+  // This machine: a file system of the test's own, 8 MiB written to it
+  LoopMount btrfs("mkfs.btrfs");
+  std::string uuid = btrfs.show("UUID");
+  REQUIRE_FALSE(uuid.empty());
+  std::string used = fmt::format("btrfs.{}.allocation.data.bytes_used", uuid);
+  auto data_used = [&] {
+    auto r = run({tool("kstat"), "read", "-n", used});
+    INFO(r.err);
+    REQUIRE(r.exit_status == 0);
+    return std::stoull(r.out);
   };
-  std::map<std::string, double> theirs, ours;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    theirs = theirs_now();
-    ours = scraped(serve);
-    if (theirs == theirs_now())
-      break;
+  auto before = data_used();
+  {
+    std::ofstream written(btrfs.point() + "/written", std::ios::binary);
+    written << std::string(8 << 20, 'x');
   }
-  REQUIRE(theirs.size() == 39);
-  CHECK(theirs["node_xfs_write_calls_total" + mine] >= 25);
-  for (const auto& [series, value] : theirs) {
-    std::string family = series.substr(0, series.find('{'));
-    std::string kstat_name =
-        active.contains(family) ? active.at(family) + mine : "kstat" + series.substr(4);
-    INFO(series);
-    REQUIRE(ours.count(kstat_name) == 1);
-    CHECK(ours[kstat_name] == value);
-  }
+  ::sync();
+  CHECK(data_used() - before == 8 << 20);
+  KstatServe serve({"btrfs"});
+  // node_exporter finds the mount point in PID 1's mountinfo, which this namespace's mounts are
+  // not in: a /proc whose 1 is the reader itself.
+  TempDir proc;
+  std::filesystem::create_directory_symlink("/proc/self", proc / "1");
+  CHECK(agree_on_machine(serve, "btrfs", "node_btrfs_", fmt::format("uuid=\"{}\"", uuid), derived,
+                         {"--path.procfs=" + proc.path()}) == 1 + 1 + 3 * 3 + 5 + 2);
 }
 
 TEST_CASE("kstat serve and node_exporter serve the same textfile directory",

@@ -24,6 +24,8 @@ namespace {
 const std::string k_proc = std::string(OPSKIT_TEST_DATA) + "/proc-basic";
 const std::string k_sys = std::string(OPSKIT_TEST_DATA) + "/sys-basic";
 
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
 std::uint64_t u(std::uint64_t v) {
   return v;
 }
@@ -191,7 +193,6 @@ TEST_CASE("sources: fs.mount lists each real mount point once, and gives its pat
   CHECK(root.value("fs.mount./.readonly") == Value(u((st.f_flag & ST_RDONLY) != 0 ? 1 : 0)));
   CHECK(root.info("fs.mount./.avail").unit == "bytes");
   // The mount's source and type, which node_exporter labels its file systems with.
-  using Labels = std::vector<std::pair<std::string, std::string>>;
   CHECK(root.info("fs.mount./.avail").labels == Labels{{"device", "/dev/vda"}, {"fstype", "ext4"}});
   Read odd(ns, "fs.mount./home/my\\040disk\\056img.size");
   CHECK(odd.errors[0] == "statfs /home/my disk.img: No such file or directory");
@@ -221,7 +222,6 @@ TEST_CASE("sources: with the machine's root mounted here, its init's mount point
   REQUIRE(::statvfs((rootfs.path() + "/data").c_str(), &st) == 0);
   CHECK(data.value("fs.mount./data.size") == Value(u(st.f_blocks * st.f_frsize)));
   CHECK(data.value("fs.mount./data.files") == Value(u(st.f_files)));
-  using Labels = std::vector<std::pair<std::string, std::string>>;
   CHECK(data.info("fs.mount./data.size").labels ==
         Labels{{"device", "tmpfs"}, {"fstype", "tmpfs"}});
   // Without it, this process's own mounts, as before.
@@ -431,7 +431,6 @@ TEST_CASE("sources: hw.thermal, zones' temperatures and cooling devices, their k
   CHECK(thermal.value("hw.thermal.zone.0.temp") == Value(u(47000)));
   CHECK(thermal.value("hw.thermal.zone.1.temp") == Value(std::int64_t{-2500}));
   CHECK(thermal.info("hw.thermal.zone.1.temp").unit == "millicelsius");
-  using Labels = std::vector<std::pair<std::string, std::string>>;
   CHECK(thermal.info("hw.thermal.zone.1.temp").labels == Labels{{"type", "acpitz"}});
   CHECK(thermal.info("hw.thermal.cooling.0.max_state").labels == Labels{{"type", "Fan"}});
   CHECK(thermal.value("hw.thermal.cooling.0.cur_state") == Value(u(1)));
@@ -477,7 +476,6 @@ TEST_CASE("sources: hw.rapl, each power domain's energy by its name and index",
                                  "hw.rapl.dram.1.energy_uj", "hw.rapl.package.0.energy_uj",
                                  "hw.rapl.package.1.energy_uj"});
   CHECK(rapl.value("hw.rapl.dram.1.energy_uj") == Value(u(1234567890)));
-  using Labels = std::vector<std::pair<std::string, std::string>>;
   CHECK(rapl.info("hw.rapl.dram.1.energy_uj").labels ==
         Labels{{"path", k_sys + "/class/powercap/intel-rapl:1:0"}});
 }
@@ -518,6 +516,24 @@ TEST_CASE("sources: xfs, each file system's statistics by device, the sum over a
   CHECK_FALSE(ns.list("xfs.dm-0.debug"));
 }
 
+TEST_CASE("sources: btrfs, a file system's space by block group type and profile, and commits",
+          "[counters][sources]") {
+  // Two devices, raid1 throughout; no mount point of it to ask its devices of.
+  Namespace ns(k_proc, k_sys);
+  Read btrfs(ns, "btrfs");
+  const std::string fs = "btrfs.7c3a1e52-8f4b-4d6e-9a0b-2c5d8e1f3a47";
+  CHECK(btrfs.infos.size() == 1 + 2 + 3 * 8 + 3 * 2 + 5);
+  CHECK(btrfs.value(fs + ".label") == Value(std::string("backup")));
+  CHECK(btrfs.value(fs + ".allocation.data.raid1.used_bytes") == Value(u(612345675776)));
+  CHECK(btrfs.value(fs + ".allocation.metadata.disk_total") == Value(u(10737418240)));
+  CHECK(btrfs.value(fs + ".commit_stats.max_commit_ms") == Value(u(1843)));
+  CHECK(btrfs.info(fs + ".commit_stats.total_commit_ms").kind == Kind::counter);
+  CHECK(btrfs.info(fs + ".commit_stats.total_commit_ms").unit == "milliseconds");
+  CHECK(btrfs.info(fs + ".allocation.system.bytes_used").labels ==
+        Labels{{"uuid", "7c3a1e52-8f4b-4d6e-9a0b-2c5d8e1f3a47"}});
+  CHECK_FALSE(ns.list("btrfs.features"));
+}
+
 TEST_CASE("sources: net.ipvs, the totals and each real server under its service",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
@@ -527,7 +543,6 @@ TEST_CASE("sources: net.ipvs, the totals and each real server under its service"
   const std::string v6 = "net.ipvs.backend.TCP_20010db8000000000000000000000001:0050_"
                          "20010db80000000000000000000000a2:1f90";
   CHECK(ipvs.value(v6 + ".weight") == Value(u(2)));
-  using Labels = std::vector<std::pair<std::string, std::string>>;
   CHECK(ipvs.info(v6 + ".active").labels == Labels{{"proto", "TCP"},
                                                    {"local_address", "2001:db8::1"},
                                                    {"local_port", "80"},

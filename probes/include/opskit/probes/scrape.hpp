@@ -27,7 +27,7 @@ namespace opskit::counters {
 // entries node_exporter's conntrack collector reads, and of the tracker's statistics the eight it
 // serves; not /proc/<pid>, or the cgroups (a series for each key of memory.stat in each cgroup).
 // Those are served when named.
-inline constexpr std::array<std::string_view, 36> k_serve_defaults = {
+inline constexpr std::array<std::string_view, 37> k_serve_defaults = {
     "cpu",
     "kern",
     "vm.stats.@(oom_kill|pgpg|pswp|pg*fault)*",
@@ -59,6 +59,7 @@ inline constexpr std::array<std::string_view, 36> k_serve_defaults = {
     "md",
     "fs.mount",
     "xfs",
+    "btrfs",
     "net.conntrack.@(found|invalid|ignore|insert|insert_failed|drop|early_drop|search_restart)",
     "net.netfilter.nf_conntrack_count",
     "net.netfilter.nf_conntrack_max",
