@@ -115,6 +115,9 @@ constexpr std::string_view k_btrfs_size_help =
     "Bytes of the chunks of each block group type and profile (mode)";
 constexpr std::string_view k_btrfs_errors_help =
     "Errors of each kind on the Btrfs file system's devices, as btrfs device stats counts them";
+constexpr std::array<Label, 2> k_port{{k_device, {"port", "$2"}}};
+constexpr std::string_view k_infiniband_info_help =
+    "1, the InfiniBand card's board, firmware and model as labels";
 constexpr std::string_view k_nvme_info_help =
     "1 for each NVMe controller, its firmware revision, model, serial number and state as labels";
 constexpr std::string_view k_nfs_packets_help =
@@ -287,6 +290,46 @@ constexpr Rule k_rules[] = {
     {"net.ipvs.backend.*.weight", "ipvs_backend_weight", {}, Units::keep},
     {"net.ipvs.backend.*.active", "ipvs_backend_connections_active", {}, Units::keep},
     {"net.ipvs.backend.*.inactive", "ipvs_backend_connections_inactive", {}, Units::keep},
+    // <sys>/class/infiniband: node_exporter's infiniband collector
+    {"hw.infiniband.*.board_id", "infiniband_info", {k_device}, Units::keep, k_infiniband_info_help,
+     "board_id"},
+    {"hw.infiniband.*.fw_ver", "infiniband_info", {k_device}, Units::keep, k_infiniband_info_help,
+     "firmware_version"},
+    {"hw.infiniband.*.hca_type", "infiniband_info", {k_device}, Units::keep,
+     k_infiniband_info_help, "hca_type"},
+    {"hw.infiniband.*.*.state", "infiniband_state_id", k_port, Units::keep},
+    {"hw.infiniband.*.*.phys_state", "infiniband_physical_state_id", k_port, Units::keep},
+    {"hw.infiniband.*.*.rate", "infiniband_rate", k_port},
+    {"hw.infiniband.*.*.multicast_rcv_packets", "infiniband_multicast_packets_received", k_port,
+     Units::keep},
+    {"hw.infiniband.*.*.multicast_xmit_packets", "infiniband_multicast_packets_transmitted", k_port,
+     Units::keep},
+    {"hw.infiniband.*.*.port_rcv_constraint_errors",
+     "infiniband_port_constraint_errors_received", k_port, Units::keep},
+    {"hw.infiniband.*.*.port_xmit_constraint_errors",
+     "infiniband_port_constraint_errors_transmitted", k_port, Units::keep},
+    {"hw.infiniband.*.*.port_rcv_data", "infiniband_port_data_received", k_port},
+    {"hw.infiniband.*.*.port_xmit_data", "infiniband_port_data_transmitted", k_port},
+    {"hw.infiniband.*.*.port_rcv_discards", "infiniband_port_discards_received", k_port,
+     Units::keep},
+    {"hw.infiniband.*.*.port_xmit_discards", "infiniband_port_discards_transmitted", k_port,
+     Units::keep},
+    {"hw.infiniband.*.*.port_rcv_errors", "infiniband_port_errors_received", k_port, Units::keep},
+    {"hw.infiniband.*.*.port_rcv_packets", "infiniband_port_packets_received", k_port,
+     Units::keep},
+    {"hw.infiniband.*.*.port_xmit_packets", "infiniband_port_packets_transmitted", k_port,
+     Units::keep},
+    {"hw.infiniband.*.*.port_rcv_remote_physical_errors",
+     "infiniband_port_receive_remote_physical_errors", k_port, Units::keep},
+    {"hw.infiniband.*.*.port_rcv_switch_relay_errors",
+     "infiniband_port_receive_switch_relay_errors", k_port, Units::keep},
+    {"hw.infiniband.*.*.port_xmit_wait", "infiniband_port_transmit_wait", k_port, Units::keep},
+    {"hw.infiniband.*.*.unicast_rcv_packets", "infiniband_unicast_packets_received", k_port,
+     Units::keep},
+    {"hw.infiniband.*.*.unicast_xmit_packets", "infiniband_unicast_packets_transmitted", k_port,
+     Units::keep},
+    {"hw.infiniband.*.*.VL15_dropped", "infiniband_vl15_dropped", k_port, Units::keep},
+    {"hw.infiniband.*.*.*", "infiniband_$3", k_port, Units::keep},
     // <sys>/fs/xfs/<device>/stats/stats: node_exporter's xfs collector; its vnode_active_total
     // is a level, served as the gauge it is
     {"xfs.*.extent_alloc.*", "xfs_extent_allocation_$2", {k_device}, Units::keep},
@@ -504,6 +547,8 @@ constexpr BaseUnit k_base_units[] = {
     {"microjoules", "joules", 1, 1e6},
     {"rpm", "rpm", 1, 1},
     {"kilohertz", "hertz", 1000, 1},
+    {"dwords", "bytes", 4, 1},
+    {"Gb/s", "bytes_per_second", 125000000, 1},
 };
 
 const BaseUnit* base_unit(std::string_view unit) noexcept {

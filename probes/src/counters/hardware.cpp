@@ -44,7 +44,8 @@
 //       change with the firmware, not while the machine runs. node_exporter's dmi collector
 //       serves them as one annotation.
 //
-// Hardware monitoring chips, hw.hwmon, are hwmon.cpp's. The controllers, rows, zones and devices
+// Hardware monitoring chips, hw.hwmon, are hwmon.cpp's; InfiniBand devices, hw.infiniband,
+// infiniband.cpp's. The controllers, rows, zones and devices
 // are found when names are resolved; each file is then read once a scrape. Some zones' sensors
 // fail every read (a radio that is off): a zone whose temperature cannot be read when it is found
 // is left out, as node_exporter leaves it out.
@@ -307,6 +308,7 @@ void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Fiel
   find_nvme(roots, prefix, out);
   find_dmi(roots, prefix, out);
   find_hwmon(roots, prefix, out);
+  find_infiniband(roots, prefix, out);
 }
 
 std::optional<std::string> missing_hardware(const Roots& roots, std::string_view name) {
@@ -322,6 +324,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.rapl", "power domains that count their energy (RAPL)", "/class/powercap"},
       {"hw.nvme", "NVMe controllers", "/class/nvme"},
       {"hw.dmi", "firmware strings (DMI)", "/class/dmi/id"},
+      {"hw.infiniband", "InfiniBand or RDMA devices", "/class/infiniband"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

@@ -77,6 +77,8 @@ void find_bonding(const Roots& roots, std::string_view prefix, std::vector<Field
 void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // Hardware monitoring chips under "hw.hwmon" (hwmon.cpp).
 void find_hwmon(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// InfiniBand and RDMA devices' ports under "hw.infiniband" (infiniband.cpp).
+void find_infiniband(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The numbers N of the entries of `dir` named `stem`N ("thermal_zone3"), ascending.
 std::vector<unsigned> numbered(const std::string& dir, std::string_view stem);
 // Why `name`, under "hw", names nothing on this machine: the hardware it lacks ("this machine

@@ -579,6 +579,18 @@ TEST_CASE("kstat serve and node_exporter describe the same NVMe controllers",
             "\"Samsung SSD 970 EVO Plus 1TB\",serial=\"S4EWNX0R123456A\",state=\"live\"}") == 1);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on InfiniBand ports",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: a ConnectX-5's port, active at 100 Gb/s, and a ConnectX-3's
+  // two, one disabled at 2.5 Gb/s. The data counters count 32-bit words: both serve bytes.
+  auto [theirs, compared] =
+      agree_on_copy({"hw.infiniband"}, "infiniband", {"node_infiniband_"}, Tree::sys);
+  CHECK(compared == 2 + 3 * (3 + 21));
+  CHECK(theirs["node_infiniband_rate_bytes_per_second{device=\"mlx4_0\",port=\"2\"}"] == 2.5e9 / 8);
+  CHECK(theirs["node_infiniband_port_data_received_bytes_total{device=\"mlx5_0\",port=\"1\"}"] ==
+        4.0 * 3000008008);
+}
+
 TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",
           "[kstat][serve][node_exporter]") {
   // Both read the same copy of /sys: bond0 with one of its two interfaces down, bond1 with one

@@ -585,6 +585,20 @@ TEST_CASE("sources: kern.schedstat, each CPU's time running and waiting to run",
         "unknown name 'kern.schedstat.0.running': this machine has no " + k_sys + "/schedstat");
 }
 
+TEST_CASE("sources: hw.infiniband, each card's ports, their states, rates and counters",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read ib(ns, "hw.infiniband");
+  CHECK(ib.infos.size() == 2 * 3 + 3 * (3 + 21));
+  CHECK(ib.value("hw.infiniband.mlx5_0.fw_ver") == Value(std::string("16.35.2000")));
+  CHECK(ib.value("hw.infiniband.mlx5_0.1.state") == Value(u(4)));
+  CHECK(ib.value("hw.infiniband.mlx4_0.2.phys_state") == Value(u(3)));
+  CHECK(ib.value("hw.infiniband.mlx5_0.1.rate") == Value(u(100)));
+  CHECK(ib.value("hw.infiniband.mlx4_0.2.rate") == Value(2.5));
+  CHECK(ib.info("hw.infiniband.mlx5_0.1.port_xmit_data").unit == "dwords");
+  CHECK(ib.info("hw.infiniband.mlx5_0.1.symbol_error").kind == Kind::counter);
+}
+
 TEST_CASE("sources: a machine without the hardware says what it lacks", "[counters][sources]") {
   Namespace ns(k_proc, k_proc); // a tree with no EDAC nor thermal zones
   auto listed = ns.list("hw.thermal");

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+//
+// InfiniBand and RDMA devices (RoCE network cards too), from <sys>/class/infiniband/<device>/
+// (the kernel's drivers/infiniband/core/sysfs.c), under hw.infiniband:
+//
+//   hw.infiniband.<device>.{board_id,fw_ver,hca_type}       the card, as text
+//   hw.infiniband.<device>.<port>.{state,phys_state}        ports/<port>/state ("4: ACTIVE")
+//   hw.infiniband.<device>.<port>.rate                      ports/<port>/rate ("100 Gb/sec (4X
+//   EDR)") hw.infiniband.<device>.<port>.<counter>                 ports/<port>/counters/<counter>
+//
+// A state is the number its file begins with; the rate its gigabits a second. The counters are
+// the port's performance counters (the InfiniBand specification's PortCounters): packets and
+// errors, and port_rcv_data and port_xmit_data, the data in 32-bit words. node_exporter's
+// infiniband collector serves them all.
+
+#include <algorithm>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "emitter.hpp"
+#include "opskit/file.hpp"
+
+namespace opskit::counters {
+
+namespace {
+
+struct PortCounter {
+  std::string_view file;
+  std::string_view unit;
+  std::string_view description;
+};
+
+constexpr PortCounter k_port_counters[] = {
+    {"excessive_buffer_overrun_errors", "errors",
+     "Times the port's receive buffer overran on consecutive flow control updates"},
+    {"link_downed", "events", "Times the link failed to recover from an error and went down"},
+    {"link_error_recovery", "events", "Times the link recovered from an error"},
+    {"local_link_integrity_errors", "errors",
+     "Times the port's physical errors went past their threshold"},
+    {"multicast_rcv_packets", "packets", "Multicast packets received, errors included"},
+    {"multicast_xmit_packets", "packets", "Multicast packets transmitted, errors included"},
+    {"port_rcv_constraint_errors", "packets",
+     "Packets received that the switch port's partition or filter discarded"},
+    {"port_rcv_data", "dwords", "Data received on all virtual lanes, in 32-bit words"},
+    {"port_rcv_discards", "packets", "Packets received and discarded: the port down or congested"},
+    {"port_rcv_errors", "packets", "Packets received with an error"},
+    {"port_rcv_packets", "packets", "Packets received on all virtual lanes, errors included"},
+    {"port_rcv_remote_physical_errors", "packets",
+     "Packets received marked bad by the sender (EBP delimiter)"},
+    {"port_rcv_switch_relay_errors", "packets", "Packets received that the switch could not relay"},
+    {"port_xmit_constraint_errors", "packets",
+     "Packets not transmitted: the switch port's partition or filter"},
+    {"port_xmit_data", "dwords", "Data transmitted on all virtual lanes, in 32-bit words"},
+    {"port_xmit_discards", "packets", "Packets to transmit discarded: the port down or congested"},
+    {"port_xmit_packets", "packets", "Packets transmitted on all virtual lanes, errors included"},
+    {"port_xmit_wait", "ticks",
+     "Ticks in which the port had data to transmit and sent none (waiting for credits)"},
+    {"symbol_error", "errors", "Minor link errors detected on the physical lanes"},
+    {"unicast_rcv_packets", "packets", "Unicast packets received, errors included"},
+    {"unicast_xmit_packets", "packets", "Unicast packets transmitted, errors included"},
+    {"VL15_dropped", "packets", "Subnet management packets dropped (no buffer)"},
+};
+
+constexpr std::string_view k_device_files[][2] = {
+    {"board_id", "The card's board identifier"},
+    {"fw_ver", "The card's firmware version"},
+    {"hca_type", "The card's model (host channel adapter type)"},
+};
+
+// "4: ACTIVE": the number, then the words.
+constexpr Layout k_numbered_state{.key_token = -1, .separators = ":"};
+// "100 Gb/sec (4X EDR)": the gigabits first.
+constexpr Layout k_first_word{.key_token = -1};
+
+void emit_port(const Emitter& emitter, const std::string& dir, const std::string& base) {
+  struct Attribute {
+    std::string_view file;
+    Layout layout;
+    std::string_view unit;
+    std::string_view description;
+  };
+  static constexpr Attribute k_attributes[] = {
+      {"state", k_numbered_state, "",
+       "The port's logical state: 1 down, 2 init, 3 armed, 4 active, 5 active defer"},
+      {"phys_state", k_numbered_state, "",
+       "The port's physical state: 1 sleep, 2 polling, 3 disabled, 4 port configuration "
+       "training, 5 link up, 6 link error recovery, 7 phy test"},
+      {"rate", k_first_word, "Gb/s", "The port's signalling rate, in gigabits a second"},
+  };
+  for (const auto& a : k_attributes) {
+    std::string path = fmt::format("{}/{}", dir, a.file);
+    if (::access(path.c_str(), R_OK) != 0)
+      continue;
+    if (Info* info =
+            emitter.with_source(path, a.layout)
+                .emit(fmt::format("{}.{}", base, a.file),
+                      fmt::format("hw.infiniband.*.*.{}", a.file), Kind::gauge, a.unit, {{}, 0, 0}))
+      info->description = a.description;
+  }
+  for (const auto& c : k_port_counters) {
+    std::string path = fmt::format("{}/counters/{}", dir, c.file);
+    if (::access(path.c_str(), R_OK) != 0)
+      continue;
+    if (Info* info =
+            emitter.with_source(path, k_one_value)
+                .emit(fmt::format("{}.{}", base, c.file),
+                      fmt::format("hw.infiniband.*.*.{}", c.file), Kind::counter, c.unit, {}))
+      info->description = c.description;
+  }
+}
+
+} // namespace
+
+void find_infiniband(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.infiniband"))
+    return;
+  std::string infiniband = roots.sys + "/class/infiniband";
+  auto devices = list_directory(infiniband).value_or(std::vector<std::string>());
+  std::ranges::sort(devices);
+  for (const auto& device : devices) {
+    std::string dir = fmt::format("{}/{}", infiniband, device);
+    std::string base = fmt::format("hw.infiniband.{}", component_of(device));
+    if (!related(prefix, base))
+      continue;
+    Emitter emitter(roots, dir, k_one_value, prefix, out);
+    for (const auto& [file, description] : k_device_files) {
+      std::string path = fmt::format("{}/{}", dir, file);
+      if (::access(path.c_str(), R_OK) != 0)
+        continue;
+      if (Info* info = emitter.with_source(path, k_one_value)
+                           .emit(fmt::format("{}.{}", base, file),
+                                 fmt::format("hw.infiniband.*.{}", file), Kind::text, "", {}))
+        info->description = description;
+    }
+    for (unsigned port : numbered(dir + "/ports", ""))
+      emit_port(emitter, fmt::format("{}/ports/{}", dir, port), fmt::format("{}.{}", base, port));
+  }
+}
+
+} // namespace opskit::counters
