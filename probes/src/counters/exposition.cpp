@@ -116,6 +116,9 @@ constexpr std::string_view k_btrfs_size_help =
 constexpr std::string_view k_btrfs_errors_help =
     "Errors of each kind on the Btrfs file system's devices, as btrfs device stats counts them";
 constexpr std::array<Label, 2> k_port{{k_device, {"port", "$2"}}};
+constexpr Label k_fc_host{"fc_host", "$1"};
+constexpr std::string_view k_fibrechannel_info_help =
+    "1, the Fibre Channel port's speed, state, type, names and address as labels";
 constexpr std::string_view k_infiniband_info_help =
     "1, the InfiniBand card's board, firmware and model as labels";
 constexpr std::string_view k_nvme_info_help =
@@ -290,6 +293,36 @@ constexpr Rule k_rules[] = {
     {"net.ipvs.backend.*.weight", "ipvs_backend_weight", {}, Units::keep},
     {"net.ipvs.backend.*.active", "ipvs_backend_connections_active", {}, Units::keep},
     {"net.ipvs.backend.*.inactive", "ipvs_backend_connections_inactive", {}, Units::keep},
+    // <sys>/class/fc_host: node_exporter's fibrechannel collector, whose info leaves out the
+    // node's name
+    {"hw.fibrechannel.*.speed", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "speed"},
+    {"hw.fibrechannel.*.port_state", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "port_state"},
+    {"hw.fibrechannel.*.port_type", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "port_type"},
+    {"hw.fibrechannel.*.symbolic_name", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "symbolic_name"},
+    {"hw.fibrechannel.*.port_id", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "port_id"},
+    {"hw.fibrechannel.*.port_name", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "port_name"},
+    {"hw.fibrechannel.*.fabric_name", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "fabric_name"},
+    {"hw.fibrechannel.*.dev_loss_tmo", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "dev_loss_tmo"},
+    {"hw.fibrechannel.*.supported_classes", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "supported_classes"},
+    {"hw.fibrechannel.*.supported_speeds", "fibrechannel_info", {k_fc_host}, Units::keep,
+     k_fibrechannel_info_help, "supported_speeds"},
+    {"hw.fibrechannel.*.node_name", ""},
+    {"hw.fibrechannel.*.invalid_crc_count", "fibrechannel_invalid_crc", {k_fc_host}, Units::keep},
+    {"hw.fibrechannel.*.invalid_tx_word_count", "fibrechannel_invalid_tx_words", {k_fc_host}, Units::keep},
+    {"hw.fibrechannel.*.link_failure_count", "fibrechannel_link_failure", {k_fc_host}, Units::keep},
+    {"hw.fibrechannel.*.loss_of_sync_count", "fibrechannel_loss_of_sync", {k_fc_host}, Units::keep},
+    {"hw.fibrechannel.*.loss_of_signal_count", "fibrechannel_loss_of_signal", {k_fc_host}, Units::keep},
+    {"hw.fibrechannel.*.nos_count", "fibrechannel_nos", {k_fc_host}, Units::keep},
+    {"hw.fibrechannel.*.*", "fibrechannel_$2", {k_fc_host}, Units::keep},
     // <sys>/class/infiniband: node_exporter's infiniband collector
     {"hw.infiniband.*.board_id", "infiniband_info", {k_device}, Units::keep, k_infiniband_info_help,
      "board_id"},

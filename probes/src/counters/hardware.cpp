@@ -45,10 +45,10 @@
 //       serves them as one annotation.
 //
 // Hardware monitoring chips, hw.hwmon, are hwmon.cpp's; InfiniBand devices, hw.infiniband,
-// infiniband.cpp's. The controllers, rows, zones and devices
-// are found when names are resolved; each file is then read once a scrape. Some zones' sensors
-// fail every read (a radio that is off): a zone whose temperature cannot be read when it is found
-// is left out, as node_exporter leaves it out.
+// infiniband.cpp's; Fibre Channel ports, hw.fibrechannel, fibrechannel.cpp's. The controllers,
+// rows, zones and devices are found when names are resolved; each file is then read once a scrape.
+// Some zones' sensors fail every read (a radio that is off): a zone whose temperature cannot be
+// read when it is found is left out, as node_exporter leaves it out.
 
 #include <algorithm>
 #include <charconv>
@@ -309,6 +309,7 @@ void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Fiel
   find_dmi(roots, prefix, out);
   find_hwmon(roots, prefix, out);
   find_infiniband(roots, prefix, out);
+  find_fibrechannel(roots, prefix, out);
 }
 
 std::optional<std::string> missing_hardware(const Roots& roots, std::string_view name) {
@@ -325,6 +326,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.nvme", "NVMe controllers", "/class/nvme"},
       {"hw.dmi", "firmware strings (DMI)", "/class/dmi/id"},
       {"hw.infiniband", "InfiniBand or RDMA devices", "/class/infiniband"},
+      {"hw.fibrechannel", "Fibre Channel ports", "/class/fc_host"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

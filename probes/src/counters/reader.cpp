@@ -297,6 +297,18 @@ bool locate_columns(std::string_view text, const Layout& layout, Locator& locato
 }
 
 bool convert_into(std::string_view token, const Convert& how, Value& out) {
+  if (how.hex) {
+    if (token.starts_with("0x") || token.starts_with("0X"))
+      token.remove_prefix(2);
+    if (!how.text) {
+      std::uint64_t n = 0;
+      auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), n, 16);
+      if (token.empty() || ec != std::errc() || end != token.data() + token.size())
+        return false;
+      out = n;
+      return true;
+    }
+  }
   // The common cases first, stored without a temporary: a plain unsigned counter, and one
   // made a real in a larger unit (ticks or milliseconds -> seconds).
   if (std::uint64_t count = 0; !how.text && !how.cp_time) {

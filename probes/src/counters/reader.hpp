@@ -74,6 +74,8 @@ struct Convert {
   // No token: 1 when the source could not be read in this read, 0 when it could (a mount point's
   // device_error, as node_exporter serves it).
   bool read_failed = false;
+  // Hexadecimal ("0x1f", Fibre Channel's statistics): a number; text, its digits without "0x".
+  bool hex = false;
 };
 
 // How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with

@@ -591,6 +591,18 @@ TEST_CASE("kstat serve and node_exporter agree on InfiniBand ports",
         4.0 * 3000008008);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on Fibre Channel ports",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: a QLogic adapter's two ports, one online at 16 Gbit and one
+  // down, statistics in hexadecimal; each has a counter its driver does not keep (all ones),
+  // which both leave out.
+  auto [theirs, compared] =
+      agree_on_copy({"hw.fibrechannel"}, "fibrechannel", {"node_fibrechannel_"}, Tree::sys);
+  CHECK(compared == 2 + 2 * 13);
+  CHECK(theirs["node_fibrechannel_link_failure_total{fc_host=\"host0\"}"] == 0xa011);
+  CHECK(theirs.count("node_fibrechannel_dumped_frames_total{fc_host=\"host0\"}") == 0);
+}
+
 TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",
           "[kstat][serve][node_exporter]") {
   // Both read the same copy of /sys: bond0 with one of its two interfaces down, bond1 with one

@@ -599,6 +599,19 @@ TEST_CASE("sources: hw.infiniband, each card's ports, their states, rates and co
   CHECK(ib.info("hw.infiniband.mlx5_0.1.symbol_error").kind == Kind::counter);
 }
 
+TEST_CASE("sources: hw.fibrechannel, each port's names, state and statistics from hexadecimal",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read fc(ns, "hw.fibrechannel");
+  CHECK(fc.infos.size() == 2 * (11 + 13)); // a statistic of each not kept: all ones
+  CHECK(fc.value("hw.fibrechannel.host0.port_name") == Value(std::string("2100f4e9d4a1b2c3")));
+  CHECK(fc.value("hw.fibrechannel.host0.speed") == Value(std::string("16 Gbit")));
+  CHECK(fc.value("hw.fibrechannel.host0.rx_words") == Value(u(0x5011)));
+  CHECK(fc.info("hw.fibrechannel.host0.rx_words").kind == Kind::counter);
+  CHECK_FALSE(ns.list("hw.fibrechannel.host0.dumped_frames"));
+  CHECK(fc.value("hw.fibrechannel.host1.dumped_frames") == Value(u(1)));
+}
+
 TEST_CASE("sources: a machine without the hardware says what it lacks", "[counters][sources]") {
   Namespace ns(k_proc, k_proc); // a tree with no EDAC nor thermal zones
   auto listed = ns.list("hw.thermal");

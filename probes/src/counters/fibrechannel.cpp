@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+//
+// Fibre Channel host bus adapters' ports, from <sys>/class/fc_host/<host>/ (the kernel's
+// drivers/scsi/scsi_transport_fc.c), under hw.fibrechannel:
+//
+//   hw.fibrechannel.<host>.{speed,port_state,port_type,symbolic_name,node_name,port_id,
+//                           port_name,fabric_name,dev_loss_tmo,supported_classes,supported_speeds}
+//       the port, as text; the names and the port's id in hexadecimal digits, without "0x"
+//   hw.fibrechannel.<host>.<counter>
+//       statistics/<counter>: frames and words sent and received, errors, link failures and
+//       losses of sync and signal, in hexadecimal ("0x1f"); a counter the driver does not keep
+//       reads as all ones and is left out.
+//
+// node_exporter's fibrechannel collector serves them.
+
+#include <algorithm>
+#include <charconv>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "emitter.hpp"
+#include "opskit/file.hpp"
+#include "opskit/text.hpp"
+
+namespace opskit::counters {
+
+namespace {
+
+struct PortFile {
+  std::string_view file;
+  std::string_view description;
+  bool hex = false;
+};
+constexpr PortFile k_port_files[] = {
+    {"speed", "The port's speed (\"16 Gbit\")"},
+    {"port_state", "The port's state: Online, Linkdown, ..."},
+    {"port_type", "The port's type: NPort (fabric via point-to-point), LPort, ..."},
+    {"symbolic_name", "The port's symbolic name: the adapter, its firmware and driver"},
+    {"node_name", "The node's World Wide Name", true},
+    {"port_id", "The port's Fibre Channel address", true},
+    {"port_name", "The port's World Wide Name", true},
+    {"fabric_name", "The fabric's World Wide Name", true},
+    {"dev_loss_tmo", "Seconds a remote port may be gone before its devices are removed"},
+    {"supported_classes", "The classes of service the port supports"},
+    {"supported_speeds", "The speeds the port supports"},
+};
+
+struct Statistic {
+  std::string_view file;
+  std::string_view unit;
+  std::string_view description;
+};
+constexpr Statistic k_statistics[] = {
+    {"dumped_frames", "frames", "Frames the port dropped"},
+    {"error_frames", "frames", "Frames received with an error"},
+    {"invalid_crc_count", "frames", "Frames received with a wrong CRC"},
+    {"rx_frames", "frames", "Frames received"},
+    {"rx_words", "words", "Words received"},
+    {"tx_frames", "frames", "Frames transmitted"},
+    {"tx_words", "words", "Words transmitted"},
+    {"seconds_since_last_reset", "seconds", "Seconds since the statistics were last reset"},
+    {"invalid_tx_word_count", "words", "Invalid transmission words received"},
+    {"link_failure_count", "events", "Times the link failed"},
+    {"loss_of_sync_count", "events", "Times the port lost synchronization"},
+    {"loss_of_signal_count", "events", "Times the port lost the signal"},
+    {"nos_count", "events", "Not-operational sequences received"},
+    {"fcp_packet_aborts", "exchanges", "FCP exchanges aborted"},
+};
+
+// Whether a statistics file holds a count: hexadecimal, and not all ones (not kept).
+bool kept_count(const std::string& path) {
+  auto text = read_file(path);
+  if (!text)
+    return false;
+  std::string_view digits = trim(*text);
+  if (digits.starts_with("0x"))
+    digits.remove_prefix(2);
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n, 16);
+  return !digits.empty() && ec == std::errc() && end == digits.data() + digits.size() &&
+         n != ~std::uint64_t{0};
+}
+
+void emit_host(Emitter& emitter, const std::string& dir, const std::string& base) {
+  for (const auto& f : k_port_files) {
+    std::string path = fmt::format("{}/{}", dir, f.file);
+    if (::access(path.c_str(), R_OK) != 0)
+      continue;
+    if (Info* info = emitter.with_source(path, k_one_value)
+                         .emit(fmt::format("{}.{}", base, f.file),
+                               fmt::format("hw.fibrechannel.*.{}", f.file), Kind::text, "", {},
+                               {.hex = f.hex}))
+      info->description = f.description;
+  }
+  for (const auto& s : k_statistics) {
+    std::string path = fmt::format("{}/statistics/{}", dir, s.file);
+    if (!kept_count(path))
+      continue;
+    if (Info* info = emitter.with_source(path, k_one_value)
+                         .emit(fmt::format("{}.{}", base, s.file),
+                               fmt::format("hw.fibrechannel.*.{}", s.file), Kind::counter, s.unit,
+                               {}, {.hex = true}))
+      info->description = s.description;
+  }
+}
+
+} // namespace
+
+void find_fibrechannel(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.fibrechannel"))
+    return;
+  std::string fc = roots.sys + "/class/fc_host";
+  auto hosts = list_directory(fc).value_or(std::vector<std::string>());
+  std::ranges::sort(hosts);
+  for (const auto& host : hosts) {
+    std::string base = fmt::format("hw.fibrechannel.{}", component_of(host));
+    if (!related(prefix, base))
+      continue;
+    std::string dir = fmt::format("{}/{}", fc, host);
+    Emitter emitter(roots, dir, k_one_value, prefix, out);
+    emit_host(emitter, dir, base);
+  }
+}
+
+} // namespace opskit::counters
