@@ -293,6 +293,17 @@ constexpr Rule k_rules[] = {
     {"net.ipvs.backend.*.weight", "ipvs_backend_weight", {}, Units::keep},
     {"net.ipvs.backend.*.active", "ipvs_backend_connections_active", {}, Units::keep},
     {"net.ipvs.backend.*.inactive", "ipvs_backend_connections_inactive", {}, Units::keep},
+    // <sys>/class/scsi_tape: node_exporter's tapestats collector
+    {"hw.tape.*.in_flight", "tape_io_now", {k_device}, Units::keep},
+    {"hw.tape.*.io_ns", "tape_io_time", {k_device}},
+    {"hw.tape.*.other_cnt", "tape_io_others", {k_device}, Units::keep},
+    {"hw.tape.*.read_byte_cnt", "tape_read", {k_device}},
+    {"hw.tape.*.read_cnt", "tape_reads_completed", {k_device}, Units::keep},
+    {"hw.tape.*.read_ns", "tape_read_time", {k_device}},
+    {"hw.tape.*.resid_cnt", "tape_residual", {k_device}, Units::keep},
+    {"hw.tape.*.write_byte_cnt", "tape_written", {k_device}},
+    {"hw.tape.*.write_cnt", "tape_writes_completed", {k_device}, Units::keep},
+    {"hw.tape.*.write_ns", "tape_write_time", {k_device}},
     // <sys>/class/fc_host: node_exporter's fibrechannel collector, whose info leaves out the
     // node's name
     {"hw.fibrechannel.*.speed", "fibrechannel_info", {k_fc_host}, Units::keep,

@@ -44,6 +44,13 @@
 //       change with the firmware, not while the machine runs. node_exporter's dmi collector
 //       serves them as one annotation.
 //
+//   hw.tape.<st>.{in_flight,io_ns,other_cnt,read_byte_cnt,read_cnt,read_ns,resid_cnt,
+//                 write_byte_cnt,write_cnt,write_ns}
+//       <sys>/class/scsi_tape/st<N>/stats/: each SCSI tape drive's reads and writes, their bytes
+//       and time (nanoseconds), other commands, and residuals (transfers the drive cut short);
+//       the drive's other nodes (nst0, st0a, ...) count the same and are left out. node_exporter's
+//       tapestats collector serves them.
+//
 // Hardware monitoring chips, hw.hwmon, are hwmon.cpp's; InfiniBand devices, hw.infiniband,
 // infiniband.cpp's; Fibre Channel ports, hw.fibrechannel, fibrechannel.cpp's. The controllers,
 // rows, zones and devices are found when names are resolved; each file is then read once a scrape.
@@ -228,6 +235,28 @@ constexpr HwFile k_nvme_files[] = {
     {"state", Kind::text, "", "The NVMe controller's state: live, resetting, dead, ..."},
 };
 
+constexpr HwFile k_tape_files[] = {
+    {"in_flight", Kind::gauge, "requests", "Requests the tape drive is working on now"},
+    {"io_ns", Kind::counter, "nanoseconds", "Time the tape drive spent on requests"},
+    {"other_cnt", Kind::counter, "requests", "Requests other than reads and writes"},
+    {"read_byte_cnt", Kind::counter, "bytes", "Bytes read from the tape"},
+    {"read_cnt", Kind::counter, "requests", "Reads completed"},
+    {"read_ns", Kind::counter, "nanoseconds", "Time spent reading"},
+    {"resid_cnt", Kind::counter, "requests", "Transfers the drive ended short (residuals)"},
+    {"write_byte_cnt", Kind::counter, "bytes", "Bytes written to the tape"},
+    {"write_cnt", Kind::counter, "requests", "Writes completed"},
+    {"write_ns", Kind::counter, "nanoseconds", "Time spent writing"},
+};
+
+void find_tape(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
+  if (!related(prefix, "hw.tape"))
+    return;
+  std::string tapes = roots.sys + "/class/scsi_tape";
+  for (unsigned n : numbered(tapes, "st"))
+    emit_files(roots, prefix, fmt::format("{}/st{}/stats", tapes, n),
+               fmt::format("hw.tape.st{}", n), "hw.tape.*", k_tape_files, {}, out);
+}
+
 void find_nvme(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
   if (!related(prefix, "hw.nvme"))
     return;
@@ -306,6 +335,7 @@ void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Fiel
   find_throttle(roots, prefix, out);
   find_rapl(roots, prefix, out);
   find_nvme(roots, prefix, out);
+  find_tape(roots, prefix, out);
   find_dmi(roots, prefix, out);
   find_hwmon(roots, prefix, out);
   find_infiniband(roots, prefix, out);
@@ -324,6 +354,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.throttle", "CPUs that count their thermal throttling", "/devices/system/cpu"},
       {"hw.rapl", "power domains that count their energy (RAPL)", "/class/powercap"},
       {"hw.nvme", "NVMe controllers", "/class/nvme"},
+      {"hw.tape", "SCSI tape drives", "/class/scsi_tape"},
       {"hw.dmi", "firmware strings (DMI)", "/class/dmi/id"},
       {"hw.infiniband", "InfiniBand or RDMA devices", "/class/infiniband"},
       {"hw.fibrechannel", "Fibre Channel ports", "/class/fc_host"},

@@ -168,7 +168,7 @@ Agreed agree_on_copy(const std::vector<std::string>& kstat_names, const std::str
           rename == renamed.end() ? "kstat_" + name.substr(5)
                                   : rename->second + name.substr(their_family.size()));
       REQUIRE(ours.count(kstat_name) == 1);
-      CHECK(ours[kstat_name] == value);
+      CHECK(ours[kstat_name] == Approx(value).epsilon(1e-12)); // 102042 / 1e9, 102042 * 1e-9
       ++agreed.compared;
     }
   return agreed;
@@ -601,6 +601,16 @@ TEST_CASE("kstat serve and node_exporter agree on Fibre Channel ports",
   CHECK(compared == 2 + 2 * 13);
   CHECK(theirs["node_fibrechannel_link_failure_total{fc_host=\"host0\"}"] == 0xa011);
   CHECK(theirs.count("node_fibrechannel_dumped_frames_total{fc_host=\"host0\"}") == 0);
+}
+
+TEST_CASE("kstat serve and node_exporter agree on SCSI tape drives",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: two drives, and st0's other nodes (nst0, st0a), which count
+  // the same and are left out.
+  auto [theirs, compared] = agree_on_copy({"hw.tape"}, "tapestats", {"node_tape_"}, Tree::sys);
+  CHECK(compared == 2 * 10);
+  CHECK(theirs["node_tape_io_time_seconds_total{device=\"st0\"}"] == Approx(123.456789012));
+  CHECK(theirs.count("node_tape_io_now{device=\"nst0\"}") == 0);
 }
 
 TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",

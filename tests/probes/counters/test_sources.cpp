@@ -612,6 +612,17 @@ TEST_CASE("sources: hw.fibrechannel, each port's names, state and statistics fro
   CHECK(fc.value("hw.fibrechannel.host1.dumped_frames") == Value(u(1)));
 }
 
+TEST_CASE("sources: hw.tape, each tape drive's statistics, its other nodes left out",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read tape(ns, "hw.tape");
+  CHECK(tape.infos.size() == 2 * 10);
+  CHECK(tape.value("hw.tape.st0.io_ns") == Value(u(123456789012)));
+  CHECK(tape.info("hw.tape.st0.io_ns").unit == "nanoseconds");
+  CHECK(tape.info("hw.tape.st1.in_flight").kind == Kind::gauge);
+  CHECK_FALSE(ns.list("hw.tape.nst0"));
+}
+
 TEST_CASE("sources: a machine without the hardware says what it lacks", "[counters][sources]") {
   Namespace ns(k_proc, k_proc); // a tree with no EDAC nor thermal zones
   auto listed = ns.list("hw.thermal");
