@@ -791,6 +791,14 @@ private:
   TempDir dir_;
 };
 
+// How many of `serve`'s series are of families `family` begins, with `labels` among their labels.
+int count_series(const KstatServe& serve, const std::string& family, const std::string& labels) {
+  int count = 0;
+  for (const auto& [series, value] : samples(http_get(serve.url()).body))
+    count += series.starts_with(family) && series.find(labels) != std::string::npos;
+  return count;
+}
+
 // `serve`'s series that node_exporter serves of the families `family` begins (node_xfs_), with
 // `labels` among their labels (device="loop3"), compared with node_exporter's of this machine
 // and `collector`; each named as node_exporter names it, or `renamed` names its family ("":
@@ -875,6 +883,9 @@ TEST_CASE("kstat serve and node_exporter agree on XFS file systems' statistics",
   KstatServe serve({"xfs"});
   CHECK(agree_on_machine(serve, "xfs", "node_xfs_", fmt::format("device=\"{}\"", xfs.device()),
                          active) == 39);
+  // By default, what node_exporter serves of it, no more
+  CHECK(count_series(KstatServe({}), "kstat_xfs_", fmt::format("device=\"{}\"", xfs.device())) ==
+        39);
 }
 
 TEST_CASE("kstat serve and node_exporter agree on Btrfs file systems' space and devices",
@@ -915,6 +926,9 @@ TEST_CASE("kstat serve and node_exporter agree on Btrfs file systems' space and 
   std::filesystem::create_directory_symlink("/proc/self", proc / "1");
   CHECK(agree_on_machine(serve, "btrfs", "node_btrfs_", fmt::format("uuid=\"{}\"", uuid), derived,
                          {"--path.procfs=" + proc.path()}) == 1 + 1 + 3 * 3 + 5 + 2);
+  // By default, what node_exporter serves of it (but the derived ratios), and the commits
+  CHECK(count_series(KstatServe({}), "kstat_btrfs_", fmt::format("uuid=\"{}\"", uuid)) ==
+        1 + 1 + 3 + 3 * 2 + 5 + 2 + 4);
 }
 
 TEST_CASE("kstat serve and node_exporter serve the same textfile directory",

@@ -25,8 +25,10 @@ namespace opskit::counters {
 // regexps as globs: some 50 of the 600 counters, the rest gauges already in meminfo or counters
 // few dashboards read). Of /proc/sys (a thousand files, few of them worth a series) only the two
 // entries node_exporter's conntrack collector reads, and of the tracker's statistics the eight it
-// serves; not /proc/<pid>, or the cgroups (a series for each key of memory.stat in each cgroup).
-// Those are served when named.
+// serves; not /proc/<pid>, or the cgroups (a series for each key of memory.stat in each cgroup):
+// those are served when named. Of each XFS file system's statistics, the groups node_exporter's
+// xfs collector serves, and of each Btrfs file system its btrfs collector's files (with the
+// commits of its later versions), a quarter of their names.
 inline constexpr std::array<std::string_view, 37> k_serve_defaults = {
     "cpu",
     "kern",
@@ -58,8 +60,10 @@ inline constexpr std::array<std::string_view, 37> k_serve_defaults = {
     "disk",
     "md",
     "fs.mount",
-    "xfs",
-    "btrfs",
+    "xfs.*.@(extent_alloc|abt|blk_map|bmbt|dir|ig|rw|vnodes).*",
+    "btrfs.*.@(label|allocation.global_rsv_size|allocation.*.bytes_reserved|"
+    "allocation.*.*.*_bytes|commit_stats.@(commits|last_commit_ms|max_commit_ms|total_commit_ms)|"
+    "device.*.@(size|unused|*_errs))",
     "net.conntrack.@(found|invalid|ignore|insert|insert_failed|drop|early_drop|search_restart)",
     "net.netfilter.nf_conntrack_count",
     "net.netfilter.nf_conntrack_max",
@@ -74,8 +78,9 @@ inline constexpr std::array<std::string_view, 37> k_serve_defaults = {
 // I/O their disk's lines already count. And what its interrupts and softirqs collectors, off by
 // default, would serve: /proc/interrupts (a series for each IRQ, the kernel's dearest file to
 // read, costlier with each CPU and device queue) and /proc/softirqs (one for each type on each
-// CPU); /proc/stat's totals (kstat_intr_total, kstat_softirqs_total) stay.
-inline constexpr std::array<std::string_view, 16> k_serve_default_exclusions = {
+// CPU); /proc/stat's totals (kstat_intr_total, kstat_softirqs_total) stay. And XFS's count of
+// inodes freed, a group's counter node_exporter leaves out.
+inline constexpr std::array<std::string_view, 17> k_serve_default_exclusions = {
     "net.dev.*.rx_dropped",
     "net.dev.*.rx_missed_errors",
     "net.dev.*.rx_length_errors",
@@ -91,7 +96,8 @@ inline constexpr std::array<std::string_view, 16> k_serve_default_exclusions = {
     "disk.@(h|s|v|xv)d[a-z]+([0-9]).*",
     "disk.nvme+([0-9])n+([0-9])p+([0-9]).*",
     "kern.interrupts.*",
-    "kern.softirqs.*"};
+    "kern.softirqs.*",
+    "xfs.*.vnodes.free"};
 
 class Scraper {
 public:
