@@ -297,21 +297,9 @@ bool locate_columns(std::string_view text, const Layout& layout, Locator& locato
 }
 
 bool convert_into(std::string_view token, const Convert& how, Value& out) {
-  if (how.hex) {
-    if (token.starts_with("0x") || token.starts_with("0X"))
-      token.remove_prefix(2);
-    if (!how.text) {
-      std::uint64_t n = 0;
-      auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), n, 16);
-      if (token.empty() || ec != std::errc() || end != token.data() + token.size())
-        return false;
-      out = n;
-      return true;
-    }
-  }
   // The common cases first, stored without a temporary: a plain unsigned counter, and one
   // made a real in a larger unit (ticks or milliseconds -> seconds).
-  if (std::uint64_t count = 0; !how.text && !how.cp_time) {
+  if (std::uint64_t count = 0; !how.text && !how.cp_time && !how.hex) {
     if (how.divide == 1 && parse_count(token, how.multiply, count)) {
       out = count;
       return true;
@@ -322,7 +310,8 @@ bool convert_into(std::string_view token, const Convert& how, Value& out) {
     }
   }
   // Text into the string the last read left, whose room it reuses (a link's addresses).
-  if (auto* text = std::get_if<std::string>(&out); text && how.text && !how.octal_escapes) {
+  if (auto* text = std::get_if<std::string>(&out);
+      text && how.text && !how.octal_escapes && !how.hex) {
     text->assign(token);
     return true;
   }
@@ -333,7 +322,26 @@ bool convert_into(std::string_view token, const Convert& how, Value& out) {
   return true;
 }
 
+namespace {
+
+// "0x1f" or "1f" in hexadecimal: a number, or its digits as text.
+std::optional<Value> hexadecimal(std::string_view token, bool text) {
+  if (token.starts_with("0x") || token.starts_with("0X"))
+    token.remove_prefix(2);
+  if (text)
+    return Value(std::string(token));
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), n, 16);
+  if (token.empty() || ec != std::errc() || end != token.data() + token.size())
+    return std::nullopt;
+  return Value(n);
+}
+
+} // namespace
+
 std::optional<Value> convert(std::string_view token, const Convert& how) {
+  if (how.hex)
+    return hexadecimal(token, how.text);
   if (how.cp_time)
     return cp_time(token);
   if (how.sum_columns > 0)

@@ -190,6 +190,25 @@ TEST_CASE("reader: /proc/sys values are whole files, numbers or text", "[counter
   CHECK(read_field("4\t4\t1\t7\n", whole, {}, from_value) == Value(std::string("4\t4\t1\t7")));
 }
 
+TEST_CASE("reader: hexadecimal figures as numbers, and as digits without 0x as text",
+          "[counters][reader]") {
+  Layout whole{.shape = Layout::Shape::whole};
+  CHECK(read_field("0x1f\n", whole, {}, {.hex = true}) == Value(std::uint64_t{31}));
+  CHECK(read_field("0X10\n", whole, {}, {.hex = true}) == Value(std::uint64_t{16}));
+  CHECK(read_field("10\n", whole, {}, {.hex = true}) == Value(std::uint64_t{16}));
+  CHECK(read_field("0xffffffffffffffff\n", whole, {}, {.hex = true}) == Value(~std::uint64_t{0}));
+  CHECK_FALSE(read_field("0x\n", whole, {}, {.hex = true}));
+  CHECK_FALSE(read_field("0x1g\n", whole, {}, {.hex = true}));
+  CHECK_FALSE(read_field("0x10000000000000000\n", whole, {}, {.hex = true})); // past 64 bits
+  CHECK(read_field("0x2100f4e9d4a1b2c3\n", whole, {}, {.text = true, .hex = true}) ==
+        Value(std::string("2100f4e9d4a1b2c3")));
+  Value into = std::string("left from the last read");
+  CHECK(convert_into("0x0a1b00", {.text = true, .hex = true}, into));
+  CHECK(into == Value(std::string("0a1b00")));
+  CHECK(convert_into("0x1f", {.hex = true}, into));
+  CHECK(into == Value(std::uint64_t{31}));
+}
+
 TEST_CASE("reader: a status line's rest is one text value", "[counters][reader]") {
   constexpr std::string_view status = "Name:\tmy (odd) prog\nState:\tS (sleeping)\n";
   CHECK(read_field(status, {}, {"State", -1}, {.text = true}) ==
