@@ -57,8 +57,9 @@ inline constexpr Layout k_one_value{.shape = Layout::Shape::whole};
 // Turns one record of a source into fields; `base` is the prefix the source's names start with.
 using Enumerate = void (*)(const Record&, std::string_view base, Emitter&);
 
-// /proc/net/rpc/nfs's records: the NFS client's RPC statistics (nfs.cpp).
+// /proc/net/rpc/nfs's and nfsd's records: the NFS client's and server's RPC statistics (nfs.cpp).
 void enumerate_nfs(const Record& r, std::string_view base, Emitter& e);
+void enumerate_nfsd(const Record& r, std::string_view base, Emitter& e);
 
 // A file at a fixed place and the prefixes its names fall under.
 struct SourceSpec {

@@ -123,6 +123,13 @@ constexpr std::string_view k_infiniband_info_help =
     "1, the InfiniBand card's board, firmware and model as labels";
 constexpr std::string_view k_nvme_info_help =
     "1 for each NVMe controller, its firmware revision, model, serial number and state as labels";
+constexpr std::string_view k_nfsd_packets_help = "Packets the NFS server received, by protocol";
+constexpr std::string_view k_nfsd_errors_help =
+    "RPC calls the NFS server rejected: undecodable (fmt), for their credentials (auth), from a "
+    "client it does not serve (cInt)";
+constexpr std::string_view k_nfsd_requests_help =
+    "Calls the NFS server answered by version and procedure; for NFSv4 the operations in its "
+    "compounds";
 constexpr std::string_view k_nfs_packets_help =
     "Packets the NFS client's RPC layer received, by protocol";
 constexpr std::string_view k_nfs_requests_help =
@@ -284,6 +291,38 @@ constexpr Rule k_rules[] = {
      k_nfs_requests_help},
     {"net.rpc.nfs.v4.*", "nfs_requests", {{{"method", "$1"}, {"proto", "4"}}}, Units::keep,
      k_nfs_requests_help},
+    // /proc/net/rpc/nfsd: node_exporter's nfsd collector, whose proto 4 is the operations
+    {"net.rpc.nfsd.rc.hits", "nfsd_reply_cache_hits", {}, Units::keep},
+    {"net.rpc.nfsd.rc.misses", "nfsd_reply_cache_misses", {}, Units::keep},
+    {"net.rpc.nfsd.rc.nocache", "nfsd_reply_cache_nocache", {}, Units::keep},
+    {"net.rpc.nfsd.fh.stale", "nfsd_file_handles_stale", {}, Units::keep},
+    {"net.rpc.nfsd.io.read", "nfsd_disk_bytes_read", {}, Units::keep},
+    {"net.rpc.nfsd.io.write", "nfsd_disk_bytes_written", {}, Units::keep},
+    {"net.rpc.nfsd.th.threads", "nfsd_server_threads", {}, Units::keep},
+    {"net.rpc.nfsd.ra.size", "nfsd_read_ahead_cache_size_blocks", {}, Units::keep},
+    {"net.rpc.nfsd.ra.not_found", "nfsd_read_ahead_cache_not_found", {}, Units::keep},
+    {"net.rpc.nfsd.net.packets", ""},
+    {"net.rpc.nfsd.net.udp", "nfsd_packets", {{{"proto", "udp"}}}, Units::keep,
+     k_nfsd_packets_help},
+    {"net.rpc.nfsd.net.tcp", "nfsd_packets", {{{"proto", "tcp"}}}, Units::keep,
+     k_nfsd_packets_help},
+    {"net.rpc.nfsd.net.tcp_connections", "nfsd_connections", {}, Units::keep},
+    {"net.rpc.nfsd.rpc.calls", "nfsd_server_rpcs", {}, Units::keep},
+    {"net.rpc.nfsd.rpc.bad", ""},
+    {"net.rpc.nfsd.rpc.bad_format", "nfsd_rpc_errors", {{{"error", "fmt"}}}, Units::keep,
+     k_nfsd_errors_help},
+    {"net.rpc.nfsd.rpc.bad_auth", "nfsd_rpc_errors", {{{"error", "auth"}}}, Units::keep,
+     k_nfsd_errors_help},
+    {"net.rpc.nfsd.rpc.bad_client", "nfsd_rpc_errors", {{{"error", "cInt"}}}, Units::keep,
+     k_nfsd_errors_help},
+    {"net.rpc.nfsd.v2.*", "nfsd_requests", {{{"method", "$1"}, {"proto", "2"}}}, Units::keep,
+     k_nfsd_requests_help},
+    {"net.rpc.nfsd.v3.*", "nfsd_requests", {{{"method", "$1"}, {"proto", "3"}}}, Units::keep,
+     k_nfsd_requests_help},
+    {"net.rpc.nfsd.v4ops.*", "nfsd_requests", {{{"method", "$1"}, {"proto", "4"}}}, Units::keep,
+     k_nfsd_requests_help},
+    {"net.rpc.nfsd.v4.*", "nfsd_v4_rpcs", {{{"method", "$1"}}}, Units::keep,
+     "NFSv4 calls the server answered: Null, and Compound, each of one operation or more"},
     // /proc/net/ip_vs_stats and ip_vs: node_exporter's ipvs collector
     {"net.ipvs.total.connections", "ipvs_connections", {}, Units::keep},
     {"net.ipvs.total.incoming_packets", "ipvs_incoming_packets", {}, Units::keep},

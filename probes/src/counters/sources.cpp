@@ -280,6 +280,7 @@ const SourceSpec k_global_sources[] = {
     {{"net.sockstat"}, "net/sockstat", k_fixed_lines, enumerate_sockstat},
     {{"net.sockstat6"}, "net/sockstat6", k_fixed_lines, enumerate_sockstat},
     {{"net.rpc.nfs"}, "net/rpc/nfs", k_lines, enumerate_nfs},
+    {{"net.rpc.nfsd"}, "net/rpc/nfsd", k_lines, enumerate_nfsd},
     {{"disk"}, "diskstats", {.key_token = 2}, enumerate_diskstats},
 };
 

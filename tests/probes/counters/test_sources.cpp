@@ -534,6 +534,23 @@ TEST_CASE("sources: btrfs, a file system's space by block group type and profile
   CHECK_FALSE(ns.list("btrfs.features"));
 }
 
+TEST_CASE("sources: net.rpc.nfsd, the NFS server's calls, and its operations by number",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read nfsd(ns, "net.rpc.nfsd");
+  // rc 3, fh 1, io 2, th 1, ra 2, net 4, rpc 5; NFSv2, v3, v4's two, 72 operations less 0 to 2
+  CHECK(nfsd.infos.size() == 18 + 18 + 22 + 2 + 69);
+  CHECK(nfsd.value("net.rpc.nfsd.th.threads") == Value(u(8)));
+  CHECK(nfsd.info("net.rpc.nfsd.th.threads").kind == Kind::gauge);
+  CHECK(nfsd.value("net.rpc.nfsd.rpc.bad_auth") == Value(u(44)));
+  CHECK(nfsd.value("net.rpc.nfsd.v4ops.Access") == Value(u(33)));    // operation 3
+  CHECK(nfsd.value("net.rpc.nfsd.v4ops.Sequence") == Value(u(533))); // 53
+  CHECK(nfsd.value("net.rpc.nfsd.v4ops.Clone") == Value(u(713)));    // 71, the file's last
+  CHECK(nfsd.info("net.rpc.nfsd.v4ops.Write").description ==
+        "NFSv4 Write operations the server ran");
+  CHECK_FALSE(ns.list("net.rpc.nfsd.v4ops.ListXattrs")); // 74, past this kernel's
+}
+
 TEST_CASE("sources: net.ipvs, the totals and each real server under its service",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);

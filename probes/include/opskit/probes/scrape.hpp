@@ -29,7 +29,7 @@ namespace opskit::counters {
 // those are served when named. Of each XFS file system's statistics, the groups node_exporter's
 // xfs collector serves, and of each Btrfs file system its btrfs collector's files (with the
 // commits of its later versions), a quarter of their names.
-inline constexpr std::array<std::string_view, 37> k_serve_defaults = {
+inline constexpr std::array<std::string_view, 38> k_serve_defaults = {
     "cpu",
     "kern",
     "vm.stats.@(oom_kill|pgpg|pswp|pg*fault)*",
@@ -56,6 +56,7 @@ inline constexpr std::array<std::string_view, 37> k_serve_defaults = {
     "net.udp",
     "net.udp6",
     "net.rpc.nfs",
+    "net.rpc.nfsd",
     "net.ipvs",
     "disk",
     "md",
