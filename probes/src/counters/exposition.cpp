@@ -36,8 +36,9 @@ namespace {
 
 // What a row does with a name's unit.
 enum class Units : std::uint8_t {
-  base, // convert to the base unit (milliseconds -> seconds, sectors and KiB -> bytes), named
-  keep, // as the source counts it, not named (node_exporter's vmstat and sysctl families do so)
+  base,  // convert to the base unit (milliseconds -> seconds, sectors and KiB -> bytes), named
+  keep,  // as the source counts it, not named (node_exporter's vmstat and sysctl families do so)
+  scale, // convert to the base unit, not named (node_exporter's power_supply_voltage_max, volts)
 };
 
 // What a label's value is written as.
@@ -117,6 +118,9 @@ constexpr std::string_view k_btrfs_errors_help =
     "Errors of each kind on the Btrfs file system's devices, as btrfs device stats counts them";
 constexpr std::array<Label, 2> k_port{{k_device, {"port", "$2"}}};
 constexpr Label k_fc_host{"fc_host", "$1"};
+constexpr Label k_power_supply{"power_supply", "$1", Path::device};
+constexpr std::string_view k_power_supply_info_help =
+    "1, the power supply's kind, state and make as labels";
 constexpr std::string_view k_fibrechannel_info_help =
     "1, the Fibre Channel port's speed, state, type, names and address as labels";
 constexpr std::string_view k_infiniband_info_help =
@@ -375,6 +379,48 @@ constexpr Rule k_rules[] = {
      Units::keep},
     {"hw.fibrechannel.*.nos_count", "fibrechannel_nos", {k_fc_host}, Units::keep},
     {"hw.fibrechannel.*.*", "fibrechannel_$2", {k_fc_host}, Units::keep},
+    // <sys>/class/power_supply: node_exporter's powersupplyclass collector. Its names without a
+    // unit keep their values in volts, amperes, watt-hours and ampere-hours; those with one are
+    // named in the plural (power_watt: power_watts), and its charge_ampere in ampere-hours
+    {"hw.power_supply.*.type", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "type"},
+    {"hw.power_supply.*.status", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "status"},
+    {"hw.power_supply.*.capacity_level", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "capacity_level"},
+    {"hw.power_supply.*.charge_type", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "charge_type"},
+    {"hw.power_supply.*.health", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "health"},
+    {"hw.power_supply.*.technology", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "technology"},
+    {"hw.power_supply.*.manufacturer", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "manufacturer"},
+    {"hw.power_supply.*.model_name", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "model_name"},
+    {"hw.power_supply.*.serial_number", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "serial_number"},
+    {"hw.power_supply.*.usb_type", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "usb_type"},
+    {"hw.power_supply.*.scope", "power_supply_info", {k_power_supply}, Units::keep,
+     k_power_supply_info_help, "scope"},
+    {"hw.power_supply.*.cycle_count", "power_supply_cyclecount", {k_power_supply}, Units::keep},
+    {"hw.power_supply.*.time_to_empty_now", "power_supply_time_to_empty", {k_power_supply}},
+    {"hw.power_supply.*.time_to_full_now", "power_supply_time_to_full", {k_power_supply}},
+    {"hw.power_supply.*.voltage_now", "power_supply_voltage", {k_power_supply}},
+    {"hw.power_supply.*.current_now", "power_supply_current", {k_power_supply}},
+    {"hw.power_supply.*.power_now", "power_supply_power", {k_power_supply}},
+    {"hw.power_supply.*.energy_now", "power_supply_energy", {k_power_supply}},
+    {"hw.power_supply.*.charge_now", "power_supply_charge", {k_power_supply}},
+    {"hw.power_supply.*.temp", "power_supply_temp", {k_power_supply}},
+    {"hw.power_supply.*.temp_alert_max", "power_supply_temp_alert_max", {k_power_supply}},
+    {"hw.power_supply.*.temp_alert_min", "power_supply_temp_alert_min", {k_power_supply}},
+    {"hw.power_supply.*.temp_ambient", "power_supply_temp_ambient", {k_power_supply}},
+    {"hw.power_supply.*.temp_ambient_max", "power_supply_temp_ambient_max", {k_power_supply}},
+    {"hw.power_supply.*.temp_ambient_min", "power_supply_temp_ambient_min", {k_power_supply}},
+    {"hw.power_supply.*.temp_max", "power_supply_temp_max", {k_power_supply}},
+    {"hw.power_supply.*.temp_min", "power_supply_temp_min", {k_power_supply}},
+    {"hw.power_supply.*.*", "power_supply_$2", {k_power_supply}, Units::scale},
     // <sys>/class/infiniband: node_exporter's infiniband collector
     {"hw.infiniband.*.board_id", "infiniband_info", {k_device}, Units::keep, k_infiniband_info_help,
      "board_id"},
@@ -633,6 +679,11 @@ constexpr BaseUnit k_base_units[] = {
     {"rpm", "rpm", 1, 1},
     {"kilohertz", "hertz", 1000, 1},
     {"dwords", "bytes", 4, 1},
+    {"microvolts", "volts", 1, 1e6},
+    {"microamperes", "amperes", 1, 1e6},
+    {"microwatthours", "watthours", 1, 1e6},
+    {"microamperehours", "amperehours", 1, 1e6},
+    {"decicelsius", "celsius", 1, 10},
     {"Gb/s", "bytes_per_second", 125000000, 1},
 };
 
@@ -772,12 +823,12 @@ const Rule* rule_for(std::string_view name, std::vector<std::string_view>& captu
 }
 
 void name_units(Mapping& m, const Info& info, Units units) {
-  const BaseUnit* base = units == Units::base ? base_unit(info.unit) : nullptr;
+  const BaseUnit* base = units != Units::keep ? base_unit(info.unit) : nullptr;
   if (base != nullptr) {
     m.multiply = base->multiply;
     m.divide = base->divide;
     std::string suffix = fmt::format("_{}", base->base);
-    if (!m.family.ends_with(suffix))
+    if (units == Units::base && !m.family.ends_with(suffix))
       m.family += suffix;
   }
   if (m.type == MetricType::counter && !m.family.ends_with("_total"))

@@ -52,7 +52,8 @@
 //       tapestats collector serves them.
 //
 // Hardware monitoring chips, hw.hwmon, are hwmon.cpp's; InfiniBand devices, hw.infiniband,
-// infiniband.cpp's; Fibre Channel ports, hw.fibrechannel, fibrechannel.cpp's. The controllers,
+// infiniband.cpp's; Fibre Channel ports, hw.fibrechannel, fibrechannel.cpp's; power supplies,
+// hw.power_supply, power_supply.cpp's. The controllers,
 // rows, zones and devices are found when names are resolved; each file is then read once a scrape.
 // Some zones' sensors fail every read (a radio that is off): a zone whose temperature cannot be
 // read when it is found is left out, as node_exporter leaves it out.
@@ -340,6 +341,7 @@ void find_hardware(const Roots& roots, std::string_view prefix, std::vector<Fiel
   find_hwmon(roots, prefix, out);
   find_infiniband(roots, prefix, out);
   find_fibrechannel(roots, prefix, out);
+  find_power_supply(roots, prefix, out);
 }
 
 std::optional<std::string> missing_hardware(const Roots& roots, std::string_view name) {
@@ -358,6 +360,7 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.dmi", "firmware strings (DMI)", "/class/dmi/id"},
       {"hw.infiniband", "InfiniBand or RDMA devices", "/class/infiniband"},
       {"hw.fibrechannel", "Fibre Channel ports", "/class/fc_host"},
+      {"hw.power_supply", "power supplies (batteries, adapters)", "/class/power_supply"},
   };
   std::vector<std::string> lacks;
   for (const auto& tree : k_trees)

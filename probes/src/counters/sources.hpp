@@ -81,6 +81,8 @@ void find_hwmon(const Roots& roots, std::string_view prefix, std::vector<Field>&
 void find_infiniband(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // Fibre Channel ports under "hw.fibrechannel" (fibrechannel.cpp).
 void find_fibrechannel(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// Batteries, adapters and other power supplies under "hw.power_supply" (power_supply.cpp).
+void find_power_supply(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The numbers N of the entries of `dir` named `stem`N ("thermal_zone3"), ascending.
 std::vector<unsigned> numbered(const std::string& dir, std::string_view stem);
 // Why `name`, under "hw", names nothing on this machine: the hardware it lacks ("this machine

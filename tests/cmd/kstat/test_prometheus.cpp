@@ -643,6 +643,23 @@ TEST_CASE("kstat serve and node_exporter agree on SCSI tape drives",
   CHECK(theirs.count("node_tape_io_now{device=\"nst0\"}") == 0);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on batteries and adapters",
+          "[kstat][serve][node_exporter]") {
+  // Both read the same copy of /sys: a mains adapter, a battery that counts energy and one that
+  // counts charge. Where node_exporter names a unit in the singular kstat names it in the plural,
+  // and its charge_ampere, in ampere-hours, as that.
+  auto [theirs, compared] =
+      agree_on_copy({"hw.power_supply"}, "powersupplyclass", {"node_power_supply_"}, Tree::sys,
+                    {{"node_power_supply_voltage_volt", "kstat_power_supply_voltage_volts"},
+                     {"node_power_supply_current_ampere", "kstat_power_supply_current_amperes"},
+                     {"node_power_supply_power_watt", "kstat_power_supply_power_watts"},
+                     {"node_power_supply_energy_watthour", "kstat_power_supply_energy_watthours"},
+                     {"node_power_supply_charge_ampere", "kstat_power_supply_charge_amperehours"}});
+  CHECK(compared == 2 + 10 + 10);
+  CHECK(theirs["node_power_supply_temp_celsius{power_supply=\"BAT1\"}"] == 29.5);
+  CHECK(theirs["node_power_supply_energy_full{power_supply=\"BAT0\"}"] == 51.3);
+}
+
 TEST_CASE("kstat serve and node_exporter count the same bonded interfaces",
           "[kstat][serve][node_exporter]") {
   // Both read the same copy of /sys: bond0 with one of its two interfaces down, bond1 with one

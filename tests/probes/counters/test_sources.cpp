@@ -640,6 +640,19 @@ TEST_CASE("sources: hw.tape, each tape drive's statistics, its other nodes left 
   CHECK_FALSE(ns.list("hw.tape.nst0"));
 }
 
+TEST_CASE("sources: hw.power_supply, each supply's files in the kernel's units, and its texts",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read supplies(ns, "hw.power_supply");
+  CHECK(supplies.infos.size() == 2 + 16 + 13); // BAT0's alarm is no file of the class's
+  CHECK(supplies.value("hw.power_supply.AC.online") == Value(u(1)));
+  CHECK(supplies.value("hw.power_supply.BAT0.energy_now") == Value(u(44631000)));
+  CHECK(supplies.info("hw.power_supply.BAT0.energy_now").unit == "microwatthours");
+  CHECK(supplies.value("hw.power_supply.BAT0.serial_number") == Value(std::string("965")));
+  CHECK(supplies.info("hw.power_supply.BAT1.temp").unit == "decicelsius");
+  CHECK_FALSE(ns.list("hw.power_supply.BAT0.alarm"));
+}
+
 TEST_CASE("sources: a machine without the hardware says what it lacks", "[counters][sources]") {
   Namespace ns(k_proc, k_proc); // a tree with no EDAC nor thermal zones
   auto listed = ns.list("hw.thermal");
