@@ -57,6 +57,21 @@ inline constexpr Layout k_one_value{.shape = Layout::Shape::whole};
 // Turns one record of a source into fields; `base` is the prefix the source's names start with.
 using Enumerate = void (*)(const Record&, std::string_view base, Emitter&);
 
+// A sysfs file of one value under "hw", and what it is.
+struct HwFile {
+  std::string_view file;
+  Kind kind;
+  std::string_view unit;
+  std::string_view description;
+};
+
+// <base>.<file> for each of `files` in `dir` that exists (and, for `probe`, reads now), the
+// pattern <pattern>.<file>, and `labels` on each (hardware.cpp).
+void emit_files(const Roots& roots, std::string_view prefix, const std::string& dir,
+                std::string_view base, std::string_view pattern, std::span<const HwFile> files,
+                const std::vector<std::pair<std::string, std::string>>& labels,
+                std::vector<Field>& out, bool probe = false);
+
 // /proc/net/rpc/nfs's and nfsd's records: the NFS client's and server's RPC statistics (nfs.cpp).
 void enumerate_nfs(const Record& r, std::string_view base, Emitter& e);
 void enumerate_nfsd(const Record& r, std::string_view base, Emitter& e);

@@ -86,13 +86,6 @@ std::optional<unsigned> unsigned_of(std::string_view text) {
   return n;
 }
 
-struct HwFile {
-  std::string_view file;
-  Kind kind;
-  std::string_view unit;
-  std::string_view description;
-};
-
 constexpr HwFile k_controller_files[] = {
     {"ce_count", Kind::counter, "errors", "Corrected memory errors on the controller"},
     {"ue_count", Kind::counter, "errors", "Uncorrected memory errors on the controller"},
@@ -131,27 +124,6 @@ constexpr HwFile k_cooling_files[] = {
     {"cur_state", Kind::gauge, "", "Throttle state of the cooling device, 0 to its max_state"},
     {"max_state", Kind::gauge, "", "Highest throttle state of the cooling device"},
 };
-
-// <base>.<file> for each of `files` in `dir` that exists (and, for `probe`, reads now), the
-// pattern <pattern>.<file>, and `labels` on each.
-void emit_files(const Roots& roots, std::string_view prefix, const std::string& dir,
-                std::string_view base, std::string_view pattern, std::span<const HwFile> files,
-                const std::vector<std::pair<std::string, std::string>>& labels,
-                std::vector<Field>& out, bool probe = false) {
-  if (!related(prefix, base))
-    return;
-  for (const auto& f : files) {
-    std::string path = fmt::format("{}/{}", dir, f.file);
-    if (probe ? !read_file(path) : ::access(path.c_str(), R_OK) != 0)
-      continue;
-    Emitter emitter(roots, path, k_one_value, prefix, out);
-    if (Info* info = emitter.emit(fmt::format("{}.{}", base, f.file),
-                                  fmt::format("{}.{}", pattern, f.file), f.kind, f.unit, {})) {
-      info->description = f.description;
-      info->labels = labels;
-    }
-  }
-}
 
 void find_edac(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
   if (!related(prefix, "hw.edac"))
@@ -318,6 +290,25 @@ void find_throttle(const Roots& roots, std::string_view prefix, std::vector<Fiel
 }
 
 } // namespace
+
+void emit_files(const Roots& roots, std::string_view prefix, const std::string& dir,
+                std::string_view base, std::string_view pattern, std::span<const HwFile> files,
+                const std::vector<std::pair<std::string, std::string>>& labels,
+                std::vector<Field>& out, bool probe) {
+  if (!related(prefix, base))
+    return;
+  for (const auto& f : files) {
+    std::string path = fmt::format("{}/{}", dir, f.file);
+    if (probe ? !read_file(path) : ::access(path.c_str(), R_OK) != 0)
+      continue;
+    Emitter emitter(roots, path, k_one_value, prefix, out);
+    if (Info* info = emitter.emit(fmt::format("{}.{}", base, f.file),
+                                  fmt::format("{}.{}", pattern, f.file), f.kind, f.unit, {})) {
+      info->description = f.description;
+      info->labels = labels;
+    }
+  }
+}
 
 std::vector<unsigned> numbered(const std::string& dir, std::string_view stem) {
   std::vector<unsigned> out;

@@ -26,47 +26,52 @@ namespace opskit::counters {
 
 namespace {
 
-struct PortCounter {
-  std::string_view file;
-  std::string_view unit;
-  std::string_view description;
-};
-
-constexpr PortCounter k_port_counters[] = {
-    {"excessive_buffer_overrun_errors", "errors",
+constexpr HwFile k_port_counters[] = {
+    {"excessive_buffer_overrun_errors", Kind::counter, "errors",
      "Times the port's receive buffer overran on consecutive flow control updates"},
-    {"link_downed", "events", "Times the link failed to recover from an error and went down"},
-    {"link_error_recovery", "events", "Times the link recovered from an error"},
-    {"local_link_integrity_errors", "errors",
+    {"link_downed", Kind::counter, "events",
+     "Times the link failed to recover from an error and went down"},
+    {"link_error_recovery", Kind::counter, "events", "Times the link recovered from an error"},
+    {"local_link_integrity_errors", Kind::counter, "errors",
      "Times the port's physical errors went past their threshold"},
-    {"multicast_rcv_packets", "packets", "Multicast packets received, errors included"},
-    {"multicast_xmit_packets", "packets", "Multicast packets transmitted, errors included"},
-    {"port_rcv_constraint_errors", "packets",
+    {"multicast_rcv_packets", Kind::counter, "packets",
+     "Multicast packets received, errors included"},
+    {"multicast_xmit_packets", Kind::counter, "packets",
+     "Multicast packets transmitted, errors included"},
+    {"port_rcv_constraint_errors", Kind::counter, "packets",
      "Packets received that the switch port's partition or filter discarded"},
-    {"port_rcv_data", "dwords", "Data received on all virtual lanes, in 32-bit words"},
-    {"port_rcv_discards", "packets", "Packets received and discarded: the port down or congested"},
-    {"port_rcv_errors", "packets", "Packets received with an error"},
-    {"port_rcv_packets", "packets", "Packets received on all virtual lanes, errors included"},
-    {"port_rcv_remote_physical_errors", "packets",
+    {"port_rcv_data", Kind::counter, "dwords",
+     "Data received on all virtual lanes, in 32-bit words"},
+    {"port_rcv_discards", Kind::counter, "packets",
+     "Packets received and discarded: the port down or congested"},
+    {"port_rcv_errors", Kind::counter, "packets", "Packets received with an error"},
+    {"port_rcv_packets", Kind::counter, "packets",
+     "Packets received on all virtual lanes, errors included"},
+    {"port_rcv_remote_physical_errors", Kind::counter, "packets",
      "Packets received marked bad by the sender (EBP delimiter)"},
-    {"port_rcv_switch_relay_errors", "packets", "Packets received that the switch could not relay"},
-    {"port_xmit_constraint_errors", "packets",
+    {"port_rcv_switch_relay_errors", Kind::counter, "packets",
+     "Packets received that the switch could not relay"},
+    {"port_xmit_constraint_errors", Kind::counter, "packets",
      "Packets not transmitted: the switch port's partition or filter"},
-    {"port_xmit_data", "dwords", "Data transmitted on all virtual lanes, in 32-bit words"},
-    {"port_xmit_discards", "packets", "Packets to transmit discarded: the port down or congested"},
-    {"port_xmit_packets", "packets", "Packets transmitted on all virtual lanes, errors included"},
-    {"port_xmit_wait", "ticks",
+    {"port_xmit_data", Kind::counter, "dwords",
+     "Data transmitted on all virtual lanes, in 32-bit words"},
+    {"port_xmit_discards", Kind::counter, "packets",
+     "Packets to transmit discarded: the port down or congested"},
+    {"port_xmit_packets", Kind::counter, "packets",
+     "Packets transmitted on all virtual lanes, errors included"},
+    {"port_xmit_wait", Kind::counter, "ticks",
      "Ticks in which the port had data to transmit and sent none (waiting for credits)"},
-    {"symbol_error", "errors", "Minor link errors detected on the physical lanes"},
-    {"unicast_rcv_packets", "packets", "Unicast packets received, errors included"},
-    {"unicast_xmit_packets", "packets", "Unicast packets transmitted, errors included"},
-    {"VL15_dropped", "packets", "Subnet management packets dropped (no buffer)"},
+    {"symbol_error", Kind::counter, "errors", "Minor link errors detected on the physical lanes"},
+    {"unicast_rcv_packets", Kind::counter, "packets", "Unicast packets received, errors included"},
+    {"unicast_xmit_packets", Kind::counter, "packets",
+     "Unicast packets transmitted, errors included"},
+    {"VL15_dropped", Kind::counter, "packets", "Subnet management packets dropped (no buffer)"},
 };
 
-constexpr std::string_view k_device_files[][2] = {
-    {"board_id", "The card's board identifier"},
-    {"fw_ver", "The card's firmware version"},
-    {"hca_type", "The card's model (host channel adapter type)"},
+constexpr HwFile k_device_files[] = {
+    {"board_id", Kind::text, "", "The card's board identifier"},
+    {"fw_ver", Kind::text, "", "The card's firmware version"},
+    {"hca_type", Kind::text, "", "The card's model (host channel adapter type)"},
 };
 
 // "4: ACTIVE": the number, then the words.
@@ -99,16 +104,6 @@ void emit_port(const Emitter& emitter, const std::string& dir, const std::string
                       fmt::format("hw.infiniband.*.*.{}", a.file), Kind::gauge, a.unit, {{}, 0, 0}))
       info->description = a.description;
   }
-  for (const auto& c : k_port_counters) {
-    std::string path = fmt::format("{}/counters/{}", dir, c.file);
-    if (::access(path.c_str(), R_OK) != 0)
-      continue;
-    if (Info* info =
-            emitter.with_source(path, k_one_value)
-                .emit(fmt::format("{}.{}", base, c.file),
-                      fmt::format("hw.infiniband.*.*.{}", c.file), Kind::counter, c.unit, {}))
-      info->description = c.description;
-  }
 }
 
 } // namespace
@@ -125,17 +120,14 @@ void find_infiniband(const Roots& roots, std::string_view prefix, std::vector<Fi
     if (!related(prefix, base))
       continue;
     Emitter emitter(roots, dir, k_one_value, prefix, out);
-    for (const auto& [file, description] : k_device_files) {
-      std::string path = fmt::format("{}/{}", dir, file);
-      if (::access(path.c_str(), R_OK) != 0)
-        continue;
-      if (Info* info = emitter.with_source(path, k_one_value)
-                           .emit(fmt::format("{}.{}", base, file),
-                                 fmt::format("hw.infiniband.*.{}", file), Kind::text, "", {}))
-        info->description = description;
+    emit_files(roots, prefix, dir, base, "hw.infiniband.*", k_device_files, {}, out);
+    for (unsigned port : numbered(dir + "/ports", "")) {
+      std::string port_dir = fmt::format("{}/ports/{}", dir, port);
+      std::string port_base = fmt::format("{}.{}", base, port);
+      emit_port(emitter, port_dir, port_base);
+      emit_files(roots, prefix, port_dir + "/counters", port_base, "hw.infiniband.*.*",
+                 k_port_counters, {}, out);
     }
-    for (unsigned port : numbered(dir + "/ports", ""))
-      emit_port(emitter, fmt::format("{}/ports/{}", dir, port), fmt::format("{}.{}", base, port));
   }
 }
 

@@ -9,8 +9,6 @@
 
 #include <algorithm>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "emitter.hpp"
@@ -20,14 +18,7 @@ namespace opskit::counters {
 
 namespace {
 
-struct SupplyFile {
-  std::string_view file;
-  Kind kind;
-  std::string_view unit;
-  std::string_view description;
-};
-
-constexpr SupplyFile k_supply_files[] = {
+constexpr HwFile k_supply_files[] = {
     {"type", Kind::text, "", "The supply's kind: Battery, Mains, USB, UPS, Wireless"},
     {"status", Kind::text, "", "The battery's state: Charging, Discharging, Full, Not charging"},
     {"capacity_level", Kind::text, "", "The battery's level: Critical, Low, Normal, High, Full"},
@@ -100,20 +91,9 @@ void find_power_supply(const Roots& roots, std::string_view prefix, std::vector<
   std::ranges::sort(names);
   for (const auto& supply : names) {
     std::string base = fmt::format("hw.power_supply.{}", component_of(supply));
-    if (!related(prefix, base))
-      continue;
-    std::string dir = fmt::format("{}/{}", supplies, supply);
-    Emitter emitter(roots, dir, k_one_value, prefix, out);
-    for (const auto& f : k_supply_files) {
-      std::string path = fmt::format("{}/{}", dir, f.file);
-      // Readable, and read now: a battery's driver may fail a file it lists (no fuel gauge).
-      if (::access(path.c_str(), R_OK) != 0 || !read_file(path))
-        continue;
-      if (Info* info = emitter.with_source(path, k_one_value)
-                           .emit(fmt::format("{}.{}", base, f.file),
-                                 fmt::format("hw.power_supply.*.{}", f.file), f.kind, f.unit, {}))
-        info->description = f.description;
-    }
+    // A file read now: a battery's driver may fail one it lists (no fuel gauge).
+    emit_files(roots, prefix, fmt::format("{}/{}", supplies, supply), base, "hw.power_supply.*",
+               k_supply_files, {}, out, true);
   }
 }
 
