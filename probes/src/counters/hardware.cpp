@@ -353,13 +353,20 @@ std::optional<std::string> missing_hardware(const Roots& roots, std::string_view
       {"hw.fibrechannel", "Fibre Channel ports", "/class/fc_host"},
       {"hw.power_supply", "power supplies (batteries, adapters)", "/class/power_supply"},
   };
-  std::vector<std::string> lacks;
+  if (name == "hw") { // all of it lacking, named in short: each tree's own says what it reads
+    std::vector<std::string_view> roots_lacking;
+    for (const auto& tree : k_trees)
+      if (find_fields(roots, tree.root).empty())
+        roots_lacking.push_back(tree.root);
+    if (roots_lacking.size() < std::size(k_trees))
+      return std::nullopt;
+    return fmt::format("this machine has none of {} in {} ('kstat list {}' says what one reads)",
+                       fmt::join(roots_lacking, ", "), roots.sys, roots_lacking.front());
+  }
   for (const auto& tree : k_trees)
-    if ((holds(tree.root, name) || name == "hw") && find_fields(roots, tree.root).empty())
-      lacks.push_back(fmt::format("no {} in {}{}", tree.what, roots.sys, tree.dir));
-  if (lacks.empty() || (name == "hw" && lacks.size() < std::size(k_trees)))
-    return std::nullopt;
-  return fmt::format("this machine has {}", fmt::join(lacks, ", and "));
+    if (holds(tree.root, name) && find_fields(roots, tree.root).empty())
+      return fmt::format("this machine has no {} in {}{}", tree.what, roots.sys, tree.dir);
+  return std::nullopt;
 }
 
 } // namespace opskit::counters

@@ -660,6 +660,11 @@ TEST_CASE("sources: a machine without the hardware says what it lacks", "[counte
   CHECK(listed.error().message() ==
         "unknown name 'hw.thermal': this machine has no thermal zones or cooling devices in " +
             k_proc + "/class/thermal");
+  CHECK(ns.list("hw").error().message() ==
+        "unknown name 'hw': this machine has none of hw.edac, hw.thermal, hw.hwmon, hw.cpufreq, "
+        "hw.throttle, hw.rapl, hw.nvme, hw.tape, hw.dmi, hw.infiniband, hw.fibrechannel, "
+        "hw.power_supply in " +
+            k_proc + " ('kstat list hw.edac' says what one reads)");
   Namespace with(k_proc, k_sys);
   CHECK(with.list("hw"));
   CHECK(with.list("hw.thermal.zone.9").error().message() ==
