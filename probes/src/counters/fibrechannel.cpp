@@ -14,7 +14,6 @@
 // node_exporter's fibrechannel collector serves them.
 
 #include <algorithm>
-#include <charconv>
 
 #include <unistd.h>
 
@@ -69,18 +68,12 @@ constexpr Statistic k_statistics[] = {
     {"fcp_packet_aborts", "exchanges", "FCP exchanges aborted"},
 };
 
-// Whether a statistics file holds a count: hexadecimal, and not all ones (not kept).
+// Whether a statistics file holds a count: hexadecimal, as a read converts it, and not all ones
+// (not kept).
 bool kept_count(const std::string& path) {
   auto text = read_file(path);
-  if (!text)
-    return false;
-  std::string_view digits = trim(*text);
-  if (digits.starts_with("0x"))
-    digits.remove_prefix(2);
-  std::uint64_t n = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n, 16);
-  return !digits.empty() && ec == std::errc() && end == digits.data() + digits.size() &&
-         n != ~std::uint64_t{0};
+  auto count = text ? convert(trim(*text), {.hex = true}) : std::nullopt;
+  return count && *count != Value(~std::uint64_t{0});
 }
 
 void emit_host(Emitter& emitter, const std::string& dir, const std::string& base) {
