@@ -47,30 +47,28 @@ namespace opskit::counters {
 
 namespace {
 
-struct BtrfsFile {
-  std::string_view name;
-  std::string_view description;
-};
-
 constexpr std::string_view k_block_group_types[] = {"data", "metadata", "system"};
 
-constexpr BtrfsFile k_global_files[] = {
-    {"global_rsv_size", "Size of the global block reserve"},
-    {"global_rsv_reserved", "Bytes of the global block reserve in use"},
+constexpr HwFile k_label[] = {{"label", Kind::text, "", "The file system's label"}};
+constexpr HwFile k_global_files[] = {
+    {"global_rsv_size", Kind::gauge, "bytes", "Size of the global block reserve"},
+    {"global_rsv_reserved", Kind::gauge, "bytes", "Bytes of the global block reserve in use"},
 };
-constexpr BtrfsFile k_type_files[] = {
-    {"bytes_used", "Bytes used in the block group type's chunks"},
-    {"total_bytes", "Bytes of the block group type's chunks"},
-    {"bytes_reserved", "Bytes reserved in the block group type's chunks"},
-    {"bytes_may_use", "Bytes the block group type's reservations may use"},
-    {"bytes_pinned", "Bytes freed but pinned until the transaction commits"},
-    {"bytes_readonly", "Bytes of the block group type's read-only chunks"},
-    {"disk_used", "Bytes used on disk by the block group type, copies counted"},
-    {"disk_total", "Bytes of disk the block group type's chunks take, copies counted"},
+constexpr HwFile k_type_files[] = {
+    {"bytes_used", Kind::gauge, "bytes", "Bytes used in the block group type's chunks"},
+    {"total_bytes", Kind::gauge, "bytes", "Bytes of the block group type's chunks"},
+    {"bytes_reserved", Kind::gauge, "bytes", "Bytes reserved in the block group type's chunks"},
+    {"bytes_may_use", Kind::gauge, "bytes", "Bytes the block group type's reservations may use"},
+    {"bytes_pinned", Kind::gauge, "bytes", "Bytes freed but pinned until the transaction commits"},
+    {"bytes_readonly", Kind::gauge, "bytes", "Bytes of the block group type's read-only chunks"},
+    {"disk_used", Kind::gauge, "bytes",
+     "Bytes used on disk by the block group type, copies counted"},
+    {"disk_total", Kind::gauge, "bytes",
+     "Bytes of disk the block group type's chunks take, copies counted"},
 };
-constexpr BtrfsFile k_profile_files[] = {
-    {"used_bytes", "Bytes used in the chunks of the profile"},
-    {"total_bytes", "Bytes of the chunks of the profile"},
+constexpr HwFile k_profile_files[] = {
+    {"used_bytes", Kind::gauge, "bytes", "Bytes used in the chunks of the profile"},
+    {"total_bytes", Kind::gauge, "bytes", "Bytes of the chunks of the profile"},
 };
 
 struct CommitStat {
@@ -126,49 +124,27 @@ std::map<std::string, std::string> mount_point_by_fsid(const Roots& roots) {
   return out;
 }
 
-// A file of one value, or of keyed lines, of the file system's directory.
-void emit_file(Emitter& emitter, const std::string& path, std::string name,
-               std::string_view pattern, Kind kind, std::string_view unit,
-               std::string_view description, const Labels& labels, Locator at = {},
-               Layout layout = k_one_value) {
-  if (Info* info = emitter.with_source(path, layout)
-                       .emit(std::move(name), pattern, kind, unit, std::move(at))) {
-    info->description = description;
-    info->labels = labels;
-  }
-}
-
-void emit_allocation(Emitter& emitter, const std::string& dir, const std::string& base,
-                     const Labels& labels) {
+// The files of allocation/: the global reserve's, each block group type's, and those of the
+// type's profiles, its directories ("single", "dup", "raid1", ...).
+void emit_allocation(const Roots& roots, std::string_view prefix, const std::string& dir,
+                     const std::string& base, const Labels& labels, std::vector<Field>& out) {
   std::string allocation = dir + "/allocation";
-  for (const auto& f : k_global_files)
-    if (::access(fmt::format("{}/{}", allocation, f.name).c_str(), R_OK) == 0)
-      emit_file(emitter, fmt::format("{}/{}", allocation, f.name),
-                fmt::format("{}.allocation.{}", base, f.name),
-                fmt::format("btrfs.*.allocation.{}", f.name), Kind::gauge, "bytes", f.description,
-                labels);
+  emit_files(roots, prefix, allocation, base + ".allocation", "btrfs.*.allocation", k_global_files,
+             labels, out);
   for (std::string_view type : k_block_group_types) {
     std::string type_dir = fmt::format("{}/{}", allocation, type);
     auto entries = list_directory(type_dir);
     if (!entries)
       continue;
     std::string type_base = fmt::format("{}.allocation.{}", base, type);
-    for (const auto& f : k_type_files)
-      if (std::ranges::find(*entries, f.name) != entries->end())
-        emit_file(emitter, fmt::format("{}/{}", type_dir, f.name),
-                  fmt::format("{}.{}", type_base, f.name),
-                  fmt::format("btrfs.*.allocation.*.{}", f.name), Kind::gauge, "bytes",
-                  f.description, labels);
-    // The profiles are the type's directories: "single", "dup", "raid1", ...
+    emit_files(roots, prefix, type_dir, type_base, "btrfs.*.allocation.*", k_type_files, labels,
+               out);
     for (const auto& profile : *entries) {
       std::string profile_dir = fmt::format("{}/{}", type_dir, profile);
-      if (::access((profile_dir + "/used_bytes").c_str(), R_OK) != 0)
-        continue;
-      for (const auto& f : k_profile_files)
-        emit_file(emitter, fmt::format("{}/{}", profile_dir, f.name),
-                  fmt::format("{}.{}.{}", type_base, component_of(profile), f.name),
-                  fmt::format("btrfs.*.allocation.*.*.{}", f.name), Kind::gauge, "bytes",
-                  f.description, labels);
+      if (::access((profile_dir + "/used_bytes").c_str(), R_OK) == 0)
+        emit_files(roots, prefix, profile_dir,
+                   fmt::format("{}.{}", type_base, component_of(profile)), "btrfs.*.allocation.*.*",
+                   k_profile_files, labels, out);
     }
   }
 }
@@ -178,10 +154,14 @@ void emit_commit_stats(Emitter& emitter, const std::string& dir, const std::stri
   std::string path = dir + "/commit_stats";
   if (::access(path.c_str(), R_OK) != 0)
     return;
+  Emitter stats = emitter.with_source(path, k_fixed_lines);
   for (const auto& stat : k_commit_stats)
-    emit_file(emitter, path, fmt::format("{}.commit_stats.{}", base, stat.key),
-              fmt::format("btrfs.*.commit_stats.{}", stat.key), stat.kind, stat.unit,
-              stat.description, labels, {std::string(stat.key), 0, 0}, k_fixed_lines);
+    if (Info* info = stats.emit(fmt::format("{}.commit_stats.{}", base, stat.key),
+                                fmt::format("btrfs.*.commit_stats.{}", stat.key), stat.kind,
+                                stat.unit, {std::string(stat.key), 0, 0})) {
+      info->description = stat.description;
+      info->labels = labels;
+    }
 }
 
 // The devices, from one read of a mount point's: each rendered line is labelled with the
@@ -288,11 +268,9 @@ void find_btrfs(const Roots& roots, std::string_view prefix, std::vector<Field>&
     const Labels labels{{"uuid", metadata_uuid && !trim(*metadata_uuid).empty()
                                      ? std::string(trim(*metadata_uuid))
                                      : fsid}};
-    Emitter emitter(roots, dir + "/label", k_one_value, prefix, out);
-    if (::access((dir + "/label").c_str(), R_OK) == 0)
-      emit_file(emitter, dir + "/label", base + ".label", "btrfs.*.label", Kind::text, "",
-                "The file system's label", labels);
-    emit_allocation(emitter, dir, base, labels);
+    emit_files(roots, prefix, dir, base, "btrfs.*", k_label, labels, out);
+    emit_allocation(roots, prefix, dir, base, labels, out);
+    Emitter emitter(roots, dir, k_one_value, prefix, out);
     emit_commit_stats(emitter, dir, base, labels);
     if (!related(prefix, base + ".device"))
       continue;

@@ -57,7 +57,7 @@ inline constexpr Layout k_one_value{.shape = Layout::Shape::whole};
 // Turns one record of a source into fields; `base` is the prefix the source's names start with.
 using Enumerate = void (*)(const Record&, std::string_view base, Emitter&);
 
-// A sysfs file of one value under "hw", and what it is.
+// A sysfs file of one value, and what it is (the hardware's under "hw", a Btrfs file system's).
 struct HwFile {
   std::string_view file;
   Kind kind;
