@@ -124,13 +124,44 @@ int same_annotations(const std::map<std::string, double>& theirs,
   return compared;
 }
 
+// kstat serve's series now, each without_empty_labels().
+std::map<std::string, double> served_series(const KstatServe& serve) {
+  std::map<std::string, double> out;
+  for (const auto& [series, value] : samples(http_get(serve.url()).body))
+    out[without_empty_labels(series)] = value;
+  return out;
+}
+
+// Each of node_exporter's series `theirs` is kstat's of `ours` of the same name after "kstat_",
+// or the name `renamed` gives its family, with the same labels but empty ones and the same value
+// (within a relative `epsilon`; 0: exactly); a family `renamed` names "" is not compared, nor a
+// series of `skipped`. Returns how many were compared.
+int compare_series(const std::map<std::string, double>& theirs,
+                   const std::map<std::string, double>& ours,
+                   const std::map<std::string, std::string>& renamed,
+                   const std::set<std::string>& skipped, double epsilon) {
+  int compared = 0;
+  for (const auto& [name, value] : theirs) {
+    INFO(name);
+    std::string their_family = name.substr(0, name.find('{'));
+    auto rename = renamed.find(their_family);
+    if ((rename != renamed.end() && rename->second.empty()) || skipped.contains(name))
+      continue; // a family kstat serves otherwise, a series node_exporter has wrong
+    std::string kstat_name = without_empty_labels(
+        rename == renamed.end() ? "kstat_" + name.substr(5)
+                                : rename->second + name.substr(their_family.size()));
+    REQUIRE(ours.count(kstat_name) == 1);
+    CHECK(ours.at(kstat_name) == Approx(value).epsilon(epsilon));
+    ++compared;
+  }
+  return compared;
+}
+
 // kstat serve and node_exporter, with one `collector`, on the same copy of /proc
 // (tests/data/proc-basic: --proc-root and --path.procfs) or of /sys (sys-basic: --sys-root and
-// --path.sysfs): each of node_exporter's series of the families one of `families` begins
-// (node_md_) is
-// kstat's of the same name after "kstat_", or the name `renamed` gives its family, with the same
-// labels and value (a family `renamed` names "" is not compared, nor a series of `skipped`).
-// Returns node_exporter's series, and how many of them were compared.
+// --path.sysfs): node_exporter's series of the families one of `families` begins (node_md_)
+// compared with kstat's by compare_series(). Returns node_exporter's series, and how many of
+// them were compared.
 struct Agreed {
   std::map<std::string, double> theirs;
   int compared = 0;
@@ -153,23 +184,12 @@ Agreed agree_on_copy(const std::vector<std::string>& kstat_names, const std::str
                "--collector." + collector},
               port);
   Agreed agreed{samples(http_get(node.url("/metrics")).body)};
-  std::map<std::string, double> ours;
-  for (const auto& [series, value] : samples(http_get(serve.url()).body))
-    ours[without_empty_labels(series)] = value;
+  std::map<std::string, double> of_families;
   for (const auto& [name, value] : agreed.theirs)
-    if (std::ranges::any_of(families, [&](const auto& f) { return name.starts_with(f); })) {
-      INFO(name);
-      std::string their_family = name.substr(0, name.find('{'));
-      auto rename = renamed.find(their_family);
-      if ((rename != renamed.end() && rename->second.empty()) || skipped.contains(name))
-        continue; // a family kstat serves otherwise, a series node_exporter has wrong
-      std::string kstat_name = without_empty_labels(
-          rename == renamed.end() ? "kstat_" + name.substr(5)
-                                  : rename->second + name.substr(their_family.size()));
-      REQUIRE(ours.count(kstat_name) == 1);
-      CHECK(ours[kstat_name] == Approx(value).epsilon(1e-12)); // 102042 / 1e9, 102042 * 1e-9
-      ++agreed.compared;
-    }
+    if (std::ranges::any_of(families, [&](const auto& f) { return name.starts_with(f); }))
+      of_families.emplace(name, value);
+  // A relative 1e-12: node_exporter's 102042 * 1e-9 against kstat's 102042 / 1e9
+  agreed.compared = compare_series(of_families, served_series(serve), renamed, skipped, 1e-12);
   return agreed;
 }
 
@@ -870,27 +890,11 @@ int agree_on_machine(const KstatServe& serve, const std::string& collector,
   std::map<std::string, double> theirs, ours;
   for (int attempt = 0; attempt < 5; ++attempt) {
     theirs = theirs_now();
-    ours.clear();
-    for (const auto& [series, value] : samples(http_get(serve.url()).body))
-      ours[without_empty_labels(series)] = value;
+    ours = served_series(serve);
     if (theirs == theirs_now())
       break;
   }
-  int compared = 0;
-  for (const auto& [series, value] : theirs) {
-    std::string their_family = series.substr(0, series.find('{'));
-    auto rename = renamed.find(their_family);
-    if (rename != renamed.end() && rename->second.empty())
-      continue;
-    std::string kstat_name = rename == renamed.end()
-                                 ? "kstat" + series.substr(4)
-                                 : rename->second + series.substr(their_family.size());
-    INFO(series);
-    REQUIRE(ours.count(kstat_name) == 1);
-    CHECK(ours[kstat_name] == value);
-    ++compared;
-  }
-  return compared;
+  return compare_series(theirs, ours, renamed, {}, 0);
 }
 
 } // namespace
