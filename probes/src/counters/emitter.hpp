@@ -63,6 +63,8 @@ struct HwFile {
   Kind kind;
   std::string_view unit;
   std::string_view description;
+  Layout layout = k_one_value; // "4: ACTIVE" read for its number: {.key_token = -1, ...}
+  Convert convert = {};        // Fibre Channel's hexadecimal
 };
 
 // <base>.<file> for each of `files` in `dir` that exists (and, for `probe`, reads now), the

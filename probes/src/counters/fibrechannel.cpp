@@ -15,8 +15,6 @@
 
 #include <algorithm>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "emitter.hpp"
@@ -27,23 +25,22 @@ namespace opskit::counters {
 
 namespace {
 
-struct PortFile {
-  std::string_view file;
-  std::string_view description;
-  bool hex = false;
-};
-constexpr PortFile k_port_files[] = {
-    {"speed", "The port's speed (\"16 Gbit\")"},
-    {"port_state", "The port's state: Online, Linkdown, ..."},
-    {"port_type", "The port's type: NPort (fabric via point-to-point), LPort, ..."},
-    {"symbolic_name", "The port's symbolic name: the adapter, its firmware and driver"},
-    {"node_name", "The node's World Wide Name", true},
-    {"port_id", "The port's Fibre Channel address", true},
-    {"port_name", "The port's World Wide Name", true},
-    {"fabric_name", "The fabric's World Wide Name", true},
-    {"dev_loss_tmo", "Seconds a remote port may be gone before its devices are removed"},
-    {"supported_classes", "The classes of service the port supports"},
-    {"supported_speeds", "The speeds the port supports"},
+// The port's texts; its names and address in hexadecimal, read as their digits.
+constexpr Convert k_digits{.hex = true};
+constexpr HwFile k_port_files[] = {
+    {"speed", Kind::text, "", "The port's speed (\"16 Gbit\")"},
+    {"port_state", Kind::text, "", "The port's state: Online, Linkdown, ..."},
+    {"port_type", Kind::text, "", "The port's type: NPort (fabric via point-to-point), LPort, ..."},
+    {"symbolic_name", Kind::text, "",
+     "The port's symbolic name: the adapter, its firmware and driver"},
+    {"node_name", Kind::text, "", "The node's World Wide Name", k_one_value, k_digits},
+    {"port_id", Kind::text, "", "The port's Fibre Channel address", k_one_value, k_digits},
+    {"port_name", Kind::text, "", "The port's World Wide Name", k_one_value, k_digits},
+    {"fabric_name", Kind::text, "", "The fabric's World Wide Name", k_one_value, k_digits},
+    {"dev_loss_tmo", Kind::text, "",
+     "Seconds a remote port may be gone before its devices are removed"},
+    {"supported_classes", Kind::text, "", "The classes of service the port supports"},
+    {"supported_speeds", Kind::text, "", "The speeds the port supports"},
 };
 
 struct Statistic {
@@ -76,17 +73,8 @@ bool kept_count(const std::string& path) {
   return count && *count != Value(~std::uint64_t{0});
 }
 
-void emit_host(Emitter& emitter, const std::string& dir, const std::string& base) {
-  for (const auto& f : k_port_files) {
-    std::string path = fmt::format("{}/{}", dir, f.file);
-    if (::access(path.c_str(), R_OK) != 0)
-      continue;
-    if (Info* info = emitter.with_source(path, k_one_value)
-                         .emit(fmt::format("{}.{}", base, f.file),
-                               fmt::format("hw.fibrechannel.*.{}", f.file), Kind::text, "", {},
-                               {.hex = f.hex}))
-      info->description = f.description;
-  }
+// The statistics the driver keeps.
+void emit_statistics(Emitter& emitter, const std::string& dir, const std::string& base) {
   for (const auto& s : k_statistics) {
     std::string path = fmt::format("{}/statistics/{}", dir, s.file);
     if (!kept_count(path))
@@ -112,8 +100,9 @@ void find_fibrechannel(const Roots& roots, std::string_view prefix, std::vector<
     if (!related(prefix, base))
       continue;
     std::string dir = fmt::format("{}/{}", fc, host);
+    emit_files(roots, prefix, dir, base, "hw.fibrechannel.*", k_port_files, {}, out);
     Emitter emitter(roots, dir, k_one_value, prefix, out);
-    emit_host(emitter, dir, base);
+    emit_statistics(emitter, dir, base);
   }
 }
 

@@ -301,9 +301,10 @@ void emit_files(const Roots& roots, std::string_view prefix, const std::string& 
     std::string path = fmt::format("{}/{}", dir, f.file);
     if (probe ? !read_file(path) : ::access(path.c_str(), R_OK) != 0)
       continue;
-    Emitter emitter(roots, path, k_one_value, prefix, out);
-    if (Info* info = emitter.emit(fmt::format("{}.{}", base, f.file),
-                                  fmt::format("{}.{}", pattern, f.file), f.kind, f.unit, {})) {
+    Emitter emitter(roots, path, f.layout, prefix, out);
+    if (Info* info =
+            emitter.emit(fmt::format("{}.{}", base, f.file), fmt::format("{}.{}", pattern, f.file),
+                         f.kind, f.unit, {}, f.convert)) {
       info->description = f.description;
       info->labels = labels;
     }

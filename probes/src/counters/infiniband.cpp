@@ -15,8 +15,6 @@
 
 #include <algorithm>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "emitter.hpp"
@@ -79,32 +77,16 @@ constexpr Layout k_numbered_state{.key_token = -1, .separators = ":"};
 // "100 Gb/sec (4X EDR)": the gigabits first.
 constexpr Layout k_first_word{.key_token = -1};
 
-void emit_port(const Emitter& emitter, const std::string& dir, const std::string& base) {
-  struct Attribute {
-    std::string_view file;
-    Layout layout;
-    std::string_view unit;
-    std::string_view description;
-  };
-  static constexpr Attribute k_attributes[] = {
-      {"state", k_numbered_state, "",
-       "The port's logical state: 1 down, 2 init, 3 armed, 4 active, 5 active defer"},
-      {"phys_state", k_numbered_state, "",
-       "The port's physical state: 1 sleep, 2 polling, 3 disabled, 4 port configuration "
-       "training, 5 link up, 6 link error recovery, 7 phy test"},
-      {"rate", k_first_word, "Gb/s", "The port's signalling rate, in gigabits a second"},
-  };
-  for (const auto& a : k_attributes) {
-    std::string path = fmt::format("{}/{}", dir, a.file);
-    if (::access(path.c_str(), R_OK) != 0)
-      continue;
-    if (Info* info =
-            emitter.with_source(path, a.layout)
-                .emit(fmt::format("{}.{}", base, a.file),
-                      fmt::format("hw.infiniband.*.*.{}", a.file), Kind::gauge, a.unit, {{}, 0, 0}))
-      info->description = a.description;
-  }
-}
+constexpr HwFile k_port_attributes[] = {
+    {"state", Kind::gauge, "",
+     "The port's logical state: 1 down, 2 init, 3 armed, 4 active, 5 active defer",
+     k_numbered_state},
+    {"phys_state", Kind::gauge, "",
+     "The port's physical state: 1 sleep, 2 polling, 3 disabled, 4 port configuration "
+     "training, 5 link up, 6 link error recovery, 7 phy test",
+     k_numbered_state},
+    {"rate", Kind::gauge, "Gb/s", "The port's signalling rate, in gigabits a second", k_first_word},
+};
 
 } // namespace
 
@@ -119,12 +101,12 @@ void find_infiniband(const Roots& roots, std::string_view prefix, std::vector<Fi
     std::string base = fmt::format("hw.infiniband.{}", component_of(device));
     if (!related(prefix, base))
       continue;
-    Emitter emitter(roots, dir, k_one_value, prefix, out);
     emit_files(roots, prefix, dir, base, "hw.infiniband.*", k_device_files, {}, out);
     for (unsigned port : numbered(dir + "/ports", "")) {
       std::string port_dir = fmt::format("{}/ports/{}", dir, port);
       std::string port_base = fmt::format("{}.{}", base, port);
-      emit_port(emitter, port_dir, port_base);
+      emit_files(roots, prefix, port_dir, port_base, "hw.infiniband.*.*", k_port_attributes, {},
+                 out);
       emit_files(roots, prefix, port_dir + "/counters", port_base, "hw.infiniband.*.*",
                  k_port_counters, {}, out);
     }
