@@ -127,9 +127,13 @@ void append_family(std::string& out, std::string_view name, std::string_view hel
     append_escaped(out, help, openmetrics);
     out.push_back('\n');
   }
-  std::string_view type_name = type == MetricType::counter               ? " counter\n"
-                               : type == MetricType::info && openmetrics ? " info\n"
-                                                                         : " gauge\n";
+  std::string_view type_name = " gauge\n";
+  if (type == MetricType::counter)
+    type_name = " counter\n";
+  else if (type == MetricType::info && openmetrics)
+    type_name = " info\n";
+  else if (type == MetricType::untyped)
+    type_name = openmetrics ? " unknown\n" : " untyped\n";
   out.append("# TYPE ").append(name).append(type_name);
 }
 

@@ -44,6 +44,17 @@ TEST_CASE("prometheus: HELP is escaped, TYPE and samples follow", "[lib][prometh
                "# TYPE kstat_y gauge\nkstat_y 0.5\n");
 }
 
+TEST_CASE("prometheus: an untyped family is untyped in 0.0.4 and unknown in OpenMetrics",
+          "[lib][prometheus]") {
+  std::string text, openmetrics;
+  opskit::append_family(text, "kstat_zfs_arc_hits", "", MetricType::untyped,
+                        TextFormat::prometheus);
+  opskit::append_family(openmetrics, "kstat_zfs_arc_hits", "", MetricType::untyped,
+                        TextFormat::openmetrics);
+  CHECK(text == "# TYPE kstat_zfs_arc_hits untyped\n");
+  CHECK(openmetrics == "# TYPE kstat_zfs_arc_hits unknown\n");
+}
+
 TEST_CASE("prometheus: HELP and label values that are not UTF-8 are read as ISO-8859-1",
           "[lib][prometheus]") {
   std::string out;

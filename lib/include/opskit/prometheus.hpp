@@ -14,8 +14,9 @@
 namespace opskit {
 
 // An info family is one sample of value 1 whose labels are the information ("kstat_uname_info");
-// 0.0.4 has no such type and calls it a gauge.
-enum class MetricType { counter, gauge, info };
+// 0.0.4 has no such type and calls it a gauge. An untyped family is one whose source does not say
+// which of its values count and which are levels (ZFS's statistics); OpenMetrics calls it unknown.
+enum class MetricType { counter, gauge, info, untyped };
 enum class TextFormat { prometheus, openmetrics };
 
 // The Content-Type of a body in `format`.
