@@ -47,7 +47,7 @@ enum class Path : std::uint8_t {
   cgroup, // a cgroup's name as its path ("system/slice.ssh/service" -> "/system.slice/ssh.service",
           // the root "/"), as /proc/<pid>/cgroup and systemd show it
   mount,  // a mount point's name component as its path ("/mnt/my\040disk\056img" ->
-          // "/mnt/my disk.img"), as node_exporter labels it
+          // "/mnt/my disk.img"), as node_exporter labels it; a ZFS pool's or dataset's likewise
   device, // a device's name component as its name ("eth0/100" -> "eth0.100")
 };
 
@@ -73,6 +73,9 @@ struct Rule {
   std::string_view text_label = {};
   // For text: a sample for each blank-separated word of it (the clock sources available).
   bool words = false;
+  // Untyped, whatever the name's kind: a source that does not say which of its values count and
+  // which are levels (ZFS's), served under names that claim neither ("_total" on none).
+  bool untyped = false;
 };
 
 constexpr std::string_view k_sysctl_help = "Numeric /proc/sys entries, by sysctl name";
@@ -138,6 +141,8 @@ constexpr std::string_view k_nfs_packets_help =
     "Packets the NFS client's RPC layer received, by protocol";
 constexpr std::string_view k_nfs_requests_help =
     "Calls the NFS client made, by protocol version and procedure";
+// A ZFS pool's name, written with octal escapes in kstat's (zfs.cpp) as a mount point's is
+constexpr Label k_zpool{"zpool", "$1", Path::mount};
 constexpr std::array<Label, 2> k_chip_sensor{{{"chip", "$1"}, {"sensor", "$2"}}};
 constexpr std::string_view k_udp_queues_help =
     "Bytes in the UDP sockets' queues, by IP version and queue (tx: to send, rx: received)";
@@ -508,6 +513,15 @@ constexpr Rule k_rules[] = {
      Units::keep, k_btrfs_errors_help},
     {"btrfs.*.device.*.generation_errs", "btrfs_device_errors", {{{"type", "generation"}}},
      Units::keep, k_btrfs_errors_help},
+    // <proc>/spl/kstat/zfs: node_exporter's zfs collector, untyped as it serves them
+    {.pattern = "zfs.pool.*.state.*", .stem = "zfs_zpool_state",
+     .labels = {{k_zpool, {"state", "$2"}}}, .units = Units::keep,
+     .help = "1 for the pool's state, 0 for the others"},
+    {.pattern = "zfs.pool.*.io.*", .stem = "zfs_zpool_$2", .labels = {k_zpool},
+     .units = Units::keep, .untyped = true},
+    {.pattern = "zfs.pool.*.dataset.*.*", .stem = "zfs_zpool_dataset_$3",
+     .labels = {{k_zpool, {"dataset", "$2", Path::mount}}}, .units = Units::keep, .untyped = true},
+    {.pattern = "zfs.*.*", .stem = "zfs_$1_$2", .units = Units::keep, .untyped = true},
     // /proc/net/softnet_stat: node_exporter's softnet collector
     {"net.softnet.*.time_squeeze", "softnet_times_squeezed", {k_cpu}, Units::keep},
     {"net.softnet.*.*", "softnet_$2", {k_cpu}, Units::keep},
@@ -867,6 +881,8 @@ std::optional<Mapping> map_name(const Info& info) {
   Mapping m;
   m.family = "kstat_" + expand_stem(rule->stem, caps);
   m.type = info.kind == Kind::counter ? MetricType::counter : MetricType::gauge;
+  if (rule->untyped)
+    m.type = MetricType::untyped;
   m.text_label = label_value(rule->text_label, caps); // "$1": the name's component
   m.words = rule->words;
   for (const auto& label : rule->labels)

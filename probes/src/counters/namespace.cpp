@@ -96,7 +96,8 @@ namespace {
 // The subtrees whose names come and go with what the machine holds.
 constexpr std::string_view k_transient[] = {"md",       "net.arp",  "net.bonding", "net.conntrack",
                                             "net.dev",  "net.link", "net.softnet", "disk",
-                                            "fs.mount", "cgroup",   "xfs",         "btrfs"};
+                                            "fs.mount", "cgroup",   "xfs",         "btrfs",
+                                            "zfs"};
 
 // The one of them that holds `name`, or nothing.
 std::optional<std::string_view> transient_root(std::string_view name) noexcept {

@@ -104,8 +104,10 @@ enum class Reader : std::uint8_t {
   udev,
   ipvs_stats,
   ipvs,
-  btrfs, // a Btrfs file system's devices, asked of its mount point by ioctl (btrfs.cpp)
-  once   // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
+  zfs_state, // a ZFS pool's state, rendered as a flag each state (zfs.cpp)
+  zfs_io,    // a ZFS pool's I/O, a header line and a line of values, rendered as keyed lines
+  btrfs,     // a Btrfs file system's devices, asked of its mount point by ioctl (btrfs.cpp)
+  once       // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -414,11 +416,17 @@ std::string_view render_udev(std::string_view raw, std::string& out);
 std::string_view render_ipvs_stats(std::string_view raw, std::string& out);
 std::string_view render_ipvs(std::string_view raw, std::string& out);
 
+// A ZFS pool's state ("ONLINE") as a keyed line a state, 1 for it and 0 for the others; and its
+// I/O kstat's header and values as keyed lines ("nread 1884160"), into `out` (zfs.cpp).
+std::string_view render_zfs_state(std::string_view raw, std::string& out);
+std::string_view render_zfs_io(std::string_view raw, std::string& out);
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
   return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack ||
          reader == Reader::arp || reader == Reader::udp || reader == Reader::os_release ||
-         reader == Reader::udev || reader == Reader::ipvs_stats || reader == Reader::ipvs;
+         reader == Reader::udev || reader == Reader::ipvs_stats || reader == Reader::ipvs ||
+         reader == Reader::zfs_state || reader == Reader::zfs_io;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
   switch (reader) {
@@ -438,6 +446,10 @@ inline std::string_view render_file(Reader reader, std::string_view raw, std::st
     return render_ipvs_stats(raw, out);
   case Reader::ipvs:
     return render_ipvs(raw, out);
+  case Reader::zfs_state:
+    return render_zfs_state(raw, out);
+  case Reader::zfs_io:
+    return render_zfs_io(raw, out);
   default:
     return render_conntrack(raw, out);
   }

@@ -338,6 +338,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_disk_info(roots, prefix, out);
   find_xfs(roots, prefix, out);
   find_btrfs(roots, prefix, out);
+  find_zfs(roots, prefix, out);
   return out;
 }
 

@@ -980,6 +980,31 @@ TEST_CASE("kstat serve and node_exporter agree on Btrfs file systems' space and 
         1 + 1 + 3 + 3 * 2 + 5 + 2 + 4);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on ZFS's statistics and pools",
+          "[kstat][serve][node_exporter]") {
+  // This machine has no ZFS: both read a copy of /proc/spl/kstat/zfs, a ZFS 2.1 module's
+  // statistics and three pools: tank, online, of two datasets (one named with a '.'); backup,
+  // degraded, with the I/O kstat ZFS wrote before 0.8; scratch, suspended.
+  auto [theirs, compared] = agree_on_copy({"zfs"}, "zfs", {"node_zfs_"});
+  CHECK(compared == 150);
+  CHECK(theirs["node_zfs_arc_hits"] == 48275190);
+  CHECK(theirs["node_zfs_zpool_dataset_nread{dataset=\"tank/home.d\",zpool=\"tank\"}"] ==
+        6121947136);
+  CHECK(theirs["node_zfs_zpool_nwritten{zpool=\"backup\"}"] == 3206144);
+
+  // Served untyped under the same names, and what node_exporter 1.5 leaves out: dbufstats (it
+  // looks for dbuf_stats), a signed statistic, and a pool's state past its six
+  KstatServe serve({"--proc-root", std::string(OPSKIT_TEST_DATA) + "/proc-basic", "zfs"});
+  std::string body = http_get(serve.url()).body;
+  CHECK_THAT(body, Catch::Contains("# TYPE kstat_zfs_arc_hits untyped\n"));
+  CHECK_THAT(body, Catch::Contains("# TYPE kstat_zfs_zpool_state gauge\n"));
+  auto ours = served_series(serve);
+  CHECK(ours["kstat_zfs_dbuf_hash_hits"] == 50122991);
+  CHECK(ours["kstat_zfs_arc_memory_available_bytes"] == -213909504);
+  CHECK(ours["kstat_zfs_zpool_state{state=\"suspended\",zpool=\"scratch\"}"] == 1);
+  CHECK(promtool_check(body).out.empty());
+}
+
 TEST_CASE("kstat serve and node_exporter serve the same textfile directory",
           "[kstat][serve][node_exporter]") {
   if (!have_program("prometheus-node-exporter"))

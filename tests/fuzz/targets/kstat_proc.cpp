@@ -226,6 +226,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else if (path == "net/ip_vs_stats") {
     text = detail::render_ipvs_stats(text, rendered);
     check_rendered(text, 0, 5); // "total", then the totals the third line has
+  } else if (path == "spl/kstat/zfs/tank/state") {
+    text = detail::render_zfs_state(text, rendered);
+    check_rendered(text, 1, 1); // a state, then 1 or 0
+    check(std::ranges::count(text, '\n') == 7, "a pool's state rendered as other than 7 flags");
+  } else if (path == "spl/kstat/zfs/tank/io") {
+    text = detail::render_zfs_io(text, rendered);
+    check_rendered(text, 1, 1); // a column's name, then its value
   }
   for (const auto& layout : layouts[which])
     check_layout(text, layout);

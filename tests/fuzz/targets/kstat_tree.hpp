@@ -57,7 +57,10 @@ inline constexpr ProcFile k_proc_files[] = {
     {"net/rpc/nfs", "net 1 0 1 1\nrpc 2 0 2\nproc3 22 0 1\n"},
     {"net/ip_vs", "TCP  0A000001:0050 rr\n  -> 0A000002:0050      Masq    1      3          1\n"},
     {"net/ip_vs_stats", "Conns\nPackets\n     2F1   1A2B3C        0          7D4E2F1         0\n"},
-    {"net/rpc/nfsd", "rc 0 1 2\nth 8 0 0.000\nrpc 1 0 0 0 0\nproc4ops 4 0 0 0 1\n"}};
+    {"net/rpc/nfsd", "rc 0 1 2\nth 8 0 0.000\nrpc 1 0 0 0 0\nproc4ops 4 0 0 0 1\n"},
+    {"spl/kstat/zfs/arcstats", "12 1 0x01 1 40 1 2\nname type data\nhits 4 1\n"},
+    {"spl/kstat/zfs/tank/state", "ONLINE\n"},
+    {"spl/kstat/zfs/tank/io", "1 3 0x00 1 80 1 2\nnread nwritten\n1 2\n"}};
 
 class KstatTree {
 public:

@@ -287,6 +287,32 @@ TEST_CASE("exposition: node_exporter's names, snake_case, _total on counters",
   CHECK(deep->help == "kstat's cgroup.*.cpu/stat.nr_bursts");
 }
 
+TEST_CASE("exposition: ZFS's statistics untyped under node_exporter's names, pools as labels",
+          "[counters][exposition]") {
+  // ZFS does not say which count: neither "_total" nor a type, whatever kstat's kind of each
+  for (Kind kind : {Kind::counter, Kind::gauge}) {
+    auto hits = map_name(Info{"zfs.arc.hits", kind, "", {}});
+    REQUIRE(hits);
+    CHECK(hits->family == "kstat_zfs_arc_hits");
+    CHECK(hits->type == MetricType::untyped);
+  }
+  auto dataset =
+      map_name(Info{"zfs.pool.tank.dataset.tank/home\\056d.nread", Kind::counter, "", {}});
+  REQUIRE(dataset);
+  CHECK(dataset->family == "kstat_zfs_zpool_dataset_nread");
+  CHECK(dataset->labels == std::vector<std::pair<std::string, std::string>>{
+                               {"zpool", "tank"}, {"dataset", "tank/home.d"}});
+  auto state = map_name(Info{"zfs.pool.tank.state.online", Kind::gauge, "", {}});
+  REQUIRE(state);
+  CHECK(state->family == "kstat_zfs_zpool_state");
+  CHECK(state->type == MetricType::gauge);
+  CHECK(state->labels ==
+        std::vector<std::pair<std::string, std::string>>{{"zpool", "tank"}, {"state", "online"}});
+  auto fm = map_name(Info{"zfs.fm.erpt-dropped", Kind::counter, "", {}});
+  REQUIRE(fm);
+  CHECK(fm->family == "kstat_zfs_fm_erpt_dropped");
+}
+
 TEST_CASE("scraper: a scrape past its deadline reads no more sources and names them",
           "[counters][exposition]") {
   std::vector<std::string> names{"kern.loadavg", "vm.stats"};

@@ -551,6 +551,39 @@ TEST_CASE("sources: net.rpc.nfsd, the NFS server's calls, and its operations by 
   CHECK_FALSE(ns.list("net.rpc.nfsd.v4ops.ListXattrs")); // 74, past this kernel's
 }
 
+TEST_CASE("sources: zfs, the module's statistics and each pool's state, I/O and datasets",
+          "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read zfs(ns, "zfs");
+  // abd 11, arc 49, dbuf 11, dmu_tx 11, dnode 9, fm 4, vdev_mirror 7, zfetch 3, zil 9; three
+  // pools' states, backup's I/O, three datasets
+  CHECK(zfs.infos.size() == 11 + 49 + 11 + 11 + 9 + 4 + 7 + 3 + 9 + 3 * 7 + 12 + 3 * 6);
+  CHECK(zfs.value("zfs.arc.hits") == Value(u(48275190)));
+  CHECK(zfs.info("zfs.arc.hits").kind == Kind::counter);
+  CHECK(zfs.info("zfs.arc.size").kind == Kind::gauge);
+  CHECK(zfs.info("zfs.arc.c").kind == Kind::gauge);
+  CHECK(zfs.info("zfs.arc.mru_evictable_data").kind == Kind::gauge);
+  CHECK(zfs.info("zfs.arc.memory_throttle_count").kind == Kind::counter);
+  CHECK(zfs.info("zfs.dbuf.cache_size_bytes").kind == Kind::gauge);
+  CHECK(zfs.info("zfs.dbuf.hash_hits").kind == Kind::counter);
+  CHECK(zfs.info("zfs.abd.scatter_cnt").kind == Kind::gauge);
+  CHECK(zfs.info("zfs.abd.scatter_page_multi_zone").kind == Kind::counter);
+  CHECK(zfs.value("zfs.arc.memory_available_bytes") == Value(std::int64_t{-213909504})); // type 3
+  CHECK(zfs.value("zfs.fm.erpt-dropped") == Value(u(18)));
+  CHECK(zfs.info("zfs.fm.erpt-dropped").description == "ZFS's erpt-dropped (fm)");
+  CHECK(zfs.value("zfs.pool.tank.state.online") == Value(u(1)));
+  CHECK(zfs.value("zfs.pool.tank.state.degraded") == Value(u(0)));
+  CHECK(zfs.value("zfs.pool.scratch.state.suspended") == Value(u(1)));
+  CHECK(zfs.value("zfs.pool.backup.io.nwritten") == Value(u(3206144)));
+  CHECK(zfs.info("zfs.pool.backup.io.wtime").unit == "ns");
+  CHECK(zfs.info("zfs.pool.backup.io.wcnt").kind == Kind::gauge);
+  // A '.' in a dataset's name does not split the name: written as a mount point's is
+  CHECK(zfs.value("zfs.pool.tank.dataset.tank/home\\056d.nread") == Value(u(6121947136)));
+  CHECK(zfs.value("zfs.pool.tank.dataset.tank.writes") == Value(u(118)));
+  CHECK_FALSE(ns.list("zfs.pool.tank.dataset.tank.dataset_name")); // text: the name itself
+  CHECK_FALSE(ns.list("zfs.arc.name"));                            // the header
+}
+
 TEST_CASE("sources: net.ipvs, the totals and each real server under its service",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
