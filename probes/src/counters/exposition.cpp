@@ -141,6 +141,10 @@ constexpr std::string_view k_nfs_packets_help =
     "Packets the NFS client's RPC layer received, by protocol";
 constexpr std::string_view k_nfs_requests_help =
     "Calls the NFS client made, by protocol version and procedure";
+// A bcache set by its UUID, and its backing and cache devices by their links' names ("bdev0")
+constexpr Label k_bcache_set{"uuid", "$1"};
+constexpr std::array<Label, 2> k_backing_device{{k_bcache_set, {"backing_device", "$2"}}};
+constexpr std::array<Label, 2> k_cache_device{{k_bcache_set, {"cache_device", "$2"}}};
 // A ZFS pool's name, written with octal escapes in kstat's (zfs.cpp) as a mount point's is
 constexpr Label k_zpool{"zpool", "$1", Path::mount};
 constexpr std::array<Label, 2> k_chip_sensor{{{"chip", "$1"}, {"sensor", "$2"}}};
@@ -513,6 +517,31 @@ constexpr Rule k_rules[] = {
      Units::keep, k_btrfs_errors_help},
     {"btrfs.*.device.*.generation_errs", "btrfs_device_errors", {{{"type", "generation"}}},
      Units::keep, k_btrfs_errors_help},
+    // <sys>/fs/bcache: node_exporter's bcache collector; the set's own period statistics are
+    // the sums of its backing devices', and writeback_rate_debug's dirty is dirty_data again
+    {"bcache.*.stats_total.*", ""},
+    {"bcache.*.internal.btree_read_average_duration_us", "bcache_btree_read_average_duration",
+     {k_bcache_set}},
+    {"bcache.*.internal.*", "bcache_$2", {k_bcache_set}, Units::keep},
+    {"bcache.*.average_key_size", "bcache_average_key_size_sectors", {k_bcache_set}, Units::keep},
+    {"bcache.*.btree_cache_size", "bcache_btree_cache_size", {k_bcache_set}},
+    {"bcache.*.*.writeback_rate_debug.target", "bcache_dirty_target", k_backing_device},
+    {"bcache.*.*.writeback_rate_debug.rate", "bcache_writeback_rate", k_backing_device,
+     Units::keep},
+    {"bcache.*.*.writeback_rate_debug.proportional", "bcache_writeback_rate_proportional_term",
+     k_backing_device, Units::keep},
+    {"bcache.*.*.writeback_rate_debug.integral", "bcache_writeback_rate_integral_term",
+     k_backing_device, Units::keep},
+    {"bcache.*.*.writeback_rate_debug.change", "bcache_writeback_change", k_backing_device,
+     Units::keep},
+    {"bcache.*.*.writeback_rate_debug.*", ""},
+    {"bcache.*.*.dirty_data", "bcache_dirty_data", k_backing_device},
+    {"bcache.*.*.stats_total.bypassed", "bcache_bypassed", k_backing_device},
+    {"bcache.*.*.stats_total.*", "bcache_$3", k_backing_device, Units::keep},
+    {"bcache.*.*.io_errors", "bcache_io_errors", k_cache_device, Units::keep},
+    {"bcache.*.*.metadata_written", "bcache_metadata_written", k_cache_device},
+    {"bcache.*.*.written", "bcache_written", k_cache_device},
+    {"bcache.*.*", "bcache_$2", {k_bcache_set}, Units::keep},
     // <proc>/spl/kstat/zfs: node_exporter's zfs collector, untyped as it serves them
     {.pattern = "zfs.pool.*.state.*", .stem = "zfs_zpool_state",
      .labels = {{k_zpool, {"state", "$2"}}}, .units = Units::keep,

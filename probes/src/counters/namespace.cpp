@@ -97,7 +97,7 @@ namespace {
 constexpr std::string_view k_transient[] = {"md",       "net.arp",  "net.bonding", "net.conntrack",
                                             "net.dev",  "net.link", "net.softnet", "disk",
                                             "fs.mount", "cgroup",   "xfs",         "btrfs",
-                                            "zfs"};
+                                            "zfs",      "bcache"};
 
 // The one of them that holds `name`, or nothing.
 std::optional<std::string_view> transient_root(std::string_view name) noexcept {

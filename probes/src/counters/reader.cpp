@@ -45,6 +45,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -299,7 +300,7 @@ bool locate_columns(std::string_view text, const Layout& layout, Locator& locato
 bool convert_into(std::string_view token, const Convert& how, Value& out) {
   // The common cases first, stored without a temporary: a plain unsigned counter, and one
   // made a real in a larger unit (ticks or milliseconds -> seconds).
-  if (std::uint64_t count = 0; !how.text && !how.cp_time && !how.hex) {
+  if (std::uint64_t count = 0; !how.text && !how.cp_time && !how.hex && !how.human) {
     if (how.divide == 1 && parse_count(token, how.multiply, count)) {
       out = count;
       return true;
@@ -311,7 +312,7 @@ bool convert_into(std::string_view token, const Convert& how, Value& out) {
   }
   // Text into the string the last read left, whose room it reuses (a link's addresses).
   if (auto* text = std::get_if<std::string>(&out);
-      text && how.text && !how.octal_escapes && !how.hex) {
+      text && how.text && !how.octal_escapes && !how.hex && !how.human) {
     text->assign(token);
     return true;
   }
@@ -337,11 +338,57 @@ std::optional<Value> hexadecimal(std::string_view token, bool text) {
   return Value(n);
 }
 
+// bcache's "3.5M": whole units and a digit the kernel's bch_hprint() writes for the tenths of
+// the rest (its 1024ths, times 10, over 1024). node_exporter's procfs reads that digit d as d /
+// 10.24 of a unit, and so does this, that the two agree: at most a tenth of a unit apart from
+// what the kernel had. A number without a unit is as it is written.
+std::optional<Value> human_size(std::string_view token) {
+  if (token.ends_with("/sec"))
+    token.remove_suffix(4);
+  bool negative = token.starts_with('-');
+  if (negative)
+    token.remove_prefix(1);
+  double unit = 1;
+  if (!token.empty() && (token.back() < '0' || token.back() > '9')) {
+    constexpr std::string_view k_units = "kMGTPE";
+    std::size_t power = k_units.find(token.back());
+    if (power == std::string_view::npos)
+      return std::nullopt;
+    unit = static_cast<double>(std::uint64_t{1} << (10 * (power + 1)));
+    token.remove_suffix(1);
+  }
+  std::size_t dot = token.find('.');
+  std::string_view whole = token.substr(0, dot);
+  std::string_view tenths = dot == std::string_view::npos ? "" : token.substr(dot + 1);
+  std::uint64_t units = 0, digits = 0;
+  auto digits_of = [](std::string_view s, std::uint64_t& n) {
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    return !s.empty() && ec == std::errc() && end == s.data() + s.size();
+  };
+  if (!digits_of(whole, units) || (dot != std::string_view::npos && !digits_of(tenths, digits)))
+    return std::nullopt;
+  double mantissa = static_cast<double>(units);
+  if (dot != std::string_view::npos)
+    mantissa += unit == 1 ? static_cast<double>(digits) / std::pow(10.0, tenths.size())
+                          : static_cast<double>(digits) / 10.24;
+  double value = mantissa * unit;
+  if (value >= 0x1p64)
+    return std::nullopt;
+  auto size = static_cast<std::uint64_t>(value);
+  if (negative && size > std::uint64_t{1} << 63)
+    return std::nullopt;
+  if (negative)
+    return Value(static_cast<std::int64_t>(0 - size));
+  return Value(size);
+}
+
 } // namespace
 
 std::optional<Value> convert(std::string_view token, const Convert& how) {
   if (how.hex)
     return hexadecimal(token, how.text);
+  if (how.human)
+    return human_size(token);
   if (how.cp_time)
     return cp_time(token);
   if (how.sum_columns > 0)

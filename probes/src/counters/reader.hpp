@@ -76,6 +76,9 @@ struct Convert {
   bool read_failed = false;
   // Hexadecimal ("0x1f", Fibre Channel's statistics): a number; text, its digits without "0x".
   bool hex = false;
+  // bcache's sizes as the kernel writes them for people ("3.5M", "-1.2k", "512.0k/sec": a
+  // power of 1024 and a tenth of one): a number, as node_exporter reads them (bcache.cpp).
+  bool human = false;
 };
 
 // How a source is read: pread of a file; statvfs(3) of a mount point, on a thread of its own with

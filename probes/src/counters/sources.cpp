@@ -339,6 +339,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_xfs(roots, prefix, out);
   find_btrfs(roots, prefix, out);
   find_zfs(roots, prefix, out);
+  find_bcache(roots, prefix, out);
   return out;
 }
 

@@ -980,6 +980,26 @@ TEST_CASE("kstat serve and node_exporter agree on Btrfs file systems' space and 
         1 + 1 + 3 + 3 * 2 + 5 + 2 + 4);
 }
 
+TEST_CASE("kstat serve and node_exporter agree on bcache's sets and devices",
+          "[kstat][serve][node_exporter]") {
+  // This machine has no bcache: both read a copy of /sys/fs/bcache, a set of two backing devices
+  // and a cache device, its sizes written for people ("127.5M"). node_exporter reads the B-tree's
+  // average read time, which the kernel writes in microseconds, as nanoseconds.
+  const std::string set = "uuid=\"5d3a8f0e-2b7c-4e91-a6d4-0c8b1f2e7a35\"";
+  const std::string duration = "node_bcache_btree_read_average_duration_seconds{" + set + "}";
+  auto [theirs, compared] =
+      agree_on_copy({"bcache"}, "bcache", {"node_bcache_"}, Tree::sys, {}, {duration});
+  CHECK(compared == 38);
+  CHECK(theirs["node_bcache_dirty_data_bytes{backing_device=\"bdev0\"," + set + "}"] == 133681152);
+  CHECK(theirs[duration] == Approx(471e-9));
+  KstatServe serve({"--sys-root", std::string(OPSKIT_TEST_DATA) + "/sys-basic", "bcache"});
+  auto ours = served_series(serve);
+  CHECK(ours["kstat_bcache_btree_read_average_duration_seconds{" + set + "}"] == Approx(471e-6));
+  // The set's own hits are its backing devices' summed: not served beside them
+  CHECK(count_series(serve, "kstat_bcache_cache_hits_total", "backing_device=") == 2);
+  CHECK(ours.count("kstat_bcache_cache_hits_total{" + set + "}") == 0);
+}
+
 TEST_CASE("kstat serve and node_exporter agree on ZFS's statistics and pools",
           "[kstat][serve][node_exporter]") {
   // This machine has no ZFS: both read a copy of /proc/spl/kstat/zfs, a ZFS 2.1 module's

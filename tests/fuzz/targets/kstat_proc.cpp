@@ -108,7 +108,9 @@ void check_conversions(std::string_view token, std::uint16_t columns) {
                                 {.divide = ticks_per_second()},
                                 {.kind_from_value = true},
                                 {.cp_time = true},
-                                {.sum_columns = std::max<std::uint16_t>(columns, 1)}};
+                                {.sum_columns = std::max<std::uint16_t>(columns, 1)},
+                                {.hex = true},
+                                {.human = true}};
   for (const auto& how : k_converts) {
     auto value = convert(token, how);
     Value into = std::string("untouched");

@@ -209,6 +209,30 @@ TEST_CASE("reader: hexadecimal figures as numbers, and as digits without 0x as t
   CHECK(into == Value(std::uint64_t{31}));
 }
 
+TEST_CASE("reader: bcache's sizes for people, as node_exporter reads them", "[counters][reader]") {
+  Layout whole{.shape = Layout::Shape::whole};
+  Convert human{.human = true};
+  auto u = [](std::uint64_t n) { return Value(n); };
+  CHECK(read_field("97\n", whole, {}, human) == u(97));
+  CHECK(read_field("0.0k\n", whole, {}, human) == u(0));
+  CHECK(read_field("4.0k\n", whole, {}, human) == u(4096));
+  // The digit is the tenths, read as d / 10.24 of a unit: (127 + 5 / 10.24) MiB
+  CHECK(read_field("127.5M\n", whole, {}, human) == u(133681152));
+  CHECK(read_field("-293.4k\n", whole, {}, human) == Value(std::int64_t{-300432}));
+  CHECK(read_field("2.5M/sec\n", whole, {}, human) == u(2609152));
+  CHECK(read_field("-1.2k/sec\n", whole, {}, human) == Value(std::int64_t{-1224}));
+  CHECK(read_field("15.9E\n", whole, {}, human) == u(18307132485261066240u));
+  CHECK_FALSE(read_field("16.0E\n", whole, {}, human)); // past 64 bits
+  CHECK_FALSE(read_field("1.0Z\n", whole, {}, human));
+  CHECK_FALSE(read_field("k\n", whole, {}, human));
+  CHECK_FALSE(read_field("-\n", whole, {}, human));
+  CHECK_FALSE(read_field("1.k\n", whole, {}, human));
+  CHECK_FALSE(read_field("1.5.2M\n", whole, {}, human));
+  Value into = std::uint64_t{7};
+  CHECK(convert_into("93.7M", human, into));
+  CHECK(into == u(98234368));
+}
+
 TEST_CASE("reader: a status line's rest is one text value", "[counters][reader]") {
   constexpr std::string_view status = "Name:\tmy (odd) prog\nState:\tS (sleeping)\n";
   CHECK(read_field(status, {}, {"State", -1}, {.text = true}) ==

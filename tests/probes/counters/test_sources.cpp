@@ -551,6 +551,27 @@ TEST_CASE("sources: net.rpc.nfsd, the NFS server's calls, and its operations by 
   CHECK_FALSE(ns.list("net.rpc.nfsd.v4ops.ListXattrs")); // 74, past this kernel's
 }
 
+TEST_CASE("sources: bcache, a cache set, its backing and cache devices", "[counters][sources]") {
+  Namespace ns(k_proc, k_sys);
+  Read bcache(ns, "bcache");
+  const std::string set = "bcache.5d3a8f0e-2b7c-4e91-a6d4-0c8b1f2e7a35";
+  // the set's 6, internal 4 and totals 7; two backing devices' 1 + 7 + 6; a cache device's 3
+  CHECK(bcache.infos.size() == 6 + 4 + 7 + 2 * (1 + 7 + 6) + 3);
+  CHECK(bcache.value(set + ".btree_cache_size") == Value(u(98234368))); // 93.7M
+  CHECK(bcache.info(set + ".btree_cache_size").unit == "bytes");
+  CHECK(bcache.value(set + ".bdev0.dirty_data") == Value(u(133681152)));
+  CHECK(bcache.value(set + ".bdev0.writeback_rate_debug.rate") == Value(u(2609152)));
+  CHECK(bcache.value(set + ".bdev1.writeback_rate_debug.proportional") ==
+        Value(std::int64_t{-2609152}));
+  CHECK(bcache.value(set + ".bdev1.stats_total.cache_hits") == Value(u(311116)));
+  CHECK(bcache.info(set + ".bdev1.stats_total.cache_hits").kind == Kind::counter);
+  CHECK(bcache.value(set + ".cache0.written") == Value(u(52378468352)));
+  CHECK(bcache.info(set + ".cache0.written").kind == Kind::counter);
+  CHECK(bcache.info(set + ".cache0.io_errors").kind == Kind::gauge);
+  CHECK(bcache.value(set + ".internal.btree_read_average_duration_us") == Value(u(471)));
+  CHECK_FALSE(ns.list(set + ".bdev0.writeback_rate_debug.next")); // "next io: -8ms"
+}
+
 TEST_CASE("sources: zfs, the module's statistics and each pool's state, I/O and datasets",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);

@@ -29,7 +29,7 @@ namespace opskit::counters {
 // those are served when named. Of each XFS file system's statistics, the groups node_exporter's
 // xfs collector serves, and of each Btrfs file system its btrfs collector's files (with the
 // commits of its later versions), a quarter of their names.
-inline constexpr std::array<std::string_view, 39> k_serve_defaults = {
+inline constexpr std::array<std::string_view, 40> k_serve_defaults = {
     "cpu",
     "kern",
     "vm.stats.@(oom_kill|pgpg|pswp|pg*fault)*",
@@ -70,7 +70,8 @@ inline constexpr std::array<std::string_view, 39> k_serve_defaults = {
     "net.netfilter.nf_conntrack_max",
     "hw",
     "os",
-    "zfs"};
+    "zfs",
+    "bcache"};
 
 // What the defaults leave out. The interfaces' counters that only /sys/class/net/<if>/statistics
 // holds, a file for each counter of each interface, where /proc/net/dev has the sixteen that
