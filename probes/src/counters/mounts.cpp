@@ -24,6 +24,9 @@
 #include <algorithm>
 #include <set>
 
+#include <fcntl.h>
+#include <poll.h>
+
 #include <fmt/format.h>
 
 #include "emitter.hpp"
@@ -138,8 +141,12 @@ std::string mount_path(std::string_view escaped) {
 namespace {
 
 // The machine's mountinfo: this process's, or its init's under a root file system given.
+std::string mountinfo_path(const Roots& roots) {
+  return roots.proc + (roots.rootfs.empty() ? "/self/mountinfo" : "/1/mountinfo");
+}
+
 Result<std::string> read_mountinfo(const Roots& roots) {
-  return read_file(roots.proc + (roots.rootfs.empty() ? "/self/mountinfo" : "/1/mountinfo"));
+  return read_file(mountinfo_path(roots));
 }
 
 // Where the mount points' paths lie here: "" in place, "/host" in a container ("/host" and
@@ -163,6 +170,17 @@ std::vector<std::string> mount_points(const Roots& roots, std::string_view type)
       out.push_back(std::string(under_rootfs(roots)) + mount_path(mount->point));
   });
   return out;
+}
+
+UniqueFd Namespace::watch_mounts() const {
+  return UniqueFd(::open(mountinfo_path(roots()).c_str(), O_RDONLY | O_CLOEXEC));
+}
+
+// The kernel marks a mount table's descriptor when the table changes, and clears the mark when
+// poll(2) reports it (proc_mounts's mounts_poll()).
+bool mounts_changed(int fd) noexcept {
+  pollfd table{fd, POLLPRI, 0};
+  return ::poll(&table, 1, 0) > 0 && (table.revents & (POLLPRI | POLLERR)) != 0;
 }
 
 void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {

@@ -94,10 +94,9 @@ Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absen
 namespace {
 
 // The subtrees whose names come and go with what the machine holds.
-constexpr std::string_view k_transient[] = {"md",       "net.arp",  "net.bonding", "net.conntrack",
-                                            "net.dev",  "net.link", "net.softnet", "disk",
-                                            "fs.mount", "cgroup",   "xfs",         "btrfs",
-                                            "zfs",      "bcache"};
+constexpr std::string_view k_transient[] = {
+    "md",   "net.arp",  "net.bonding", "net.conntrack", "net.dev", "net.link", "net.softnet",
+    "disk", "fs.mount", "cgroup",      "xfs",           "btrfs",   "zfs",      "bcache"};
 
 // The one of them that holds `name`, or nothing.
 std::optional<std::string_view> transient_root(std::string_view name) noexcept {
@@ -111,6 +110,11 @@ std::optional<std::string_view> transient_root(std::string_view name) noexcept {
 
 bool Namespace::transient(std::string_view name) noexcept {
   return transient_root(name).has_value();
+}
+
+bool Namespace::from_mounts(std::string_view name) noexcept {
+  constexpr std::string_view k_mounted[] = {"fs.mount", "xfs", "btrfs", "zfs.pool"};
+  return std::ranges::any_of(k_mounted, [&](std::string_view root) { return related(name, root); });
 }
 
 bool Namespace::has(std::string_view name) const {

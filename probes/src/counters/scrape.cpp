@@ -74,7 +74,13 @@ Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) 
 Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot)
     : ns_(std::move(ns)), settings_(std::move(settings)), snapshot_(std::move(snapshot)),
       exposition_(snapshot_), uname_labels_(uname_labels()), awaited_(find_awaited()),
-      resolved_at_(Clock::now()) {}
+      resolved_at_(Clock::now()) {
+  auto mounted = [](const Names& set) {
+    return std::ranges::any_of(set.names, Namespace::from_mounts);
+  };
+  if (std::ranges::any_of(settings_.sets, mounted))
+    mounts_ = ns_.watch_mounts();
+}
 
 std::vector<std::string> Scraper::awaited() {
   std::lock_guard lock(mutex_);
@@ -112,7 +118,8 @@ void Scraper::read(Clock::time_point deadline) {
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
-  if (went || came || snapshot_.records_changed() ||
+  bool remounted = mounts_ && mounts_changed(mounts_.get());
+  if (went || came || remounted || snapshot_.records_changed() ||
       now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline);
 }

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <future>
 
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "net.hpp"
@@ -259,6 +261,27 @@ TEST_CASE("kstat serve: a disk that appears is served from the next scrape on", 
   std::ofstream(root / "diskstats", std::ios::app)
       << "   8     400 sdz 42 0 336 10 0 0 0 0 0 10 10 0 0 0 0 0 0\n";
   CHECK(http_get(serve.url()).body.find(added) != std::string::npos);
+}
+
+TEST_CASE("kstat serve: a file system mounted is served from the next scrape on, and one "
+          "unmounted is gone",
+          "[kstat][serve]") {
+  // In a mount namespace of the test's own, which the server starts in: nothing else sees it.
+  REQUIRE(::unshare(CLONE_NEWNS) == 0);
+  REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+  TempDir point;
+  KstatServe serve({"fs.mount"});
+  const std::string size =
+      "kstat_filesystem_size_bytes{mountpoint=\"" + point.path() + "\",device=\"scratch\"";
+  REQUIRE(http_get(serve.url()).body.find("mountpoint=\"/\"") != std::string::npos);
+  CHECK(http_get(serve.url()).body.find(size) == std::string::npos);
+  REQUIRE(::mount("scratch", point.path().c_str(), "tmpfs", 0, "size=4m") == 0);
+  CHECK(http_get(serve.url()).body.find(size + ",fstype=\"tmpfs\"} 4194304\n") !=
+        std::string::npos);
+  REQUIRE(::umount(point.path().c_str()) == 0);
+  auto body = http_get(serve.url()).body;
+  CHECK(body.find(size) == std::string::npos);
+  CHECK(body.find("kstat_scrape_error") == std::string::npos);
 }
 
 TEST_CASE("kstat serve: a kernel without IPv6 is served what it has by default", "[kstat][serve]") {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "opskit/error.hpp"
+#include "opskit/handle.hpp"
 #include "opskit/probes/value.hpp"
 
 namespace opskit::counters {
@@ -105,6 +106,13 @@ public:
   // arrays, ARP entries, conntrack's statistics (its module loaded), network interfaces, disks,
   // mount points, CPUs' softnet figures, cgroups.
   static bool transient(std::string_view name) noexcept;
+  // Whether names `name` stands for come from the mount table: mount points (fs.mount) and what
+  // a mounted file system has (xfs, btrfs, a ZFS pool's datasets). A mount or an unmount changes
+  // them.
+  static bool from_mounts(std::string_view name) noexcept;
+  // A descriptor on the mount table the mount points come from (<proc>/self/mountinfo, or
+  // <proc>/1/mountinfo under a rootfs), for mounts_changed(); invalid when it cannot be opened.
+  UniqueFd watch_mounts() const;
   // Whether there is a name `name` (a name, a prefix or a glob) names now; no error for none.
   bool has(std::string_view name) const;
 
@@ -136,6 +144,10 @@ private:
   std::string sys_root_;
   std::string rootfs_;
 };
+
+// Whether a file system was mounted or unmounted in the table `fd` (Namespace::watch_mounts())
+// since the descriptor was opened or last asked: one poll(2), which never waits.
+bool mounts_changed(int fd) noexcept;
 
 namespace detail {
 struct Source; // one open source file: fd, read buffer, layout

@@ -141,7 +141,9 @@ public:
   // again, before the families are rendered, when a source file gains or loses lines (a disk, a
   // CPU, a network interface or an interrupt came or went) or entries fail that did not before
   // (a process exited), when a name given that came and went (Names::transient_ok) has come
-  // back, and every resolve interval for what no file read shows (mount points, cgroups). Safe
+  // back, when a file system was mounted or unmounted (where names come from the mount table:
+  // Namespace::from_mounts()), and every resolve interval for what none of that shows
+  // (cgroups). Safe
   // to call from many threads: a scrape that waited for another's read gets that
   // read's body when the read began after the scrape arrived.
   Body scrape(TextFormat format);
@@ -167,6 +169,7 @@ private:
   std::string uname_labels_;          // kstat_uname_info's
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
   std::vector<std::string> awaited_;  // find_awaited() at the last resolve, looked for each scrape
+  UniqueFd mounts_; // the mount table, where names come from it: a change is a resolve
   Clock::time_point resolved_at_;
   Clock::time_point read_at_;                       // when the last read began
   std::chrono::system_clock::time_point read_time_; // the same, by the system's clock
