@@ -7,7 +7,8 @@
 // much as is asked), any other file with room for all of it. A mount point (fs.mount) is one
 // statvfs(3) of its path, as kstat reads it, kern.timex one adjtimex(2), and net.link one
 // rtnetlink dump of the links, received whole, and an ethtool ioctl an interface for its speed,
-// made by kstat's own calls.
+// made by kstat's own calls. A file that is not there is one kstat asks once whether it is
+// (kern.selinux.enabled): none.
 
 #include <cstddef>
 #include <cstdint>
@@ -87,6 +88,8 @@ inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) 
       continue;
     }
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd)
+      continue; // a file kstat looks up once whether it is there (SELinux's enforce): no read
     struct stat st {};
     bool mount = fd && ::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode);
     files.push_back({std::move(fd), path.starts_with("/proc/sys/") ? std::size_t{256} : k_read_room,

@@ -244,6 +244,8 @@ constexpr Rule k_rules[] = {
     {"kern.timex.pps_calibrations", "timex_pps_calibration", {}, Units::keep},
     {"kern.timex.pps_errors", "timex_pps_error", {}, Units::keep},
     {"kern.timex.*", "timex_$1"},
+    // SELinux: node_exporter's selinux collector
+    {"kern.selinux.*", "selinux_$1", {}, Units::keep},
     // the clock's source: node_exporter's time collector
     {"kern.clocksource.*.current", "time_clocksource_current_info", {{{"device", "$1"}}},
      Units::keep, "1 for the clock source the kernel keeps time by", "clocksource"},

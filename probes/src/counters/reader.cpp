@@ -54,6 +54,7 @@
 
 #include <fcntl.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -556,6 +557,11 @@ bool Source::read(Clock::time_point deadline) {
     return read_bonding(*this);
   if (reader == Reader::btrfs)
     return read_btrfs(*this);
+  if (reader == Reader::exists && !kept) {
+    buffer = ::access(path.c_str(), F_OK) == 0 ? "1" : "0";
+    text = buffer;
+    kept = true;
+  }
   if (kept)
     return true;
   if (!fd && !open_error) {

@@ -107,10 +107,12 @@ enum class Reader : std::uint8_t {
   udev,
   ipvs_stats,
   ipvs,
-  zfs_state, // a ZFS pool's state, rendered as a flag each state (zfs.cpp)
-  zfs_io,    // a ZFS pool's I/O, a header line and a line of values, rendered as keyed lines
-  btrfs,     // a Btrfs file system's devices, asked of its mount point by ioctl (btrfs.cpp)
-  once       // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
+  zfs_state,     // a ZFS pool's state, rendered as a flag each state (zfs.cpp)
+  zfs_io,        // a ZFS pool's I/O, a header line and a line of values, rendered as keyed lines
+  btrfs,         // a Btrfs file system's devices, asked of its mount point by ioctl (btrfs.cpp)
+  once,          // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
+  exists,        // whether the file is there, "1" or "0", looked up once: SELinux's enabled
+  selinux_config // /etc/selinux/config's SELINUX= as a number (selinux.cpp)
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -424,12 +426,17 @@ std::string_view render_ipvs(std::string_view raw, std::string& out);
 std::string_view render_zfs_state(std::string_view raw, std::string& out);
 std::string_view render_zfs_io(std::string_view raw, std::string& out);
 
+// /etc/selinux/config's SELINUX= as "config_mode N": 1 enforcing, 0 permissive, -1 disabled or
+// none (selinux.cpp).
+std::string_view render_selinux_config(std::string_view raw, std::string& out);
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
   return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack ||
          reader == Reader::arp || reader == Reader::udp || reader == Reader::os_release ||
          reader == Reader::udev || reader == Reader::ipvs_stats || reader == Reader::ipvs ||
-         reader == Reader::zfs_state || reader == Reader::zfs_io;
+         reader == Reader::zfs_state || reader == Reader::zfs_io ||
+         reader == Reader::selinux_config;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
   switch (reader) {
@@ -453,6 +460,8 @@ inline std::string_view render_file(Reader reader, std::string_view raw, std::st
     return render_zfs_state(raw, out);
   case Reader::zfs_io:
     return render_zfs_io(raw, out);
+  case Reader::selinux_config:
+    return render_selinux_config(raw, out);
   default:
     return render_conntrack(raw, out);
   }

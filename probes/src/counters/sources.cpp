@@ -340,6 +340,7 @@ std::vector<Field> find_fields(const Roots& roots, std::string_view prefix) {
   find_btrfs(roots, prefix, out);
   find_zfs(roots, prefix, out);
   find_bcache(roots, prefix, out);
+  find_selinux(roots, prefix, out);
   return out;
 }
 

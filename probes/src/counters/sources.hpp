@@ -70,6 +70,8 @@ void find_xfs(const Roots& roots, std::string_view prefix, std::vector<Field>& o
 void find_btrfs(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // bcache's cache sets, their backing and cache devices, from <sys>/fs/bcache (bcache.cpp).
 void find_bcache(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// SELinux's state under kern.selinux: enabled, and where it is, its modes (selinux.cpp).
+void find_selinux(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // ZFS's statistics and its pools' states, I/O and datasets, from <proc>/spl/kstat/zfs (zfs.cpp).
 void find_zfs(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The operating system's os-release(5) under the rootfs (os_release.cpp).

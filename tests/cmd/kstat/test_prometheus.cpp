@@ -980,6 +980,21 @@ TEST_CASE("kstat serve and node_exporter agree on Btrfs file systems' space and 
         1 + 1 + 3 + 3 * 2 + 5 + 2 + 4);
 }
 
+TEST_CASE("kstat serve and node_exporter agree that this machine's SELinux is off",
+          "[kstat][serve][node_exporter]") {
+  if (!have_program("prometheus-node-exporter"))
+    FAIL("prometheus-node-exporter is needed (scripts/dev installs it)");
+  int port = free_port();
+  Daemon node({"prometheus-node-exporter", "--web.listen-address=127.0.0.1:" + std::to_string(port),
+               "--collector.disable-defaults", "--collector.selinux"},
+              port);
+  auto theirs = samples(http_get(node.url("/metrics")).body);
+  auto ours = served_series(KstatServe({}));
+  REQUIRE(theirs.count("node_selinux_enabled") == 1);
+  CHECK(ours["kstat_selinux_enabled"] == theirs["node_selinux_enabled"]);
+  CHECK(theirs.count("node_selinux_current_mode") == ours.count("kstat_selinux_current_mode"));
+}
+
 TEST_CASE("kstat serve and node_exporter agree on bcache's sets and devices",
           "[kstat][serve][node_exporter]") {
   // This machine has no bcache: both read a copy of /sys/fs/bcache, a set of two backing devices

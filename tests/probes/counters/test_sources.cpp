@@ -551,6 +551,30 @@ TEST_CASE("sources: net.rpc.nfsd, the NFS server's calls, and its operations by 
   CHECK_FALSE(ns.list("net.rpc.nfsd.v4ops.ListXattrs")); // 74, past this kernel's
 }
 
+TEST_CASE("sources: kern.selinux, enabled on every machine, and its modes where it is",
+          "[counters][sources]") {
+  // This machine has no SELinux: enabled, 0, and nothing else
+  Read off(Namespace(k_proc, k_sys), "kern.selinux");
+  REQUIRE(off.infos.size() == 1);
+  CHECK(off.value("kern.selinux.enabled") == Value(u(0)));
+  // A copy of /sys with selinuxfs's enforce file, and a root file system booting it permissive
+  TempDir sys, rootfs;
+  std::filesystem::create_directories(sys / "fs/selinux");
+  std::ofstream(sys / "fs/selinux/enforce") << "1";
+  std::filesystem::create_directories(rootfs / "etc/selinux");
+  std::ofstream(rootfs / "etc/selinux/config")
+      << "# comment\nSELINUX=permissive\nSELINUXTYPE=targeted\n";
+  Namespace ns(k_proc, sys.path(), rootfs.path());
+  Read on(ns, "kern.selinux");
+  CHECK(on.infos.size() == 3);
+  CHECK(on.value("kern.selinux.enabled") == Value(u(1)));
+  CHECK(on.value("kern.selinux.current_mode") == Value(u(1)));
+  CHECK(on.value("kern.selinux.config_mode") == Value(u(0)));
+  std::ofstream(rootfs / "etc/selinux/config") << "SELINUX=disabled\n";
+  CHECK(Read(ns, "kern.selinux.config_mode").value("kern.selinux.config_mode") ==
+        Value(std::int64_t{-1}));
+}
+
 TEST_CASE("sources: bcache, a cache set, its backing and cache devices", "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
   Read bcache(ns, "bcache");
