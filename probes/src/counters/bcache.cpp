@@ -31,52 +31,53 @@ namespace opskit::counters {
 namespace {
 
 constexpr Convert k_human{.human = true};
-constexpr Layout k_value = k_one_value;
 
 constexpr HwFile k_set_files[] = {
-    {"average_key_size", Kind::gauge, "sectors", "Average data per key in the B-tree", k_value,
+    {"average_key_size", Kind::gauge, "sectors", "Average data per key in the B-tree", k_one_value,
      k_human},
-    {"btree_cache_size", Kind::gauge, "bytes", "Memory the B-tree cache uses", k_value, k_human},
+    {"btree_cache_size", Kind::gauge, "bytes", "Memory the B-tree cache uses", k_one_value,
+     k_human},
     {"cache_available_percent", Kind::gauge, "percent",
-     "Share of the cache without dirty data, usable for writeback", k_value, k_human},
-    {"congested", Kind::gauge, "", "How congested the cache is (0: not)", k_value, k_human},
+     "Share of the cache without dirty data, usable for writeback", k_one_value, k_human},
+    {"congested", Kind::gauge, "", "How congested the cache is (0: not)", k_one_value, k_human},
     {"root_usage_percent", Kind::gauge, "percent",
-     "Share of the B-tree's root node in use (the tree deepens when it fills)", k_value, k_human},
-    {"tree_depth", Kind::gauge, "", "Depth of the B-tree", k_value, k_human},
+     "Share of the B-tree's root node in use (the tree deepens when it fills)", k_one_value,
+     k_human},
+    {"tree_depth", Kind::gauge, "", "Depth of the B-tree", k_one_value, k_human},
 };
 constexpr HwFile k_internal_files[] = {
-    {"active_journal_entries", Kind::gauge, "", "Journal entries newer than the index", k_value,
+    {"active_journal_entries", Kind::gauge, "", "Journal entries newer than the index", k_one_value,
      k_human},
-    {"btree_nodes", Kind::gauge, "", "Nodes of the B-tree", k_value, k_human},
+    {"btree_nodes", Kind::gauge, "", "Nodes of the B-tree", k_one_value, k_human},
     {"btree_read_average_duration_us", Kind::gauge, "microseconds",
-     "Average time a B-tree node read took", k_value, k_human},
+     "Average time a B-tree node read took", k_one_value, k_human},
     {"cache_read_races", Kind::counter, "",
-     "Reads from the cache whose bucket was reused while they ran", k_value, k_human},
+     "Reads from the cache whose bucket was reused while they ran", k_one_value, k_human},
 };
 constexpr HwFile k_period_files[] = {
     {"bypassed", Kind::counter, "bytes", "Bytes of I/O, reads and writes, that bypassed the cache",
-     k_value, k_human},
-    {"cache_hits", Kind::counter, "", "Hits, counted an I/O at a time", k_value, k_human},
-    {"cache_misses", Kind::counter, "", "Misses, counted an I/O at a time", k_value, k_human},
-    {"cache_bypass_hits", Kind::counter, "", "Hits of I/O meant to bypass the cache", k_value,
+     k_one_value, k_human},
+    {"cache_hits", Kind::counter, "", "Hits, counted an I/O at a time", k_one_value, k_human},
+    {"cache_misses", Kind::counter, "", "Misses, counted an I/O at a time", k_one_value, k_human},
+    {"cache_bypass_hits", Kind::counter, "", "Hits of I/O meant to bypass the cache", k_one_value,
      k_human},
-    {"cache_bypass_misses", Kind::counter, "", "Misses of I/O meant to bypass the cache", k_value,
-     k_human},
+    {"cache_bypass_misses", Kind::counter, "", "Misses of I/O meant to bypass the cache",
+     k_one_value, k_human},
     {"cache_miss_collisions", Kind::counter, "",
-     "Insertions after a miss that raced a write of the same data", k_value, k_human},
-    {"cache_readaheads", Kind::counter, "", "Readaheads", k_value, k_human},
+     "Insertions after a miss that raced a write of the same data", k_one_value, k_human},
+    {"cache_readaheads", Kind::counter, "", "Readaheads", k_one_value, k_human},
 };
 constexpr HwFile k_backing_files[] = {
-    {"dirty_data", Kind::gauge, "bytes", "Dirty data of the backing device in the cache", k_value,
-     k_human},
+    {"dirty_data", Kind::gauge, "bytes", "Dirty data of the backing device in the cache",
+     k_one_value, k_human},
 };
 constexpr HwFile k_cache_files[] = {
     {"io_errors", Kind::gauge, "", "Errors of the cache device, decayed by io_error_halflife",
-     k_value, k_human},
+     k_one_value, k_human},
     {"metadata_written", Kind::counter, "bytes",
-     "Bytes of other than data written to the cache device (B-tree, journal, ...)", k_value,
+     "Bytes of other than data written to the cache device (B-tree, journal, ...)", k_one_value,
      k_human},
-    {"written", Kind::counter, "bytes", "Bytes of data written to the cache device", k_value,
+    {"written", Kind::counter, "bytes", "Bytes of data written to the cache device", k_one_value,
      k_human},
 };
 

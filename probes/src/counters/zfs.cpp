@@ -137,7 +137,7 @@ std::string_view file_of(std::string_view stem) {
 void enumerate_named(const Record& r, std::string_view base, Emitter& e) {
   if (r.key.empty() || std::isalpha(static_cast<unsigned char>(r.key.front())) == 0 ||
       r.tokens.size() < 2 || r.tokens[0].size() != 1 || r.tokens[0][0] < '1' ||
-      r.tokens[0][0] > '6' || r.key == "name")
+      r.tokens[0][0] > '6')
     return;
   std::string_view stem = base.substr(base.find('.') + 1); // "arc"; "pool.tank.dataset.tank"
   bool dataset = stem.starts_with("pool.");
@@ -181,13 +181,11 @@ void find_pool(const Roots& roots, std::string_view prefix, const std::string& d
     return;
   if (related(prefix, base + ".state") && ::access((dir + "/state").c_str(), R_OK) == 0) {
     Emitter emitter(roots, dir + "/state", k_fixed_lines, prefix, out, Reader::zfs_state);
-    for (std::size_t i = 0; i < std::size(k_states); ++i) {
-      std::string_view state = k_states[i];
+    for (std::string_view state : k_states)
       if (Info* info = emitter.emit(fmt::format("{}.state.{}", base, state),
                                     fmt::format("zfs.pool.*.state.{}", state), Kind::gauge, "",
                                     {std::string(state), 0, 0}))
         info->description = fmt::format("1 when the pool is {}, else 0", state);
-    }
   }
   if (related(prefix, base + ".io"))
     if (auto io = read_rendered(dir + "/io", Reader::zfs_io)) {
