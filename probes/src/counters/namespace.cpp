@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "emitter.hpp"
 #include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/text.hpp"
