@@ -156,7 +156,7 @@ void enumerate_io(const Record& r, std::string_view base, Emitter& e) {
   std::string name = fmt::format("{}.{}", base, component_of(r.key));
   if (Info* info = e.emit(std::move(name), fmt::format("zfs.pool.*.io.{}", r.key),
                           queue || r.key.ends_with("update") ? Kind::gauge : Kind::counter,
-                          time ? "ns" : (r.key.starts_with("n") ? "bytes" : ""),
+                          time ? "nanoseconds" : (r.key.starts_with("n") ? "bytes" : ""),
                           {std::string(r.key), 0, r.offset}))
     info->description = fmt::format("The pool's {} (io)", r.key);
 }

@@ -620,7 +620,7 @@ TEST_CASE("sources: zfs, the module's statistics and each pool's state, I/O and 
   CHECK(zfs.value("zfs.pool.tank.state.degraded") == Value(u(0)));
   CHECK(zfs.value("zfs.pool.scratch.state.suspended") == Value(u(1)));
   CHECK(zfs.value("zfs.pool.backup.io.nwritten") == Value(u(3206144)));
-  CHECK(zfs.info("zfs.pool.backup.io.wtime").unit == "ns");
+  CHECK(zfs.info("zfs.pool.backup.io.wtime").unit == "nanoseconds");
   CHECK(zfs.info("zfs.pool.backup.io.wcnt").kind == Kind::gauge);
   // A '.' in a dataset's name does not split the name: written as a mount point's is
   CHECK(zfs.value("zfs.pool.tank.dataset.tank/home\\056d.nread") == Value(u(6121947136)));
