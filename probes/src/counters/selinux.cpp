@@ -35,11 +35,9 @@ std::string_view render_selinux_config(std::string_view raw, std::string& out) {
     std::string_view line = trim(next_line(rest));
     if (!line.starts_with("SELINUX="))
       continue;
-    std::string value(trim(line.substr(8)));
-    for (char& c : value)
-      c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    std::string_view value = trim(line.substr(8));
     for (int m = 0; m < 3; ++m)
-      if (value == k_modes[m])
+      if (iequals(value, k_modes[m]))
         mode = m - 1;
   }
   out = fmt::format("config_mode {}\n", mode);

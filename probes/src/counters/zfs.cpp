@@ -31,10 +31,10 @@
 // of things held are gauges).
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <initializer_list>
 #include <iterator>
+#include <utility>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,29 +124,28 @@ std::string component_of_zfs(std::string_view name) {
   return component;
 }
 
-// A statistics file's name for a stem ("arc" -> "arcstats").
-std::string_view file_of(std::string_view stem) {
-  for (const auto& f : k_stats_files)
-    if (f.stem == stem)
-      return f.file;
-  return stem;
+// Whether a named kstat's record is a numeric statistic: "hits 4 8772612" (the header lines
+// are not: their first token is a number, or "name").
+bool is_statistic(const Record& r) {
+  return !r.key.empty() && std::isalpha(static_cast<unsigned char>(r.key.front())) != 0 &&
+         r.tokens.size() >= 2 && r.tokens[0].size() == 1 && r.tokens[0][0] >= '1' &&
+         r.tokens[0][0] <= '6';
 }
 
-// The numeric statistics of a named kstat's record: "hits 4 8772612" (the header lines have no
-// such record: their first token is a number, or "name").
-void enumerate_named(const Record& r, std::string_view base, Emitter& e) {
-  if (r.key.empty() || std::isalpha(static_cast<unsigned char>(r.key.front())) == 0 ||
-      r.tokens.size() < 2 || r.tokens[0].size() != 1 || r.tokens[0][0] < '1' ||
-      r.tokens[0][0] > '6')
-    return;
-  std::string_view stem = base.substr(base.find('.') + 1); // "arc"; "pool.tank.dataset.tank"
-  bool dataset = stem.starts_with("pool.");
-  std::string name = fmt::format("{}.{}", base, component_of(r.key));
-  std::string pattern = dataset ? fmt::format("zfs.pool.*.dataset.*.{}", r.key) : name;
-  if (Info* info = e.emit(std::move(name), pattern, dataset ? Kind::counter : kind_of(stem, r.key),
-                          "", {std::string(r.key), 1, r.offset}))
-    info->description = dataset ? fmt::format("The dataset's {} (objset)", r.key)
-                                : fmt::format("ZFS's {} ({})", r.key, file_of(stem));
+// The numeric statistics of a named kstat's `text`, each <base>.<key> of pattern
+// <pattern>.<key>, its kind and description what `what(key)` says.
+template <class What>
+void emit_statistics(std::string_view text, std::string_view base, std::string_view pattern,
+                     Emitter& e, What what) {
+  for_each_record(text, k_fixed_lines, [&](const Record& r) {
+    if (!is_statistic(r))
+      return;
+    auto [kind, description] = what(r.key);
+    if (Info* info = e.emit(fmt::format("{}.{}", base, component_of(r.key)),
+                            fmt::format("{}.{}", pattern, r.key), kind, "",
+                            {std::string(r.key), 1, r.offset}))
+      info->description = std::move(description);
+  });
 }
 
 // The rendered <pool>/io: "nread 1884160" a line.
@@ -161,13 +160,10 @@ void enumerate_io(const Record& r, std::string_view base, Emitter& e) {
     info->description = fmt::format("The pool's {} (io)", r.key);
 }
 
-// The dataset an objset file counts for: its dataset_name's text; empty when it has none.
-std::string dataset_of(const std::string& path) {
-  auto text = read_file(path);
-  if (!text)
-    return {};
+// The dataset an objset file's `text` counts for: its dataset_name; empty when it has none.
+std::string dataset_of(std::string_view text) {
   std::string dataset;
-  for_each_record(*text, k_lines, [&](const Record& r) {
+  for_each_record(text, k_lines, [&](const Record& r) {
     if (r.key == "dataset_name" && !r.tokens.empty() && r.tokens[0] == "7")
       dataset = std::string(trim(r.rest.substr(1)));
   });
@@ -195,19 +191,21 @@ void find_pool(const Roots& roots, std::string_view prefix, const std::string& d
     }
   if (!related(prefix, base + ".dataset"))
     return;
-  static constexpr SourceSpec k_objset{{"zfs"}, "", k_fixed_lines, enumerate_named};
   for (const auto& entry : list_directory(dir).value_or(std::vector<std::string>())) {
     if (!entry.starts_with("objset-"))
       continue;
     std::string path = fmt::format("{}/{}", dir, entry);
-    std::string dataset = dataset_of(path);
+    auto text = read_file(path);
+    std::string dataset = text ? dataset_of(*text) : std::string();
     if (dataset.empty())
       continue;
     std::string dataset_base = fmt::format("{}.dataset.{}", base, component_of_zfs(dataset));
     if (!related(prefix, dataset_base))
       continue;
-    Emitter emitter(roots, path, k_objset.layout, prefix, out);
-    read_source(k_objset, dataset_base, emitter);
+    Emitter emitter(roots, path, k_fixed_lines, prefix, out);
+    emit_statistics(*text, dataset_base, "zfs.pool.*.dataset.*", emitter, [](std::string_view key) {
+      return std::pair{Kind::counter, fmt::format("The dataset's {} (objset)", key)};
+    });
   }
 }
 
@@ -217,11 +215,9 @@ namespace detail {
 
 std::string_view render_zfs_state(std::string_view raw, std::string& out) {
   out.clear();
-  std::string state(trim(next_line(raw)));
-  std::ranges::transform(state, state.begin(),
-                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string_view state = trim(next_line(raw));
   for (std::string_view s : k_states)
-    out.append(s).append(s == state ? " 1\n" : " 0\n");
+    out.append(s).append(iequals(s, state) ? " 1\n" : " 0\n");
   return out;
 }
 
@@ -249,12 +245,17 @@ void find_zfs(const Roots& roots, std::string_view prefix, std::vector<Field>& o
     return;
   std::string dir = roots.proc + "/spl/kstat/zfs";
   for (const auto& [file, stem] : k_stats_files) {
-    SourceSpec spec{{"zfs"}, file, k_fixed_lines, enumerate_named};
     std::string base = fmt::format("zfs.{}", stem);
     if (!related(prefix, base))
       continue;
-    Emitter emitter(roots, fmt::format("{}/{}", dir, file), spec.layout, prefix, out);
-    read_source(spec, base, emitter);
+    std::string path = fmt::format("{}/{}", dir, file);
+    auto text = read_file(path);
+    if (!text)
+      continue;
+    Emitter emitter(roots, path, k_fixed_lines, prefix, out);
+    emit_statistics(*text, base, base, emitter, [&](std::string_view key) {
+      return std::pair{kind_of(stem, key), fmt::format("ZFS's {} ({})", key, file)};
+    });
   }
   if (!related(prefix, "zfs.pool"))
     return;
