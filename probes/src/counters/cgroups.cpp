@@ -15,7 +15,11 @@
 // memory.stat) is one more component; io.stat's device (MAJ:MIN) and field are two more.
 // Values keep the kernel's units: microseconds in cpu.stat, bytes for memory.
 
+#include <algorithm>
+#include <cerrno>
+
 #include <dirent.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -88,27 +92,40 @@ std::optional<std::string> hierarchy(const std::string& sys_root) {
   return std::nullopt;
 }
 
-// The cgroup at `dir`, named `name`, and the cgroups below it.
-void walk(const Roots& roots, const std::string& dir, const std::string& name,
-          std::string_view prefix, std::vector<Field>& out) {
-  if (!related(prefix, name))
+// Calls `visit(dir, name)` for the cgroup at `dir`, named `name`, and for each below it.
+template <typename Visit>
+void for_each_cgroup(const std::string& dir, const std::string& name, Visit&& visit) {
+  if (!visit(dir, name))
     return;
-  for (const auto& spec : k_cgroup_files) {
-    std::string base = fmt::format("{}.{}", name, spec.prefixes[0]);
-    if (!related(prefix, base))
-      continue;
-    Emitter emitter(roots, fmt::format("{}/{}", dir, spec.file), spec.layout, prefix, out);
-    read_source(spec, base, emitter);
-  }
-  DIR* handle = ::opendir(dir.c_str());
-  if (handle == nullptr)
+  CPtr<DIR, ::closedir> handle(::opendir(dir.c_str()));
+  if (!handle)
     return;
-  CPtr<DIR, ::closedir> owner(handle);
-  while (const dirent* entry = ::readdir(handle)) {
+  while (const dirent* entry = ::readdir(handle.get())) {
     std::string_view child = entry->d_name;
     if (entry->d_type == DT_DIR && child != "." && child != "..")
-      walk(roots, dir + "/" + entry->d_name, name + "." + component_of(child), prefix, out);
+      for_each_cgroup(dir + "/" + entry->d_name, name + "." + component_of(child), visit);
   }
+}
+
+// The fields of the cgroup at `dir`, named `name`, and of the cgroups below it.
+void walk(const Roots& roots, const std::string& dir, const std::string& name,
+          std::string_view prefix, std::vector<Field>& out) {
+  for_each_cgroup(dir, name, [&](const std::string& at, const std::string& cgroup) {
+    if (!related(prefix, cgroup))
+      return false;
+    for (const auto& spec : k_cgroup_files) {
+      std::string base = fmt::format("{}.{}", cgroup, spec.prefixes[0]);
+      if (!related(prefix, base))
+        continue;
+      Emitter emitter(roots, fmt::format("{}/{}", at, spec.file), spec.layout, prefix, out);
+      read_source(spec, base, emitter);
+    }
+    return true;
+  });
+}
+
+bool any_related(std::span<const std::string> names, std::string_view cgroup) {
+  return std::ranges::any_of(names, [&](const std::string& name) { return related(name, cgroup); });
 }
 
 } // namespace
@@ -118,6 +135,36 @@ void find_cgroups(const Roots& roots, std::string_view prefix, std::vector<Field
     return;
   if (auto dir = hierarchy(roots.sys))
     walk(roots, *dir, "cgroup", prefix, out);
+}
+
+// A cgroup comes with mkdir(2) and goes with rmdir(2), each an event in its parent's directory;
+// the files in it come with it, and those a controller brings (written to the parent's
+// cgroup.subtree_control) without one: found at the next resolve interval.
+UniqueFd Namespace::watch_cgroups(std::span<const std::string> names) const {
+  auto dir = any_related(names, "cgroup") ? hierarchy(sys_root_) : std::nullopt;
+  if (!dir)
+    return {};
+  UniqueFd fd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  if (!fd)
+    return {};
+  constexpr std::uint32_t k_events =
+      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
+  bool room = true;
+  for_each_cgroup(*dir, "cgroup", [&](const std::string& at, const std::string& cgroup) {
+    if (!room || !any_related(names, cgroup))
+      return false;
+    room = ::inotify_add_watch(fd.get(), at.c_str(), k_events) >= 0 || errno != ENOSPC;
+    return room;
+  });
+  return fd;
+}
+
+bool cgroups_changed(int fd) noexcept {
+  alignas(inotify_event) char events[4096];
+  bool changed = false;
+  while (::read(fd, events, sizeof events) > 0)
+    changed = true;
+  return changed;
 }
 
 } // namespace opskit::counters

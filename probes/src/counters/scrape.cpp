@@ -31,6 +31,14 @@ Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& set
   return snapshot;
 }
 
+// The names of every set, as given.
+std::vector<std::string> given_names(const Scraper::Settings& settings) {
+  std::vector<std::string> out;
+  for (const auto& set : settings.sets)
+    out.insert(out.end(), set.names.begin(), set.names.end());
+  return out;
+}
+
 // The labels of kstat_uname_info, named as node_exporter's uname collector names them.
 std::string uname_labels() {
   struct utsname u {};
@@ -62,25 +70,27 @@ std::vector<Selection> Scraper::Settings::selections() const {
 }
 
 Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) {
+  // The watches go first, so that nothing that comes between them and the resolve goes unseen.
+  auto mounted = [](const Names& set) {
+    return std::ranges::any_of(set.names, Namespace::from_mounts);
+  };
+  Watches watches;
+  if (std::ranges::any_of(settings.sets, mounted))
+    watches.mounts = ns.watch_mounts();
+  watches.cgroups = ns.watch_cgroups(given_names(settings));
   std::size_t failures = 0;
   OPSKIT_TRY_ASSIGN(auto snapshot,
                     read_snapshot(ns, settings, Clock::now() + settings.timeout, failures));
   std::unique_ptr<Scraper> scraper(
-      new Scraper(std::move(ns), std::move(settings), std::move(snapshot)));
+      new Scraper(std::move(ns), std::move(settings), std::move(snapshot), std::move(watches)));
   scraper->baseline_failures_ = failures;
   return scraper;
 }
 
-Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot)
+Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot, Watches watches)
     : ns_(std::move(ns)), settings_(std::move(settings)), snapshot_(std::move(snapshot)),
       exposition_(snapshot_), uname_labels_(uname_labels()), awaited_(find_awaited()),
-      resolved_at_(Clock::now()) {
-  auto mounted = [](const Names& set) {
-    return std::ranges::any_of(set.names, Namespace::from_mounts);
-  };
-  if (std::ranges::any_of(settings_.sets, mounted))
-    mounts_ = ns_.watch_mounts();
-}
+      watches_(std::move(watches)), resolved_at_(Clock::now()) {}
 
 std::vector<std::string> Scraper::awaited() {
   std::lock_guard lock(mutex_);
@@ -118,8 +128,9 @@ void Scraper::read(Clock::time_point deadline) {
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
-  bool remounted = mounts_ && mounts_changed(mounts_.get());
-  if (went || came || remounted || snapshot_.records_changed() ||
+  bool remounted = watches_.mounts && mounts_changed(watches_.mounts.get());
+  bool regrouped = watches_.cgroups && cgroups_changed(watches_.cgroups.get());
+  if (went || came || remounted || regrouped || snapshot_.records_changed() ||
       now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline);
 }
@@ -128,6 +139,8 @@ void Scraper::resolve(Clock::time_point deadline) {
   // The families go first, so that the old snapshot, its families and the new snapshot are
   // never all held at once: 0.5 MB less at the peak of a resolve.
   exposition_ = Exposition();
+  if (watches_.cgroups) // cgroups made since: watched too
+    watches_.cgroups = ns_.watch_cgroups(given_names(settings_));
   std::size_t failures = 0;
   auto fresh = read_snapshot(ns_, settings_, deadline, failures);
   resolved_at_ = Clock::now();

@@ -284,6 +284,38 @@ TEST_CASE("kstat serve: a file system mounted is served from the next scrape on,
   CHECK(body.find("kstat_scrape_error") == std::string::npos);
 }
 
+TEST_CASE("kstat serve: a cgroup made is served from the next scrape on, and one removed is gone",
+          "[kstat][serve]") {
+  // The machine's cgroup v2 hierarchy mounted at fs/cgroup of a /sys of the test's own, in a
+  // mount namespace of its own, which the server starts in: nothing else sees the mount.
+  REQUIRE(::unshare(CLONE_NEWNS) == 0);
+  REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+  TempDir sys;
+  const auto hierarchy = sys / "fs/cgroup";
+  std::filesystem::create_directories(hierarchy);
+  REQUIRE(::mount("cgroup2", hierarchy.c_str(), "cgroup2", 0, nullptr) == 0);
+  struct Cleanup { // before the temporary directory is removed: none of it is under the mount
+    std::string hierarchy, group;
+    ~Cleanup() {
+      ::rmdir(group.c_str());
+      ::umount2(hierarchy.c_str(), MNT_DETACH);
+    }
+  } cleanup{hierarchy, hierarchy + "/kstat-test-" + std::to_string(::getpid())};
+
+  KstatServe serve({"--sys-root", sys.path(), "cgroup"});
+  const std::string usage = "kstat_cgroup_cpu_usage_seconds_total{cgroup=\"/" +
+                            cleanup.group.substr(hierarchy.size() + 1) + "\"} ";
+  REQUIRE(http_get(serve.url()).body.find("{cgroup=\"/\"}") != std::string::npos);
+  CHECK(http_get(serve.url()).body.find(usage) == std::string::npos);
+  REQUIRE(::mkdir(cleanup.group.c_str(), 0755) == 0);
+  CHECK(http_get(serve.url()).body.find(usage) != std::string::npos);
+  REQUIRE(::rmdir(cleanup.group.c_str()) == 0);
+  auto body = http_get(serve.url()).body;
+  CHECK(body.find(usage) == std::string::npos);
+  CHECK(body.find("kstat_scrape_error") == std::string::npos);
+  CHECK(serve.stop() == 0);
+}
+
 TEST_CASE("kstat serve: a kernel without IPv6 is served what it has by default", "[kstat][serve]") {
   TempDir root;
   std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);

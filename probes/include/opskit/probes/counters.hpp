@@ -113,6 +113,12 @@ public:
   // A descriptor on the mount table the mount points come from (<proc>/self/mountinfo, or
   // <proc>/1/mountinfo under a rootfs), for mounts_changed(); invalid when it cannot be opened.
   UniqueFd watch_mounts() const;
+  // A descriptor on the cgroups that names of `names` stand for, for cgroups_changed(): an
+  // inotify(7) instance watching for directories made, removed or moved in each cgroup of the
+  // hierarchy under them, made before the names are resolved so that none made between goes
+  // unseen. Invalid when no name stands for cgroups or there is no cgroup v2 hierarchy; watches
+  // stop at the user's limit (fs.inotify.max_user_watches).
+  UniqueFd watch_cgroups(std::span<const std::string> names) const;
   // Whether there is a name `name` (a name, a prefix or a glob) names now; no error for none.
   bool has(std::string_view name) const;
 
@@ -148,6 +154,9 @@ private:
 // Whether a file system was mounted or unmounted in the table `fd` (Namespace::watch_mounts())
 // since the descriptor was opened or last asked: one poll(2), which never waits.
 bool mounts_changed(int fd) noexcept;
+// Whether a cgroup was made, removed or moved where `fd` (Namespace::watch_cgroups()) watches
+// since it was made or last asked: reads what inotify queued, and never waits.
+bool cgroups_changed(int fd) noexcept;
 
 namespace detail {
 struct Source; // one open source file: fd, read buffer, layout

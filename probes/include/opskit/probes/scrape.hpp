@@ -142,10 +142,10 @@ public:
   // CPU, a network interface or an interrupt came or went) or entries fail that did not before
   // (a process exited), when a name given that came and went (Names::transient_ok) has come
   // back, when a file system was mounted or unmounted (where names come from the mount table:
-  // Namespace::from_mounts()), and every resolve interval for what none of that shows
-  // (cgroups). Safe
-  // to call from many threads: a scrape that waited for another's read gets that
-  // read's body when the read began after the scrape arrived.
+  // Namespace::from_mounts()), when a cgroup was made or removed under the names given
+  // (Namespace::watch_cgroups()), and every resolve interval for what none of that shows (a
+  // controller enabled in a cgroup). Safe to call from many threads: a scrape that waited for
+  // another's read gets that read's body when the read began after the scrape arrived.
   Body scrape(TextFormat format);
 
   // The names given that come and go (Names::transient_ok) with nothing under them at the last
@@ -153,7 +153,13 @@ public:
   std::vector<std::string> awaited();
 
 private:
-  Scraper(Namespace ns, Settings settings, Snapshot snapshot);
+  // What tells of names come and gone that no source file read shows.
+  struct Watches {
+    UniqueFd mounts;  // the mount table, where names come from it (Namespace::watch_mounts())
+    UniqueFd cgroups; // the cgroups under the names given (Namespace::watch_cgroups())
+  };
+
+  Scraper(Namespace ns, Settings settings, Snapshot snapshot, Watches watches);
   void read(Clock::time_point deadline);
   void resolve(Clock::time_point deadline);
   std::string render(TextFormat format, Clock::duration took) const;
@@ -169,7 +175,7 @@ private:
   std::string uname_labels_;          // kstat_uname_info's
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
   std::vector<std::string> awaited_;  // find_awaited() at the last resolve, looked for each scrape
-  UniqueFd mounts_; // the mount table, where names come from it: a change is a resolve
+  Watches watches_;                   // a change is a resolve
   Clock::time_point resolved_at_;
   Clock::time_point read_at_;                       // when the last read began
   std::chrono::system_clock::time_point read_time_; // the same, by the system's clock
