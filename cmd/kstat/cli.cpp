@@ -132,18 +132,20 @@ std::string_view requested_subcommand(int argc, char** argv) {
 
 void define_cli(CLI::App& app, Options& options, std::string_view only) {
   app.description("Read Linux kernel counters by dotted name, sysctl-style: one namespace over "
-                  "/proc/sys, /proc/vmstat, /proc/meminfo, /proc/stat, /proc/loadavg, "
-                  "/proc/pressure, /proc/softirqs, /proc/interrupts, "
-                  "/proc/net/{snmp,snmp6,netstat,dev}, /proc/diskstats, /proc/<pid>, "
-                  "/sys/class/net/*/statistics, cgroup v2 statistics and mount points' usage.");
+                  "/proc/sys and the statistics the kernel keeps in /proc and /sys (memory, "
+                  "CPUs, pressure, disks and md arrays, the network stack and its interfaces, "
+                  "processes, cgroups, XFS, Btrfs, ZFS and bcache, hardware sensors) and mount "
+                  "points' usage; `kstat list` shows them all, `kstat serve` serves them to "
+                  "Prometheus.");
   app.set_version_flag("--version", std::string("kstat ") + k_version);
   app.require_subcommand(1);
   app.add_option("--proc-root", options.proc_root,
                  "Read this directory instead of /proc (a copy of /proc, for instance)")
       ->check(CLI::ExistingDirectory);
   app.add_option("--sys-root", options.sys_root,
-                 "Read this directory instead of /sys for network interfaces' statistics and "
-                 "cgroups")
+                 "Read this directory instead of /sys for the sources that live there: "
+                 "interfaces, cgroups, hardware (hw), XFS, Btrfs, bcache, the clock source and "
+                 "SELinux")
       ->check(CLI::ExistingDirectory);
   app.add_option("--rootfs", options.rootfs,
                  "The machine's root file system, as mounted here (a container's /host): fs.mount "
