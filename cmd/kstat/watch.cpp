@@ -154,6 +154,7 @@ void sleep_until(std::chrono::steady_clock::time_point next) {
 } // namespace
 
 int run_watch(const counters::Namespace& ns, const Options& options) {
+  counters::NameChanges changes(ns, options.names);
   auto snapshot = ns.snapshot(options.names);
   if (!snapshot) {
     error(snapshot.error().message());
@@ -184,13 +185,15 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     last = now;
     next += interval;
     const auto& readings = watch->sample(seconds);
-    // Names that came or went (an interface, a disk): resolved again, shown from the next line
-    // on under a header of their own. Resolved again with the same names (an entry failed), the
-    // watch goes on with the new failures as its baseline.
+    // Names that came or went (an interface, a disk, a mount point, a cgroup): resolved again,
+    // shown from the next line on under a header of their own. Resolved again with the same
+    // names (an entry failed), the watch goes on with the new failures as its baseline.
     std::unique_ptr<counters::Watch> again;
-    if (watch->names_changed())
+    if (changes.happened() || watch->names_changed()) {
+      changes.renew(ns, options.names);
       if (auto fresh = ns.snapshot(options.names))
         again = std::make_unique<counters::Watch>(std::move(*fresh), *watch);
+    }
     write_out(render_sample(watch->snapshot(), readings, seconds, layout, lines++ % 20 == 0,
                             options.format));
     std::fflush(stdout);

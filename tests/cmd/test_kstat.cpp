@@ -336,10 +336,12 @@ namespace {
 // exit status into `status`.
 std::vector<std::string> watch_lines(const std::string& root, const std::string& args,
                                      std::size_t after, const std::function<void()>& change,
-                                     std::string& errors, int& status) {
+                                     std::string& errors, int& status,
+                                     const std::string& root_option = "--proc-root") {
   const std::string said = root + "/errors";
   FILE* watch = ::popen(
-      ("'" + k_kstat + "' --proc-root '" + root + "' watch " + args + " 2>'" + said + "'").c_str(),
+      ("'" + k_kstat + "' " + root_option + " '" + root + "' watch " + args + " 2>'" + said + "'")
+          .c_str(),
       "r");
   REQUIRE(watch != nullptr);
   std::vector<std::string> seen;
@@ -385,6 +387,31 @@ TEST_CASE("kstat watch: names that come and go are resolved again, under a heade
   REQUIRE(again != seen.end());
   CHECK(std::none_of(again, seen.end(), [](const auto& line) {
     return line.find("br0") != std::string::npos || line.find('-') != std::string::npos;
+  }));
+}
+
+TEST_CASE("kstat watch: a cgroup made is watched from the next line on", "[kstat][cli]") {
+  opskit::test::TempDir sys;
+  std::filesystem::copy(std::string(OPSKIT_TEST_DATA) + "/sys-basic", sys.path(),
+                        std::filesystem::copy_options::recursive);
+  // Made whole beside the hierarchy and moved into it, as mkdir(2) makes a cgroup with its files.
+  std::filesystem::create_directory(sys / "web.service");
+  std::ofstream(sys / "web.service/pids.current") << "7\n";
+  std::string errors;
+  int status = -1;
+  auto seen = watch_lines(
+      sys.path(), "-i 0.2 -c 4 'cgroup.system/slice.*.pids/current'", 1,
+      [&] {
+        std::filesystem::rename(sys / "web.service", sys / "fs/cgroup/system.slice/web.service");
+      },
+      errors, status, "--sys-root");
+  CHECK(status == 0);
+  CHECK(errors == "");
+  REQUIRE(!seen.empty());
+  CHECK(seen[0].find("cgroup.system/slice.ssh/service.pids/current") != std::string::npos);
+  CHECK(seen[0].find("web/service") == std::string::npos);
+  CHECK(std::ranges::any_of(seen, [](const auto& line) {
+    return line.find("cgroup.system/slice.web/service.pids/current") != std::string::npos;
   }));
 }
 

@@ -118,6 +118,23 @@ bool Namespace::from_mounts(std::string_view name) noexcept {
   return std::ranges::any_of(k_mounted, [&](std::string_view root) { return related(name, root); });
 }
 
+NameChanges::NameChanges(const Namespace& ns, std::span<const std::string> names)
+    : cgroups_(ns.watch_cgroups(names)) {
+  if (std::ranges::any_of(names, Namespace::from_mounts))
+    mounts_ = ns.watch_mounts();
+}
+
+bool NameChanges::happened() noexcept {
+  bool remounted = mounts_ && mounts_changed(mounts_.get());
+  bool regrouped = cgroups_ && cgroups_changed(cgroups_.get()); // asked too: emptied
+  return remounted || regrouped;
+}
+
+void NameChanges::renew(const Namespace& ns, std::span<const std::string> names) {
+  if (cgroups_)
+    cgroups_ = ns.watch_cgroups(names);
+}
+
 bool Namespace::has(std::string_view name) const {
   auto found = fields(name, true);
   return found && !found->empty();

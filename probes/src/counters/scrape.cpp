@@ -70,27 +70,20 @@ std::vector<Selection> Scraper::Settings::selections() const {
 }
 
 Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) {
-  // The watches go first, so that nothing that comes between them and the resolve goes unseen.
-  auto mounted = [](const Names& set) {
-    return std::ranges::any_of(set.names, Namespace::from_mounts);
-  };
-  Watches watches;
-  if (std::ranges::any_of(settings.sets, mounted))
-    watches.mounts = ns.watch_mounts();
-  watches.cgroups = ns.watch_cgroups(given_names(settings));
+  NameChanges changes(ns, given_names(settings));
   std::size_t failures = 0;
   OPSKIT_TRY_ASSIGN(auto snapshot,
                     read_snapshot(ns, settings, Clock::now() + settings.timeout, failures));
   std::unique_ptr<Scraper> scraper(
-      new Scraper(std::move(ns), std::move(settings), std::move(snapshot), std::move(watches)));
+      new Scraper(std::move(ns), std::move(settings), std::move(snapshot), std::move(changes)));
   scraper->baseline_failures_ = failures;
   return scraper;
 }
 
-Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot, Watches watches)
+Scraper::Scraper(Namespace ns, Settings settings, Snapshot snapshot, NameChanges changes)
     : ns_(std::move(ns)), settings_(std::move(settings)), snapshot_(std::move(snapshot)),
       exposition_(snapshot_), uname_labels_(uname_labels()), awaited_(find_awaited()),
-      watches_(std::move(watches)), resolved_at_(Clock::now()) {}
+      changes_(std::move(changes)), resolved_at_(Clock::now()) {}
 
 std::vector<std::string> Scraper::awaited() {
   std::lock_guard lock(mutex_);
@@ -128,9 +121,7 @@ void Scraper::read(Clock::time_point deadline) {
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
-  bool remounted = watches_.mounts && mounts_changed(watches_.mounts.get());
-  bool regrouped = watches_.cgroups && cgroups_changed(watches_.cgroups.get());
-  if (went || came || remounted || regrouped || snapshot_.records_changed() ||
+  if (went || came || changes_.happened() || snapshot_.records_changed() ||
       now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline);
 }
@@ -139,8 +130,7 @@ void Scraper::resolve(Clock::time_point deadline) {
   // The families go first, so that the old snapshot, its families and the new snapshot are
   // never all held at once: 0.5 MB less at the peak of a resolve.
   exposition_ = Exposition();
-  if (watches_.cgroups) // cgroups made since: watched too
-    watches_.cgroups = ns_.watch_cgroups(given_names(settings_));
+  changes_.renew(ns_, given_names(settings_));
   std::size_t failures = 0;
   auto fresh = read_snapshot(ns_, settings_, deadline, failures);
   resolved_at_ = Clock::now();

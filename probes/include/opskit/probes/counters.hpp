@@ -111,9 +111,9 @@ public:
   // them.
   static bool from_mounts(std::string_view name) noexcept;
   // A descriptor on the mount table the mount points come from (<proc>/self/mountinfo, or
-  // <proc>/1/mountinfo under a rootfs), for mounts_changed(); invalid when it cannot be opened.
+  // <proc>/1/mountinfo under a rootfs), for NameChanges; invalid when it cannot be opened.
   UniqueFd watch_mounts() const;
-  // A descriptor on the cgroups that names of `names` stand for, for cgroups_changed(): an
+  // A descriptor on the cgroups that names of `names` stand for, for NameChanges: an
   // inotify(7) instance watching for directories made, removed or moved in each cgroup of the
   // hierarchy under them, made before the names are resolved so that none made between goes
   // unseen. Invalid when no name stands for cgroups or there is no cgroup v2 hierarchy; watches
@@ -151,12 +151,26 @@ private:
   std::string rootfs_;
 };
 
-// Whether a file system was mounted or unmounted in the table `fd` (Namespace::watch_mounts())
-// since the descriptor was opened or last asked: one poll(2), which never waits.
-bool mounts_changed(int fd) noexcept;
-// Whether a cgroup was made, removed or moved where `fd` (Namespace::watch_cgroups()) watches
-// since it was made or last asked: reads what inotify queued, and never waits.
-bool cgroups_changed(int fd) noexcept;
+// What tells that names came or went where no source file read shows it: a file system mounted
+// or unmounted, where names come from the mount table (Namespace::from_mounts()), and a cgroup
+// made or removed under the names (Namespace::watch_cgroups()). Made before the names are
+// resolved, and renewed before each resolve after, so that nothing that comes between goes
+// unseen.
+class NameChanges {
+public:
+  NameChanges() = default;
+  NameChanges(const Namespace& ns, std::span<const std::string> names);
+
+  // Whether anything came or went since made or last asked: a poll(2) of the mount table and a
+  // read of the cgroups' inotify queue, where watched. Never waits.
+  bool happened() noexcept;
+  // Before the names are resolved again: the cgroups made since are watched too.
+  void renew(const Namespace& ns, std::span<const std::string> names);
+
+private:
+  UniqueFd mounts_;
+  UniqueFd cgroups_;
+};
 
 namespace detail {
 struct Source; // one open source file: fd, read buffer, layout

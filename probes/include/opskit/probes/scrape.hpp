@@ -153,13 +153,7 @@ public:
   std::vector<std::string> awaited();
 
 private:
-  // What tells of names come and gone that no source file read shows.
-  struct Watches {
-    UniqueFd mounts;  // the mount table, where names come from it (Namespace::watch_mounts())
-    UniqueFd cgroups; // the cgroups under the names given (Namespace::watch_cgroups())
-  };
-
-  Scraper(Namespace ns, Settings settings, Snapshot snapshot, Watches watches);
+  Scraper(Namespace ns, Settings settings, Snapshot snapshot, NameChanges changes);
   void read(Clock::time_point deadline);
   void resolve(Clock::time_point deadline);
   std::string render(TextFormat format, Clock::duration took) const;
@@ -175,7 +169,7 @@ private:
   std::string uname_labels_;          // kstat_uname_info's
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
   std::vector<std::string> awaited_;  // find_awaited() at the last resolve, looked for each scrape
-  Watches watches_;                   // a change is a resolve
+  NameChanges changes_;               // of the names given: a change is a resolve
   Clock::time_point resolved_at_;
   Clock::time_point read_at_;                       // when the last read began
   std::chrono::system_clock::time_point read_time_; // the same, by the system's clock
