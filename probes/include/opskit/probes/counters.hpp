@@ -115,9 +115,8 @@ public:
   UniqueFd watch_mounts() const;
   // A descriptor on the cgroups that names of `names` stand for, for NameChanges: an
   // inotify(7) instance watching for directories made, removed or moved in each cgroup of the
-  // hierarchy under them, made before the names are resolved so that none made between goes
-  // unseen. Invalid when no name stands for cgroups or there is no cgroup v2 hierarchy; watches
-  // stop at the user's limit (fs.inotify.max_user_watches).
+  // hierarchy under them. Invalid when no name stands for cgroups or there is no cgroup v2
+  // hierarchy; watches stop at the user's limit (fs.inotify.max_user_watches).
   UniqueFd watch_cgroups(std::span<const std::string> names) const;
   // Whether there is a name `name` (a name, a prefix or a glob) names now; no error for none.
   bool has(std::string_view name) const;
@@ -158,7 +157,6 @@ private:
 // unseen.
 class NameChanges {
 public:
-  NameChanges() = default;
   NameChanges(const Namespace& ns, std::span<const std::string> names);
 
   // Whether anything came or went since made or last asked: a poll(2) of the mount table and a
