@@ -238,9 +238,12 @@ Result<ListenAddress> parse_listen(std::string_view text) {
     host = host.substr(1, host.size() - 2);
   unsigned port = 0;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (port_text.empty() || ec != std::errc{} || end != port_text.data() + port_text.size() ||
-      port > 65535)
+  if (port_text.empty() || end != port_text.data() + port_text.size() ||
+      (ec != std::errc{} && ec != std::errc::result_out_of_range))
     return wrong();
+  if (ec == std::errc::result_out_of_range || port > 65535)
+    return fail(fmt::format("--listen '{}': port {} is out of range (0 to 65535)", text, port_text),
+                EINVAL);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;

@@ -37,7 +37,8 @@ struct Response {
 };
 
 // Where to listen: "HOST:PORT", "[V6]:PORT", or ":PORT" for every interface; port 0 takes a free
-// one. Fails with "--listen 'x': expected HOST:PORT" or the resolver's reason.
+// one. Fails with "--listen 'x': expected HOST:PORT", a port out of range, or the resolver's
+// reason.
 struct ListenAddress {
   sockaddr_storage address{};
   socklen_t size = 0;

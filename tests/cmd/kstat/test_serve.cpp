@@ -383,6 +383,10 @@ TEST_CASE("kstat serve: a bad --listen or name is one error line, and no server"
   auto bad = run({tool("kstat"), "serve", "--listen", "localhost"});
   CHECK(bad.exit_status == 2);
   CHECK(bad.err == "kstat: error: --listen 'localhost': expected HOST:PORT\n");
+  auto far = run({tool("kstat"), "serve", "--listen", "127.0.0.1:99999"});
+  CHECK(far.exit_status == 2);
+  CHECK(far.err == "kstat: error: --listen '127.0.0.1:99999': port 99999 is out of range (0 to "
+                   "65535)\n");
   auto unknown = run({tool("kstat"), "serve", "--listen", "127.0.0.1:0", "vm.stat"});
   CHECK(unknown.exit_status == 1);
   CHECK(unknown.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
