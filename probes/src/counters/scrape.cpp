@@ -121,7 +121,8 @@ void Scraper::read(Clock::time_point deadline) {
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
-  if (went || came || changes_.happened() || snapshot_.records_changed() ||
+  bool changed = changes_.happened(); // asked each scrape, so that a change is told once
+  if (went || came || changed || snapshot_.records_changed() ||
       now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline);
 }
