@@ -97,13 +97,6 @@ std::string_view to_string(SyscallClass cls) noexcept {
   return "?";
 }
 
-std::optional<SyscallClass> parse_class(std::string_view word) noexcept {
-  for (auto cls : {SyscallClass::stats, SyscallClass::files, SyscallClass::all})
-    if (word == to_string(cls))
-      return cls;
-  return std::nullopt;
-}
-
 std::span<const SyscallSpec> class_syscalls(SyscallClass cls) {
   switch (cls) {
   case SyscallClass::stats:

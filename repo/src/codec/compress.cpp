@@ -21,14 +21,13 @@ namespace opskit::repo {
 
 namespace {
 
-// A gzip member of the concatenation of `pieces` at `level`, with zlib's own header (mtime 0,
-// no name) or `header`.
+// A gzip member of the concatenation of `pieces` at `level`, with `header`, `header_size` bytes.
 Result<std::string> deflate_member(std::span<const std::string_view> pieces, int level,
-                                   gz_header* header, std::size_t header_size) {
+                                   gz_header& header, std::size_t header_size) {
   z_stream z{};
   if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     return fail("gzip: cannot initialise zlib");
-  if (header && deflateSetHeader(&z, header) != Z_OK) {
+  if (deflateSetHeader(&z, &header) != Z_OK) {
     deflateEnd(&z);
     return fail("gzip: cannot set a member header");
   }
@@ -55,10 +54,6 @@ Result<std::string> deflate_member(std::span<const std::string_view> pieces, int
 }
 
 } // namespace
-
-Result<std::string> gzip_compress(std::string_view data) {
-  return deflate_member({&data, 1}, 6, nullptr, 0);
-}
 
 Result<std::string> gzip_decompress(std::string_view data, std::size_t limit) {
   z_stream z{};
@@ -118,7 +113,7 @@ Result<std::string> gzip_keyed_member(std::span<const std::string_view> pieces,
   header.extra = extra;
   header.extra_len = sizeof extra;
   header.os = 3; // Unix, as zlib writes without a header of ours
-  auto out = deflate_member(pieces, level, &header, k_keyed_header);
+  auto out = deflate_member(pieces, level, header, k_keyed_header);
   if (!out)
     return out;
   for (std::size_t i = 0; i < 4; ++i)

@@ -54,8 +54,6 @@ public:
   // under its lock).
   void render(const Snapshot& snapshot, std::string& out, TextFormat format) const;
 
-  std::size_t family_count() const noexcept { return families_.size() + text_families_.size(); }
-
 private:
   struct Member {
     std::size_t entry;

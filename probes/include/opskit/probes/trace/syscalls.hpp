@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,8 +20,6 @@ enum class SyscallClass { stats, files, all };
 inline constexpr int k_max_syscall_nr = 1024;
 
 std::string_view to_string(SyscallClass cls) noexcept;
-// "stats", "files" or "all"; nothing for any other word.
-std::optional<SyscallClass> parse_class(std::string_view word) noexcept;
 
 // One system call of a class in one ABI.
 struct SyscallSpec {

@@ -11,10 +11,6 @@
 
 namespace opskit::repo {
 
-// A gzip stream (level 6, as gzip and createrepo_c default to) of `data` with no name and
-// modification time 0, so equal input gives equal bytes.
-Result<std::string> gzip_compress(std::string_view data);
-
 // xz made of blocks. An xz stream is a header, blocks compressed each on its own, an index of
 // their sizes and a footer; a file made of several blocks reads as one stream in every
 // decompressor (liblzma, xz -d, apt, Python). Blocks made once can be copied into a later stream
