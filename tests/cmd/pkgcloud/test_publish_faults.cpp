@@ -236,6 +236,7 @@ TEST_CASE("publish: one that fails at repomd.xml puts the previous dnf signature
   {
     S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--fail-path", "x86_64/repodata/repomd.xml"});
     auto failed = pkgcloud_env(p.repo, p.home, publish_args(s3_via("r", proxy.url())));
+    INFO("pkgcloud publish said: " << failed.err);
     CHECK(failed.exit_status == 1);
     CHECK(failed.err.find("repodata/repomd.xml: HTTP 500") != std::string::npos);
   }
