@@ -188,16 +188,10 @@ Link link_of(const nlmsghdr* message) {
 // ("\040"), as mountinfo writes a path, which the column's conversion undoes.
 void put_text(std::string_view text, std::string& out) {
   out.push_back(' ');
-  if (text.empty()) {
+  if (text.empty())
     out.push_back('-');
-    return;
-  }
-  for (char c : text)
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\\' || (c == '-' && text.size() == 1))
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE("\\{:03o}"),
-                     static_cast<unsigned char>(c));
-    else
-      out.push_back(c);
+  else
+    append_octal_escaped(out, text, text == "-" ? "-" : " \t\n\\");
 }
 
 // A link-layer address as sysfs writes it ("02:fc:00:00:00:01"); "-" for none.

@@ -22,11 +22,13 @@
 // once: statvfs sees the mount on top.
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include <fcntl.h>
 #include <poll.h>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "emitter.hpp"
@@ -90,8 +92,7 @@ bool is_octal(char c) noexcept {
 
 std::string component_of_mount(std::string_view escaped) {
   std::string component;
-  for (char c : escaped)
-    component.append(c == '.' ? "\\056" : std::string(1, c));
+  append_octal_escaped(component, escaped, ".");
   return component;
 }
 
@@ -122,6 +123,15 @@ void emit_mount(const Roots& roots, std::string_view under, const Mount& m, std:
 }
 
 } // namespace
+
+void append_octal_escaped(std::string& out, std::string_view text, std::string_view special) {
+  for (char c : text)
+    if (special.find(c) != std::string_view::npos)
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("\\{:03o}"),
+                     static_cast<unsigned char>(c));
+    else
+      out.push_back(c);
+}
 
 std::string mount_path(std::string_view escaped) {
   std::string path;

@@ -114,5 +114,8 @@ std::vector<std::string> mount_points(const Roots& roots, std::string_view type)
 // The path a mount point's name component stands for, mountinfo's octal escapes undone
 // ("/mnt/my\040disk\056img" -> "/mnt/my disk.img"); and a mount's source likewise.
 std::string mount_path(std::string_view escaped);
+// Appends `text` to `out` with each of the characters `special` written as an octal escape
+// ('.' as "\056"), as mountinfo writes blanks and backslashes; mount_path() undoes it.
+void append_octal_escaped(std::string& out, std::string_view text, std::string_view special);
 
 } // namespace opskit::counters

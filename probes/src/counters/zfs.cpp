@@ -115,12 +115,7 @@ Kind kind_of(std::string_view stem, std::string_view name) {
 // A pool's or dataset's name as a name component: '.', blanks and '\' as octal escapes.
 std::string component_of_zfs(std::string_view name) {
   std::string component;
-  for (char c : name) {
-    if (c == '.' || c == ' ' || c == '\t' || c == '\n' || c == '\\')
-      component += fmt::format("\\{:03o}", static_cast<unsigned char>(c));
-    else
-      component.push_back(c);
-  }
+  append_octal_escaped(component, name, ". \t\n\\");
   return component;
 }
 
