@@ -13,6 +13,10 @@ bool is_digit(char c) noexcept {
 }
 } // namespace
 
+bool all_digits(std::string_view s) noexcept {
+  return !s.empty() && std::all_of(s.begin(), s.end(), is_digit);
+}
+
 int compare_digit_runs(std::string_view& a, std::string_view& b) noexcept {
   while (!a.empty() && a.front() == '0')
     a.remove_prefix(1);

@@ -18,6 +18,9 @@ bool natural_less(std::string_view a, std::string_view b) noexcept;
 // them from both: negative, 0 or positive. A view that starts with no digit has the run 0.
 int compare_digit_runs(std::string_view& a, std::string_view& b) noexcept;
 
+// Whether `s` is one or more decimal digits, and nothing else (a pid, a count of any size).
+bool all_digits(std::string_view s) noexcept;
+
 // Levenshtein distance (insertions, deletions, substitutions each cost 1).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "emitter.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::counters {
 
@@ -67,10 +68,6 @@ const SourceSpec k_pid_sources[] = {
     {{"io"}, "io", k_lines, enumerate_pid_io, k_io_keys},
 };
 
-bool is_pid(std::string_view s) noexcept {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 void find_pid(const Roots& roots, std::string_view pid, std::string_view prefix,
               std::vector<Field>& out) {
   struct stat st {};
@@ -95,7 +92,7 @@ void find_pids(const Roots& roots, std::string_view prefix, std::vector<Field>& 
     return;
   std::string_view rest = prefix.size() > 5 ? prefix.substr(5) : "self";
   std::string_view pid = rest.substr(0, rest.find('.'));
-  if (pid == "self" || is_pid(pid))
+  if (pid == "self" || all_digits(pid))
     find_pid(roots, pid, prefix, out);
 }
 

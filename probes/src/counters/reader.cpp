@@ -362,11 +362,8 @@ std::optional<Value> human_size(std::string_view token) {
   std::string_view whole = token.substr(0, dot);
   std::string_view tenths = dot == std::string_view::npos ? "" : token.substr(dot + 1);
   std::uint64_t units = 0, digits = 0;
-  auto digits_of = [](std::string_view s, std::uint64_t& n) {
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-    return !s.empty() && ec == std::errc() && end == s.data() + s.size();
-  };
-  if (!digits_of(whole, units) || (dot != std::string_view::npos && !digits_of(tenths, digits)))
+  if (!parse_count(whole, 1, units) ||
+      (dot != std::string_view::npos && !parse_count(tenths, 1, digits)))
     return std::nullopt;
   double mantissa = static_cast<double>(units);
   if (dot != std::string_view::npos)

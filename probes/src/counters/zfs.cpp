@@ -228,7 +228,7 @@ std::string_view render_zfs_io(std::string_view raw, std::string& out) {
   }
   Tokens name(names, {}), value(next_line(raw), {});
   for (auto n = name.next(), v = value.next(); n && v; n = name.next(), v = value.next())
-    if (std::ranges::all_of(*v, [](char c) { return c >= '0' && c <= '9'; }))
+    if (all_digits(*v))
       out.append(*n).append(" ").append(*v).push_back('\n');
   return out;
 }
