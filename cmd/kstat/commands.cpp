@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exit.hpp"
+#include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/exposition.hpp"
 #include "opskit/probes/watch.hpp"
@@ -180,6 +181,7 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
 } // namespace
 
 int run(const Options& options) {
+  raise_open_file_limit(); // a snapshot holds each source file open: five for each cgroup
   counters::Namespace ns(options.proc_root, options.sys_root, options.rootfs);
   if (options.command == "read")
     return run_read(ns, options);

@@ -6,12 +6,12 @@
 
 #include <malloc.h>
 #include <pthread.h>
-#include <sys/resource.h>
 
 #include <fmt/format.h>
 
 #include "exit.hpp"
 #include "http_server.hpp"
+#include "opskit/file.hpp"
 #include "opskit/http_accept.hpp"
 #include "opskit/probes/scrape.hpp"
 #include "opskit/web/config.hpp"
@@ -52,15 +52,6 @@ void share_one_arena() {
   ::mallopt(M_ARENA_MAX, 1);
 }
 
-// Every source file stays open between scrapes: take all the descriptors the hard limit allows.
-void raise_file_limit() {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
-
 // Blocks SIGTERM and SIGINT in this thread and every thread it starts, for wait_for_stop().
 sigset_t block_stop_signals() {
   sigset_t stop;
@@ -88,7 +79,7 @@ int run_serve(const Options& options) {
     }
     web.config = std::move(*loaded);
   }
-  raise_file_limit();
+  raise_open_file_limit(); // every source file stays open between scrapes
   share_one_arena();
   Scraper::Settings settings;
   if (options.names.empty() || options.defaults)

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +31,18 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
       return std::string_view(buffer.data(), got);
     buffer.resize(buffer.size() * 4);
   }
+}
+
+std::uint64_t raise_open_file_limit() noexcept {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0)
+    return 0;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = {limit.rlim_max, limit.rlim_max};
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0)
+      limit = raised;
+  }
+  return limit.rlim_cur;
 }
 
 Result<void> write_all(int fd, std::string_view data, std::string_view name) {

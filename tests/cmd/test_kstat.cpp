@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -238,6 +239,48 @@ TEST_CASE("kstat read: entries denied to the user are reported, the rest printed
   auto none = drop({"read", "proc.1.io"});
   CHECK(none.exit_status == 1);
   CHECK(none.out.empty());
+}
+
+TEST_CASE("kstat: past the soft limit of open files every source is read, past the hard "
+          "limit one line says so",
+          "[kstat][cli]") {
+  rlimit limit{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  if (limit.rlim_max < 1024)
+    OPSKIT_SKIP("the hard limit of open files is under 1024");
+  // 100 cgroups of three files each: 300 files a snapshot holds open, past a limit of 64.
+  opskit::test::TempDir sys;
+  std::filesystem::path root = sys / "fs/cgroup";
+  std::filesystem::create_directories(root);
+  std::ofstream(root / "cgroup.controllers") << "cpu memory pids\n";
+  for (int i = 0; i < 100; ++i) {
+    std::filesystem::path cgroup = root / fmt::format("job{}.scope", i);
+    std::filesystem::create_directory(cgroup);
+    std::ofstream(cgroup / "cpu.stat") << "usage_usec 7\nuser_usec 5\nsystem_usec 2\n";
+    std::ofstream(cgroup / "memory.current") << "4096\n";
+    std::ofstream(cgroup / "pids.current") << "1\n";
+  }
+  auto under_limit = [&](std::string_view ulimit, std::string_view args) {
+    return run({"sh", "-c",
+                fmt::format("ulimit {} 64 && exec timeout 20 {} --sys-root {} {}", ulimit, k_kstat,
+                            sys.path(), args)});
+  };
+  auto soft = under_limit("-Sn", "read cgroup");
+  CHECK(soft.exit_status == 0);
+  CHECK(soft.err.empty());
+  CHECK(lines(soft.out).size() == 500);
+  CHECK(soft.out.find("cgroup.job99/scope.pids/current: 1\n") != std::string::npos);
+
+  auto hard = under_limit("-n", "read cgroup");
+  CHECK(hard.exit_status == 3); // some read, the rest not
+  CHECK(hard.err == "kstat: error: cgroup.*: not opened: this process holds as many files open "
+                    "as its limit allows (64; ulimit -n)\n");
+  auto serve = under_limit("-n", "serve --listen 127.0.0.1:0 cgroup");
+  CHECK(serve.exit_status == 1);
+  CHECK(serve.out.empty());
+  CHECK(lines(serve.err).size() == 1);
+  CHECK(serve.err.find("of 300 source files not opened: this process holds as many files open "
+                       "as its limit allows (64; ulimit -n)") != std::string::npos);
 }
 
 TEST_CASE("kstat watch: counts, rates and JSON lines", "[kstat][cli]") {

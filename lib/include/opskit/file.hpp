@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,11 @@ Result<UniqueFd> open_file(const std::string& path, int flags);
 // returns EOF) and the cheapest for seq_files such as /proc/vmstat (each read restarts the
 // generator). `buffer` must be non-empty; its size is the read size. `name` is for errors.
 Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name);
+
+// Raises this process's soft limit of open files (RLIMIT_NOFILE) to its hard limit, for a
+// process that keeps a descriptor open for each file it reads again (and never calls select(2),
+// which cannot take a descriptor past 1023). Returns the limit then in force.
+std::uint64_t raise_open_file_limit() noexcept;
 
 // Writes all of `data` to `fd`, again after a short write or EINTR; the error names `name`.
 Result<void> write_all(int fd, std::string_view data, std::string_view name);

@@ -53,6 +53,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -538,6 +539,17 @@ bool read_statfs(Source& source, Source::Clock::time_point deadline) {
   return true;
 }
 
+// An open(2) that failed for want of descriptors, worded the same for every source it befell
+// (a line for them all): a snapshot holds each of its files open.
+Error out_of_descriptors() {
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  return Error(fmt::format("not opened: this process holds as many files open as its limit "
+                           "allows ({}; ulimit -n)",
+                           limit.rlim_cur),
+               EMFILE);
+}
+
 } // namespace
 
 bool Source::read(Clock::time_point deadline) {
@@ -565,7 +577,7 @@ bool Source::read(Clock::time_point deadline) {
     // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
     auto opened = open_file(path, O_RDONLY | O_NONBLOCK);
     if (!opened)
-      open_error = opened.error();
+      open_error = opened.error().errno_value() == EMFILE ? out_of_descriptors() : opened.error();
     else
       fd = std::move(*opened);
   }

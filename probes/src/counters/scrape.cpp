@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <ctime>
 #include <span>
@@ -29,6 +30,19 @@ Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& set
     return fail("nothing to serve: the exclusions leave out every name", ENOENT);
   failures = snapshot.read(deadline);
   return snapshot;
+}
+
+// The first read's sources that the limit of open files left unopened, as one error: served,
+// they would be a scrape error each, and would leave no descriptor to accept a scrape with.
+Result<void> check_descriptors(const Snapshot& snapshot) {
+  auto failed = snapshot.source_errors();
+  auto unopened = [](const auto& error) { return error.second.errno_value() == EMFILE; };
+  auto first = std::ranges::find_if(failed, unopened);
+  if (first == failed.end())
+    return {};
+  return fail(fmt::format("{} of {} source files {}", std::ranges::count_if(failed, unopened),
+                          snapshot.source_count(), first->second.message()),
+              EMFILE);
 }
 
 // The names of every set, as given.
@@ -74,6 +88,7 @@ Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) 
   std::size_t failures = 0;
   OPSKIT_TRY_ASSIGN(auto snapshot,
                     read_snapshot(ns, settings, Clock::now() + settings.timeout, failures));
+  OPSKIT_TRY(check_descriptors(snapshot));
   std::unique_ptr<Scraper> scraper(
       new Scraper(std::move(ns), std::move(settings), std::move(snapshot), std::move(changes)));
   scraper->baseline_failures_ = failures;
