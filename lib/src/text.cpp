@@ -38,6 +38,13 @@ int compare_digit_runs(std::string_view& a, std::string_view& b) noexcept {
 }
 
 bool natural_less(std::string_view a, std::string_view b) noexcept {
+  // What both start with compares equal, whatever it holds: skipped, but for a run of digits it
+  // ends in, which the bytes after it may make a different number ("cpu.1" and "cpu.10").
+  auto same = static_cast<std::size_t>(std::ranges::mismatch(a, b).in1 - a.begin());
+  while (same > 0 && is_digit(a[same - 1]))
+    --same;
+  a.remove_prefix(same);
+  b.remove_prefix(same);
   while (!a.empty() && !b.empty()) {
     if (is_digit(a.front()) && is_digit(b.front())) {
       std::size_t a_size = a.size(), b_size = b.size();

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "opskit/text.hpp"
 
 TEST_CASE("natural_less: numbers inside names sort by value", "[lib][text]") {
@@ -17,6 +19,30 @@ TEST_CASE("natural_less: numbers inside names sort by value", "[lib][text]") {
   CHECK_FALSE(opskit::natural_less("a", "a"));
   CHECK(opskit::natural_less("x1", "x01")); // equal value: fewer zeros first, still a strict order
   CHECK_FALSE(opskit::natural_less("x01", "x1"));
+  // A start both share that ends inside a number: the whole numbers compare.
+  CHECK(opskit::natural_less("disk.sda9.reads", "disk.sda10.reads"));
+  CHECK_FALSE(opskit::natural_less("disk.sda10.reads", "disk.sda9.reads"));
+  CHECK(opskit::natural_less("cgroup.slice1.x", "cgroup.slice12.x"));
+  CHECK(opskit::natural_less("x.07", "x.007"));
+  CHECK_FALSE(opskit::natural_less("x.007", "x.07"));
+  CHECK(opskit::natural_less("x.100b", "x.0100a")); // the same value: fewer zeros first
+}
+
+TEST_CASE("natural_less: a strict weak order over names that share long starts", "[lib][text]") {
+  std::vector<std::string> names;
+  for (std::string_view unit : {"1", "01", "2", "10", "a", "1a", "10a", "100"})
+    for (std::string_view file : {"memory/stat.pgfault", "memory/stat.anon", "cpu/stat.usage_usec"})
+      names.push_back(fmt::format("cgroup.system/slice.unit{}.{}", unit, file));
+  for (const auto& a : names) {
+    CHECK_FALSE(opskit::natural_less(a, a));
+    for (const auto& b : names) {
+      if (a != b)
+        CHECK(opskit::natural_less(a, b) != opskit::natural_less(b, a));
+      for (const auto& c : names)
+        if (opskit::natural_less(a, b) && opskit::natural_less(b, c))
+          CHECK(opskit::natural_less(a, c));
+    }
+  }
 }
 
 TEST_CASE("compare_digit_runs: runs of any length compare by value and are consumed",

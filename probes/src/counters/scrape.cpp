@@ -14,6 +14,8 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "sources.hpp"
+
 namespace opskit::counters {
 
 namespace {
@@ -106,10 +108,18 @@ std::vector<std::string> Scraper::awaited() {
 }
 
 std::vector<std::string> Scraper::find_awaited() const {
+  // A name the snapshot serves something under has it; only the others are looked up, which
+  // lists what is under them (every cgroup's files, for "cgroup").
+  auto served = [&](std::string_view name) {
+    for (std::size_t i = 0; i < snapshot_.size(); ++i)
+      if (holds(name, snapshot_.info(i).name))
+        return true;
+    return false;
+  };
   std::vector<std::string> out;
   for (const auto& set : settings_.sets)
     for (const auto& name : set.names)
-      if (set.transient_ok && Namespace::transient(name) && !ns_.has(name))
+      if (set.transient_ok && Namespace::transient(name) && !served(name) && !ns_.has(name))
         out.push_back(name);
   return out;
 }
