@@ -552,6 +552,19 @@ Error out_of_descriptors() {
 
 } // namespace
 
+// A plain file's first read goes to a page of the thread's, and what it read to a buffer of
+// the source's twice its size: a snapshot of every cgroup holds thousands of files, most of a
+// line or a few (a page each would be megabytes of zeros). A file that grows past its buffer
+// costs a read again (pread_whole()).
+Result<std::string_view> Source::read_first() {
+  thread_local std::string first_read(4096, '\0');
+  OPSKIT_TRY_ASSIGN(auto got, pread_whole(fd.get(), first_read, path));
+  fitted = true;
+  buffer.assign(std::max<std::size_t>(2 * got.size(), 64), '\0');
+  std::memcpy(buffer.data(), got.data(), got.size());
+  return std::string_view(buffer.data(), got.size());
+}
+
 bool Source::read(Clock::time_point deadline) {
   read_error.reset();
   if (reader == Reader::statfs)
@@ -586,7 +599,9 @@ bool Source::read(Clock::time_point deadline) {
   bool rendered = is_rendered(reader);
   if (rendered && raw.empty()) // the first read, or the second: the first's room is its size
     raw.resize(std::max(buffer.size(), rendered_from.size()));
-  auto got = pread_whole(fd.get(), rendered ? raw : buffer, path);
+  auto got = rendered ? pread_whole(fd.get(), raw, path)
+             : fitted ? pread_whole(fd.get(), buffer, path)
+                      : read_first();
   if (!got) {
     read_error = got.error();
     return false;

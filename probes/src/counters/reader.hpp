@@ -347,6 +347,7 @@ struct Source {
   std::string rendered_from;
   std::size_t rendered_size = std::string::npos;
   bool kept = false;          // a Reader::once source, read
+  bool fitted = false;        // a plain file's buffer, sized by its first read (read_first())
   std::uint32_t sequence = 0; // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;
@@ -364,6 +365,9 @@ struct Source {
   // hard NFS mount whose server is gone) fails this read, and later ones at once, until that
   // call has returned. A Reader::statfs_local source is called in place.
   bool read(Clock::time_point deadline = Clock::time_point::max());
+
+private:
+  Result<std::string_view> read_first();
 };
 
 // adjtimex(2), asked to change nothing, rendered into the source's buffer (timex.cpp).

@@ -82,8 +82,10 @@ Snapshot::Snapshot(std::vector<Field> fields) {
       source->path = field.path;
       source->reader = field.reader;
       source->lines_fixed = field.layout.fixed_lines || field.layout.shape == Layout::Shape::whole;
-      // /proc/sys values are short and a large read buffer costs there; the rest start at a page.
-      source->buffer.resize(field.layout.shape == Layout::Shape::whole ? 256 : 4096);
+      // A plain file's buffer is sized by its first read (Source::read_first()); what renders
+      // its file or asks the kernel otherwise starts at a page.
+      if (field.reader != Reader::pread && field.reader != Reader::once)
+        source->buffer.resize(4096);
       sources_.push_back(std::move(source));
     }
     slots_.push_back(Slot{it->second, field.layout, std::move(field.locator), field.convert});

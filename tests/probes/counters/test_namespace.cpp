@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
 
 #include <unistd.h>
 
@@ -315,6 +316,23 @@ TEST_CASE("namespace: a handle rereads its file and follows a moved field",
   auto gone = handle->read();
   REQUIRE_FALSE(gone);
   CHECK(gone.error().message().find("vm.stats.pgfault: no longer in") == 0);
+}
+
+TEST_CASE("namespace: a file that grows far past its first read is read whole",
+          "[counters][namespace]") {
+  TempRoot root;
+  root.write("vmstat", "pgfault 5\n"); // a buffer of 64 bytes after the first read
+  Namespace ns(root.path);
+  auto handle = ns.resolve("vm.stats.pgfault");
+  REQUIRE(handle);
+  CHECK(handle->read() == Value(std::uint64_t{5}));
+  std::string grown;
+  for (int i = 0; i < 2000; ++i)
+    grown += "nr_padding_" + std::to_string(i) + " 0\n";
+  root.write("vmstat", grown + "pgfault 9\n"); // 38 KB
+  CHECK(handle->read() == Value(std::uint64_t{9}));
+  root.write("vmstat", "pgfault 11\n");
+  CHECK(handle->read() == Value(std::uint64_t{11}));
 }
 
 TEST_CASE("namespace: a record's columns follow it when it moves, and only those that went fail",
