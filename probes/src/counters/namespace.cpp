@@ -5,6 +5,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -65,6 +66,22 @@ bool glob_matches(const std::string& glob, const std::string& name) {
   return ::fnmatch(glob.c_str(), name.c_str(), FNM_EXTMATCH) == 0;
 }
 
+// The subtree a name, prefix or glob names nothing outside of: a glob's components before the
+// one its first wildcard is in ("net.dev" of "net.dev.eth*.rx_bytes"); the rest as they are.
+std::string_view scope_of(std::string_view name) {
+  std::size_t wildcard = first_wildcard(name);
+  if (wildcard == std::string_view::npos)
+    return name;
+  std::size_t dot = name.rfind('.', wildcard);
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
+// Whether two names, prefixes or globs can name one name: their scopes hold one the other.
+bool may_overlap(std::string_view a, std::string_view b) {
+  std::string_view sa = scope_of(a), sb = scope_of(b);
+  return holds(sa, sb) || holds(sb, sa);
+}
+
 } // namespace
 
 Namespace::Namespace(std::string proc_root, std::string sys_root, std::string rootfs)
@@ -78,14 +95,8 @@ Roots Namespace::roots() const {
 Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absent_ok) const {
   // A glob: the names it matches under its components before the wildcard's, and a name that
   // merely holds a wildcard's character ("net.dev.eth[1]") as itself.
-  std::size_t wildcard = first_wildcard(prefix);
-  bool glob = wildcard != std::string_view::npos;
-  std::string_view scope = prefix;
-  if (glob) {
-    std::size_t dot = prefix.rfind('.', wildcard);
-    scope = dot == std::string_view::npos ? std::string_view{} : prefix.substr(0, dot);
-  }
-  auto found = find_fields(roots(), scope);
+  bool glob = first_wildcard(prefix) != std::string_view::npos;
+  auto found = find_fields(roots(), scope_of(prefix));
   if (glob) {
     std::string pattern(prefix);
     std::erase_if(found, [&](const Field& f) {
@@ -210,7 +221,7 @@ Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
 
 Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections) const {
   std::vector<Field> all;
-  std::unordered_set<std::string> seen;
+  std::vector<std::string_view> given; // the names before, of every selection
   for (const auto& [names, filter] : selections) {
     auto left_out = [&](const std::string& name) {
       if (filter.wanted != nullptr && !filter.wanted(name))
@@ -221,8 +232,17 @@ Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections) cons
     for (const auto& name : names) {
       OPSKIT_TRY_ASSIGN(auto found,
                         fields(name, filter.absent_ok || (filter.transient_ok && transient(name))));
+      if (all.capacity() < all.size() + found.size()) // first, so that the views below hold
+        all.reserve(std::max(all.size() + found.size(), 2 * all.capacity()));
+      // A name found is unique (fields()); one a name before found is looked up only where the
+      // two may name the same (the defaults and "cgroup" do not: no set of 30,000 names).
+      std::unordered_set<std::string_view> before;
+      if (std::ranges::any_of(given, [&](std::string_view b) { return may_overlap(b, name); }))
+        for (const auto& field : all)
+          before.insert(field.info.name);
+      given.push_back(name);
       for (auto& field : found)
-        if (!left_out(field.info.name) && seen.insert(field.info.name).second)
+        if (!left_out(field.info.name) && !before.contains(field.info.name))
           all.push_back(std::move(field));
     }
   }

@@ -186,6 +186,22 @@ TEST_CASE("namespace: a snapshot keeps the order asked for, without repeats",
                                           "kern.loadavg.15", "kern.loadavg.last_pid",
                                           "kern.loadavg.runnable", "kern.loadavg.tasks"});
   CHECK(snap->source_count() == 2);
+
+  // Across selections, and where a glob, a prefix and a name name one name each their way.
+  std::vector<std::string> first{"kern.loadavg.@(1|5)"}, second{"kern", "kern.loadavg.1", "cpu"};
+  std::vector<Selection> selections{{first, {}}, {second, {}}};
+  auto across = ns.snapshot(selections);
+  REQUIRE(across);
+  std::vector<std::string> all;
+  for (std::size_t i = 0; i < across->size(); ++i)
+    all.push_back(across->info(i).name);
+  CHECK(all[0] == "kern.loadavg.1");
+  CHECK(all[1] == "kern.loadavg.5");
+  CHECK(std::ranges::count(all, "kern.loadavg.1") == 1);
+  CHECK(std::ranges::count(all, "kern.loadavg.5") == 1);
+  CHECK(std::ranges::count(all, "kern.loadavg.15") == 1);
+  CHECK(std::set<std::string>(all.begin(), all.end()).size() == all.size());
+  CHECK(std::ranges::count_if(all, [](const auto& n) { return n.starts_with("cpu."); }) > 0);
 }
 
 TEST_CASE("namespace: unknown names get a suggestion", "[counters][namespace]") {
