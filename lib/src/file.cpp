@@ -18,19 +18,57 @@ Result<UniqueFd> open_file(const std::string& path, int flags) {
   return UniqueFd(fd);
 }
 
-Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name) {
+namespace {
+
+// Whether a read that gave `chunk`, short of the room it had, may have stopped where a seq_file
+// of many records (/proc/net/dev, diskstats, vmstat) filled its buffer rather than at the end
+// of the file. Such a file fills a buffer of a page a read (of a power of two pages where one
+// record needed more) and stops before the record that would not fit: the chunk ends the file
+// when the next record, taken as twice the chunk's last line, would have fitted. 4,013 bytes of
+// /proc/net/dev's 125-byte lines may go on; /proc/vmstat's 3,992 bytes ending in a 20-byte line
+// do not, nor 4,166 bytes of /proc/net/netstat, one record in a buffer of two pages.
+bool may_go_on(std::string_view chunk) noexcept {
+  static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (chunk.size() < page / 2)
+    return false;
+  std::size_t buffer = page;
+  while (buffer < chunk.size())
+    buffer *= 2;
+  std::string_view lines = chunk.substr(0, chunk.size() - 1); // but its last newline
+  std::size_t last_line = chunk.size() - (lines.rfind('\n') + 1);
+  return chunk.size() + 2 * last_line > buffer;
+}
+
+// Reads from offset 0 into `buffer` until a read gives nothing, or one short of the room left
+// gives a chunk that is the `last(chunk)`. A buffer filled grows 4x and is read again from
+// offset 0, as /proc/sys reads nothing past offset 0.
+template <typename Last>
+Result<std::string_view> read_from_start(int fd, std::string& buffer, std::string_view name,
+                                         Last last) {
+  std::size_t got = 0;
   for (;;) {
-    ssize_t n = ::pread(fd, buffer.data(), buffer.size(), 0);
+    ssize_t n = ::pread(fd, buffer.data() + got, buffer.size() - got, static_cast<off_t>(got));
     if (n < 0) {
       if (errno == EINTR)
         continue;
       return fail(Error::from_errno("read", name));
     }
-    auto got = static_cast<std::size_t>(n);
-    if (got < buffer.size())
+    auto count = static_cast<std::size_t>(n);
+    got += count;
+    if (got == buffer.size() && count > 0) {
+      buffer.resize(buffer.size() * 4);
+      got = 0;
+    } else if (count == 0 || last(std::string_view(buffer.data() + got - count, count))) {
       return std::string_view(buffer.data(), got);
-    buffer.resize(buffer.size() * 4);
+    }
   }
+}
+
+} // namespace
+
+Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name) {
+  return read_from_start(fd, buffer, name,
+                         [](std::string_view chunk) { return !may_go_on(chunk); });
 }
 
 std::uint64_t raise_open_file_limit() noexcept {
@@ -81,7 +119,11 @@ Result<std::string> read_file(const std::string& path) {
   if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 4096)
     size = static_cast<std::size_t>(st.st_size) + 1;
   std::string buffer(size, '\0');
-  OPSKIT_TRY_ASSIGN(auto text, pread_whole(fd.get(), buffer, path));
+  // A file that says no size (/proc's) is read until a read gives nothing: this is what reads
+  // the mount table, whose lines range from 50 bytes to kilobytes (an overlay's layers).
+  bool sized = S_ISREG(st.st_mode) && st.st_size > 0;
+  OPSKIT_TRY_ASSIGN(auto text, read_from_start(fd.get(), buffer, path,
+                                               [sized](std::string_view) { return sized; }));
   buffer.resize(text.size());
   return buffer;
 }

@@ -574,6 +574,46 @@ TEST_CASE("kstat read net.link: the links of its network namespace, as ip link s
   }
 }
 
+TEST_CASE("kstat read net.dev: every interface, where /proc/net/dev is more than a page",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a network namespace of its own");
+  // 123 interfaces: /proc/net/dev gives a page a read, the first 31 of them here.
+  auto out = lines(in_own_network(
+      "for i in $(seq 60); do ip link add va$i type veth peer name vb$i; done; "
+      "wc -c < /proc/net/dev; {0} read --prometheus net.dev; {0} read net.dev.vb60.rx_bytes"));
+  REQUIRE(!out.empty());
+  CHECK(std::stoul(out.front()) > 4096);
+  CHECK(std::ranges::count_if(out, [](const std::string& line) {
+          return line.starts_with("kstat_network_receive_bytes_total{");
+        }) == 123);
+  CHECK(std::ranges::count(out, "kstat_network_receive_bytes_total{device=\"vb60\"} 0") == 1);
+  CHECK(out.back() == "net.dev.vb60.rx_bytes: 0");
+}
+
+TEST_CASE("kstat list fs.mount: every mount point, where the mount table is more than a page",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a mount namespace of its own");
+  opskit::test::TempDir dir;
+  auto r = run({"unshare", "--mount", "--propagation", "private", "sh", "-c",
+                fmt::format("set -e; for i in $(seq 100); do mkdir {0}/m$i; "
+                            "mount -t tmpfs kstat-test {0}/m$i; done; "
+                            "wc -c < /proc/self/mountinfo; {1} list fs.mount",
+                            dir.path(), k_kstat)});
+  INFO(r.err);
+  REQUIRE(r.exit_status == 0);
+  auto out = lines(r.out);
+  REQUIRE(!out.empty());
+  CHECK(std::stoul(out.front()) > 4096);
+  // The directory's name has no dot to escape, wherever TMPDIR puts it.
+  std::string ours = "/" + std::filesystem::path(dir.path()).filename().string() + "/m";
+  CHECK(std::ranges::count_if(out, [&](const std::string& line) {
+          return line.starts_with("fs.mount.") && line.find(ours) != std::string::npos &&
+                 line.ends_with(".size");
+        }) == 100);
+}
+
 TEST_CASE("kstat read net.arp: the ARP table's entries by interface, as ip neigh made them",
           "[kstat][cli]") {
   if (::geteuid() != 0)

@@ -14,11 +14,15 @@ namespace opskit {
 // open(2) with O_CLOEXEC added; the error names the path.
 Result<UniqueFd> open_file(const std::string& path, int flags);
 
-// Reads a whole file with one pread at offset 0 into `buffer` and returns the bytes read. When a
-// read fills the buffer it grows 4x and reads again from offset 0, and the grown size is kept for
+// Reads a whole file from offset 0 into `buffer` and returns the bytes read: with one pread,
+// but where a seq_file of many records gives a page a read however large the buffer
+// (/proc/net/dev of a hundred interfaces, diskstats of forty disks): a read that may have
+// stopped there goes on from where it ended (see may_go_on() in file.cpp). When a read fills the
+// buffer it grows 4x and the file is read again from offset 0, and the grown size is kept for
 // the next call. This is the only correct way to read /proc/sys (a read at a non-zero offset
-// returns EOF) and the cheapest for seq_files such as /proc/vmstat (each read restarts the
-// generator). `buffer` must be non-empty; its size is the read size. `name` is for errors.
+// returns EOF) and the cheapest for seq_files such as /proc/vmstat (a read at offset 0
+// restarts the generator). `buffer` must be non-empty; its size is the read size. `name` is for
+// errors.
 Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name);
 
 // Raises this process's soft limit of open files (RLIMIT_NOFILE) to its hard limit, for a
@@ -34,7 +38,8 @@ Result<void> write_all(int fd, std::string_view data, std::string_view name);
 Result<std::vector<std::string>> list_directory(const std::string& path);
 
 // Opens, reads whole (as above, starting with a 4 KiB buffer, or one a byte larger than a
-// regular file's size) and closes.
+// regular file's size; a file that says no size, as /proc's, until a read gives nothing) and
+// closes.
 Result<std::string> read_file(const std::string& path);
 
 } // namespace opskit
