@@ -24,7 +24,7 @@ namespace {
 // of many records (/proc/net/dev, diskstats, vmstat) filled its buffer rather than at the end
 // of the file. Such a file fills a buffer of a page a read (of a power of two pages where one
 // record needed more) and stops before the record that would not fit: the chunk ends the file
-// when the next record, taken as twice the chunk's last line, would have fitted. 4,013 bytes of
+// when the next record, taken as twice the chunk's last, would have fitted. 4,013 bytes of
 // /proc/net/dev's 125-byte lines may go on; /proc/vmstat's 3,992 bytes ending in a 20-byte line
 // do not, nor 4,166 bytes of /proc/net/netstat, one record in a buffer of two pages.
 bool may_go_on(std::string_view chunk) noexcept {
@@ -34,9 +34,12 @@ bool may_go_on(std::string_view chunk) noexcept {
   std::size_t buffer = page;
   while (buffer < chunk.size())
     buffer *= 2;
-  std::string_view lines = chunk.substr(0, chunk.size() - 1); // but its last newline
-  std::size_t last_line = chunk.size() - (lines.rfind('\n') + 1);
-  return chunk.size() + 2 * last_line > buffer;
+  // A record is a line, or lines up to a blank one where the chunk ends in one (/proc/mdstat's
+  // arrays).
+  std::string_view end = chunk.ends_with("\n\n") ? "\n\n" : "\n";
+  std::size_t before = chunk.substr(0, chunk.size() - end.size()).rfind(end);
+  std::size_t last = chunk.size() - (before == std::string_view::npos ? 0 : before + end.size());
+  return chunk.size() + 2 * last > buffer;
 }
 
 // Reads from offset 0 into `buffer` until a read gives nothing, or one short of the room left
