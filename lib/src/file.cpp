@@ -74,16 +74,12 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
                          [](std::string_view chunk) { return !may_go_on(chunk); });
 }
 
-std::uint64_t raise_open_file_limit() noexcept {
+void raise_open_file_limit() noexcept {
   rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0)
-    return 0;
-  if (limit.rlim_cur < limit.rlim_max) {
-    rlimit raised = {limit.rlim_max, limit.rlim_max};
-    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0)
-      limit = raised;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
   }
-  return limit.rlim_cur;
 }
 
 Result<void> write_all(int fd, std::string_view data, std::string_view name) {

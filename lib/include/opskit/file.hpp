@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,8 +26,8 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
 
 // Raises this process's soft limit of open files (RLIMIT_NOFILE) to its hard limit, for a
 // process that keeps a descriptor open for each file it reads again (and never calls select(2),
-// which cannot take a descriptor past 1023). Returns the limit then in force.
-std::uint64_t raise_open_file_limit() noexcept;
+// which cannot take a descriptor past 1023).
+void raise_open_file_limit() noexcept;
 
 // Writes all of `data` to `fd`, again after a short write or EINTR; the error names `name`.
 Result<void> write_all(int fd, std::string_view data, std::string_view name);
