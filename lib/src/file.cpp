@@ -74,6 +74,10 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
                          [](std::string_view chunk) { return !may_go_on(chunk); });
 }
 
+Result<std::string_view> pread_to_end(int fd, std::string& buffer, std::string_view name) {
+  return read_from_start(fd, buffer, name, [](std::string_view) { return false; });
+}
+
 void raise_open_file_limit() noexcept {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {

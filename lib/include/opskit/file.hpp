@@ -24,6 +24,11 @@ Result<UniqueFd> open_file(const std::string& path, int flags);
 // errors.
 Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_view name);
 
+// pread_whole() for a file whose records are of several lines without a blank one between
+// (/proc/schedstat: a CPU's line, then its scheduling domains'), where no read short of a page
+// shows its end: read until a read gives nothing.
+Result<std::string_view> pread_to_end(int fd, std::string& buffer, std::string_view name);
+
 // Raises this process's soft limit of open files (RLIMIT_NOFILE) to its hard limit, for a
 // process that keeps a descriptor open for each file it reads again (and never calls select(2),
 // which cannot take a descriptor past 1023).

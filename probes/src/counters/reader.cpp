@@ -558,7 +558,7 @@ Error out_of_descriptors() {
 // costs a read again (pread_whole()).
 Result<std::string_view> Source::read_first() {
   thread_local std::string first_read(4096, '\0');
-  OPSKIT_TRY_ASSIGN(auto got, pread_whole(fd.get(), first_read, path));
+  OPSKIT_TRY_ASSIGN(auto got, (to_end ? pread_to_end : pread_whole)(fd.get(), first_read, path));
   fitted = true;
   buffer.assign(std::max<std::size_t>(2 * got.size(), 64), '\0');
   std::memcpy(buffer.data(), got.data(), got.size());
@@ -600,7 +600,7 @@ bool Source::read(Clock::time_point deadline) {
   if (rendered && raw.empty()) // the first read, or the second: the first's room is its size
     raw.resize(std::max(buffer.size(), rendered_from.size()));
   auto got = rendered ? pread_whole(fd.get(), raw, path)
-             : fitted ? pread_whole(fd.get(), buffer, path)
+             : fitted ? (to_end ? pread_to_end : pread_whole)(fd.get(), buffer, path)
                       : read_first();
   if (!got) {
     read_error = got.error();

@@ -46,6 +46,9 @@ struct Layout {
   // The kernel writes the same lines at each read, only their values change (vmstat, meminfo,
   // net/snmp): no record comes or goes, so a read need not count its lines to notice.
   bool fixed_lines = false;
+  // The kernel's records are of several lines (schedstat: a CPU's, then its domains'): read to
+  // the end (pread_to_end()), as a read short of a page may not be it.
+  bool multi_line_records = false;
 };
 
 // Where a field is: the record's key and a column among its value tokens (the tokens after the
@@ -348,6 +351,7 @@ struct Source {
   std::size_t rendered_size = std::string::npos;
   bool kept = false;          // a Reader::once source, read
   bool fitted = false;        // a plain file's buffer, sized by its first read (read_first())
+  bool to_end = false;        // read until a read gives nothing (Layout::multi_line_records)
   std::uint32_t sequence = 0; // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;

@@ -268,7 +268,7 @@ const SourceSpec k_global_sources[] = {
     {{"kern.pressure.io"}, "pressure/io", k_pressure, enumerate_pressure},
     {{"kern.softirqs"}, "softirqs", k_per_cpu, enumerate_softirqs},
     {{"kern.interrupts"}, "interrupts", k_per_cpu, enumerate_interrupts},
-    {{"kern.schedstat"}, "schedstat", k_lines, enumerate_schedstat},
+    {{"kern.schedstat"}, "schedstat", {.multi_line_records = true}, enumerate_schedstat},
     {{"kern.openfiles", "kern.maxfiles"},
      "sys/fs/file-nr",
      {.key_token = -1, .fixed_lines = true},
