@@ -219,7 +219,8 @@ Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
   return snapshot(std::span<const Selection>(&one, 1));
 }
 
-Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections) const {
+Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections,
+                                     const std::function<void(std::size_t)>& made_of) const {
   std::vector<Field> all;
   std::vector<std::string_view> given; // the names before, of every selection
   for (const auto& [names, filter] : selections) {
@@ -246,6 +247,8 @@ Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections) cons
           all.push_back(std::move(field));
     }
   }
+  if (made_of)
+    made_of(all.size());
   return Snapshot(std::move(all));
 }
 

@@ -12,6 +12,8 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
+#include <fmt/format.h>
+
 #include "net.hpp"
 #include "opskit/file.hpp"
 #include "opskit/handle.hpp"
@@ -313,6 +315,37 @@ TEST_CASE("kstat serve: a cgroup made is served from the next scrape on, and one
   auto body = http_get(serve.url()).body;
   CHECK(body.find(usage) == std::string::npos);
   CHECK(body.find("kstat_scrape_error") == std::string::npos);
+  CHECK(serve.stop() == 0);
+}
+
+TEST_CASE("kstat serve: a resolve lets the old snapshot's files go before it opens the new "
+          "one's",
+          "[kstat][serve]") {
+  // 100 cgroups of three files each under a limit of 450 open files: the 300 of a snapshot fit
+  // once, not twice.
+  TempDir sys;
+  const std::filesystem::path hierarchy = sys / "fs/cgroup";
+  std::filesystem::create_directories(hierarchy);
+  std::ofstream(hierarchy / "cgroup.controllers") << "cpu memory pids\n";
+  auto make_cgroup = [](const std::filesystem::path& at) {
+    std::filesystem::create_directory(at);
+    std::ofstream(at / "cpu.stat") << "usage_usec 7\nuser_usec 5\nsystem_usec 2\n";
+    std::ofstream(at / "memory.current") << "4096\n";
+    std::ofstream(at / "pids.current") << "1\n";
+  };
+  for (int i = 0; i < 100; ++i)
+    make_cgroup(hierarchy / fmt::format("job{}.scope", i));
+  KstatServe serve({"--sys-root", sys.path(), "cgroup"}, {"prlimit", "--nofile=450", "--"});
+  auto before = http_get(serve.url()).body;
+  CHECK(before.find("kstat_cgroup_pids_current{cgroup=\"/job99.scope\"} 1") != std::string::npos);
+  CHECK(before.find("kstat_scrape_error") == std::string::npos);
+  // Made whole beside the hierarchy and moved in, as mkdir(2) makes a cgroup with its files.
+  make_cgroup(sys / "made.scope");
+  std::filesystem::rename(sys / "made.scope", hierarchy / "made.scope");
+  auto after = http_get(serve.url()).body;
+  CHECK(after.find("kstat_cgroup_pids_current{cgroup=\"/made.scope\"} 1") != std::string::npos);
+  CHECK(after.find("kstat_cgroup_pids_current{cgroup=\"/job99.scope\"} 1") != std::string::npos);
+  CHECK(after.find("kstat_scrape_error") == std::string::npos);
   CHECK(serve.stop() == 0);
 }
 

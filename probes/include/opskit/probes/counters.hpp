@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -100,7 +101,10 @@ public:
   // Fails on the first unknown name, as list() does.
   Result<Snapshot> snapshot(std::span<const std::string> names, SnapshotFilter filter = {}) const;
   // The same over each selection in turn, with its own filter; a name two hold is read once.
-  Result<Snapshot> snapshot(std::span<const Selection> selections) const;
+  // `made_of`, where given, is told how many names were found before the snapshot is made of
+  // them: a caller replacing a snapshot can let the old one go first (its memory, its files).
+  Result<Snapshot> snapshot(std::span<const Selection> selections,
+                            const std::function<void(std::size_t)>& made_of = {}) const;
 
   // Whether `name` lies in a subtree whose names come and go with what the machine holds: md
   // arrays, ARP entries, conntrack's statistics (its module loaded), network interfaces, disks,
