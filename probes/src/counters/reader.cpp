@@ -558,11 +558,15 @@ Error out_of_descriptors() {
 // costs a read again (pread_whole()).
 Result<std::string_view> Source::read_first() {
   thread_local std::string first_read(4096, '\0');
-  OPSKIT_TRY_ASSIGN(auto got, (to_end ? pread_to_end : pread_whole)(fd.get(), first_read, path));
+  OPSKIT_TRY_ASSIGN(auto got, read_whole(first_read));
   fitted = true;
   buffer.assign(std::max<std::size_t>(2 * got.size(), 64), '\0');
   std::memcpy(buffer.data(), got.data(), got.size());
   return std::string_view(buffer.data(), got.size());
+}
+
+Result<std::string_view> Source::read_whole(std::string& into) {
+  return (to_end ? pread_to_end : pread_whole)(fd.get(), into, path);
 }
 
 bool Source::read(Clock::time_point deadline) {
@@ -599,9 +603,7 @@ bool Source::read(Clock::time_point deadline) {
   bool rendered = is_rendered(reader);
   if (rendered && raw.empty()) // the first read, or the second: the first's room is its size
     raw.resize(std::max(buffer.size(), rendered_from.size()));
-  auto got = rendered ? pread_whole(fd.get(), raw, path)
-             : fitted ? (to_end ? pread_to_end : pread_whole)(fd.get(), buffer, path)
-                      : read_first();
+  auto got = rendered ? read_whole(raw) : fitted ? read_whole(buffer) : read_first();
   if (!got) {
     read_error = got.error();
     return false;

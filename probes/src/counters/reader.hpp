@@ -371,6 +371,8 @@ struct Source {
   bool read(Clock::time_point deadline = Clock::time_point::max());
 
 private:
+  // The file into `into` from offset 0: pread_whole(), or pread_to_end() where `to_end`.
+  Result<std::string_view> read_whole(std::string& into);
   Result<std::string_view> read_first();
 };
 
