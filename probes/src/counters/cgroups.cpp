@@ -26,6 +26,7 @@
 
 #include "emitter.hpp"
 #include "opskit/handle.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::counters {
 
@@ -92,36 +93,62 @@ std::optional<std::string> hierarchy(const std::string& sys_root) {
   return std::nullopt;
 }
 
+// The directories in `dir`: a cgroup's children.
+std::vector<std::string> children(const std::string& dir) {
+  std::vector<std::string> out;
+  CPtr<DIR, ::closedir> handle(::opendir(dir.c_str()));
+  if (!handle)
+    return out;
+  while (const dirent* entry = ::readdir(handle.get())) {
+    std::string_view child = entry->d_name;
+    if (entry->d_type == DT_DIR && child != "." && child != "..")
+      out.emplace_back(child);
+  }
+  return out;
+}
+
 // Calls `visit(dir, name)` for the cgroup at `dir`, named `name`, and for each below it.
 template <typename Visit>
 void for_each_cgroup(const std::string& dir, const std::string& name, Visit&& visit) {
   if (!visit(dir, name))
     return;
-  CPtr<DIR, ::closedir> handle(::opendir(dir.c_str()));
-  if (!handle)
-    return;
-  while (const dirent* entry = ::readdir(handle.get())) {
-    std::string_view child = entry->d_name;
-    if (entry->d_type == DT_DIR && child != "." && child != "..")
-      for_each_cgroup(dir + "/" + entry->d_name, name + "." + component_of(child), visit);
-  }
+  for (const auto& child : children(dir))
+    for_each_cgroup(dir + "/" + child, name + "." + component_of(child), visit);
 }
 
-// The fields of the cgroup at `dir`, named `name`, and of the cgroups below it.
+// The fields of the cgroup at `dir`, named `name`, and of the cgroups below it, in name order:
+// its files and its children in the order of their components, each file's fields sorted, so
+// that the namespace finds a hierarchy's tens of thousands of names sorted (sort_unique()).
 void walk(const Roots& roots, const std::string& dir, const std::string& name,
           std::string_view prefix, std::vector<Field>& out) {
-  for_each_cgroup(dir, name, [&](const std::string& at, const std::string& cgroup) {
-    if (!related(prefix, cgroup))
-      return false;
-    for (const auto& spec : k_cgroup_files) {
-      std::string base = fmt::format("{}.{}", cgroup, spec.prefixes[0]);
-      if (!related(prefix, base))
-        continue;
-      Emitter emitter(roots, fmt::format("{}/{}", at, spec.file), spec.layout, prefix, out);
-      read_source(spec, base, emitter);
+  if (!related(prefix, name))
+    return;
+  struct Part {
+    std::string key; // the name's component and the dot after it: what names below start with
+    const SourceSpec* file = nullptr;
+    std::string child; // or the child's directory
+  };
+  std::vector<Part> parts;
+  for (const auto& spec : k_cgroup_files)
+    parts.push_back({fmt::format("{}.", spec.prefixes[0]), &spec, {}});
+  for (auto& child : children(dir))
+    parts.push_back({component_of(child) + ".", nullptr, std::move(child)});
+  std::ranges::sort(parts, natural_less, &Part::key);
+  for (const auto& part : parts) {
+    if (part.file == nullptr) {
+      walk(roots, dir + "/" + part.child, fmt::format("{}.{}", name, component_of(part.child)),
+           prefix, out);
+      continue;
     }
-    return true;
-  });
+    std::string base = fmt::format("{}.{}", name, part.file->prefixes[0]);
+    if (!related(prefix, base))
+      continue;
+    std::size_t first = out.size();
+    Emitter emitter(roots, fmt::format("{}/{}", dir, part.file->file), part.file->layout, prefix,
+                    out);
+    read_source(*part.file, base, emitter);
+    sort_by_name(std::span(out).subspan(first));
+  }
 }
 
 bool any_related(std::span<const std::string> names, std::string_view cgroup) {

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "emitter.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "metadata.hpp"
 #include "opskit/file.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::counters {
 
@@ -24,6 +29,22 @@ Info* Emitter::emit(std::string name, std::string_view pattern, Kind kind, std::
     convert.text = true;
   out_.push_back(Field{std::move(info), path_, layout_, std::move(locator), convert, reader_});
   return &out_.back().info;
+}
+
+void sort_by_name(std::span<Field> fields) {
+  auto name_of = [](const Field& field) -> const std::string& { return field.info.name; };
+  if (std::ranges::is_sorted(fields, natural_less, name_of))
+    return;
+  std::vector<std::uint32_t> order(fields.size());
+  std::iota(order.begin(), order.end(), 0U);
+  std::ranges::stable_sort(order, natural_less, [&](std::uint32_t i) -> const std::string& {
+    return name_of(fields[i]);
+  });
+  std::vector<Field> sorted;
+  sorted.reserve(fields.size());
+  for (std::uint32_t i : order)
+    sorted.push_back(std::move(fields[i]));
+  std::ranges::move(sorted, fields.begin());
 }
 
 void emit_columns(std::string_view text, std::string_view base, std::span<const ColumnSpec> columns,

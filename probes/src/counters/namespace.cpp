@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <numeric>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -27,20 +26,12 @@ namespace opskit::counters {
 
 namespace {
 
-// In name order, the first of each name kept. Sorted by index, each field moved once: a field
-// is some 300 bytes, and a cgroup hierarchy's names are tens of thousands.
+// In name order, the first of each name kept.
 void sort_unique(std::vector<Field>& fields) {
-  std::vector<std::uint32_t> order(fields.size());
-  std::iota(order.begin(), order.end(), 0U);
-  std::ranges::stable_sort(order, [&](std::uint32_t a, std::uint32_t b) {
-    return natural_less(fields[a].info.name, fields[b].info.name);
-  });
-  std::vector<Field> sorted;
-  sorted.reserve(fields.size());
-  for (std::uint32_t i : order)
-    if (sorted.empty() || sorted.back().info.name != fields[i].info.name)
-      sorted.push_back(std::move(fields[i]));
-  fields = std::move(sorted);
+  sort_by_name(fields);
+  auto repeats = std::ranges::unique(
+      fields, {}, [](const Field& f) -> const std::string& { return f.info.name; });
+  fields.erase(repeats.begin(), repeats.end());
 }
 
 // The component of `name` right after `parent` ("vm.stats.pgfault", "vm" -> "stats").

@@ -12,6 +12,7 @@
 
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/scrape.hpp"
+#include "opskit/text.hpp"
 #include "temp_dir.hpp"
 
 using namespace opskit::counters;
@@ -268,6 +269,36 @@ TEST_CASE("sources: a cgroup made with dots and levels reads back by its name",
     CHECK(handle->read() == Value(u(5)));
   CHECK_FALSE(ns.resolve("cgroup.a.b.c.d.memory.current"));
   fs::remove_all(sys);
+}
+
+TEST_CASE("sources: cgroups are listed in name order, whatever order their directory holds them",
+          "[counters][sources]") {
+  // Components that sort one way as numbers, another as bytes, and a child's name beside its
+  // parent's files ("io", "memory", "a-b" before "a.x"'s "a/x").
+  TempDir sys;
+  const fs::path hierarchy = fs::path(sys.path()) / "fs/cgroup";
+  fs::create_directories(hierarchy);
+  std::ofstream(hierarchy / "cgroup.controllers") << "cpu memory\n";
+  for (const char* dir :
+       {"a10", "a9", "a1", "a-b", "a.x", "io", "memory", "zz", "a9/b2", "a9/b10"}) {
+    fs::create_directories(hierarchy / dir);
+    std::ofstream(hierarchy / dir / "cpu.stat") << "usage_usec 3\nuser_usec 2\nsystem_usec 1\n";
+    std::ofstream(hierarchy / dir / "memory.current") << "4096\n";
+  }
+  std::ofstream(hierarchy / "memory.stat") << "file 2\nanon 1\npgfault 3\n";
+  auto listed = Namespace(k_proc, sys.path()).list("cgroup");
+  REQUIRE(listed);
+  std::vector<std::string> names;
+  for (const auto& info : *listed)
+    names.push_back(info.name);
+  auto sorted = names;
+  std::ranges::stable_sort(sorted, opskit::natural_less);
+  CHECK(names == sorted);
+  CHECK(names.size() == 10 * 4 + 3);
+  CHECK(std::ranges::adjacent_find(names) == names.end());
+  CHECK(names.front() == "cgroup.a-b.cpu/stat.system_usec");
+  CHECK(std::ranges::find(names, "cgroup.a9.b10.memory/current") >
+        std::ranges::find(names, "cgroup.a9.b2.memory/current"));
 }
 
 TEST_CASE("sources: without a cgroup2 hierarchy there are no cgroup names", "[counters][sources]") {
