@@ -7,6 +7,9 @@
 //              the families), against one raw pread of each of the files they come from, and
 //              each one's CPU split between user and kernel time (getrusage)
 // Each pair alternates in rounds and reports the median round, so drift hits both alike.
+// `kstat_bench resolves SYS_ROOT` (tests/bench/kstat-scale) times instead the scrapes of
+// `kstat serve cgroup` over the cgroups under SYS_ROOT that resolve: at the resolve interval,
+// which finds the names served, and after a cgroup came or went.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +20,7 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "opskit/probes/counters.hpp"
@@ -120,9 +124,51 @@ bool scrape_row(int rounds, int n) {
   return true;
 }
 
+// Milliseconds of the median of `n` calls of `f`.
+template <class F>
+double median_ms(int n, F&& f) {
+  std::vector<double> ms;
+  for (int i = 0; i < n; ++i)
+    ms.push_back(ns_per_op(1, f) / 1e6);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+int resolves(const std::string& sys_root) {
+  using opskit::counters::Scraper;
+  auto open = [&](Scraper::Clock::duration interval) {
+    return Scraper::open(opskit::counters::Namespace("/proc", sys_root),
+                         {.sets = {{.names = {"cgroup"}}}, .resolve_interval = interval});
+  };
+  auto every = open(Scraper::Clock::duration::zero()), changed = open(std::chrono::hours(1));
+  if (!every || !changed) {
+    std::fprintf(stderr, "kstat_bench: %s\n", (every ? changed : every).error().message().c_str());
+    return 1;
+  }
+  auto scrape = [](auto& scraper) {
+    g_sink = scraper->scrape(opskit::TextFormat::prometheus)->size();
+  };
+  // A cgroup made before one scrape and removed before the next: each resolves everything.
+  std::string cgroup = sys_root + "/fs/cgroup/kstat-bench.scope";
+  bool made = false;
+  double interval = median_ms(9, [&] { scrape(*every); });
+  double change = median_ms(9, [&] {
+    made = made ? ::rmdir(cgroup.c_str()) != 0 : ::mkdir(cgroup.c_str(), 0755) == 0;
+    scrape(*changed);
+  });
+  if (made)
+    ::rmdir(cgroup.c_str());
+  std::printf("  a scrape that resolves at the interval, the names the same %9.1f ms\n"
+              "  a scrape that resolves after a cgroup came or went        %9.1f ms\n",
+              interval, change);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "resolves") == 0)
+    return resolves(argv[2]);
   int n = argc > 1 ? std::atoi(argv[1]) : 20000;
   int rounds = 15;
   opskit::counters::Namespace ns;

@@ -211,7 +211,7 @@ Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
 }
 
 Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections,
-                                     const std::function<void(std::size_t)>& made_of) const {
+                                     const std::function<bool(const Found&)>& make) const {
   std::vector<Field> all;
   std::vector<std::string_view> given; // the names before, of every selection
   for (const auto& [names, filter] : selections) {
@@ -238,8 +238,8 @@ Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections,
           all.push_back(std::move(field));
     }
   }
-  if (made_of)
-    made_of(all.size());
+  if (make && !make(Found(all)))
+    return Snapshot({});
   return Snapshot(std::move(all));
 }
 

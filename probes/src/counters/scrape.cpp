@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <ctime>
+#include <functional>
+#include <optional>
 #include <span>
 
 #include <malloc.h>
@@ -20,12 +22,18 @@ namespace opskit::counters {
 
 namespace {
 
-// A snapshot read once, so that its /proc/sys entries know their kind. `made_of` as
-// Namespace::snapshot() takes it.
-Result<Snapshot> read_snapshot(const Namespace& ns, const Scraper::Settings& settings,
-                               Scraper::Clock::time_point deadline, std::size_t& failures,
-                               const std::function<void(std::size_t)>& made_of = {}) {
-  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.selections(), made_of));
+// A snapshot read once, so that its /proc/sys entries know their kind; nothing where `make`
+// (as Namespace::snapshot() takes it) declines to make one.
+Result<std::optional<Snapshot>> read_snapshot(const Namespace& ns,
+                                              const Scraper::Settings& settings,
+                                              Scraper::Clock::time_point deadline,
+                                              std::size_t& failures,
+                                              const std::function<bool(const Found&)>& make = {}) {
+  bool made = true;
+  auto decide = [&](const Found& found) { return made = !make || make(found); };
+  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.selections(), decide));
+  if (!made)
+    return std::nullopt;
   // Names that come and go may all be away now (no md arrays yet): served once they come.
   auto awaits = [](const Scraper::Names& set) {
     return set.transient_ok && std::ranges::any_of(set.names, Namespace::transient);
@@ -92,9 +100,9 @@ Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) 
   std::size_t failures = 0;
   OPSKIT_TRY_ASSIGN(auto snapshot,
                     read_snapshot(ns, settings, Clock::now() + settings.timeout, failures));
-  OPSKIT_TRY(check_descriptors(snapshot));
+  OPSKIT_TRY(check_descriptors(*snapshot));
   std::unique_ptr<Scraper> scraper(
-      new Scraper(std::move(ns), std::move(settings), std::move(snapshot), std::move(changes)));
+      new Scraper(std::move(ns), std::move(settings), std::move(*snapshot), std::move(changes)));
   scraper->baseline_failures_ = failures;
   return scraper;
 }
@@ -149,33 +157,37 @@ void Scraper::read(Clock::time_point deadline) {
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
   bool changed = changes_.happened(); // asked each scrape, so that a change is told once
-  if (went || came || changed || snapshot_.records_changed() ||
-      now - resolved_at_ >= settings_.resolve_interval)
-    resolve(deadline);
+  if (went || came || changed || snapshot_.records_changed())
+    resolve(deadline, false);
+  else if (now - resolved_at_ >= settings_.resolve_interval)
+    resolve(deadline, true);
 }
 
-void Scraper::resolve(Clock::time_point deadline) {
-  // The families go first, so that the old snapshot, its families and the new snapshot are
-  // never all held at once: 0.5 MB less at the peak of a resolve.
-  exposition_ = Exposition();
+void Scraper::resolve(Clock::time_point deadline, bool keep_if_same) {
   changes_.renew(ns_, given_names(settings_));
-  std::size_t failures = 0;
-  // The old snapshot goes once the new one's names are found, before its files are opened, so
-  // that the two are never held at once (at 500 cgroups: 15 MB and 2,500 descriptors); where
-  // none are found it stays, to serve its errors.
-  auto let_go = [this](std::size_t names) {
-    if (names > 0)
+  // The families and the old snapshot go once the new one's names are found, before its files
+  // are opened, so that the two are never held at once (at 500 cgroups: 15 MB and 2,500
+  // descriptors); where none are found they stay, to serve their errors. Where the names are
+  // those served, nothing is made: the files stay open, the families stand.
+  auto make = [&](const Found& found) {
+    if (keep_if_same && found.same_as(snapshot_))
+      return false;
+    if (found.size() > 0) {
+      exposition_ = Exposition();
       Snapshot gone = std::move(snapshot_);
+    }
+    return true;
   };
-  auto fresh = read_snapshot(ns_, settings_, deadline, failures, let_go);
+  std::size_t failures = 0;
+  auto fresh = read_snapshot(ns_, settings_, deadline, failures, make);
   resolved_at_ = Clock::now();
-  if (fresh) {
-    snapshot_ = std::move(*fresh);
-    baseline_failures_ = failures;
-  } // else every name has gone: keep serving what failed, and its errors
-  exposition_ = Exposition(snapshot_);
   uname_labels_ = uname_labels(); // the host may have been renamed
-  awaited_ = find_awaited();
+  if (fresh && *fresh) {
+    snapshot_ = std::move(**fresh);
+    baseline_failures_ = failures;
+    exposition_ = Exposition(snapshot_);
+    awaited_ = find_awaited();
+  } // else the same names, or every name has gone: keep serving them, or what failed and why
   // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
   // unless told: give them back, once a resolve.
   ::malloc_trim(0);

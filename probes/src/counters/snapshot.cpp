@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -239,6 +240,34 @@ std::vector<std::pair<std::string, Error>> Snapshot::source_errors() const {
       out.emplace_back(source->path,
                        source->open_error ? *source->open_error : *source->read_error);
   return out;
+}
+
+std::size_t Found::size() const noexcept {
+  return fields_.size();
+}
+
+bool Found::same_as(const Snapshot& snapshot) const {
+  if (fields_.size() != snapshot.size())
+    return false;
+  auto same = [&](const Field& field, std::size_t i) {
+    const detail::Source& source = *snapshot.sources_[snapshot.slots_[i].source];
+    return field.reader == source.reader && field.path == source.path &&
+           field.info.labels == snapshot.infos_[i].labels;
+  };
+  std::size_t i = 0; // mostly in the same order: found as they were last time
+  for (; i < fields_.size() && fields_[i].info.name == snapshot.infos_[i].name; ++i)
+    if (!same(fields_[i], i))
+      return false;
+  if (i == fields_.size())
+    return true;
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  for (std::size_t k = i; k < snapshot.size(); ++k)
+    by_name.emplace(snapshot.infos_[k].name, k);
+  for (std::size_t k = i; k < fields_.size(); ++k)
+    if (auto at = by_name.find(fields_[k].info.name);
+        at == by_name.end() || !same(fields_[k], at->second))
+      return false;
+  return true;
 }
 
 Handle::Handle(Snapshot snapshot) : snapshot_(std::move(snapshot)) {}

@@ -457,3 +457,56 @@ TEST_CASE("namespace: a subtree whose names come and go says it is empty now, an
   REQUIRE(awaited);
   CHECK(awaited->size() == 0);
 }
+
+TEST_CASE("namespace: a caller sees what a snapshot would be made of, and may keep its own",
+          "[counters][namespace]") {
+  TempRoot root;
+  Namespace ns(root.path);
+  std::vector<std::string> names{"vm.swappiness", "kern.loadavg"},
+      reversed{"kern.loadavg", "vm.swappiness"};
+  auto served = ns.snapshot(names);
+  REQUIRE(served);
+  // The same names in another order are the same; a name more is not.
+  auto asked = [&](std::span<const std::string> these, std::size_t& found, bool& same) {
+    std::vector<Selection> selections{{these, {}}};
+    return ns.snapshot(selections, [&](const Found& f) {
+      found = f.size();
+      same = f.same_as(*served);
+      return !same;
+    });
+  };
+  std::size_t found = 0;
+  bool same = false;
+  auto again = asked(reversed, found, same);
+  REQUIRE(again);
+  CHECK(same);
+  CHECK(found == served->size());
+  CHECK(again->size() == 0); // declined: nothing made
+  std::vector<std::string> more{"vm", "kern.loadavg"};
+  auto other = asked(more, found, same);
+  REQUIRE(other);
+  CHECK_FALSE(same);
+  CHECK(other->size() == found);
+  CHECK(found > served->size());
+}
+
+TEST_CASE("scraper: a resolve interval that finds the names served keeps serving them, and one "
+          "that finds a new name serves it",
+          "[counters][namespace]") {
+  TempRoot root;
+  Scraper::Settings settings{.sets = {{.names = {"vm"}}},
+                             .resolve_interval = Scraper::Clock::duration::zero()};
+  auto scraper = Scraper::open(Namespace(root.path), settings);
+  REQUIRE(scraper);
+  auto body = [&] { return *(*scraper)->scrape(opskit::TextFormat::prometheus); };
+  CHECK(body().find("kstat_sysctl{name=\"vm.swappiness\"} 60\n") != std::string::npos);
+  root.write("sys/vm/swappiness", "7\n");
+  CHECK(body().find("kstat_sysctl{name=\"vm.swappiness\"} 7\n") != std::string::npos);
+  // An entry that nothing but the interval's resolve finds (a module loaded).
+  CHECK(body().find("vm.overcommit_ratio") == std::string::npos);
+  root.write("sys/vm/overcommit_ratio", "50\n");
+  auto found = body();
+  CHECK(found.find("kstat_sysctl{name=\"vm.overcommit_ratio\"} 50\n") != std::string::npos);
+  CHECK(found.find("kstat_sysctl{name=\"vm.swappiness\"} 7\n") != std::string::npos);
+  CHECK(found.find("kstat_scrape_error") == std::string::npos);
+}

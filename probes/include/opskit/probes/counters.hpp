@@ -73,6 +73,20 @@ struct Selection {
   SnapshotFilter filter = {};
 };
 
+// What Namespace::snapshot() found, before a snapshot is made of it.
+class Found {
+public:
+  std::size_t size() const noexcept;
+  // Whether a snapshot made of it would be `snapshot` again: the same names, in any order, each
+  // from the same source with the same labels.
+  bool same_as(const Snapshot& snapshot) const;
+
+private:
+  friend class Namespace;
+  explicit Found(std::span<const Field> fields) noexcept : fields_(fields) {}
+  std::span<const Field> fields_;
+};
+
 // The namespace over one /proc tree and one /sys tree. The defaults are the live ones; tests
 // point them at copies. The /proc sources (and the mount points of <proc>/self/mountinfo) come
 // from the first, the network interfaces' statistics files and cgroups from the second.
@@ -101,10 +115,12 @@ public:
   // Fails on the first unknown name, as list() does.
   Result<Snapshot> snapshot(std::span<const std::string> names, SnapshotFilter filter = {}) const;
   // The same over each selection in turn, with its own filter; a name two hold is read once.
-  // `made_of`, where given, is told how many names were found before the snapshot is made of
-  // them: a caller replacing a snapshot can let the old one go first (its memory, its files).
+  // `make`, where given, is told what was found before a snapshot is made of it, and says
+  // whether to make one (an empty snapshot where it says no): a caller replacing a snapshot can
+  // keep it where the names are the same, and let it go first where they are not (its memory,
+  // its files).
   Result<Snapshot> snapshot(std::span<const Selection> selections,
-                            const std::function<void(std::size_t)>& made_of = {}) const;
+                            const std::function<bool(const Found&)>& make = {}) const;
 
   // Whether `name` lies in a subtree whose names come and go with what the machine holds: md
   // arrays, ARP entries, conntrack's statistics (its module loaded), network interfaces, disks,
@@ -214,6 +230,7 @@ public:
 
 private:
   friend class Namespace;
+  friend class Found;
   Snapshot(std::vector<Field> fields);
   bool update(std::size_t i); // entry i from its source's last read; false (and error(i)) if not
   struct Record;

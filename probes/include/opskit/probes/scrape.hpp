@@ -144,8 +144,10 @@ public:
   // back, when a file system was mounted or unmounted (where names come from the mount table:
   // Namespace::from_mounts()), when a cgroup was made or removed under the names given
   // (Namespace::watch_cgroups()), and every resolve interval for what none of that shows (a
-  // controller enabled in a cgroup). Safe to call from many threads: a scrape that waited for
-  // another's read gets that read's body when the read began after the scrape arrived.
+  // controller enabled in a cgroup): that one finds the names and, where they are those served,
+  // keeps the snapshot, its open files and its families. Safe to call from many threads: a scrape
+  // that waited for another's read gets that read's body when the read began after the scrape
+  // arrived.
   Body scrape(TextFormat format);
 
   // The names given that come and go (Names::transient_ok) with nothing under them at the last
@@ -155,7 +157,8 @@ public:
 private:
   Scraper(Namespace ns, Settings settings, Snapshot snapshot, NameChanges changes);
   void read(Clock::time_point deadline);
-  void resolve(Clock::time_point deadline);
+  // Resolves the names again; where `keep_if_same`, keeps the snapshot if they are the same.
+  void resolve(Clock::time_point deadline, bool keep_if_same);
   std::string render(TextFormat format, Clock::duration took) const;
   void append_time_zone(std::string& out, TextFormat format) const;
   // The names given that come and go (Names::transient_ok) with nothing under them now.
