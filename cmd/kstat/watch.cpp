@@ -189,7 +189,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     // shown from the next line on under a header of their own. Resolved again with the same
     // names (an entry failed), the watch goes on with the new failures as its baseline.
     std::unique_ptr<counters::Watch> again;
-    if (changes.happened() || watch->names_changed()) {
+    if (changes.happened().any() || watch->names_changed()) {
       changes.renew(ns, options.names);
       if (auto fresh = ns.snapshot(options.names))
         again = std::make_unique<counters::Watch>(std::move(*fresh), *watch);

@@ -8,7 +8,7 @@
 //              each one's CPU split between user and kernel time (getrusage)
 // Each pair alternates in rounds and reports the median round, so drift hits both alike.
 // `kstat_bench resolves SYS_ROOT` (tests/bench/kstat-scale) times instead the scrapes of
-// `kstat serve cgroup` over the cgroups under SYS_ROOT that resolve: at the resolve interval,
+// `kstat serve cgroup` over the cgroups under SYS_ROOT that find names: at the resolve interval,
 // which finds the names served, and after a cgroup came or went.
 #include <algorithm>
 #include <chrono>
@@ -148,7 +148,7 @@ int resolves(const std::string& sys_root) {
   auto scrape = [](auto& scraper) {
     g_sink = scraper->scrape(opskit::TextFormat::prometheus)->size();
   };
-  // A cgroup made before one scrape and removed before the next: each resolves everything.
+  // A cgroup made before one scrape and removed before the next.
   std::string cgroup = sys_root + "/fs/cgroup/kstat-bench.scope";
   bool made = false;
   double interval = median_ms(9, [&] { scrape(*every); });
@@ -159,7 +159,7 @@ int resolves(const std::string& sys_root) {
   if (made)
     ::rmdir(cgroup.c_str());
   std::printf("  a scrape that resolves at the interval, the names the same %9.1f ms\n"
-              "  a scrape that resolves after a cgroup came or went        %9.1f ms\n",
+              "  a scrape after a cgroup came or went (its names found)    %9.1f ms\n",
               interval, change);
   return 0;
 }

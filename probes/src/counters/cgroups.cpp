@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include <dirent.h>
 #include <sys/inotify.h>
@@ -151,8 +152,10 @@ void walk(const Roots& roots, const std::string& dir, const std::string& name,
   }
 }
 
+// Whether a name of `names` (a glob by its scope) may stand for names of `cgroup`.
 bool any_related(std::span<const std::string> names, std::string_view cgroup) {
-  return std::ranges::any_of(names, [&](const std::string& name) { return related(name, cgroup); });
+  return std::ranges::any_of(
+      names, [&](const std::string& name) { return related(scope_of(name), cgroup); });
 }
 
 } // namespace
@@ -167,31 +170,56 @@ void find_cgroups(const Roots& roots, std::string_view prefix, std::vector<Field
 // A cgroup comes with mkdir(2) and goes with rmdir(2), each an event in its parent's directory;
 // the files in it come with it, and those a controller brings (written to the parent's
 // cgroup.subtree_control) without one: found at the next resolve interval.
-UniqueFd Namespace::watch_cgroups(std::span<const std::string> names) const {
+CgroupWatch Namespace::watch_cgroups(std::span<const std::string> names) const {
+  CgroupWatch watch;
   auto dir = any_related(names, "cgroup") ? hierarchy(sys_root_) : std::nullopt;
   if (!dir)
-    return {};
-  UniqueFd fd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
-  if (!fd)
-    return {};
-  constexpr std::uint32_t k_events =
-      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
-  bool room = true;
-  for_each_cgroup(*dir, "cgroup", [&](const std::string& at, const std::string& cgroup) {
-    if (!room || !any_related(names, cgroup))
-      return false;
-    room = ::inotify_add_watch(fd.get(), at.c_str(), k_events) >= 0 || errno != ENOSPC;
-    return room;
-  });
-  return fd;
+    return watch;
+  watch.fd_ = UniqueFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  if (!watch.fd_)
+    return watch;
+  watch.names_.assign(names.begin(), names.end());
+  watch.watch(*dir, "cgroup");
+  return watch;
 }
 
-bool cgroups_changed(int fd) noexcept {
+void CgroupWatch::watch(const std::string& dir, const std::string& name) {
+  constexpr std::uint32_t k_events =
+      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
+  for_each_cgroup(dir, name, [&](const std::string& at, const std::string& cgroup) {
+    if (!room_ || !any_related(names_, cgroup))
+      return false;
+    int wd = ::inotify_add_watch(fd_.get(), at.c_str(), k_events);
+    if (wd >= 0)
+      watched_.insert_or_assign(wd, Watched{at, cgroup});
+    room_ = wd >= 0 || errno != ENOSPC;
+    return room_;
+  });
+}
+
+std::vector<std::string> CgroupWatch::changed(bool& lost) {
+  std::vector<std::string> out;
   alignas(inotify_event) char events[4096];
-  bool changed = false;
-  while (::read(fd, events, sizeof events) > 0)
-    changed = true;
-  return changed;
+  for (ssize_t size; (size = ::read(fd_.get(), events, sizeof events)) > 0;) {
+    for (ssize_t at = 0; at < size;) {
+      inotify_event event;
+      std::memcpy(&event, events + at, sizeof event);
+      std::string_view child(events + at + sizeof event);
+      at += static_cast<ssize_t>(sizeof event + event.len);
+      lost = lost || (event.mask & IN_Q_OVERFLOW) != 0;
+      auto parent = watched_.find(event.wd);
+      if ((event.mask & IN_IGNORED) != 0 && parent != watched_.end())
+        watched_.erase(parent); // its directory went
+      if ((event.mask & IN_ISDIR) == 0 || event.len == 0 || parent == watched_.end())
+        continue;
+      std::string name = parent->second.name + "." + component_of(child);
+      if ((event.mask & (IN_CREATE | IN_MOVED_TO)) != 0)
+        watch(parent->second.dir + "/" + std::string(child), name);
+      if (std::ranges::find(out, name) == out.end())
+        out.push_back(std::move(name));
+    }
+  }
+  return out;
 }
 
 } // namespace opskit::counters

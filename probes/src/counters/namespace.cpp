@@ -57,16 +57,6 @@ bool glob_matches(const std::string& glob, const std::string& name) {
   return ::fnmatch(glob.c_str(), name.c_str(), FNM_EXTMATCH) == 0;
 }
 
-// The subtree a name, prefix or glob names nothing outside of: a glob's components before the
-// one its first wildcard is in ("net.dev" of "net.dev.eth*.rx_bytes"); the rest as they are.
-std::string_view scope_of(std::string_view name) {
-  std::size_t wildcard = first_wildcard(name);
-  if (wildcard == std::string_view::npos)
-    return name;
-  std::size_t dot = name.rfind('.', wildcard);
-  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
-}
-
 // Whether two names, prefixes or globs can name one name: their scopes hold one the other.
 bool may_overlap(std::string_view a, std::string_view b) {
   std::string_view sa = scope_of(a), sb = scope_of(b);
@@ -74,6 +64,14 @@ bool may_overlap(std::string_view a, std::string_view b) {
 }
 
 } // namespace
+
+std::string_view scope_of(std::string_view name) {
+  std::size_t wildcard = first_wildcard(name);
+  if (wildcard == std::string_view::npos)
+    return name;
+  std::size_t dot = name.rfind('.', wildcard);
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
 
 Namespace::Namespace(std::string proc_root, std::string sys_root, std::string rootfs)
     : proc_root_(std::move(proc_root)), sys_root_(std::move(sys_root)), rootfs_(std::move(rootfs)) {
@@ -133,10 +131,12 @@ NameChanges::NameChanges(const Namespace& ns, std::span<const std::string> names
     mounts_ = ns.watch_mounts();
 }
 
-bool NameChanges::happened() noexcept {
-  bool remounted = mounts_ && mounts_changed(mounts_.get());
-  bool regrouped = cgroups_ && cgroups_changed(cgroups_.get()); // asked too: emptied
-  return remounted || regrouped;
+NameChanges::Seen NameChanges::happened() {
+  Seen seen;
+  seen.everything = mounts_ && mounts_changed(mounts_.get());
+  if (cgroups_) // asked even so: emptied
+    seen.cgroups = cgroups_.changed(seen.everything);
+  return seen;
 }
 
 void NameChanges::renew(const Namespace& ns, std::span<const std::string> names) {
@@ -212,6 +212,40 @@ Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
 
 Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections,
                                      const std::function<bool(const Found&)>& make) const {
+  OPSKIT_TRY_ASSIGN(auto all, found(selections));
+  if (make && !make(Found(all)))
+    return Snapshot({});
+  return Snapshot(std::move(all));
+}
+
+Result<Snapshot> Namespace::snapshot_under(std::span<const Selection> selections,
+                                           std::string_view prefix) const {
+  OPSKIT_TRY_ASSIGN(auto all, found(selections, prefix));
+  return Snapshot(std::move(all));
+}
+
+Result<std::vector<Field>> Namespace::found(std::span<const Selection> selections,
+                                            std::string_view within) const {
+  // The fields `name` names, of those under `within` alone where it is given: all of them where
+  // the name lies within it, none where the two are apart, and else those under it that the
+  // name names.
+  auto named = [&](std::string_view name, bool absent_ok) -> Result<std::vector<Field>> {
+    if (within.empty())
+      return fields(name, absent_ok);
+    std::string_view scope = scope_of(name);
+    if (holds(within, scope))
+      return fields(name, true);
+    if (!holds(scope, within))
+      return std::vector<Field>{};
+    OPSKIT_TRY_ASSIGN(auto under, fields(within, true));
+    if (first_wildcard(name) != std::string_view::npos) {
+      std::string pattern(name);
+      std::erase_if(under, [&](const Field& f) {
+        return !glob_matches(pattern, f.info.name) && !holds(name, f.info.name);
+      });
+    }
+    return under;
+  };
   std::vector<Field> all;
   std::vector<std::string_view> given; // the names before, of every selection
   for (const auto& [names, filter] : selections) {
@@ -223,7 +257,7 @@ Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections,
     };
     for (const auto& name : names) {
       OPSKIT_TRY_ASSIGN(auto found,
-                        fields(name, filter.absent_ok || (filter.transient_ok && transient(name))));
+                        named(name, filter.absent_ok || (filter.transient_ok && transient(name))));
       if (all.capacity() < all.size() + found.size()) // first, so that the views below hold
         all.reserve(std::max(all.size() + found.size(), 2 * all.capacity()));
       // A name found is unique (fields()); one a name before found is looked up only where the
@@ -238,9 +272,7 @@ Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections,
           all.push_back(std::move(field));
     }
   }
-  if (make && !make(Found(all)))
-    return Snapshot({});
-  return Snapshot(std::move(all));
+  return all;
 }
 
 Result<std::vector<Field>> Namespace::leaf(std::string_view name) const {

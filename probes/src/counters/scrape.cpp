@@ -153,14 +153,41 @@ Scraper::Body Scraper::scrape(TextFormat format) {
 void Scraper::read(Clock::time_point deadline) {
   std::size_t failures = snapshot_.read(deadline);
   auto now = Clock::now();
+  auto seen = changes_.happened(); // asked each scrape, so that a change is told once
+  // Cgroups made or removed, and nothing else: their names alone are found anew. The names of
+  // those removed go first, and with them their failures in this read.
+  bool regrouped = !seen.everything && !seen.cgroups.empty() && !snapshot_.records_changed();
+  if (regrouped) {
+    exposition_ = Exposition(); // of entries that move
+    for (const auto& cgroup : seen.cgroups)
+      failures -= snapshot_.erase_under(cgroup);
+  }
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
-  bool changed = changes_.happened(); // asked each scrape, so that a change is told once
-  if (went || came || changed || snapshot_.records_changed())
+  if (went || came || seen.everything || snapshot_.records_changed())
     resolve(deadline, false);
+  else if (regrouped)
+    find_cgroups(seen.cgroups, deadline, failures);
   else if (now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline, true);
+}
+
+void Scraper::find_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
+                           std::size_t failures) {
+  for (const auto& cgroup : cgroups) {
+    auto under = [&](const std::string& other) { return other != cgroup && holds(other, cgroup); };
+    if (std::ranges::any_of(cgroups, under))
+      continue; // found with the cgroup it is under
+    auto made = ns_.snapshot_under(settings_.selections(), cgroup);
+    if (made && made->size() > 0) {
+      failures += made->read(deadline);
+      snapshot_.append(std::move(*made));
+    }
+  }
+  baseline_failures_ = failures; // as a resolve's first read would count them
+  exposition_ = Exposition(snapshot_);
+  awaited_ = find_awaited();
 }
 
 void Scraper::resolve(Clock::time_point deadline, bool keep_if_same) {
@@ -187,7 +214,9 @@ void Scraper::resolve(Clock::time_point deadline, bool keep_if_same) {
     baseline_failures_ = failures;
     exposition_ = Exposition(snapshot_);
     awaited_ = find_awaited();
-  } // else the same names, or every name has gone: keep serving them, or what failed and why
+  } else if (!fresh) { // every name has gone: keep serving what failed, and why
+    exposition_ = Exposition(snapshot_);
+  } // else the same names: they are served as they were
   // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
   // unless told: give them back, once a resolve.
   ::malloc_trim(0);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -10,6 +11,7 @@
 
 #include "opskit/probes/counters.hpp"
 #include "reader.hpp"
+#include "sources.hpp"
 
 namespace opskit::counters {
 
@@ -223,6 +225,64 @@ std::size_t Snapshot::update(Record& record) {
 bool Snapshot::gone(std::size_t i) {
   errors_[i] = Error(fmt::format("no longer in {}", sources_[slots_[i].source]->path));
   return false;
+}
+
+std::size_t Snapshot::erase_under(std::string_view prefix) {
+  std::vector<bool> used(sources_.size());
+  std::size_t kept = 0, failed = 0;
+  for (std::size_t i = 0; i < infos_.size(); ++i) {
+    if (holds(prefix, infos_[i].name)) {
+      failed += errors_[i] ? 1 : 0;
+      continue;
+    }
+    used[slots_[i].source] = true;
+    if (kept != i) {
+      slots_[kept] = std::move(slots_[i]);
+      infos_[kept] = std::move(infos_[i]);
+      values_[kept] = std::move(values_[i]);
+      errors_[kept] = std::move(errors_[i]);
+    }
+    ++kept;
+  }
+  if (kept == infos_.size())
+    return 0;
+  slots_.resize(kept);
+  infos_.resize(kept);
+  values_.resize(kept);
+  errors_.resize(kept);
+  std::vector<std::size_t> moved_to(sources_.size());
+  std::size_t sources = 0;
+  for (std::size_t k = 0; k < sources_.size(); ++k)
+    if (used[k]) {
+      moved_to[k] = sources;
+      sources_[sources++] = std::move(sources_[k]);
+    }
+  sources_.resize(sources);
+  for (auto& slot : slots_)
+    slot.source = moved_to[slot.source];
+  records_.clear();
+  find_records();
+  return failed;
+}
+
+void Snapshot::append(Snapshot&& more) {
+  std::size_t sources = sources_.size(), slots = slots_.size();
+  std::ranges::move(more.sources_, std::back_inserter(sources_));
+  for (auto& slot : more.slots_) {
+    slot.source += sources;
+    slots_.push_back(std::move(slot));
+  }
+  for (auto& record : more.records_) {
+    record.first += slots;
+    for (auto& k : record.slots)
+      k += slots;
+    records_.push_back(std::move(record));
+  }
+  std::ranges::move(more.infos_, std::back_inserter(infos_));
+  std::ranges::move(more.values_, std::back_inserter(values_));
+  std::ranges::move(more.errors_, std::back_inserter(errors_));
+  records_changed_ = records_changed_ || more.records_changed_;
+  more = Snapshot({});
 }
 
 std::vector<std::string> Snapshot::source_paths() const {

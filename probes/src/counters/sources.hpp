@@ -21,6 +21,10 @@ struct Roots {
 // "vm.stat" holds neither "vm.stats" nor "vm.stats.pgfault".
 bool holds(std::string_view prefix, std::string_view name) noexcept;
 
+// The subtree a name, prefix or glob names nothing outside of: a glob's components before the
+// one its first wildcard is in ("net.dev" of "net.dev.eth*.rx_bytes"); the rest as they are.
+std::string_view scope_of(std::string_view name);
+
 // Every field named `prefix` or under it, from the sources under `roots`, unsorted. Reads the
 // source files whose layout defines the names (vmstat, meminfo, ...), walks /proc/sys without
 // opening its files, and lists mount points and cgroups.
@@ -43,9 +47,6 @@ std::optional<std::string_view> never_read(std::string_view name) noexcept;
 // Whether a file system was mounted or unmounted in the table `fd` (Namespace::watch_mounts())
 // since the descriptor was opened or last asked: one poll(2), which never waits (mounts.cpp).
 bool mounts_changed(int fd) noexcept;
-// Whether a cgroup was made, removed or moved where `fd` (Namespace::watch_cgroups()) watches
-// since it was made or last asked: reads what inotify queued, and never waits (cgroups.cpp).
-bool cgroups_changed(int fd) noexcept;
 
 // The sources that are many files or none, each adding its fields under `prefix` to `out`:
 // /proc/sys (sysctl.cpp), /proc/<pid> (pids.cpp), mount points (mounts.cpp), cgroups

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -10,9 +11,12 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/scrape.hpp"
 #include "opskit/text.hpp"
+#include "temp_dir.hpp"
 
 using namespace opskit::counters;
 namespace fs = std::filesystem;
@@ -509,4 +513,92 @@ TEST_CASE("scraper: a resolve interval that finds the names served keeps serving
   CHECK(found.find("kstat_sysctl{name=\"vm.overcommit_ratio\"} 50\n") != std::string::npos);
   CHECK(found.find("kstat_sysctl{name=\"vm.swappiness\"} 7\n") != std::string::npos);
   CHECK(found.find("kstat_scrape_error") == std::string::npos);
+}
+
+namespace {
+
+// A cgroup v2 hierarchy of the test's own under <sys>/fs/cgroup, whose cgroups are made whole
+// beside it and moved in, as mkdir(2) makes a cgroup with its files.
+struct Hierarchy {
+  opskit::test::TempDir sys;
+  fs::path root = fs::path(sys.path()) / "fs/cgroup";
+  Hierarchy() {
+    fs::create_directories(root);
+    std::ofstream(root / "cgroup.controllers") << "cpu io memory\n";
+  }
+  void make(const std::string& path, int pages) const {
+    fs::path made = fs::path(sys.path()) / "made";
+    fs::create_directory(made);
+    std::ofstream(made / "cpu.stat") << "usage_usec 7\nuser_usec 5\nsystem_usec 2\n";
+    std::ofstream(made / "io.stat")
+        << "254:0 rbytes=" << pages * 4096 << " wbytes=8 rios=1 wios=2\n";
+    std::ofstream(made / "memory.current") << pages * 4096 << "\n";
+    fs::rename(made, root / path);
+  }
+};
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("scraper: a cgroup made or removed is found or left alone, the others kept as they "
+          "were",
+          "[counters][namespace]") {
+  Hierarchy cgroups;
+  for (int i = 0; i < 3; ++i)
+    cgroups.make(fmt::format("job{}.scope", i), i + 1);
+  std::vector<std::string> given{"cgroup.*.@(memory/current|io/stat.*)"};
+  Scraper::Settings settings{.sets = {{.names = given}}, .resolve_interval = std::chrono::hours(1)};
+  auto scraper = Scraper::open(Namespace(k_root, cgroups.sys.path()), settings);
+  REQUIRE(scraper);
+  auto body = [&] { return *(*scraper)->scrape(opskit::TextFormat::prometheus); };
+  auto memory = [](const std::string& cgroup, int pages) {
+    return fmt::format("kstat_cgroup_memory_current_bytes{{cgroup=\"{}\"}} {}\n", cgroup,
+                       pages * 4096);
+  };
+  auto read = [](const std::string& cgroup, int pages) {
+    return fmt::format("kstat_cgroup_io_read_bytes_total{{cgroup=\"{}\",device=\"254:0\"}} {}\n",
+                       cgroup, pages * 4096);
+  };
+  auto first = body();
+  CHECK(first.find(memory("/job2.scope", 3)) != std::string::npos);
+  CHECK(first.find("cpu_usage") == std::string::npos); // not among the names given
+
+  // One removed before the others, one made after them, one made with one under it.
+  fs::remove_all(cgroups.root / "job0.scope");
+  cgroups.make("later.scope", 5);
+  cgroups.make("a.slice", 6);
+  cgroups.make("a.slice/b.scope", 7);
+  auto after = body();
+  CHECK(after.find("job0.scope") == std::string::npos);
+  for (auto [cgroup, pages] : {std::pair{"/job1.scope", 2},
+                               {"/job2.scope", 3},
+                               {"/later.scope", 5},
+                               {"/a.slice", 6},
+                               {"/a.slice/b.scope", 7}}) {
+    INFO(cgroup);
+    CHECK(after.find(memory(cgroup, pages)) != std::string::npos);
+    CHECK(after.find(read(cgroup, pages)) != std::string::npos);
+  }
+  CHECK(after.find("cpu_usage") == std::string::npos);
+  CHECK(after.find("kstat_scrape_error") == std::string::npos);
+  CHECK(count(after, "# TYPE kstat_cgroup_memory_current_bytes ") == 1);
+  CHECK(count(after, "# TYPE kstat_cgroup_io_read_bytes_total ") == 1);
+
+  // The cgroups made are watched in turn, and every file is read where it was, after the move.
+  cgroups.make("later.scope/c.scope", 8);
+  std::ofstream(cgroups.root / "job1.scope/memory.current", std::ios::trunc) << 9 * 4096 << "\n";
+  std::ofstream(cgroups.root / "a.slice/b.scope/memory.current", std::ios::trunc)
+      << 10 * 4096 << "\n";
+  auto last = body();
+  CHECK(last.find(memory("/later.scope/c.scope", 8)) != std::string::npos);
+  CHECK(last.find(memory("/job1.scope", 9)) != std::string::npos);
+  CHECK(last.find(memory("/a.slice/b.scope", 10)) != std::string::npos);
+  CHECK(last.find(read("/later.scope", 5)) != std::string::npos);
+  CHECK(last.find("kstat_scrape_error") == std::string::npos);
 }

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,7 @@ inline constexpr std::string_view k_links_source = "rtnetlink(7)";
 
 class Snapshot;
 class Handle;
+class CgroupWatch;
 struct Field;
 struct Roots;
 
@@ -122,6 +124,11 @@ public:
   Result<Snapshot> snapshot(std::span<const Selection> selections,
                             const std::function<bool(const Found&)>& make = {}) const;
 
+  // What snapshot(selections) would hold under `prefix` alone (a cgroup made), each name given
+  // looked for there only: none where nothing is there.
+  Result<Snapshot> snapshot_under(std::span<const Selection> selections,
+                                  std::string_view prefix) const;
+
   // Whether `name` lies in a subtree whose names come and go with what the machine holds: md
   // arrays, ARP entries, conntrack's statistics (its module loaded), network interfaces, disks,
   // mount points, CPUs' softnet figures, cgroups.
@@ -133,11 +140,9 @@ public:
   // A descriptor on the mount table the mount points come from (<proc>/self/mountinfo, or
   // <proc>/1/mountinfo under a rootfs), for NameChanges; invalid when it cannot be opened.
   UniqueFd watch_mounts() const;
-  // A descriptor on the cgroups that names of `names` stand for, for NameChanges: an
-  // inotify(7) instance watching for directories made, removed or moved in each cgroup of the
-  // hierarchy under them. Invalid when no name stands for cgroups or there is no cgroup v2
-  // hierarchy; watches stop at the user's limit (fs.inotify.max_user_watches).
-  UniqueFd watch_cgroups(std::span<const std::string> names) const;
+  // A watch on the cgroups that names of `names` stand for, for NameChanges. Empty when no name
+  // stands for cgroups or there is no cgroup v2 hierarchy.
+  CgroupWatch watch_cgroups(std::span<const std::string> names) const;
   // Whether there is a name `name` (a name, a prefix or a glob) names now; no error for none.
   bool has(std::string_view name) const;
 
@@ -162,12 +167,45 @@ private:
   Roots roots() const;
   // The fields under `prefix`; none there fails, unless `absent_ok` (then: none).
   Result<std::vector<Field>> fields(std::string_view prefix, bool absent_ok = false) const;
+  // The fields of each selection, each name found once, but what the filters leave out; of
+  // those under `within` alone where it is given.
+  Result<std::vector<Field>> found(std::span<const Selection> selections,
+                                   std::string_view within = {}) const;
   Result<std::vector<Field>> leaf(std::string_view name) const; // exactly one field, or an error
   Error unknown(std::string_view name) const;
 
   std::string proc_root_;
   std::string sys_root_;
   std::string rootfs_;
+};
+
+// The cgroups made and removed under some names: an inotify(7) instance watching for
+// directories made, removed or moved in each cgroup of the hierarchy under them, and the cgroup
+// each watch is on (Namespace::watch_cgroups()). Watches stop at the user's limit
+// (fs.inotify.max_user_watches).
+class CgroupWatch {
+public:
+  CgroupWatch() = default;
+  explicit operator bool() const noexcept { return static_cast<bool>(fd_); }
+
+  // The cgroups made, removed or moved in or out since made or last asked, by name
+  // ("cgroup.system/slice.cron/service"), each once; those made are watched from now on. `lost`
+  // is set where the kernel dropped events (its queue overflowed): what changed is not known.
+  // Reads what inotify queued, and never waits.
+  std::vector<std::string> changed(bool& lost);
+
+private:
+  friend class Namespace;
+  // Watches the cgroup at `dir`, named `name`, and those under it that the names stand for.
+  void watch(const std::string& dir, const std::string& name);
+
+  struct Watched {
+    std::string dir, name;
+  };
+  UniqueFd fd_;
+  std::vector<std::string> names_;           // the names the cgroups watched are under
+  std::unordered_map<int, Watched> watched_; // by watch descriptor
+  bool room_ = true;                         // false once the limit of watches is reached
 };
 
 // What tells that names came or went where no source file read shows it: a file system mounted
@@ -179,15 +217,22 @@ class NameChanges {
 public:
   NameChanges(const Namespace& ns, std::span<const std::string> names);
 
-  // Whether anything came or went since made or last asked: a poll(2) of the mount table and a
-  // read of the cgroups' inotify queue, where watched. Never waits.
-  bool happened() noexcept;
+  struct Seen {
+    // Names may have changed anywhere: a file system was mounted or unmounted, or cgroups
+    // changed that the watch lost.
+    bool everything = false;
+    std::vector<std::string> cgroups; // else cgroups made or removed, whose names to find anew
+    bool any() const noexcept { return everything || !cgroups.empty(); }
+  };
+  // What came or went since made or last asked: a poll(2) of the mount table and a read of the
+  // cgroups' inotify queue, where watched. Never waits.
+  Seen happened();
   // Before the names are resolved again: the cgroups made since are watched too.
   void renew(const Namespace& ns, std::span<const std::string> names);
 
 private:
   UniqueFd mounts_;
-  UniqueFd cgroups_;
+  CgroupWatch cgroups_;
 };
 
 namespace detail {
@@ -227,6 +272,12 @@ public:
   // Whether a source file has had more or fewer lines in a read than in its first (a disk, a
   // CPU, a network interface, an interrupt came or went): names resolved again would differ.
   bool records_changed() const noexcept { return records_changed_; }
+
+  // Leaves out each entry under `prefix` (a cgroup removed), and the sources only they read.
+  // Returns how many of them had failed the last read.
+  std::size_t erase_under(std::string_view prefix);
+  // Takes `more`'s entries after these, with their sources and their last read.
+  void append(Snapshot&& more);
 
 private:
   friend class Namespace;

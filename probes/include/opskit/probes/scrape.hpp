@@ -143,9 +143,10 @@ public:
   // (a process exited), when a name given that came and went (Names::transient_ok) has come
   // back, when a file system was mounted or unmounted (where names come from the mount table:
   // Namespace::from_mounts()), when a cgroup was made or removed under the names given
-  // (Namespace::watch_cgroups()), and every resolve interval for what none of that shows (a
-  // controller enabled in a cgroup): that one finds the names and, where they are those served,
-  // keeps the snapshot, its open files and its families. Safe to call from many threads: a scrape
+  // (Namespace::watch_cgroups(); where nothing else changed, only the names under it are found
+  // anew, the rest kept), and every resolve interval for what none of that shows (a controller
+  // enabled in a cgroup): that one finds the names and, where they are those served, keeps the
+  // snapshot, its open files and its families. Safe to call from many threads: a scrape
   // that waited for another's read gets that read's body when the read began after the scrape
   // arrived.
   Body scrape(TextFormat format);
@@ -159,6 +160,10 @@ private:
   void read(Clock::time_point deadline);
   // Resolves the names again; where `keep_if_same`, keeps the snapshot if they are the same.
   void resolve(Clock::time_point deadline, bool keep_if_same);
+  // Finds the names under `cgroups` (made, or removed and erased from the snapshot) anew, and
+  // the families of the snapshot then; `failures` are the snapshot's in the last read.
+  void find_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
+                    std::size_t failures);
   std::string render(TextFormat format, Clock::duration took) const;
   void append_time_zone(std::string& out, TextFormat format) const;
   // The names given that come and go (Names::transient_ok) with nothing under them now.
