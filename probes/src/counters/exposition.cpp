@@ -882,11 +882,28 @@ std::span<const std::uint16_t> rules_under(std::string_view root) {
   return found == k_index.end() ? std::span<const std::uint16_t>() : found->second;
 }
 
+// What every name a pattern matches ends in: the pattern after its last wildcard component
+// (".usage_usec" of "cgroup.**.cpu/stat.usage_usec"; "" where a wildcard ends it).
+constexpr std::string_view literal_tail(std::string_view pattern) noexcept {
+  std::size_t star = pattern.rfind('*');
+  if (star == std::string_view::npos)
+    return pattern;
+  std::size_t dot = pattern.find('.', star);
+  return dot == std::string_view::npos ? std::string_view{} : pattern.substr(dot);
+}
+
 // The first rule `name` matches, its captures in `captures`; none: null, and `captures` holds
-// the name alone.
+// the name alone. A rule whose tail the name does not end in is passed over unwalked: a
+// cgroup's memory.stat key was walked against a dozen rules before its own.
 const Rule* rule_for(std::string_view name, std::vector<std::string_view>& captures) {
+  static const auto k_tails = [] {
+    std::array<std::string_view, std::size(k_rules)> tails;
+    std::ranges::transform(k_rules, tails.begin(),
+                           [](const Rule& rule) { return literal_tail(rule.pattern); });
+    return tails;
+  }();
   for (std::uint16_t i : rules_under(root_of(name)))
-    if (match(k_rules[i].pattern, name, captures))
+    if (name.ends_with(k_tails[i]) && match(k_rules[i].pattern, name, captures))
       return &k_rules[i];
   captures.assign(1, name);
   return nullptr;
@@ -929,7 +946,11 @@ bool exported(std::string_view name) {
   return rule == nullptr || !rule->stem.empty();
 }
 
-std::optional<Mapping> map_name(const Info& info) {
+namespace {
+
+// map_name(), with the help where `with_help`: a family's help is written once, of its first
+// name, and most of the help strings of tens of thousands of names would be made to be dropped.
+std::optional<Mapping> place(const Info& info, bool with_help) {
   std::vector<std::string_view> caps{info.name};
   static constexpr Rule k_generic{"**", "$0"};
   const Rule* rule = rule_for(info.name, caps);
@@ -951,6 +972,8 @@ std::optional<Mapping> map_name(const Info& info) {
       m.labels.emplace_back(label.name, written(label, caps));
   m.labels.insert(m.labels.end(), info.labels.begin(), info.labels.end());
   name_units(m, info, rule->units);
+  if (!with_help)
+    return m;
   if (!rule->help.empty())
     m.help = rule->help;
   else if (!info.description.empty())
@@ -958,6 +981,12 @@ std::optional<Mapping> map_name(const Info& info) {
   else
     m.help = fmt::format("kstat's {}", general_name(*rule, caps));
   return m;
+}
+
+} // namespace
+
+std::optional<Mapping> map_name(const Info& info) {
+  return place(info, true);
 }
 
 // The longest number write_value() writes: a uint64, or a double's shortest form.
@@ -971,8 +1000,10 @@ Exposition::Exposition(const Snapshot& snapshot) {
   std::vector<std::vector<std::string>> heads;                // by family
   std::unordered_map<std::string, std::size_t> texts_by_name; // annotation families
   std::unordered_map<std::string, std::size_t> text_samples;  // name{labels}: its member
+  // The help of the name a family is first met with.
+  auto help = [&](std::size_t i) { return map_name(snapshot.info(i))->help; };
   for (std::size_t i = 0; i < snapshot.size(); ++i) {
-    auto m = map_name(snapshot.info(i));
+    auto m = place(snapshot.info(i), false);
     if (!m)
       continue;
     if (!m->text_label.empty()) {
@@ -980,7 +1011,7 @@ Exposition::Exposition(const Snapshot& snapshot) {
       if (fresh) {
         TextFamily family{m->family, {}, {}, m->words};
         for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
-          append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help,
+          append_family(family.headers[static_cast<std::size_t>(format)], m->family, help(i),
                         m->type, format);
         text_families_.push_back(std::move(family));
       }
@@ -1005,7 +1036,7 @@ Exposition::Exposition(const Snapshot& snapshot) {
     if (fresh) {
       Family family{m->family, m->type, {}, {}};
       for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
-        append_family(family.headers[static_cast<std::size_t>(format)], m->family, m->help, m->type,
+        append_family(family.headers[static_cast<std::size_t>(format)], m->family, help(i), m->type,
                       format);
       families_.push_back(std::move(family));
       label_sets.emplace_back();
