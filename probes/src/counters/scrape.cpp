@@ -188,6 +188,7 @@ void Scraper::find_cgroups(std::span<const std::string> cgroups, Clock::time_poi
   baseline_failures_ = failures; // as a resolve's first read would count them
   exposition_ = Exposition(snapshot_);
   awaited_ = find_awaited();
+  ::malloc_trim(0); // the old families' pages, as after a resolve
 }
 
 void Scraper::resolve(Clock::time_point deadline, bool keep_if_same) {

@@ -267,6 +267,14 @@ std::size_t Snapshot::erase_under(std::string_view prefix) {
 
 void Snapshot::append(Snapshot&& more) {
   std::size_t sources = sources_.size(), slots = slots_.size();
+  // Room for these alone, not twice as many: a cgroup made a scrape would keep a hierarchy's
+  // snapshot at up to twice its size.
+  sources_.reserve(sources + more.sources_.size());
+  slots_.reserve(slots + more.slots_.size());
+  records_.reserve(records_.size() + more.records_.size());
+  infos_.reserve(slots + more.infos_.size());
+  values_.reserve(slots + more.values_.size());
+  errors_.reserve(slots + more.errors_.size());
   std::ranges::move(more.sources_, std::back_inserter(sources_));
   for (auto& slot : more.slots_) {
     slot.source += sources;
