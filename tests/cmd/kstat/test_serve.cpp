@@ -299,21 +299,32 @@ TEST_CASE("kstat serve: a cgroup made is served from the next scrape on, and one
   struct Cleanup { // before the temporary directory is removed: none of it is under the mount
     std::string hierarchy, group;
     ~Cleanup() {
+      ::rmdir((group + "/job.scope").c_str());
       ::rmdir(group.c_str());
       ::umount2(hierarchy.c_str(), MNT_DETACH);
     }
   } cleanup{hierarchy, hierarchy + "/kstat-test-" + std::to_string(::getpid())};
 
   KstatServe serve({"--sys-root", sys.path(), "cgroup"});
-  const std::string usage = "kstat_cgroup_cpu_usage_seconds_total{cgroup=\"/" +
-                            cleanup.group.substr(hierarchy.size() + 1) + "\"} ";
+  const std::string group = "/" + cleanup.group.substr(hierarchy.size() + 1);
+  const std::string usage = "kstat_cgroup_cpu_usage_seconds_total{cgroup=\"" + group + "\"} ";
+  const std::string job_usage =
+      "kstat_cgroup_cpu_usage_seconds_total{cgroup=\"" + group + "/job.scope\"} ";
   REQUIRE(http_get(serve.url()).body.find("{cgroup=\"/\"}") != std::string::npos);
   CHECK(http_get(serve.url()).body.find(usage) == std::string::npos);
   REQUIRE(::mkdir(cleanup.group.c_str(), 0755) == 0);
   CHECK(http_get(serve.url()).body.find(usage) != std::string::npos);
+  // One made in it: the cgroup made is watched from the scrape that found it.
+  REQUIRE(::mkdir((cleanup.group + "/job.scope").c_str(), 0755) == 0);
+  auto nested = http_get(serve.url()).body;
+  CHECK(nested.find(job_usage) != std::string::npos);
+  CHECK(nested.find(usage) != std::string::npos);
+  REQUIRE(::rmdir((cleanup.group + "/job.scope").c_str()) == 0);
   REQUIRE(::rmdir(cleanup.group.c_str()) == 0);
   auto body = http_get(serve.url()).body;
   CHECK(body.find(usage) == std::string::npos);
+  CHECK(body.find(job_usage) == std::string::npos);
+  CHECK(body.find("{cgroup=\"/\"}") != std::string::npos);
   CHECK(body.find("kstat_scrape_error") == std::string::npos);
   CHECK(serve.stop() == 0);
 }
