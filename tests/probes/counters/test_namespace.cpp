@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <unistd.h>
@@ -601,4 +602,19 @@ TEST_CASE("scraper: a cgroup made or removed is found or left alone, the others 
   CHECK(last.find(memory("/a.slice/b.scope", 10)) != std::string::npos);
   CHECK(last.find(read("/later.scope", 5)) != std::string::npos);
   CHECK(last.find("kstat_scrape_error") == std::string::npos);
+
+  // What a server started now would serve, in another order.
+  auto fresh = Scraper::open(Namespace(k_root, cgroups.sys.path()), settings);
+  REQUIRE(fresh);
+  auto series = [](const std::string& text) {
+    std::multiset<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with("kstat_cgroup_"))
+        lines.insert(line);
+    return lines;
+  };
+  auto served = series(body());
+  CHECK(served.size() == 6 * 5); // memory.current and io.stat's four of six cgroups
+  CHECK(served == series(*(*fresh)->scrape(opskit::TextFormat::prometheus)));
 }
