@@ -204,17 +204,22 @@ std::vector<std::string> CgroupWatch::changed(bool& lost) {
     for (ssize_t at = 0; at < size;) {
       inotify_event event;
       std::memcpy(&event, events + at, sizeof event);
-      std::string_view child(events + at + sizeof event);
+      // The name, padded with NULs to `len` bytes; none (IN_IGNORED, IN_Q_OVERFLOW): no bytes.
+      const char* name_at = events + at + sizeof event;
+      std::string_view child(name_at, ::strnlen(name_at, event.len));
       at += static_cast<ssize_t>(sizeof event + event.len);
       lost = lost || (event.mask & IN_Q_OVERFLOW) != 0;
+      if ((event.mask & IN_IGNORED) != 0) { // the watch's directory went
+        watched_.erase(event.wd);
+        continue;
+      }
       auto parent = watched_.find(event.wd);
-      if ((event.mask & IN_IGNORED) != 0 && parent != watched_.end())
-        watched_.erase(parent); // its directory went
-      if ((event.mask & IN_ISDIR) == 0 || event.len == 0 || parent == watched_.end())
+      if ((event.mask & IN_ISDIR) == 0 || child.empty() || parent == watched_.end())
         continue;
       std::string name = parent->second.name + "." + component_of(child);
+      std::string dir = parent->second.dir + "/" + std::string(child);
       if ((event.mask & (IN_CREATE | IN_MOVED_TO)) != 0)
-        watch(parent->second.dir + "/" + std::string(child), name);
+        watch(dir, name); // may move the map's entries: `parent` is not used after
       if (std::ranges::find(out, name) == out.end())
         out.push_back(std::move(name));
     }
