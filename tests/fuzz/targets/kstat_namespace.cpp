@@ -3,9 +3,13 @@
 // written to a copy of /proc: the first byte chooses the file, the rest is its text. The names
 // it makes are listed, read in a snapshot, printed and rendered as Prometheus and OpenMetrics
 // text, as `kstat serve` does. Each body must be one a scraper takes: UTF-8 throughout, legal
-// metric names, and each family and each series written once.
+// metric names, and each family and each series written once. Then a subtree of the snapshot is
+// erased and found again alone, as a cgroup made is: the same names, a body as good.
 #include <algorithm>
+#include <set>
+#include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "kstat_tree.hpp"
 #include "opskit/probes/counters.hpp"
@@ -46,6 +50,36 @@ void check_body(std::string_view body) {
   }
 }
 
+// The names under the parent of the snapshot's middle name erased and found again alone
+// (Namespace::snapshot_under()), as a cgroup made is: the snapshot then holds the names it held,
+// and renders as one a scraper takes.
+void find_again(const Namespace& ns, Snapshot& snapshot) {
+  if (snapshot.size() == 0)
+    return;
+  const std::string& middle = snapshot.info(snapshot.size() / 2).name;
+  std::string prefix = middle.substr(0, middle.rfind('.'));
+  std::vector<std::string> all{""};
+  std::vector<Selection> selections{{all, {}}};
+  auto again = ns.snapshot_under(selections, prefix);
+  check(again.has_value(), "a subtree that the whole namespace holds found with an error");
+  auto names = [](const Snapshot& s) {
+    std::multiset<std::string> out;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      out.insert(s.info(i).name);
+    return out;
+  };
+  auto before = names(snapshot);
+  snapshot.erase_under(prefix);
+  again->read();
+  snapshot.append(std::move(*again));
+  snapshot.read();
+  check(names(snapshot) == before, "names erased and found again differ from those found first");
+  Exposition exposition(snapshot);
+  std::string body;
+  exposition.render(snapshot, body, opskit::TextFormat::prometheus);
+  check_body(body);
+}
+
 void read_all(const Namespace& ns) {
   auto names = ns.list("");
   if (!names)
@@ -64,6 +98,7 @@ void read_all(const Namespace& ns) {
     opskit::append_end(body, format);
     check_body(body);
   }
+  find_again(ns, *snapshot);
 }
 
 } // namespace
