@@ -995,20 +995,38 @@ constexpr std::size_t k_number_max = k_real_max;
 constexpr std::size_t k_head_step = 16;
 
 Exposition::Exposition(const Snapshot& snapshot) {
-  std::unordered_map<std::string, std::size_t> by_name;
-  std::vector<std::unordered_set<std::string>> label_sets;
-  std::vector<std::vector<std::string>> heads;                // by family
-  std::unordered_map<std::string, std::size_t> texts_by_name; // annotation families
-  std::unordered_map<std::string, std::size_t> text_samples;  // name{labels}: its member
+  add(snapshot, 0);
+}
+
+void Exposition::add(const Snapshot& snapshot, std::size_t first) {
+  // The members there were, by family: their heads are in heads_; those added here, in `fresh`.
+  std::vector<std::size_t> before;
+  for (const auto& family : families_)
+    before.push_back(family.members.size());
+  std::string fresh;
+  // Each family's heads, its label sets: a family's first time here gets those it has.
+  std::vector<std::optional<std::unordered_set<std::string>>> taken(families_.size());
+  auto labels_taken = [&](std::size_t f) -> std::unordered_set<std::string>& {
+    if (taken.size() <= f)
+      taken.resize(f + 1);
+    if (!taken[f]) {
+      taken[f].emplace();
+      for (std::size_t k = 0; f < before.size() && k < before[f]; ++k) {
+        const Member& member = families_[f].members[k];
+        taken[f]->emplace(heads_, member.head_at, member.head_size);
+      }
+    }
+    return *taken[f];
+  };
   // The help of the name a family is first met with.
   auto help = [&](std::size_t i) { return map_name(snapshot.info(i))->help; };
-  for (std::size_t i = 0; i < snapshot.size(); ++i) {
+  for (std::size_t i = first; i < snapshot.size(); ++i) {
     auto m = place(snapshot.info(i), false);
     if (!m)
       continue;
     if (!m->text_label.empty()) {
-      auto [at, fresh] = texts_by_name.try_emplace(m->family, text_families_.size());
-      if (fresh) {
+      auto [at, is_new] = texts_by_name_.try_emplace(m->family, text_families_.size());
+      if (is_new) {
         TextFamily family{m->family, {}, {}, m->words};
         for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
           append_family(family.headers[static_cast<std::size_t>(format)], m->family, help(i),
@@ -1021,7 +1039,7 @@ Exposition::Exposition(const Snapshot& snapshot) {
       // The texts of one label set are one sample (an interface's state and addresses).
       auto& members = text_families_[at->second].members;
       auto [sample, new_sample] =
-          text_samples.try_emplace(fmt::format("{}{{{}}}", m->family, labels), members.size());
+          text_samples_.try_emplace(fmt::format("{}{{{}}}", m->family, labels), members.size());
       if (new_sample)
         members.push_back(TextMember{std::move(labels), {}, {}, {}});
       members[sample->second].texts.emplace_back(i, m->text_label);
@@ -1032,46 +1050,82 @@ Exposition::Exposition(const Snapshot& snapshot) {
     std::string key = m->family;
     if (m->type == MetricType::counter && key.ends_with("_total"))
       key.resize(key.size() - 6);
-    auto [it, fresh] = by_name.try_emplace(std::move(key), families_.size());
-    if (fresh) {
+    auto [it, is_new] = by_name_.try_emplace(std::move(key), families_.size());
+    if (is_new) {
       Family family{m->family, m->type, {}, {}};
       for (auto format : {TextFormat::prometheus, TextFormat::openmetrics})
         append_family(family.headers[static_cast<std::size_t>(format)], m->family, help(i), m->type,
                       format);
       families_.push_back(std::move(family));
-      label_sets.emplace_back();
-      heads.emplace_back();
     }
     Family& family = families_[it->second];
+    std::string head = family.name;
     std::string labels;
     for (const auto& [name, value] : m->labels)
       append_label(labels, name, value);
-    // One sample per label set, of one type: a second (proc.self beside its pid), or one of
-    // another type (vm.stats.Nr_dirty, a counter, beside the gauge nr_dirty), is left out.
-    if (family.type != m->type || !label_sets[it->second].insert(labels).second)
-      continue;
-    std::string head = family.name;
     if (!labels.empty())
       head.append("{").append(labels).push_back('}');
     head.push_back(' ');
-    family.members.push_back(
-        Member{i, 0, static_cast<std::uint32_t>(head.size()), m->multiply, m->divide});
-    heads[it->second].push_back(std::move(head));
+    // One sample per label set, of one type: a second (proc.self beside its pid), or one of
+    // another type (vm.stats.Nr_dirty, a counter, beside the gauge nr_dirty), is left out.
+    if (family.type != m->type || !labels_taken(it->second).insert(head).second)
+      continue;
+    family.members.push_back(Member{i, static_cast<std::uint32_t>(fresh.size()),
+                                    static_cast<std::uint32_t>(head.size()), m->multiply,
+                                    m->divide});
+    fresh += head;
   }
-  // The heads side by side in the order render() writes them, which it then reads straight
-  // through (a separate string each: 1 us more a scrape of serve's defaults).
+  lay_out(before, fresh);
+}
+
+void Exposition::erase(std::span<const std::size_t> moved_to) {
+  for (auto& family : families_) {
+    std::erase_if(family.members, [&](const Member& member) {
+      return moved_to[member.entry] == Snapshot::k_erased;
+    });
+    for (auto& member : family.members)
+      member.entry = moved_to[member.entry];
+  }
+  for (auto& family : text_families_)
+    for (auto& member : family.members) {
+      std::erase_if(member.texts,
+                    [&](const auto& text) { return moved_to[text.first] == Snapshot::k_erased; });
+      for (auto& text : member.texts)
+        text.first = moved_to[text.first];
+    }
+  std::vector<std::size_t> all;
+  for (const auto& family : families_)
+    all.push_back(family.members.size());
+  lay_out(all, {});
+}
+
+// The heads side by side in the order render() writes them, which it then reads straight
+// through (a separate string each: 1 us more a scrape of serve's defaults): of each family, the
+// first `before[f]` members' from heads_, the rest's from `fresh`.
+void Exposition::lay_out(std::span<const std::size_t> before, const std::string& fresh) {
+  std::size_t size = k_head_step;
+  for (const auto& family : families_)
+    for (const auto& member : family.members)
+      size += member.head_size;
+  std::string heads;
+  heads.reserve(size);
+  most_ = {};
   for (std::size_t f = 0; f < families_.size(); ++f) {
     Family& family = families_[f];
     for (std::size_t k = 0; k < family.members.size(); ++k) {
-      family.members[k].head_at = static_cast<std::uint32_t>(heads_.size());
-      heads_ += heads[f][k];
+      Member& member = family.members[k];
+      const std::string& from = f < before.size() && k < before[f] ? heads_ : fresh;
+      auto at = static_cast<std::uint32_t>(heads.size());
+      heads.append(from, member.head_at, member.head_size);
+      member.head_at = at;
     }
     for (std::size_t format = 0; format < most_.size(); ++format)
       most_[format] += family.headers[format].size() + family.members.size() * (k_number_max + 1);
   }
   for (auto& most : most_)
-    most += heads_.size();
-  heads_.append(k_head_step, '\0'); // what put_head() may read past the last head
+    most += heads.size();
+  heads.append(k_head_step, '\0'); // what put_head() may read past the last head
+  heads_ = std::move(heads);
 }
 
 namespace {

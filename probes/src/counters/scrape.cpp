@@ -104,6 +104,7 @@ Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) 
   std::unique_ptr<Scraper> scraper(
       new Scraper(std::move(ns), std::move(settings), std::move(*snapshot), std::move(changes)));
   scraper->baseline_failures_ = failures;
+  ::malloc_trim(0); // what finding the names took and let go, as after each resolve
   return scraper;
 }
 
@@ -158,9 +159,9 @@ void Scraper::read(Clock::time_point deadline) {
   // those removed go first, and with them their failures in this read.
   bool regrouped = !seen.everything && !seen.cgroups.empty() && !snapshot_.records_changed();
   if (regrouped) {
-    exposition_ = Exposition(); // of entries that move
-    for (const auto& cgroup : seen.cgroups)
-      failures -= snapshot_.erase_under(cgroup);
+    std::vector<std::size_t> moved_to;
+    failures -= snapshot_.erase_under(seen.cgroups, moved_to);
+    exposition_.erase(moved_to);
   }
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
@@ -175,6 +176,7 @@ void Scraper::read(Clock::time_point deadline) {
 
 void Scraper::find_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
                            std::size_t failures) {
+  std::size_t first = snapshot_.size();
   for (const auto& cgroup : cgroups) {
     auto under = [&](const std::string& other) { return other != cgroup && holds(other, cgroup); };
     if (std::ranges::any_of(cgroups, under))
@@ -186,9 +188,8 @@ void Scraper::find_cgroups(std::span<const std::string> cgroups, Clock::time_poi
     }
   }
   baseline_failures_ = failures; // as a resolve's first read would count them
-  exposition_ = Exposition(snapshot_);
+  exposition_.add(snapshot_, first);
   awaited_ = find_awaited();
-  ::malloc_trim(0); // the old families' pages, as after a resolve
 }
 
 void Scraper::resolve(Clock::time_point deadline, bool keep_if_same) {

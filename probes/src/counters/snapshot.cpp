@@ -227,14 +227,18 @@ bool Snapshot::gone(std::size_t i) {
   return false;
 }
 
-std::size_t Snapshot::erase_under(std::string_view prefix) {
+std::size_t Snapshot::erase_under(std::span<const std::string> prefixes,
+                                  std::vector<std::size_t>& moved_to) {
   std::vector<bool> used(sources_.size());
+  moved_to.assign(infos_.size(), k_erased);
   std::size_t kept = 0, failed = 0;
   for (std::size_t i = 0; i < infos_.size(); ++i) {
-    if (holds(prefix, infos_[i].name)) {
+    auto under = [&](const std::string& prefix) { return holds(prefix, infos_[i].name); };
+    if (std::ranges::any_of(prefixes, under)) {
       failed += errors_[i] ? 1 : 0;
       continue;
     }
+    moved_to[i] = kept;
     used[slots_[i].source] = true;
     if (kept != i) {
       slots_[kept] = std::move(slots_[i]);
@@ -250,16 +254,16 @@ std::size_t Snapshot::erase_under(std::string_view prefix) {
   infos_.resize(kept);
   values_.resize(kept);
   errors_.resize(kept);
-  std::vector<std::size_t> moved_to(sources_.size());
+  std::vector<std::size_t> source_to(sources_.size());
   std::size_t sources = 0;
   for (std::size_t k = 0; k < sources_.size(); ++k)
     if (used[k]) {
-      moved_to[k] = sources;
+      source_to[k] = sources;
       sources_[sources++] = std::move(sources_[k]);
     }
   sources_.resize(sources);
   for (auto& slot : slots_)
-    slot.source = moved_to[slot.source];
+    slot.source = source_to[slot.source];
   records_.clear();
   find_records();
   return failed;

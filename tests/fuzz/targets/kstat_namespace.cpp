@@ -69,15 +69,33 @@ void find_again(const Namespace& ns, Snapshot& snapshot) {
     return out;
   };
   auto before = names(snapshot);
-  snapshot.erase_under(prefix);
+  Exposition exposition(snapshot);
+  std::vector<std::size_t> moved_to;
+  snapshot.erase_under(std::span(&prefix, 1), moved_to);
+  exposition.erase(moved_to);
   again->read();
+  std::size_t first = snapshot.size();
   snapshot.append(std::move(*again));
+  exposition.add(snapshot, first);
   snapshot.read();
   check(names(snapshot) == before, "names erased and found again differ from those found first");
-  Exposition exposition(snapshot);
-  std::string body;
-  exposition.render(snapshot, body, opskit::TextFormat::prometheus);
-  check_body(body);
+  // The families kept in place serve what families made anew would.
+  auto samples = [&](const Exposition& families) {
+    std::string body;
+    families.render(snapshot, body, opskit::TextFormat::prometheus);
+    check_body(body);
+    std::multiset<std::string> out;
+    for (std::size_t at = 0; at < body.size();) {
+      std::size_t end = body.find('\n', at);
+      std::string line = body.substr(at, end - at);
+      if (!line.starts_with("#"))
+        out.insert(std::move(line));
+      at = end + 1;
+    }
+    return out;
+  };
+  check(samples(exposition) == samples(Exposition(snapshot)),
+        "families kept in place differ from families made anew");
 }
 
 void read_all(const Namespace& ns) {

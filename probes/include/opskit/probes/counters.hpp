@@ -273,9 +273,12 @@ public:
   // CPU, a network interface, an interrupt came or went): names resolved again would differ.
   bool records_changed() const noexcept { return records_changed_; }
 
-  // Leaves out each entry under `prefix` (a cgroup removed), and the sources only they read.
-  // Returns how many of them had failed the last read.
-  std::size_t erase_under(std::string_view prefix);
+  // Leaves out each entry under one of `prefixes` (cgroups removed), and the sources only they
+  // read; `moved_to` gets, for each entry before, its index now, or k_erased. Returns how many
+  // of those left out had failed the last read.
+  static constexpr std::size_t k_erased = static_cast<std::size_t>(-1);
+  std::size_t erase_under(std::span<const std::string> prefixes,
+                          std::vector<std::size_t>& moved_to);
   // Takes `more`'s entries after these, with their sources and their last read.
   void append(Snapshot&& more);
 

@@ -9,7 +9,9 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -46,6 +48,13 @@ class Exposition {
 public:
   explicit Exposition(const Snapshot& snapshot);
   Exposition() = default; // of no families
+
+  // After Snapshot::erase_under(): leaves out the members of the entries erased, and follows
+  // the others to where they moved (`moved_to`, as erase_under() gives it).
+  void erase(std::span<const std::size_t> moved_to);
+  // After Snapshot::append(): the members of `snapshot`'s entries from `first` on, read once, in
+  // their families (new ones after the others), as the constructor places them.
+  void add(const Snapshot& snapshot, std::size_t first);
 
   // Appends every family with the values of `snapshot`'s last read (the snapshot this was made
   // from), the annotations last; entries that failed are left out, and a family left empty is
@@ -85,9 +94,15 @@ private:
     bool words = false; // a sample for each word of a text, not one for its texts
   };
   void render_texts(const Snapshot& snapshot, std::string& out, TextFormat format) const;
+  void lay_out(std::span<const std::size_t> before, const std::string& fresh);
 
   std::vector<Family> families_;
   std::vector<TextFamily> text_families_;
+  // Where each family is: by the name OpenMetrics gives it; an annotation family by its name,
+  // and its members by the family's name and their labels.
+  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unordered_map<std::string, std::size_t> texts_by_name_;
+  std::unordered_map<std::string, std::size_t> text_samples_;
   std::string heads_;                 // every member's head, in the order written
   std::array<std::size_t, 2> most_{}; // the longest body render() can write, by TextFormat
 };

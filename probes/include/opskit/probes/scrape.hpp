@@ -160,8 +160,8 @@ private:
   void read(Clock::time_point deadline);
   // Resolves the names again; where `keep_if_same`, keeps the snapshot if they are the same.
   void resolve(Clock::time_point deadline, bool keep_if_same);
-  // Finds the names under `cgroups` (made, or removed and erased from the snapshot) anew, and
-  // the families of the snapshot then; `failures` are the snapshot's in the last read.
+  // Finds the names under `cgroups` (made, or removed and erased from the snapshot and the
+  // families) anew, and adds them to both; `failures` are the snapshot's in the last read.
   void find_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
                     std::size_t failures);
   std::string render(TextFormat format, Clock::duration took) const;
