@@ -15,12 +15,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "opskit/probes/counters.hpp"
@@ -148,16 +149,27 @@ int resolves(const std::string& sys_root) {
   auto scrape = [](auto& scraper) {
     g_sink = scraper->scrape(opskit::TextFormat::prometheus)->size();
   };
-  // A cgroup made before one scrape and removed before the next.
-  std::string cgroup = sys_root + "/fs/cgroup/kstat-bench.scope";
-  bool made = false;
+  // A cgroup made before one scrape and removed before the next: made whole beside the
+  // hierarchy and moved in, as mkdir(2) makes a cgroup with its files.
+  namespace fs = std::filesystem;
+  const fs::path beside = fs::path(sys_root) / "kstat-bench.scope",
+                 cgroup = fs::path(sys_root) / "fs/cgroup/kstat-bench.scope";
+  auto make = [&] {
+    fs::create_directory(beside);
+    std::ofstream(beside / "cpu.stat") << "usage_usec 7\nuser_usec 5\nsystem_usec 2\n";
+    std::ofstream(beside / "memory.current") << "4096\n";
+    std::ofstream(beside / "pids.current") << "1\n";
+    fs::rename(beside, cgroup);
+  };
   double interval = median_ms(9, [&] { scrape(*every); });
   double change = median_ms(9, [&] {
-    made = made ? ::rmdir(cgroup.c_str()) != 0 : ::mkdir(cgroup.c_str(), 0755) == 0;
+    if (fs::exists(cgroup))
+      fs::remove_all(cgroup);
+    else
+      make();
     scrape(*changed);
   });
-  if (made)
-    ::rmdir(cgroup.c_str());
+  fs::remove_all(cgroup);
   std::printf("  a scrape that resolves at the interval, the names the same %9.1f ms\n"
               "  a scrape after a cgroup came or went (its names found)    %9.1f ms\n",
               interval, change);

@@ -1004,19 +1004,30 @@ void Exposition::add(const Snapshot& snapshot, std::size_t first) {
   for (const auto& family : families_)
     before.push_back(family.members.size());
   std::string fresh;
-  // Each family's heads, its label sets: a family's first time here gets those it has.
-  std::vector<std::optional<std::unordered_set<std::string>>> taken(families_.size());
-  auto labels_taken = [&](std::size_t f) -> std::unordered_set<std::string>& {
-    if (taken.size() <= f)
-      taken.resize(f + 1);
-    if (!taken[f]) {
-      taken[f].emplace();
-      for (std::size_t k = 0; f < before.size() && k < before[f]; ++k) {
-        const Member& member = families_[f].members[k];
-        taken[f]->emplace(heads_, member.head_at, member.head_size);
-      }
+  // Whether a family has a head, which is a label set: among the members there were, by the
+  // sorted hashes of their heads, taken the first time the family gains one here (a set of
+  // 31,000 heads was most of a cgroup's coming); among those added here, in a set of their own.
+  std::hash<std::string_view> hash;
+  using Hashed = std::pair<std::size_t, std::size_t>; // a head's hash, its member
+  std::vector<std::optional<std::vector<Hashed>>> had(families_.size());
+  std::unordered_set<std::string> added;
+  auto head_of = [&](std::size_t f, std::size_t k) {
+    const Member& member = families_[f].members[k];
+    return std::string_view(heads_.data() + member.head_at, member.head_size);
+  };
+  auto taken = [&](std::size_t f, const std::string& head) {
+    if (had.size() <= f)
+      had.resize(f + 1);
+    if (!had[f]) {
+      auto& hashes = had[f].emplace();
+      for (std::size_t k = 0; f < before.size() && k < before[f]; ++k)
+        hashes.emplace_back(hash(head_of(f, k)), k);
+      std::ranges::sort(hashes);
     }
-    return *taken[f];
+    auto same = std::ranges::equal_range(*had[f], hash(head), {}, &Hashed::first);
+    return std::ranges::any_of(same,
+                               [&](const Hashed& h) { return head_of(f, h.second) == head; }) ||
+           !added.insert(head).second;
   };
   // The help of the name a family is first met with.
   auto help = [&](std::size_t i) { return map_name(snapshot.info(i))->help; };
@@ -1068,7 +1079,7 @@ void Exposition::add(const Snapshot& snapshot, std::size_t first) {
     head.push_back(' ');
     // One sample per label set, of one type: a second (proc.self beside its pid), or one of
     // another type (vm.stats.Nr_dirty, a counter, beside the gauge nr_dirty), is left out.
-    if (family.type != m->type || !labels_taken(it->second).insert(head).second)
+    if (family.type != m->type || taken(it->second, head))
       continue;
     family.members.push_back(Member{i, static_cast<std::uint32_t>(fresh.size()),
                                     static_cast<std::uint32_t>(head.size()), m->multiply,

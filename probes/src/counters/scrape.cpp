@@ -169,13 +169,13 @@ void Scraper::read(Clock::time_point deadline) {
   if (went || came || seen.everything || snapshot_.records_changed())
     resolve(deadline, false);
   else if (regrouped)
-    find_cgroups(seen.cgroups, deadline, failures);
+    follow_cgroups(seen.cgroups, deadline, failures);
   else if (now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline, true);
 }
 
-void Scraper::find_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
-                           std::size_t failures) {
+void Scraper::follow_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
+                             std::size_t failures) {
   std::size_t first = snapshot_.size();
   for (const auto& cgroup : cgroups) {
     auto under = [&](const std::string& other) { return other != cgroup && holds(other, cgroup); };

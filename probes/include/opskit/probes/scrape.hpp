@@ -162,8 +162,8 @@ private:
   void resolve(Clock::time_point deadline, bool keep_if_same);
   // Finds the names under `cgroups` (made, or removed and erased from the snapshot and the
   // families) anew, and adds them to both; `failures` are the snapshot's in the last read.
-  void find_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
-                    std::size_t failures);
+  void follow_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
+                      std::size_t failures);
   std::string render(TextFormat format, Clock::duration took) const;
   void append_time_zone(std::string& out, TextFormat format) const;
   // The names given that come and go (Names::transient_ok) with nothing under them now.
