@@ -237,7 +237,9 @@ Result<std::vector<Field>> Namespace::found(std::span<const Selection> selection
       return fields(name, true);
     if (!holds(scope, within))
       return std::vector<Field>{};
-    OPSKIT_TRY_ASSIGN(auto under, fields(within, true));
+    // `within` as it is written, wildcards' characters and all (a cgroup named "job[1]").
+    auto under = find_fields(roots(), within);
+    sort_unique(under);
     if (first_wildcard(name) != std::string_view::npos) {
       std::string pattern(name);
       std::erase_if(under, [&](const Field& f) {

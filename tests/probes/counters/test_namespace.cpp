@@ -575,13 +575,15 @@ TEST_CASE("scraper: a cgroup made or removed is found or left alone, the others 
   cgroups.make("later.scope", 5);
   cgroups.make("a.slice", 6);
   cgroups.make("a.slice/b.scope", 7);
+  cgroups.make("x[1].scope", 4); // a glob's characters in its name: taken as they are
   auto after = body();
   CHECK(after.find("job0.scope") == std::string::npos);
   for (auto [cgroup, pages] : {std::pair{"/job1.scope", 2},
                                {"/job2.scope", 3},
                                {"/later.scope", 5},
                                {"/a.slice", 6},
-                               {"/a.slice/b.scope", 7}}) {
+                               {"/a.slice/b.scope", 7},
+                               {"/x[1].scope", 4}}) {
     INFO(cgroup);
     CHECK(after.find(memory(cgroup, pages)) != std::string::npos);
     CHECK(after.find(read(cgroup, pages)) != std::string::npos);
@@ -615,6 +617,6 @@ TEST_CASE("scraper: a cgroup made or removed is found or left alone, the others 
     return lines;
   };
   auto served = series(body());
-  CHECK(served.size() == 6 * 5); // memory.current and io.stat's four of six cgroups
+  CHECK(served.size() == 7 * 5); // memory.current and io.stat's four of seven cgroups
   CHECK(served == series(*(*fresh)->scrape(opskit::TextFormat::prometheus)));
 }
