@@ -108,13 +108,18 @@ std::vector<std::string> children(const std::string& dir) {
   return out;
 }
 
+// The name of the cgroup whose directory `child` is in the cgroup named `name`.
+std::string child_name(std::string_view name, std::string_view child) {
+  return fmt::format("{}.{}", name, component_of(child));
+}
+
 // Calls `visit(dir, name)` for the cgroup at `dir`, named `name`, and for each below it.
 template <typename Visit>
 void for_each_cgroup(const std::string& dir, const std::string& name, Visit&& visit) {
   if (!visit(dir, name))
     return;
   for (const auto& child : children(dir))
-    for_each_cgroup(dir + "/" + child, name + "." + component_of(child), visit);
+    for_each_cgroup(dir + "/" + child, child_name(name, child), visit);
 }
 
 // The fields of the cgroup at `dir`, named `name`, and of the cgroups below it, in name order:
@@ -137,8 +142,7 @@ void walk(const Roots& roots, const std::string& dir, const std::string& name,
   std::ranges::sort(parts, natural_less, &Part::key);
   for (const auto& part : parts) {
     if (part.file == nullptr) {
-      walk(roots, dir + "/" + part.child, fmt::format("{}.{}", name, component_of(part.child)),
-           prefix, out);
+      walk(roots, dir + "/" + part.child, child_name(name, part.child), prefix, out);
       continue;
     }
     std::string base = fmt::format("{}.{}", name, part.file->prefixes[0]);
@@ -216,7 +220,7 @@ std::vector<std::string> CgroupWatch::changed(bool& lost) {
       auto parent = watched_.find(event.wd);
       if ((event.mask & IN_ISDIR) == 0 || child.empty() || parent == watched_.end())
         continue;
-      std::string name = parent->second.name + "." + component_of(child);
+      std::string name = child_name(parent->second.name, child);
       std::string dir = parent->second.dir + "/" + std::string(child);
       if ((event.mask & (IN_CREATE | IN_MOVED_TO)) != 0)
         watch(dir, name); // may move the map's entries: `parent` is not used after

@@ -1000,9 +1000,7 @@ Exposition::Exposition(const Snapshot& snapshot) {
 
 void Exposition::add(const Snapshot& snapshot, std::size_t first) {
   // The members there were, by family: their heads are in heads_; those added here, in `fresh`.
-  std::vector<std::size_t> before;
-  for (const auto& family : families_)
-    before.push_back(family.members.size());
+  auto before = member_counts();
   std::string fresh;
   // Whether a family has a head, which is a label set: among the members there were, by the
   // sorted hashes of their heads, taken the first time the family gains one here (a set of
@@ -1104,10 +1102,14 @@ void Exposition::erase(std::span<const std::size_t> moved_to) {
       for (auto& text : member.texts)
         text.first = moved_to[text.first];
     }
-  std::vector<std::size_t> all;
+  lay_out(member_counts(), {});
+}
+
+std::vector<std::size_t> Exposition::member_counts() const {
+  std::vector<std::size_t> out;
   for (const auto& family : families_)
-    all.push_back(family.members.size());
-  lay_out(all, {});
+    out.push_back(family.members.size());
+  return out;
 }
 
 // The heads side by side in the order render() writes them, which it then reads straight

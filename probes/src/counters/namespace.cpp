@@ -57,6 +57,15 @@ bool glob_matches(const std::string& glob, const std::string& name) {
   return ::fnmatch(glob.c_str(), name.c_str(), FNM_EXTMATCH) == 0;
 }
 
+// Leaves in `found` what the glob `name` names: the names it matches, and those under it as it
+// is written (a name that merely holds a wildcard's character: "net.dev.eth[1]").
+void keep_named(std::vector<Field>& found, std::string_view name) {
+  std::string pattern(name);
+  std::erase_if(found, [&](const Field& f) {
+    return !glob_matches(pattern, f.info.name) && !holds(name, f.info.name);
+  });
+}
+
 // Whether two names, prefixes or globs can name one name: their scopes hold one the other.
 bool may_overlap(std::string_view a, std::string_view b) {
   std::string_view sa = scope_of(a), sb = scope_of(b);
@@ -82,16 +91,11 @@ Roots Namespace::roots() const {
 }
 
 Result<std::vector<Field>> Namespace::fields(std::string_view prefix, bool absent_ok) const {
-  // A glob: the names it matches under its components before the wildcard's, and a name that
-  // merely holds a wildcard's character ("net.dev.eth[1]") as itself.
+  // A glob: what it names under its components before the wildcard's.
   bool glob = first_wildcard(prefix) != std::string_view::npos;
   auto found = find_fields(roots(), scope_of(prefix));
-  if (glob) {
-    std::string pattern(prefix);
-    std::erase_if(found, [&](const Field& f) {
-      return !glob_matches(pattern, f.info.name) && !holds(prefix, f.info.name);
-    });
-  }
+  if (glob)
+    keep_named(found, prefix);
   if (found.empty() && !absent_ok)
     return fail(glob ? Error(fmt::format("no name matches '{}'", prefix), ENOENT)
                      : unknown(prefix));
@@ -240,12 +244,8 @@ Result<std::vector<Field>> Namespace::found(std::span<const Selection> selection
     // `within` as it is written, wildcards' characters and all (a cgroup named "job[1]").
     auto under = find_fields(roots(), within);
     sort_unique(under);
-    if (first_wildcard(name) != std::string_view::npos) {
-      std::string pattern(name);
-      std::erase_if(under, [&](const Field& f) {
-        return !glob_matches(pattern, f.info.name) && !holds(name, f.info.name);
-      });
-    }
+    if (first_wildcard(name) != std::string_view::npos)
+      keep_named(under, name);
     return under;
   };
   std::vector<Field> all;

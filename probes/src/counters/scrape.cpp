@@ -216,9 +216,8 @@ void Scraper::resolve(Clock::time_point deadline, bool keep_if_same) {
     baseline_failures_ = failures;
     exposition_ = Exposition(snapshot_);
     awaited_ = find_awaited();
-  } else if (!fresh) { // every name has gone: keep serving what failed, and why
-    exposition_ = Exposition(snapshot_);
-  } // else the same names: they are served as they were
+  } // else the same names, or every name has gone (the families were let go only where names
+    // were found): keep serving them, or what failed and why
   // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
   // unless told: give them back, once a resolve.
   ::malloc_trim(0);

@@ -95,6 +95,7 @@ private:
   };
   void render_texts(const Snapshot& snapshot, std::string& out, TextFormat format) const;
   void lay_out(std::span<const std::size_t> before, const std::string& fresh);
+  std::vector<std::size_t> member_counts() const; // by family
 
   std::vector<Family> families_;
   std::vector<TextFamily> text_families_;
