@@ -78,6 +78,10 @@ Result<std::string_view> pread_to_end(int fd, std::string& buffer, std::string_v
   return read_from_start(fd, buffer, name, [](std::string_view) { return false; });
 }
 
+Result<std::string_view> pread_one_record(int fd, std::string& buffer, std::string_view name) {
+  return read_from_start(fd, buffer, name, [](std::string_view) { return true; });
+}
+
 void raise_open_file_limit() noexcept {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {

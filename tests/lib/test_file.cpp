@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <string_view>
+
 #include <fcntl.h>
 
 #include "opskit/file.hpp"
@@ -31,4 +34,22 @@ TEST_CASE("pread_whole: reads /proc/sys in one read at offset 0, again and again
     REQUIRE(text);
     CHECK(*text == "Linux\n");
   }
+}
+
+TEST_CASE("pread_one_record: a file the kernel writes as one record comes whole in its one read",
+          "[lib][file]") {
+  // /proc/net/netstat's lines run to thousands of bytes: read into 64 bytes, then 256, 1,024
+  // and 4,096 from offset 0 again, each read giving what the room takes of the one record.
+  auto whole = opskit::read_file("/proc/net/netstat");
+  REQUIRE(whole);
+  auto fd = opskit::open_file("/proc/net/netstat", O_RDONLY);
+  REQUIRE(fd);
+  std::string buffer(64, '\0');
+  auto text = opskit::pread_one_record(fd->get(), buffer, "/proc/net/netstat");
+  REQUIRE(text);
+  CHECK(buffer.size() > text->size());
+  CHECK(text->back() == '\n');
+  auto lines = [](std::string_view s) { return std::count(s.begin(), s.end(), '\n'); };
+  CHECK(lines(*text) == lines(*whole));
+  CHECK(text->substr(0, text->find('\n')) == whole->substr(0, whole->find('\n'))); // the names
 }

@@ -29,6 +29,12 @@ Result<std::string_view> pread_whole(int fd, std::string& buffer, std::string_vi
 // shows its end: read until a read gives nothing.
 Result<std::string_view> pread_to_end(int fd, std::string& buffer, std::string_view name);
 
+// pread_whole() for a file the kernel writes as one record however long (its single_open()
+// files: /proc/meminfo, /proc/stat, /proc/net/netstat), which a read with the room for it gives
+// whole: a read short of the room is the end, with no guess and no second read (4,069 bytes of
+// /proc/net/netstat in lines of up to 2,195 may, by their lengths, have filled a page).
+Result<std::string_view> pread_one_record(int fd, std::string& buffer, std::string_view name);
+
 // Raises this process's soft limit of open files (RLIMIT_NOFILE) to its hard limit, for a
 // process that keeps a descriptor open for each file it reads again (and never calls select(2),
 // which cannot take a descriptor past 1023).

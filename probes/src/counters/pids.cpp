@@ -63,9 +63,12 @@ constexpr std::string_view k_io_keys[] = {
     "rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes", "cancelled_write_bytes"};
 
 const SourceSpec k_pid_sources[] = {
-    {{"stat"}, "stat", {.key_token = -1, .after_paren = true}, enumerate_pid_stat},
-    {{"status"}, "status", k_lines, enumerate_pid_status},
-    {{"io"}, "io", k_lines, enumerate_pid_io, k_io_keys},
+    {{"stat"},
+     "stat",
+     {.key_token = -1, .after_paren = true, .one_record = true},
+     enumerate_pid_stat},
+    {{"status"}, "status", k_one_record, enumerate_pid_status},
+    {{"io"}, "io", k_one_record, enumerate_pid_io, k_io_keys},
 };
 
 void find_pid(const Roots& roots, std::string_view pid, std::string_view prefix,

@@ -566,7 +566,8 @@ Result<std::string_view> Source::read_first() {
 }
 
 Result<std::string_view> Source::read_whole(std::string& into) {
-  return (to_end ? pread_to_end : pread_whole)(fd.get(), into, path);
+  auto read = to_end ? pread_to_end : one_record ? pread_one_record : pread_whole;
+  return read(fd.get(), into, path);
 }
 
 bool Source::read(Clock::time_point deadline) {

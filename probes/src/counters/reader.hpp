@@ -49,6 +49,9 @@ struct Layout {
   // The kernel's records are of several lines (schedstat: a CPU's, then its domains'): read to
   // the end (pread_to_end()), as a read short of a page may not be it.
   bool multi_line_records = false;
+  // The kernel writes the file as one record (single_open(): meminfo, stat, net/netstat), whole
+  // in a read that has room for it: read once (pread_one_record()).
+  bool one_record = false;
 };
 
 // Where a field is: the record's key and a column among its value tokens (the tokens after the
@@ -352,6 +355,7 @@ struct Source {
   bool kept = false;          // a Reader::once source, read
   bool fitted = false;        // a plain file's buffer, sized by its first read (read_first())
   bool to_end = false;        // read until a read gives nothing (Layout::multi_line_records)
+  bool one_record = false;    // read once (Layout::one_record)
   std::uint32_t sequence = 0; // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;
@@ -371,7 +375,8 @@ struct Source {
   bool read(Clock::time_point deadline = Clock::time_point::max());
 
 private:
-  // The file into `into` from offset 0: pread_whole(), or pread_to_end() where `to_end`.
+  // The file into `into` from offset 0: pread_whole(), pread_to_end() where `to_end`, or
+  // pread_one_record() where `one_record`.
   Result<std::string_view> read_whole(std::string& into);
   Result<std::string_view> read_first();
 };

@@ -251,23 +251,26 @@ void enumerate_file_nr(const Record& r, std::string_view, Emitter& e) {
   e.emit("kern.maxfiles", "kern.maxfiles", Kind::gauge, "files", {{}, 2, 0});
 }
 
-constexpr Layout k_pressure{.separators = "=", .fixed_lines = true};
-constexpr Layout k_per_cpu{.header_line = true};
-constexpr Layout k_fixed_table{.shape = Layout::Shape::table, .fixed_lines = true};
+// Each file below but vmstat, interrupts, schedstat, net/dev and diskstats (a record a line, or a
+// CPU's lines) the kernel writes as one record (Layout::one_record).
+constexpr Layout k_fixed_record{.fixed_lines = true, .one_record = true};
+constexpr Layout k_pressure{.separators = "=", .fixed_lines = true, .one_record = true};
+constexpr Layout k_fixed_table{
+    .shape = Layout::Shape::table, .fixed_lines = true, .one_record = true};
 
 const SourceSpec k_global_sources[] = {
     {{"vm.stats"}, "vmstat", k_fixed_lines, enumerate_vmstat},
-    {{"vm.meminfo"}, "meminfo", k_fixed_lines, enumerate_meminfo},
-    {{"cpu", "kern"}, "stat", k_lines, enumerate_stat},
+    {{"vm.meminfo"}, "meminfo", k_fixed_record, enumerate_meminfo},
+    {{"cpu", "kern"}, "stat", k_one_record, enumerate_stat},
     {{"kern.loadavg"},
      "loadavg",
-     {.key_token = -1, .separators = "/", .fixed_lines = true},
+     {.key_token = -1, .separators = "/", .fixed_lines = true, .one_record = true},
      enumerate_loadavg},
     {{"kern.pressure.cpu"}, "pressure/cpu", k_pressure, enumerate_pressure},
     {{"kern.pressure.memory"}, "pressure/memory", k_pressure, enumerate_pressure},
     {{"kern.pressure.io"}, "pressure/io", k_pressure, enumerate_pressure},
-    {{"kern.softirqs"}, "softirqs", k_per_cpu, enumerate_softirqs},
-    {{"kern.interrupts"}, "interrupts", k_per_cpu, enumerate_interrupts},
+    {{"kern.softirqs"}, "softirqs", {.header_line = true, .one_record = true}, enumerate_softirqs},
+    {{"kern.interrupts"}, "interrupts", {.header_line = true}, enumerate_interrupts},
     {{"kern.schedstat"}, "schedstat", {.multi_line_records = true}, enumerate_schedstat},
     {{"kern.openfiles", "kern.maxfiles"},
      "sys/fs/file-nr",
@@ -275,12 +278,12 @@ const SourceSpec k_global_sources[] = {
      enumerate_file_nr},
     {{"net.snmp"}, "net/snmp", k_fixed_table, enumerate_table},
     {{"net.netstat"}, "net/netstat", k_fixed_table, enumerate_table},
-    {{"net.snmp6"}, "net/snmp6", k_fixed_lines, enumerate_keyed_counters},
+    {{"net.snmp6"}, "net/snmp6", k_fixed_record, enumerate_keyed_counters},
     {{"net.dev"}, "net/dev", k_lines, enumerate_netdev},
-    {{"net.sockstat"}, "net/sockstat", k_fixed_lines, enumerate_sockstat},
-    {{"net.sockstat6"}, "net/sockstat6", k_fixed_lines, enumerate_sockstat},
-    {{"net.rpc.nfs"}, "net/rpc/nfs", k_lines, enumerate_nfs},
-    {{"net.rpc.nfsd"}, "net/rpc/nfsd", k_lines, enumerate_nfsd},
+    {{"net.sockstat"}, "net/sockstat", k_fixed_record, enumerate_sockstat},
+    {{"net.sockstat6"}, "net/sockstat6", k_fixed_record, enumerate_sockstat},
+    {{"net.rpc.nfs"}, "net/rpc/nfs", k_one_record, enumerate_nfs},
+    {{"net.rpc.nfsd"}, "net/rpc/nfsd", k_one_record, enumerate_nfsd},
     {{"disk"}, "diskstats", {.key_token = 2}, enumerate_diskstats},
 };
 
