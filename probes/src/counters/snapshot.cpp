@@ -20,9 +20,11 @@ struct Snapshot::Slot {
   Layout layout;
   Locator locator;
   Convert convert;
-  // A count alone in a keyed line, kept as it is or scaled ("kB"): vmstat, meminfo, cgroup
-  // stats. Read in place, at its hint (count_at_hint), without the general path's calls.
+  // A count, kept as it is or scaled ("kB"): parse_count() without convert_into()'s cases.
   bool plain_count = false;
+  // One alone in a keyed line (vmstat, meminfo, cgroup stats): read in place, at its hint
+  // (count_at_hint), without the general path's calls.
+  bool count_at_hint = false;
 };
 
 // Entries side by side that are columns of one keyed record (a /proc/stat cpu line holds ten, a
@@ -106,16 +108,18 @@ void Snapshot::find_records() {
     return in_keyed_record(a.layout, a.locator) && in_keyed_record(b.layout, b.locator) &&
            a.source == b.source && a.locator.key == b.locator.key;
   };
+  for (Slot& slot : slots_) {
+    const Convert& c = slot.convert;
+    slot.plain_count = !c.text && !c.cp_time && !c.read_failed && !c.kind_from_value &&
+                       c.sum_columns == 0 && c.divide == 1 && !c.hex && !c.human;
+  }
   for (std::size_t i = 0, end = 0; i < slots_.size(); i = end) {
     end = i + 1;
     while (end < slots_.size() && same_record(slots_[i], slots_[end]))
       ++end;
     if (end - i == 1) {
       Slot& slot = slots_[i];
-      const Convert& c = slot.convert;
-      slot.plain_count = is_first_value(slot.layout, slot.locator) && !c.text && !c.cp_time &&
-                         !c.read_failed && !c.kind_from_value && c.sum_columns == 0 &&
-                         c.divide == 1;
+      slot.count_at_hint = slot.plain_count && is_first_value(slot.layout, slot.locator);
       continue;
     }
     Record record{i, {}, {}, {}};
@@ -186,8 +190,8 @@ bool Snapshot::update(std::size_t i) {
     errors_[i] = source.open_error ? *source.open_error : *source.read_error;
     return false;
   }
-  if (std::uint64_t count = 0;
-      slot.plain_count && count_at_hint(source.text, slot.locator, slot.convert.multiply, count)) {
+  if (std::uint64_t count = 0; slot.count_at_hint && count_at_hint(source.text, slot.locator,
+                                                                   slot.convert.multiply, count)) {
     values_[i] = count;
   } else if (auto token = locate(source.text, slot.layout, slot.locator);
              !token || !convert_into(*token, slot.convert, values_[i])) {
@@ -212,13 +216,17 @@ std::size_t Snapshot::update(Record& record) {
   std::size_t failed = 0;
   for (std::size_t k = 0; k < record.slots.size(); ++k) {
     std::size_t i = record.slots[k];
-    if (record.tokens[k].empty() ||
-        !convert_into(record.tokens[k], slots_[i].convert, values_[i])) {
+    const Slot& slot = slots_[i];
+    std::string_view token = record.tokens[k];
+    std::uint64_t count = 0;
+    if (slot.plain_count && parse_count(token, slot.convert.multiply, count)) {
+      values_[i] = count;
+    } else if (token.empty() || !convert_into(token, slot.convert, values_[i])) {
       gone(i);
       ++failed;
-    } else {
-      errors_[i].reset();
+      continue;
     }
+    errors_[i].reset();
   }
   return failed;
 }

@@ -3,9 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "reader.hpp"
 
@@ -129,6 +134,57 @@ TEST_CASE("reader: a kB figure past 64 bits of bytes is a real, negative and rea
         Value(std::uint64_t{18014398509481983} * 1024));
   CHECK(read_field(meminfo, {}, {"MemFree", 0}, {.multiply = 1024}) == Value(std::int64_t{-5120}));
   CHECK(read_field(meminfo, {}, {"Cached", 0}, {.multiply = 1024}) == Value(1536.0));
+}
+
+TEST_CASE("reader: a count is its digits, to the last that fits in 64 bits", "[counters][reader]") {
+  auto count = [](std::string_view token, std::uint64_t multiply = 1) {
+    std::uint64_t n = 0;
+    return parse_count(token, multiply, n) ? std::optional(n) : std::nullopt;
+  };
+  CHECK(count("0") == 0U);
+  CHECK(count("7998986") == 7998986U);
+  CHECK(count("9999999999999999999") == 9999999999999999999U);
+  CHECK(count("18446744073709551615") == 18446744073709551615U);
+  CHECK(count("0018446744073709551615") == 18446744073709551615U); // leading zeros, 22 digits
+  CHECK(count("18446744073709551616") == std::nullopt);
+  CHECK(count("99999999999999999999") == std::nullopt);
+  CHECK(count("1000", 1024) == 1024000U);
+  CHECK(count("18014398509481984", 1024) == std::nullopt); // the product does not fit
+  for (std::string_view bad : {"", "-5", "+5", "1.5", "12 ", " 12", "3x", "0x1f", "1/2"})
+    CHECK(count(bad) == std::nullopt);
+}
+
+TEST_CASE("reader: a short decimal is the double std::from_chars() makes of it",
+          "[counters][reader]") {
+  auto from_chars = [](const std::string& text) {
+    double d = 0;
+    std::from_chars(text.data(), text.data() + text.size(), d);
+    return d;
+  };
+  // Every load average and pressure figure the kernel writes, and longer ones to 15 digits.
+  std::vector<std::string> texts;
+  for (int hundredths = 0; hundredths < 100000; hundredths += 7)
+    texts.push_back(fmt::format("{}.{:02}", hundredths / 100, hundredths % 100));
+  std::uint64_t x = 88172645463325252U;
+  for (int k = 0; k < 2000; ++k) { // xorshift: digits of every length on both sides
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::string digits = std::to_string(x % 1000000000000000U);
+    std::size_t point = 1 + x % digits.size();
+    if (point < digits.size())
+      texts.push_back(digits.substr(0, point) + "." + digits.substr(point));
+  }
+  for (const auto& text : texts) {
+    INFO(text);
+    CHECK(parse_number(text) == Value(from_chars(text)));
+    CHECK(parse_number("-" + text) == Value(-from_chars(text)));
+  }
+  CHECK(parse_number("0.66") == Value(0.66));
+  CHECK(parse_number("1234567890.12345") == Value(1234567890.12345));     // 15 digits
+  CHECK(parse_number("12345678901.123456") == Value(12345678901.123456)); // 17: from_chars
+  CHECK(parse_number("1.") == Value(1.0));
+  CHECK(parse_number(".5") == Value(0.5));
+  for (std::string_view bad : {"1.2.3", "1.x", "-", "-.", "1e5x", "."})
+    CHECK(parse_number(bad) == std::nullopt);
 }
 
 TEST_CASE("reader: columns of a keyed row, ticks as seconds", "[counters][reader]") {
