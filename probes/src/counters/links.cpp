@@ -291,6 +291,7 @@ bool read_links(Source& source) {
   if (!request_links(source.fd.get(), seq))
     return fail("send", errno);
   source.raw.resize(k_receive_room);
+  std::swap(source.buffer, source.rendered_from); // the last rendering, to compare this one with
   source.buffer.clear();
   for (;;) {
     iovec room{source.raw.data(), source.raw.size()};
@@ -309,6 +310,7 @@ bool read_links(Source& source) {
         continue; // an answer to an earlier request
       if (header->nlmsg_type == NLMSG_DONE) {
         source.text = source.buffer;
+        source.unchanged = source.buffer == source.rendered_from;
         return true;
       }
       if (header->nlmsg_type == NLMSG_ERROR) {

@@ -571,6 +571,14 @@ Result<std::string_view> Source::read_whole(std::string& into) {
 }
 
 bool Source::read(Clock::time_point deadline) {
+  bool was_ok = read_ok;
+  unchanged = false; // read_now() says where the bytes are the last read's
+  read_ok = read_now(deadline);
+  unchanged = unchanged && was_ok && read_ok;
+  return read_ok;
+}
+
+bool Source::read_now(Clock::time_point deadline) {
   read_error.reset();
   if (reader == Reader::statfs)
     return read_statfs(*this, deadline);
@@ -590,7 +598,7 @@ bool Source::read(Clock::time_point deadline) {
     kept = true;
   }
   if (kept)
-    return true;
+    return unchanged = true;
   if (!fd && !open_error) {
     // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
     auto opened = open_file(path, O_RDONLY | O_NONBLOCK);
@@ -618,7 +626,7 @@ bool Source::read(Clock::time_point deadline) {
   // table and conntrack statistics, read the same from one scrape to the next.
   if (got->size() == rendered_size &&
       std::memcmp(got->data(), rendered_from.data(), got->size()) == 0)
-    return true;
+    return unchanged = true;
   text = render_file(reader, *got, buffer);
   std::swap(raw, rendered_from); // the next read goes to the older bytes' room
   rendered_size = got->size();

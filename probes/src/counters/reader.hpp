@@ -369,6 +369,10 @@ struct Source {
   std::optional<Error> open_error;
   std::optional<Error> read_error;
   std::string_view text; // the bytes of the last read
+  // The last read gave the bytes of the one before, which succeeded too, and so what its fields
+  // were: a file read once, an unchanged rendering (os-release, an idle host's links and ARP
+  // table).
+  bool unchanged = false;
   // Its lines at the first read that succeeded: a change means records came or went. Not
   // counted where they cannot (Layout::fixed_lines, as the rendered calls' are; a whole file).
   std::size_t lines = std::string_view::npos;
@@ -382,8 +386,15 @@ struct Source {
   // hard NFS mount whose server is gone) fails this read, and later ones at once, until that
   // call has returned. A Reader::statfs_local source is called in place.
   bool read(Clock::time_point deadline = Clock::time_point::max());
+  // Fails this read without reading: the snapshot's deadline passed before it.
+  void skip(Error why) {
+    read_error = std::move(why);
+    read_ok = unchanged = false;
+  }
 
 private:
+  bool read_now(Clock::time_point deadline); // read(), but for `unchanged`
+  bool read_ok = false;                      // the last read succeeded
   // The file into `into` from offset 0: pread_whole(), pread_to_end() where `to_end`, or
   // pread_one_record() where `one_record`.
   Result<std::string_view> read_whole(std::string& into);

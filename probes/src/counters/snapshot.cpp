@@ -149,21 +149,24 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
     if (timed && !late && i % k_sources_a_look == 0)
       late = std::chrono::steady_clock::now() >= deadline;
     if (late) {
-      source->read_error = Error(fmt::format("{}: not read: the deadline passed", source->path));
+      source->skip(Error(fmt::format("{}: not read: the deadline passed", source->path)));
       continue;
     }
     if (source->read(deadline))
       note_lines(*source);
   }
+  // An entry whose source read as before stands as it was, failed or not.
   std::size_t failed = 0, next = 0;
   for (std::size_t i = 0; i < slots_.size();) {
-    if (next < records_.size() && records_[next].first == i) {
-      failed += update(records_[next]);
-      i += records_[next++].slots.size();
-    } else {
-      failed += update(i) ? 0 : 1;
-      ++i;
-    }
+    bool record = next < records_.size() && records_[next].first == i;
+    std::size_t end = i + (record ? records_[next].slots.size() : 1);
+    if (sources_[slots_[i].source]->unchanged)
+      for (; i < end; ++i)
+        failed += errors_[i] ? 1 : 0;
+    else
+      failed += record ? update(records_[next]) : update(i) ? 0 : 1;
+    i = end;
+    next += record ? 1 : 0;
   }
   return failed;
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -420,6 +421,44 @@ TEST_CASE("sources: net.arp, the ARP table's entries counted by interface, incom
   CHECK(arp.value("net.arp.eth0/100.entries") == Value(u(1)));
   CHECK(arp.info("net.arp.br0.entries").kind == Kind::gauge);
   CHECK(arp.info("net.arp.br0.entries").description == "Entries of the ARP table on the interface");
+}
+
+TEST_CASE("sources: a rendering read as before keeps its values, and a read that failed between "
+          "is parsed anew",
+          "[counters][sources]") {
+  TempDir proc;
+  fs::create_directories(proc / "net");
+  constexpr std::string_view header = "IP address       HW type     Flags       HW address"
+                                      "            Mask     Device\n";
+  auto write_arp = [&](int entries) {
+    std::ofstream arp(proc / "net/arp");
+    arp << header;
+    for (int k = 0; k < entries; ++k)
+      arp << "192.0.2." << k + 1 << "        0x1         0x2         02:fc:00:00:00:05     *"
+          << "        eth0\n";
+  };
+  write_arp(2);
+  Namespace ns(proc.path(), k_sys);
+  auto snap = ns.snapshot(std::vector<std::string>{"net.arp"});
+  REQUIRE(snap);
+  REQUIRE(snap->size() == 1);
+  CHECK(snap->read() == 0);
+  CHECK(snap->value(0) == Value(u(2)));
+  CHECK(snap->read() == 0); // the same bytes: the value stands
+  CHECK(snap->value(0) == Value(u(2)));
+  write_arp(3);
+  CHECK(snap->read() == 0);
+  CHECK(snap->value(0) == Value(u(3)));
+  CHECK(snap->read() == 0);
+  // A read the deadline passed fails the entry; the next, of the bytes before it, is its value.
+  CHECK(snap->read(std::chrono::steady_clock::now() - std::chrono::seconds(1)) == 1);
+  REQUIRE(snap->error(0) != nullptr);
+  CHECK(snap->error(0)->message() == (proc / "net/arp") + ": not read: the deadline passed");
+  CHECK(snap->read() == 0);
+  CHECK(snap->error(0) == nullptr);
+  CHECK(snap->value(0) == Value(u(3)));
+  CHECK(snap->read() == 0);
+  CHECK(snap->error(0) == nullptr);
 }
 
 TEST_CASE("sources: net.udp and net.udp6, the sockets' queues summed", "[counters][sources]") {
