@@ -288,7 +288,8 @@ bool locate_columns(std::string_view text, const Layout& layout, Locator& locato
   if (layout.after_paren)
     line = after_paren(line);
   Tokens tokens(line, table ? std::string_view{} : layout.separators);
-  line_key(tokens, table ? 0 : layout.key_token);
+  if (table || layout.key_token >= 0)
+    line_key(tokens, table ? 0 : layout.key_token);
   int column = -1;
   std::optional<std::string_view> token;
   for (std::size_t k = 0; k < columns.size(); ++k) {

@@ -293,8 +293,8 @@ inline bool count_at_hint(std::string_view text, const Locator& locator, std::ui
 std::optional<std::string_view> locate(std::string_view text, const Layout& layout,
                                        Locator& locator);
 
-// The tokens of several columns of one keyed record (key_token >= 0) of lines or a table, in one
-// walk of its line: `out[k]` gets column `columns[k]`'s token, or an empty view where the line ends
+// The tokens of several columns of one record of lines (keyed, or a file's first line) or of a
+// table, in one walk of its line: `out[k]` gets column `columns[k]`'s token, or an empty view where the line ends
 // first. `columns` ascending; the record is found as locate() finds the field at `locator` (its
 // column the first of them), and its hint updated. False, and `out` untouched, when it is not
 // there. A line of /proc/net/netstat holds over a hundred fields, a disk's seventeen.

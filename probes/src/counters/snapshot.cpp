@@ -27,7 +27,7 @@ struct Snapshot::Slot {
   bool count_at_hint = false;
 };
 
-// Entries side by side that are columns of one keyed record (a /proc/stat cpu line holds ten, a
+// Entries side by side that are columns of one record (a /proc/stat cpu line holds ten, a
 // disk's line seventeen, a table's value line over a hundred): the record is located once and
 // its line walked once for all of them (locate_columns), where each alone would find the line
 // and walk to its own column. A field alone in its record, as each of /proc/vmstat's is, is
@@ -41,9 +41,10 @@ struct Snapshot::Record {
 
 namespace {
 
-// Whether a field is a column of a keyed record, which locate_columns() reads.
-bool in_keyed_record(const Layout& layout, const Locator& locator) noexcept {
-  return layout.shape != Layout::Shape::whole && layout.key_token >= 0 && locator.column >= 0;
+// Whether a field is a column of a record of lines, keyed or the first line (loadavg), or of a
+// table, which locate_columns() reads.
+bool in_record(const Layout& layout, const Locator& locator) noexcept {
+  return layout.shape != Layout::Shape::whole && locator.column >= 0;
 }
 
 // The '\n's in `text`, sixteen bytes a step: a byte compare of a whole vector (SSE2's pcmpeqb on
@@ -105,7 +106,7 @@ Snapshot::Snapshot(std::vector<Field> fields) {
 
 void Snapshot::find_records() {
   auto same_record = [](const Slot& a, const Slot& b) {
-    return in_keyed_record(a.layout, a.locator) && in_keyed_record(b.layout, b.locator) &&
+    return in_record(a.layout, a.locator) && in_record(b.layout, b.locator) &&
            a.source == b.source && a.locator.key == b.locator.key;
   };
   for (Slot& slot : slots_) {
