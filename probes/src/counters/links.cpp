@@ -27,6 +27,7 @@
 #include <cstring>
 #include <iterator>
 #include <span>
+#include <utility>
 
 #include <atomic>
 
@@ -197,14 +198,18 @@ void put_text(std::string_view text, std::string& out) {
 // A link-layer address as sysfs writes it ("02:fc:00:00:00:01"); "-" for none.
 void put_address(std::span<const unsigned char> bytes, std::string& out) {
   static constexpr char k_hex[] = "0123456789abcdef";
-  out.push_back(' ');
-  if (bytes.empty())
-    out.push_back('-');
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (i > 0)
-      out.push_back(':');
-    out.push_back(k_hex[bytes[i] >> 4]);
-    out.push_back(k_hex[bytes[i] & 15]);
+  if (bytes.empty()) {
+    out.append(" -");
+    return;
+  }
+  std::size_t at = out.size();
+  out.resize(at + 3 * bytes.size()); // " 02:fc:00:..."
+  char separator = ' ';
+  for (unsigned char byte : bytes) {
+    out[at] = std::exchange(separator, ':');
+    out[at + 1] = k_hex[byte >> 4];
+    out[at + 2] = k_hex[byte & 15];
+    at += 3;
   }
 }
 

@@ -125,12 +125,14 @@ void emit_mount(const Roots& roots, std::string_view under, const Mount& m, std:
 } // namespace
 
 void append_octal_escaped(std::string& out, std::string_view text, std::string_view special) {
-  for (char c : text)
-    if (special.find(c) != std::string_view::npos)
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t plain = std::min(text.find_first_of(special, at), text.size());
+    out.append(text, at, plain - at); // the run of characters up to the next special one
+    if (plain < text.size())
       fmt::format_to(std::back_inserter(out), FMT_COMPILE("\\{:03o}"),
-                     static_cast<unsigned char>(c));
-    else
-      out.push_back(c);
+                     static_cast<unsigned char>(text[plain]));
+    at = plain + 1;
+  }
 }
 
 std::string mount_path(std::string_view escaped) {
