@@ -191,8 +191,7 @@ bool Snapshot::update(std::size_t i) {
     return true;
   }
   if (source.open_error || source.read_error) {
-    errors_[i] = source.open_error ? *source.open_error : *source.read_error;
-    return false;
+    return fail(i, source.open_error ? *source.open_error : *source.read_error);
   }
   if (std::uint64_t count = 0; slot.count_at_hint && count_at_hint(source.text, slot.locator,
                                                                    slot.convert.multiply, count)) {
@@ -236,7 +235,14 @@ std::size_t Snapshot::update(Record& record) {
 }
 
 bool Snapshot::gone(std::size_t i) {
-  errors_[i] = Error(fmt::format("no longer in {}", sources_[slots_[i].source]->path));
+  return fail(i, Error(fmt::format("no longer in {}", sources_[slots_[i].source]->path)));
+}
+
+bool Snapshot::fail(std::size_t i, Error why) {
+  if (errors_[i])
+    *errors_[i] = std::move(why);
+  else
+    errors_[i] = std::make_unique<Error>(std::move(why));
   return false;
 }
 
