@@ -90,6 +90,53 @@ TEST_CASE("reader: columns of one record are read in one walk, and a moved recor
   CHECK(sdb.hint == 0);
 }
 
+TEST_CASE("reader: a record's columns at its hint are the line's tokens, however blanks and "
+          "tokens fall",
+          "[counters][reader]") {
+  // Lines of up to 150 values between runs of blanks and tabs, each asked for some of its
+  // columns (some twice, some past its end) at the record's hint: the walk a chunk at a time
+  // must give what splitting the line gives.
+  std::uint64_t x = 0x9e3779b97f4a7c15U;
+  auto next = [&](std::uint64_t below) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    return x % below;
+  };
+  for (int round = 0; round < 3000; ++round) {
+    std::string text = "before 1\n";
+    std::size_t hint = text.size();
+    text += "key";
+    std::vector<std::string> tokens;
+    auto values = next(150) + 1;
+    for (std::uint64_t v = 0; v < values; ++v) {
+      for (auto blanks = next(4) + 1; blanks > 0; --blanks)
+        text += next(5) == 0 ? '\t' : ' ';
+      std::string token;
+      for (auto length = next(3) == 0 ? next(25) + 1 : 1; length > 0; --length)
+        token += static_cast<char>('0' + next(10));
+      tokens.push_back(token);
+      text += token;
+    }
+    text += next(2) == 0 ? " \nafter 2\n" : ""; // the last line, or one before another
+    std::vector<int> columns;
+    for (int column = 0; column < static_cast<int>(values) + 3; ++column)
+      for (auto times = next(4) == 0 ? next(3) : 0; times > 0; --times)
+        columns.push_back(column);
+    if (columns.empty())
+      columns.push_back(static_cast<int>(next(values)));
+    std::vector<std::string_view> got(columns.size(), "unset");
+    Locator locator{"key", columns.front(), hint};
+    INFO(text);
+    REQUIRE(locate_columns(text, {}, locator, columns, got) ==
+            (static_cast<std::size_t>(columns.front()) < values));
+    if (static_cast<std::size_t>(columns.front()) >= values)
+      continue;
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      auto column = static_cast<std::size_t>(columns[k]);
+      CHECK(got[k] == (column < values ? std::string_view(tokens[column]) : std::string_view()));
+    }
+  }
+}
+
 TEST_CASE("reader: a column past the line's end is empty, and a record gone leaves its columns "
           "untouched",
           "[counters][reader]") {
