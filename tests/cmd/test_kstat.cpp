@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -571,6 +572,36 @@ TEST_CASE("kstat read net.link: the links of its network namespace, as ip link s
         "net.link.kst0.duplex: full"}) {
     INFO(line);
     CHECK(after.count(line) == 1);
+  }
+}
+
+TEST_CASE("kstat watch net.link: a link changed while it watches is read anew, the others as "
+          "before",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a network namespace of its own");
+  // The MTU set once the first sample is out: the samples after it have the new one; kst1 and lo,
+  // whose messages read as before, keep theirs.
+  auto out = lines(in_own_network(
+      "out=$(mktemp); {0} watch -i 0.05 -c 20 --json net.link.kst0.mtu net.link.kst1.mtu "
+      "net.link.lo.mtu > $out & pid=$!; "
+      "for i in $(seq 100); do [ -s $out ] && break; sleep 0.05; done; "
+      "ip link set kst0 mtu 1300; wait $pid; cat $out; rm -f $out"));
+  REQUIRE(out.size() == 20);
+  auto sample = [](const std::string& line) {
+    auto values = nlohmann::json::parse(line).at("values");
+    return std::array<int, 3>{values.at("net.link.kst0.mtu").get<int>(),
+                              values.at("net.link.kst1.mtu").get<int>(),
+                              values.at("net.link.lo.mtu").get<int>()};
+  };
+  CHECK(sample(out.front()) == std::array<int, 3>{1500, 1500, 65536});
+  CHECK(sample(out.back()) == std::array<int, 3>{1300, 1500, 65536});
+  for (const auto& line : out) {
+    INFO(line);
+    auto mtu = sample(line);
+    CHECK((mtu[0] == 1500 || mtu[0] == 1300));
+    CHECK(mtu[1] == 1500);
+    CHECK(mtu[2] == 65536);
   }
 }
 

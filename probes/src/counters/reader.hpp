@@ -294,10 +294,10 @@ std::optional<std::string_view> locate(std::string_view text, const Layout& layo
                                        Locator& locator);
 
 // The tokens of several columns of one record of lines (keyed, or a file's first line) or of a
-// table, in one walk of its line: `out[k]` gets column `columns[k]`'s token, or an empty view where the line ends
-// first. `columns` ascending; the record is found as locate() finds the field at `locator` (its
-// column the first of them), and its hint updated. False, and `out` untouched, when it is not
-// there. A line of /proc/net/netstat holds over a hundred fields, a disk's seventeen.
+// table, in one walk of its line: `out[k]` gets column `columns[k]`'s token, or an empty view where
+// the line ends first. `columns` ascending; the record is found as locate() finds the field at
+// `locator` (its column the first of them), and its hint updated. False, and `out` untouched, when
+// it is not there. A line of /proc/net/netstat holds over a hundred fields, a disk's seventeen.
 bool locate_columns(std::string_view text, const Layout& layout, Locator& locator,
                     std::span<const int> columns, std::span<std::string_view> out);
 
@@ -348,6 +348,7 @@ namespace detail {
 
 // An open source file and its read buffer, shared by every field read from it.
 struct StatvfsCall; // a statvfs(3) on a thread of its own, which may outlive the read
+struct LinkDumps;   // the links' last dump, by which read_links() knows a link as before
 
 struct Source {
   using Clock = std::chrono::steady_clock;
@@ -379,6 +380,7 @@ struct Source {
   bool lines_fixed = false;
   StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
   std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
+  std::shared_ptr<LinkDumps> link_dumps;      // Reader::links: the last dump and this one
 
   // Opens the file on first use, then reads it whole at offset 0 into the buffer (or, for
   // statfs, calls statvfs and renders the figures into the buffer). With a deadline, statvfs of
@@ -416,6 +418,7 @@ bool request_links(int fd, std::uint32_t seq);
 struct LinkSettings {
   long long mbps = -1;     // -1: unknown
   std::string_view duplex; // "full", "half", "unknown"; empty when not given
+  bool operator==(const LinkSettings&) const = default;
 };
 LinkSettings link_settings(int fd, std::string_view name);
 
