@@ -249,7 +249,7 @@ void columns_of_line(const char* at, const char* end, std::string_view separator
     const char* start = at;
     while (at < end && *at != '\n' && !separator(*at))
       ++at;
-    if (column == columns[k])
+    while (k < columns.size() && column == columns[k]) // a column asked for twice, each time
       out[k++] = std::string_view(start, static_cast<std::size_t>(at - start));
   }
   for (; k < columns.size(); ++k)
@@ -257,12 +257,21 @@ void columns_of_line(const char* at, const char* end, std::string_view separator
 }
 
 #if defined(__SSE2__)
-// columns_of_line() for values separated by blanks alone, sixteen bytes a step: a chunk's blanks
-// as a bitmask (pcmpeqb, pmovmskb), its tokens' starts the non-blanks after a blank, and a chunk
-// whose starts do not reach the next column asked for passed over whole. A byte at a time, the
-// walk of /proc/net/netstat's line of 120 counters, mostly "0", was a sixth of a snapshot's
-// parse.
-void blank_columns_of_line(const char* at, const char* end, std::span<const int> columns,
+// The bits set in a chunk's mask, without a call (std::popcount() is one to libgcc where the
+// instruction may be missing: x86-64's baseline).
+int bits_set(unsigned mask) noexcept {
+  mask -= (mask >> 1) & 0x5555U;
+  mask = (mask & 0x3333U) + ((mask >> 2) & 0x3333U);
+  mask = (mask + (mask >> 4)) & 0x0f0fU;
+  return static_cast<int>((mask + (mask >> 8)) & 0x1fU);
+}
+
+// columns_of_line() for values separated by blanks and `also` (pressure's '=', or a blank),
+// sixteen bytes a step: a chunk's separators as a bitmask (pcmpeqb, pmovmskb), its tokens' starts
+// the others after one, and a chunk whose starts do not reach the next column asked for passed
+// over whole. A byte at a time, the walk of /proc/net/netstat's line of 120 counters, mostly "0",
+// was a sixth of a snapshot's parse.
+void blank_columns_of_line(const char* at, const char* end, char also, std::span<const int> columns,
                            std::span<std::string_view> out) noexcept {
   constexpr std::ptrdiff_t k_width = 16;
   const auto* newline =
@@ -281,12 +290,14 @@ void blank_columns_of_line(const char* at, const char* end, std::span<const int>
       std::memcpy(last, chunk, static_cast<std::size_t>(line_end - chunk));
       bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(last));
     }
-    auto blanks = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
-        _mm_cmpeq_epi8(bytes, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\t')))));
+    auto blanks = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(' ')),
+                                                    _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\t'))),
+                                       _mm_cmpeq_epi8(bytes, _mm_set1_epi8(also)))));
     unsigned starts = ~blanks & ((blanks << 1) | blank_before) & 0xffffU;
     blank_before = blanks >> (k_width - 1);
-    if (column + std::popcount(starts) < columns[k]) {
-      column += std::popcount(starts);
+    if (int count = bits_set(starts); column + count < columns[k]) {
+      column += count;
       continue;
     }
     for (; starts != 0 && k < columns.size(); starts &= starts - 1) {
@@ -297,7 +308,7 @@ void blank_columns_of_line(const char* at, const char* end, std::span<const int>
       const char* stop = chunk + k_width; // the token runs on into the next chunk, unless
       if (unsigned after = blanks >> first; after != 0)
         stop = start + std::countr_zero(after);
-      while (stop < line_end && !is_blank(*stop))
+      while (stop < line_end && !is_blank(*stop) && *stop != also)
         ++stop;
       for (std::string_view token(start, static_cast<std::size_t>(stop - start));
            k < columns.size() && columns[k] == column;)
@@ -308,6 +319,19 @@ void blank_columns_of_line(const char* at, const char* end, std::span<const int>
     out[k] = {};
 }
 #endif
+
+// columns_of_line() by the layout's separators: sixteen bytes a step where that can be.
+void values_into_columns(const char* at, const char* end, const Layout& layout,
+                         std::span<const int> columns, std::span<std::string_view> out) noexcept {
+  bool blanks = layout.shape == Layout::Shape::table || layout.separators.empty();
+#if defined(__SSE2__)
+  if (blanks || layout.separators.size() == 1)
+    return blank_columns_of_line(at, end, blanks ? ' ' : layout.separators.front(), columns, out);
+#endif
+  if (blanks)
+    return columns_of_line<false>(at, end, {}, columns, out);
+  columns_of_line<true>(at, end, layout.separators, columns, out);
+}
 
 // locate_columns() when the record is still at the hint, as it is at almost every read: the key
 // checked in place and the line walked once, from the first value to the last column asked for.
@@ -320,15 +344,7 @@ bool columns_at_hint(std::string_view text, const Layout& layout, const Locator&
   const char* values = values_at_hint(text, locator);
   if (values == nullptr)
     return false;
-  const char* end = text.data() + text.size();
-  if (layout.shape == Layout::Shape::table || layout.separators.empty())
-#if defined(__SSE2__)
-    blank_columns_of_line(values, end, columns, out);
-#else
-    columns_of_line<false>(values, end, {}, columns, out);
-#endif
-  else
-    columns_of_line<true>(values, end, layout.separators, columns, out);
+  values_into_columns(values, text.data() + text.size(), layout, columns, out);
   if (out.front().empty())
     return false;
   char first = out.front().front();

@@ -93,8 +93,8 @@ TEST_CASE("reader: columns of one record are read in one walk, and a moved recor
 TEST_CASE("reader: a record's columns at its hint are the line's tokens, however blanks and "
           "tokens fall",
           "[counters][reader]") {
-  // Lines of up to 150 values between runs of blanks and tabs, each asked for some of its
-  // columns (some twice, some past its end) at the record's hint: the walk a chunk at a time
+  // Lines of up to 150 values between runs of blanks, tabs and separators, each asked for some of
+  // its columns (some twice, some past its end) at the record's hint: the walk a chunk at a time
   // must give what splitting the line gives.
   std::uint64_t x = 0x9e3779b97f4a7c15U;
   auto next = [&](std::uint64_t below) {
@@ -102,14 +102,19 @@ TEST_CASE("reader: a record's columns at its hint are the line's tokens, however
     return x % below;
   };
   for (int round = 0; round < 3000; ++round) {
+    // Blanks alone, or one more separator as pressure's '=' and loadavg's '/', or two.
+    constexpr std::string_view k_separators[] = {"", "=", "/", "=/"};
+    Layout layout{.separators = k_separators[next(4)]};
+    std::string between = " \t" + std::string(layout.separators);
     std::string text = "before 1\n";
     std::size_t hint = text.size();
     text += "key";
     std::vector<std::string> tokens;
     auto values = next(150) + 1;
     for (std::uint64_t v = 0; v < values; ++v) {
-      for (auto blanks = next(4) + 1; blanks > 0; --blanks)
-        text += next(5) == 0 ? '\t' : ' ';
+      text += next(5) == 0 ? '\t' : ' ';
+      for (auto blanks = next(4); blanks > 0; --blanks)
+        text += between[next(between.size())];
       std::string token;
       for (auto length = next(3) == 0 ? next(25) + 1 : 1; length > 0; --length)
         token += static_cast<char>('0' + next(10));
@@ -126,12 +131,14 @@ TEST_CASE("reader: a record's columns at its hint are the line's tokens, however
     std::vector<std::string_view> got(columns.size(), "unset");
     Locator locator{"key", columns.front(), hint};
     INFO(text);
-    REQUIRE(locate_columns(text, {}, locator, columns, got) ==
+    INFO("separators [" << layout.separators << "]");
+    REQUIRE(locate_columns(text, layout, locator, columns, got) ==
             (static_cast<std::size_t>(columns.front()) < values));
     if (static_cast<std::size_t>(columns.front()) >= values)
       continue;
     for (std::size_t k = 0; k < columns.size(); ++k) {
       auto column = static_cast<std::size_t>(columns[k]);
+      INFO("column " << column);
       CHECK(got[k] == (column < values ? std::string_view(tokens[column]) : std::string_view()));
     }
   }
