@@ -389,6 +389,13 @@ bool convert_into(std::string_view token, const Convert& how, Value& out) {
       out = static_cast<double>(count) / how.divide;
       return true;
     }
+    // A real as it is ("0.66": a load average, pressure's averages).
+    if (auto decimal = how.divide == 1 && how.multiply == 1 && how.sum_columns == 0
+                           ? parse_short_decimal(token)
+                           : std::nullopt) {
+      out = *decimal;
+      return true;
+    }
   }
   // Text into the string the last read left, whose room it reuses (a link's addresses).
   if (auto* text = std::get_if<std::string>(&out);

@@ -216,6 +216,27 @@ inline bool is_first_value(const Layout& layout, const Locator& locator) noexcep
   return is_keyed_column(layout, locator) && locator.column == 0 && layout.separators.empty();
 }
 
+// Whether the `n` bytes at `a` and at `b` are the same: eight at a time, the last eight read
+// overlapping the ones before, without a call to memcmp() (a key of 3 to 30 bytes, checked at
+// each of a scrape's 200 keyed lines).
+inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  auto word = [](const char* at) {
+    std::uint64_t w;
+    std::memcpy(&w, at, sizeof w);
+    return w;
+  };
+  if (n < sizeof(std::uint64_t)) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (a[i] != b[i])
+        return false;
+    return true;
+  }
+  for (std::size_t i = 0; i + sizeof(std::uint64_t) < n; i += sizeof(std::uint64_t))
+    if (word(a + i) != word(b + i))
+      return false;
+  return word(a + n - sizeof(std::uint64_t)) == word(b + n - sizeof(std::uint64_t));
+}
+
 // Where the values of the keyed line at the hint begin: past its key, and a ':' after it, at
 // the blank before the first; null when the record is not at the hint.
 inline const char* values_at_hint(std::string_view text, const Locator& locator) noexcept {
@@ -225,8 +246,7 @@ inline const char* values_at_hint(std::string_view text, const Locator& locator)
   while (at < end && is_blank(*at)) // "    lo: ..." in /proc/net/dev
     ++at;
   const std::string& key = locator.key;
-  if (static_cast<std::size_t>(end - at) <= key.size() ||
-      std::memcmp(at, key.data(), key.size()) != 0)
+  if (static_cast<std::size_t>(end - at) <= key.size() || !same_bytes(at, key.data(), key.size()))
     return nullptr;
   at += key.size();
   if (*at == ':')

@@ -44,13 +44,10 @@ std::optional<double> as_number(const Value& value) noexcept {
       value);
 }
 
-namespace {
-
-// "0.66" or "-12.5": digits on both sides of a point, 15 at most in all (load averages, pressure,
-// btrfs's ratios): their integer over a power of ten, which is the correctly rounded value, as
-// std::from_chars() gives it in ten times the instructions (both are exact in a double, and
-// the division rounds once).
-std::optional<double> short_decimal(std::string_view token) noexcept {
+// The digits' integer over a power of ten: the correctly rounded value, as std::from_chars()
+// gives it in ten times the instructions (both are exact in a double, and the division rounds
+// once).
+std::optional<double> parse_short_decimal(std::string_view token) noexcept {
   static constexpr double k_tens[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
   bool negative = token.starts_with('-');
@@ -70,8 +67,6 @@ std::optional<double> short_decimal(std::string_view token) noexcept {
   return negative ? -value : value;
 }
 
-} // namespace
-
 std::optional<Value> parse_number(std::string_view token) noexcept {
   const char* first = token.data();
   const char* last = token.data() + token.size();
@@ -88,7 +83,7 @@ std::optional<Value> parse_number(std::string_view token) noexcept {
     if (ec == std::errc() && end == last)
       return Value(i);
   }
-  if (auto decimal = short_decimal(token))
+  if (auto decimal = parse_short_decimal(token))
     return Value(*decimal);
   double d = 0;
   auto [end, ec] = std::from_chars(first, last, d, std::chars_format::fixed);

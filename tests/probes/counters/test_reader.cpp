@@ -239,6 +239,12 @@ TEST_CASE("reader: a short decimal is the double std::from_chars() makes of it",
   CHECK(parse_number(".5") == Value(0.5));
   for (std::string_view bad : {"1.2.3", "1.x", "-", "-.", "1e5x", "."})
     CHECK(parse_number(bad) == std::nullopt);
+  // As a field converts: a count where it is one, else the real.
+  for (std::string_view text : {"0.66", "-12.5", "7", "1.", "12345678901.123456"}) {
+    Value value;
+    REQUIRE(convert_into(text, {}, value));
+    CHECK(value == *parse_number(text));
+  }
 }
 
 TEST_CASE("reader: columns of a keyed row, ticks as seconds", "[counters][reader]") {

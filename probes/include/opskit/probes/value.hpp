@@ -29,4 +29,8 @@ std::optional<double> as_number(const Value& value) noexcept;
 // the token is not entirely a number.
 std::optional<Value> parse_number(std::string_view token) noexcept;
 
+// A token of digits on both sides of a point, 15 at most, and maybe a '-' first ("0.66", load
+// averages and pressure's), as parse_number() reads it; nothing for any other.
+std::optional<double> parse_short_decimal(std::string_view token) noexcept;
+
 } // namespace opskit::counters
