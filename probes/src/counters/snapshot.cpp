@@ -190,9 +190,8 @@ bool Snapshot::update(std::size_t i) {
     errors_[i].reset();
     return true;
   }
-  if (source.open_error || source.read_error) {
+  if (source.open_error || source.read_error)
     return fail(i, source.open_error ? *source.open_error : *source.read_error);
-  }
   if (std::uint64_t count = 0; slot.count_at_hint && count_at_hint(source.text, slot.locator,
                                                                    slot.convert.multiply, count)) {
     values_[i] = count;

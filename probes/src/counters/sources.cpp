@@ -251,8 +251,9 @@ void enumerate_file_nr(const Record& r, std::string_view, Emitter& e) {
   e.emit("kern.maxfiles", "kern.maxfiles", Kind::gauge, "files", {{}, 2, 0});
 }
 
-// Each file below but vmstat, interrupts, schedstat, net/dev and diskstats (a record a line, or a
-// CPU's lines) the kernel writes as one record (Layout::one_record).
+// Each /proc file below but vmstat, interrupts, schedstat, net/dev and diskstats (a record a
+// line, or a CPU's lines) the kernel writes as one record (Layout::one_record); file-nr is a
+// /proc/sys value, whole in any read at offset 0.
 constexpr Layout k_fixed_record{.fixed_lines = true, .one_record = true};
 constexpr Layout k_pressure{.separators = "=", .fixed_lines = true, .one_record = true};
 constexpr Layout k_fixed_table{

@@ -58,10 +58,12 @@ std::optional<double> parse_short_decimal(std::string_view token) noexcept {
     return std::nullopt;
   std::uint64_t n = 0;
   for (std::size_t i = 0; i < token.size(); ++i) {
+    if (i == point)
+      continue;
     unsigned digit = static_cast<unsigned char>(token[i]) - unsigned{'0'};
-    if (digit > 9 && i != point)
+    if (digit > 9)
       return std::nullopt;
-    n = i == point ? n : n * 10 + digit;
+    n = n * 10 + digit;
   }
   double value = static_cast<double>(n) / k_tens[token.size() - point - 1];
   return negative ? -value : value;

@@ -288,9 +288,9 @@ private:
   Snapshot(std::vector<Field> fields);
   bool update(std::size_t i); // entry i from its source's last read; false (and error(i)) if not
   struct Record;
-  void find_records(); // the records_ among slots_, and which lone slots are plain counts
-  std::size_t update(Record& record);      // its entries, as update() each; how many failed
-  bool gone(std::size_t i);                // entry i's field is no longer in its source: false
+  void find_records();                // the records_ among slots_, and which slots are plain counts
+  std::size_t update(Record& record); // its entries, as update() each; how many failed
+  bool gone(std::size_t i);           // entry i's field is no longer in its source: false
   bool fail(std::size_t i, Error why);     // entry i failed the read: false
   void note_lines(detail::Source& source); // sets records_changed_ when its lines changed
 
