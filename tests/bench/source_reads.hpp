@@ -6,8 +6,9 @@
 // /proc/sys value is asked for with kstat's 256 bytes (for it the kernel allocates and zeroes as
 // much as is asked), any other file with room for all of it. A mount point (fs.mount) is one
 // statvfs(3) of its path, as kstat reads it, kern.timex one adjtimex(2), and net.link one
-// rtnetlink dump of the links, received whole, and an ethtool ioctl an interface for its speed,
-// made by kstat's own calls. A file that is not there is one kstat asks once whether it is
+// rtnetlink dump of the links, received whole, and an ethtool ioctl for the speed of each
+// interface that has link settings (kstat asks no more of one that answered it has none), made
+// by kstat's own calls. A file that is not there is one kstat asks once whether it is
 // (kern.selinux.enabled): none.
 
 #include <cstddef>
@@ -41,7 +42,7 @@ struct SourceFile {
   std::string mount;                        // a mount point's path, for its statvfs; else empty
   bool timex = false;                       // adjtimex(2), no file
   bool links = false;                       // a dump over the netlink socket `fd`
-  std::vector<std::string> interfaces = {}; // the links' names, each asked for its speed
+  std::vector<std::string> interfaces = {}; // the links with settings, each asked for its speed
 };
 
 // One dump of the links on `fd`, as kstat asks for it: the request, receives until the kernel
@@ -81,7 +82,8 @@ inline std::vector<SourceFile> open_sources(const counters::Snapshot& snapshot) 
       std::vector<std::string> interfaces;
       if (struct if_nameindex* names = ::if_nameindex()) {
         for (auto* at = names; at->if_index != 0; ++at)
-          interfaces.emplace_back(at->if_name);
+          if (!counters::detail::link_settings(netlink.get(), at->if_name).none)
+            interfaces.emplace_back(at->if_name);
         ::if_freenameindex(names);
       }
       files.push_back({std::move(netlink), 0, std::string(), false, true, std::move(interfaces)});

@@ -605,6 +605,29 @@ TEST_CASE("kstat watch net.link: a link changed while it watches is read anew, t
   }
 }
 
+TEST_CASE("kstat watch net.link: a link without settings (lo) is not asked for them each sample, "
+          "a veth is",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a network namespace of its own");
+  auto out = lines(in_own_network(
+      "ip link set kst0 up; ip link set kst1 up; "
+      "for i in $(seq 50); do ip -o link show kst0 | grep -q 'state UP' && break; sleep 0.1; done; "
+      "calls=$(mktemp); strace -f -e trace=ioctl -o $calls {0} watch -i 0.02 -c 20 --json "
+      "net.link.kst0.speed net.link.lo.mtu; "
+      "echo \"asked $(grep SIOCETHTOOL $calls | grep -c '= 0$') "
+      "$(grep SIOCETHTOOL $calls | grep -c EOPNOTSUPP)\"; rm -f $calls"));
+  REQUIRE(out.size() == 21);
+  for (std::size_t k = 0; k < 20; ++k) { // the veth's speed each time: it is asked each sample
+    INFO(out[k]);
+    CHECK(nlohmann::json::parse(out[k]).at("values").at("net.link.kst0.speed") == 1250000000);
+  }
+  int answered = 0, none = 0;
+  REQUIRE(std::sscanf(out.back().c_str(), "asked %d %d", &answered, &none) == 2);
+  CHECK(answered >= 2 * 20); // kst0 and kst1, each sample
+  CHECK(none < 20);          // lo, as each source first reads the links, not in every sample
+}
+
 TEST_CASE("kstat read net.dev: every interface, where /proc/net/dev is more than a page",
           "[kstat][cli]") {
   if (::geteuid() != 0)

@@ -270,8 +270,12 @@ void render_link(Source& source, const nlmsghdr* message) {
   Link link{};
   if (line.empty())
     link = link_of(message);
-  auto settings =
-      link_settings(source.fd.get(), line.empty() ? link.name : line.substr(0, line.find(' ')));
+  // A link that had no settings, its message as before, is not asked again: the call takes the
+  // kernel's rtnl lock, which every change to the host's links waits for.
+  auto settings = !line.empty() && before->settings.none
+                      ? before->settings
+                      : link_settings(source.fd.get(),
+                                      line.empty() ? link.name : line.substr(0, line.find(' ')));
   std::size_t line_at = source.buffer.size();
   if (!line.empty() && settings == before->settings) {
     source.buffer.append(line);
@@ -327,7 +331,7 @@ LinkSettings link_settings(int fd, std::string_view name) {
     settings.link_mode_masks_nwords = static_cast<std::int8_t>(words.load());
     std::memcpy(room.data(), &settings, sizeof settings);
     if (::ioctl(fd, SIOCETHTOOL, &request) != 0)
-      return {};
+      return {.mbps = -1, .duplex = {}, .none = errno == EOPNOTSUPP};
     std::memcpy(&settings, room.data(), sizeof settings);
     if (settings.link_mode_masks_nwords > 0) {
       std::uint32_t mbps = settings.speed;

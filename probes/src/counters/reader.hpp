@@ -433,11 +433,14 @@ bool read_links(Source& source);
 // numbered `seq`, on the netlink socket `fd`; and a link's speed in megabits a second
 // (ETHTOOL_GLINKSETTINGS, asked on the same socket: an ioctl its protocol does not know falls
 // through to the device layer), or -1 when unknown (a virtual device, a link down) or not given
-// (loopback), and its duplex.
+// (loopback: LinkSettings::none), and its duplex.
 bool request_links(int fd, std::uint32_t seq);
 struct LinkSettings {
   long long mbps = -1;     // -1: unknown
   std::string_view duplex; // "full", "half", "unknown"; empty when not given
+  // The link has none to give (EOPNOTSUPP: its driver keeps no link settings, as lo's, a dummy's
+  // or an ifb's), nor will it have while it is the same link.
+  bool none = false;
   bool operator==(const LinkSettings&) const = default;
 };
 LinkSettings link_settings(int fd, std::string_view name);
