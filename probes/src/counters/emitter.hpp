@@ -57,7 +57,7 @@ void sort_by_name(std::span<Field> fields);
 inline constexpr Layout k_lines{};
 inline constexpr Layout k_fixed_lines{.fixed_lines = true};
 // Keyed lines the kernel writes as one record (single_open(): /proc/meminfo, /proc/<pid>/status).
-inline constexpr Layout k_one_record{.one_record = true};
+inline constexpr Layout k_one_record{.end = Layout::End::first_read};
 // A file that is one value (a cgroup's memory.current, a sysfs attribute).
 inline constexpr Layout k_one_value{.shape = Layout::Shape::whole};
 

@@ -65,7 +65,7 @@ constexpr std::string_view k_io_keys[] = {
 const SourceSpec k_pid_sources[] = {
     {{"stat"},
      "stat",
-     {.key_token = -1, .after_paren = true, .one_record = true},
+     {.key_token = -1, .after_paren = true, .end = Layout::End::first_read},
      enumerate_pid_stat},
     {{"status"}, "status", k_one_record, enumerate_pid_status},
     {{"io"}, "io", k_one_record, enumerate_pid_io, k_io_keys},

@@ -651,7 +651,9 @@ Result<std::string_view> Source::read_first() {
 }
 
 Result<std::string_view> Source::read_whole(std::string& into) {
-  auto read = to_end ? pread_to_end : one_record ? pread_one_record : pread_whole;
+  auto read = end == Layout::End::empty_read   ? pread_to_end
+              : end == Layout::End::first_read ? pread_one_record
+                                               : pread_whole;
   return read(fd.get(), into, path);
 }
 

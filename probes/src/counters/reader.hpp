@@ -46,12 +46,17 @@ struct Layout {
   // The kernel writes the same lines at each read, only their values change (vmstat, meminfo,
   // net/snmp): no record comes or goes, so a read need not count its lines to notice.
   bool fixed_lines = false;
-  // The kernel's records are of several lines (schedstat: a CPU's, then its domains'): read to
-  // the end (pread_to_end()), as a read short of a page may not be it.
-  bool multi_line_records = false;
-  // The kernel writes the file as one record (single_open(): meminfo, stat, net/netstat), whole
-  // in a read that has room for it: read once (pread_one_record()).
-  bool one_record = false;
+  // How a read knows the file's end.
+  enum class End : std::uint8_t {
+    short_read, // a read short of the room it had (pread_whole())
+    // a read that gives nothing: the kernel's records are of several lines (schedstat: a CPU's,
+    // then its domains'), and a read short of a page may not be the end (pread_to_end())
+    empty_read,
+    // the first: the kernel writes the file as one record (single_open(): meminfo, stat,
+    // net/netstat), whole in a read that has room for it (pread_one_record())
+    first_read,
+  };
+  End end = End::short_read;
 };
 
 // Where a field is: the record's key and a column among its value tokens (the tokens after the
@@ -382,11 +387,10 @@ struct Source {
   // The bytes the rendering in the buffer was made from: the same bytes read again need none.
   std::string rendered_from;
   std::size_t rendered_size = std::string::npos;
-  bool kept = false;          // a Reader::once source, read
-  bool fitted = false;        // a plain file's buffer, sized by its first read (read_first())
-  bool to_end = false;        // read until a read gives nothing (Layout::multi_line_records)
-  bool one_record = false;    // read once (Layout::one_record)
-  std::uint32_t sequence = 0; // the last request's number (links)
+  bool kept = false;   // a Reader::once source, read
+  bool fitted = false; // a plain file's buffer, sized by its first read (read_first())
+  Layout::End end = Layout::End::short_read; // how a read knows the file's end
+  std::uint32_t sequence = 0;                // the last request's number (links)
   std::optional<Error> open_error;
   std::optional<Error> read_error;
   std::string_view text; // the bytes of the last read
@@ -417,8 +421,7 @@ struct Source {
 private:
   bool read_now(Clock::time_point deadline); // read(), but for `unchanged`
   bool read_ok = false;                      // the last read succeeded
-  // The file into `into` from offset 0: pread_whole(), pread_to_end() where `to_end`, or
-  // pread_one_record() where `one_record`.
+  // The file into `into` from offset 0, by the pread function of its `end`.
   Result<std::string_view> read_whole(std::string& into);
   Result<std::string_view> read_first();
 };

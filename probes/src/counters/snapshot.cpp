@@ -88,8 +88,7 @@ Snapshot::Snapshot(std::vector<Field> fields) {
       source->path = field.path;
       source->reader = field.reader;
       source->lines_fixed = field.layout.fixed_lines || field.layout.shape == Layout::Shape::whole;
-      source->to_end = field.layout.multi_line_records;
-      source->one_record = field.layout.one_record;
+      source->end = field.layout.end;
       // A plain file's buffer is sized by its first read (Source::read_first()); what renders
       // its file or asks the kernel otherwise starts at a page.
       if (field.reader != Reader::pread && field.reader != Reader::once)

@@ -252,12 +252,12 @@ void enumerate_file_nr(const Record& r, std::string_view, Emitter& e) {
 }
 
 // Each /proc file below but vmstat, interrupts, schedstat, net/dev and diskstats (a record a
-// line, or a CPU's lines) the kernel writes as one record (Layout::one_record); file-nr is a
+// line, or a CPU's lines) the kernel writes as one record (Layout::End::first_read); file-nr is a
 // /proc/sys value, whole in any read at offset 0.
-constexpr Layout k_fixed_record{.fixed_lines = true, .one_record = true};
-constexpr Layout k_pressure{.separators = "=", .fixed_lines = true, .one_record = true};
+constexpr Layout k_fixed_record{.fixed_lines = true, .end = Layout::End::first_read};
+constexpr Layout k_pressure{.separators = "=", .fixed_lines = true, .end = Layout::End::first_read};
 constexpr Layout k_fixed_table{
-    .shape = Layout::Shape::table, .fixed_lines = true, .one_record = true};
+    .shape = Layout::Shape::table, .fixed_lines = true, .end = Layout::End::first_read};
 
 const SourceSpec k_global_sources[] = {
     {{"vm.stats"}, "vmstat", k_fixed_lines, enumerate_vmstat},
@@ -265,14 +265,17 @@ const SourceSpec k_global_sources[] = {
     {{"cpu", "kern"}, "stat", k_one_record, enumerate_stat},
     {{"kern.loadavg"},
      "loadavg",
-     {.key_token = -1, .separators = "/", .fixed_lines = true, .one_record = true},
+     {.key_token = -1, .separators = "/", .fixed_lines = true, .end = Layout::End::first_read},
      enumerate_loadavg},
     {{"kern.pressure.cpu"}, "pressure/cpu", k_pressure, enumerate_pressure},
     {{"kern.pressure.memory"}, "pressure/memory", k_pressure, enumerate_pressure},
     {{"kern.pressure.io"}, "pressure/io", k_pressure, enumerate_pressure},
-    {{"kern.softirqs"}, "softirqs", {.header_line = true, .one_record = true}, enumerate_softirqs},
+    {{"kern.softirqs"},
+     "softirqs",
+     {.header_line = true, .end = Layout::End::first_read},
+     enumerate_softirqs},
     {{"kern.interrupts"}, "interrupts", {.header_line = true}, enumerate_interrupts},
-    {{"kern.schedstat"}, "schedstat", {.multi_line_records = true}, enumerate_schedstat},
+    {{"kern.schedstat"}, "schedstat", {.end = Layout::End::empty_read}, enumerate_schedstat},
     {{"kern.openfiles", "kern.maxfiles"},
      "sys/fs/file-nr",
      {.key_token = -1, .fixed_lines = true},
