@@ -161,6 +161,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     return k_exit_failure;
   }
   auto watch = std::make_unique<counters::Watch>(std::move(*snapshot));
+  const std::vector<counters::Selection> selections{{options.names}};
 
   struct sigaction action {};
   action.sa_handler = on_stop;
@@ -185,26 +186,32 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     last = now;
     next += interval;
     const auto& readings = watch->sample(seconds);
-    // Names that came or went (an interface, a disk, a mount point, a cgroup): resolved again,
-    // shown from the next line on under a header of their own. Resolved again with the same
-    // names (an entry failed), the watch goes on with the new failures as its baseline.
+    write_out(render_sample(watch->snapshot(), readings, seconds, layout, lines++ % 20 == 0,
+                            options.format));
+    std::fflush(stdout);
+    // Names that came or went are shown from the next line on under a header of their own.
+    // Cgroups made or removed, and nothing else: the names under them alone are found anew, and
+    // those of a cgroup removed leave without a failure told. Else (an interface, a disk, a
+    // mount point) all are resolved again; with the same names (an entry failed), the watch
+    // goes on with the new failures as its baseline.
+    auto seen = changes.happened();
+    bool renamed = false;
+    if (!seen.everything && !seen.cgroups.empty() && !watch->snapshot().records_changed())
+      renamed = watch->follow_cgroups(ns, selections, seen.cgroups);
     std::unique_ptr<counters::Watch> again;
-    if (changes.happened().any() || watch->names_changed()) {
+    if (seen.everything || watch->names_changed()) {
       changes.renew(ns, options.names);
       if (auto fresh = ns.snapshot(options.names))
         again = std::make_unique<counters::Watch>(std::move(*fresh), *watch);
     }
-    write_out(render_sample(watch->snapshot(), readings, seconds, layout, lines++ % 20 == 0,
-                            options.format));
-    std::fflush(stdout);
     failed_any += report_new_errors(watch->snapshot(), said, again ? &again->snapshot() : nullptr);
     if (again) {
-      bool renamed = !same_names(watch->snapshot(), again->snapshot());
+      renamed = renamed || !same_names(watch->snapshot(), again->snapshot());
       watch = std::move(again);
-      if (renamed) {
-        layout = layout_of(watch->snapshot());
-        lines = 0;
-      }
+    }
+    if (renamed) {
+      layout = layout_of(watch->snapshot());
+      lines = 0;
     }
   }
   return failed_any == 0 ? k_exit_ok : k_exit_partial;

@@ -381,12 +381,13 @@ namespace {
 std::vector<std::string> watch_lines(const std::string& root, const std::string& args,
                                      std::size_t after, const std::function<void()>& change,
                                      std::string& errors, int& status,
-                                     const std::string& root_option = "--proc-root") {
+                                     const std::string& root_option = "--proc-root",
+                                     const std::string& run_under = "") {
   const std::string said = root + "/errors";
-  FILE* watch = ::popen(
-      ("'" + k_kstat + "' " + root_option + " '" + root + "' watch " + args + " 2>'" + said + "'")
-          .c_str(),
-      "r");
+  FILE* watch = ::popen((run_under + " '" + k_kstat + "' " + root_option + " '" + root +
+                         "' watch " + args + " 2>'" + said + "'")
+                            .c_str(),
+                        "r");
   REQUIRE(watch != nullptr);
   std::vector<std::string> seen;
   char line[4096];
@@ -457,6 +458,45 @@ TEST_CASE("kstat watch: a cgroup made is watched from the next line on", "[kstat
   CHECK(std::ranges::any_of(seen, [](const auto& line) {
     return line.find("cgroup.system/slice.web/service.pids/current") != std::string::npos;
   }));
+}
+
+TEST_CASE("kstat watch: cgroups made and removed are followed without opening the others' "
+          "files again",
+          "[kstat][cli]") {
+  opskit::test::TempDir sys;
+  std::filesystem::copy(std::string(OPSKIT_TEST_DATA) + "/sys-basic", sys.path(),
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::create_directory(sys / "web.service");
+  std::ofstream(sys / "web.service/pids.current") << "7\n";
+  std::string errors, opened = sys / "opened";
+  int status = -1;
+  // After the first sample web.service comes and ssh.service goes, each moved whole.
+  auto seen = watch_lines(
+      sys.path(), "-i 0.2 -c 4 --json cgroup", 1,
+      [&] {
+        std::filesystem::rename(sys / "web.service", sys / "fs/cgroup/system.slice/web.service");
+        std::filesystem::rename(sys / "fs/cgroup/system.slice/ssh.service", sys / "ssh.service");
+      },
+      errors, status, "--sys-root", "strace -f -e trace=openat -o '" + opened + "'");
+  CHECK(status == 0);
+  CHECK(errors == ""); // ssh.service's entries left; they did not fail
+  REQUIRE(seen.size() == 4);
+  CHECK(seen.front().find("ssh/service.pids/current") != std::string::npos);
+  CHECK(seen.back().find("ssh/service") == std::string::npos);
+  CHECK(seen.back().find("\"cgroup.system/slice.web/service.pids/current\":7") !=
+        std::string::npos);
+  auto calls = opskit::read_file(opened);
+  REQUIRE(calls);
+  auto opens_of = [&](std::string_view file) {
+    std::size_t n = 0;
+    for (std::size_t at = 0; (at = calls->find(file, at)) != std::string::npos; at += file.size())
+      ++n;
+    return n;
+  };
+  // system.slice's cpu.stat opened at the start alone (its names found, then its snapshot's
+  // file): the names under the cgroups that changed were found, not all again.
+  CHECK(opens_of("system.slice/cpu.stat\"") == 2);
+  CHECK(opens_of("web.service/pids.current\"") == 2);
 }
 
 TEST_CASE("kstat watch: an entry that fails is told once, and shown as '-'", "[kstat][cli]") {

@@ -178,9 +178,8 @@ void Scraper::follow_cgroups(std::span<const std::string> cgroups, Clock::time_p
                              std::size_t failures) {
   std::size_t first = snapshot_.size();
   for (const auto& cgroup : cgroups) {
-    auto under = [&](const std::string& other) { return other != cgroup && holds(other, cgroup); };
-    if (std::ranges::any_of(cgroups, under))
-      continue; // found with the cgroup it is under
+    if (held_by_another(cgroups, cgroup))
+      continue;
     auto made = ns_.snapshot_under(settings_.selections(), cgroup);
     if (made && made->size() > 0) {
       failures += made->read(deadline);

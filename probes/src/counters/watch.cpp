@@ -4,6 +4,8 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "sources.hpp"
+
 namespace opskit::counters {
 
 std::optional<double> counter_rate(const Value& before, const Value& now, double seconds) noexcept {
@@ -39,6 +41,38 @@ Watch::Watch(Snapshot snapshot, const Watch& before) : Watch(std::move(snapshot)
 
 bool Watch::names_changed() const noexcept {
   return snapshot_.records_changed() || (first_failures_ && failures_ > *first_failures_);
+}
+
+bool Watch::follow_cgroups(const Namespace& ns, std::span<const Selection> selections,
+                           std::span<const std::string> cgroups) {
+  std::size_t before = snapshot_.size();
+  std::vector<std::size_t> moved_to;
+  failures_ -= snapshot_.erase_under(cgroups, moved_to);
+  for (std::size_t i = 0; i < moved_to.size(); ++i)
+    if (moved_to[i] != Snapshot::k_erased && moved_to[i] != i) { // ascending, never past i
+      previous_[moved_to[i]] = std::move(previous_[i]);
+      had_previous_[moved_to[i]] = had_previous_[i];
+    }
+  previous_.resize(snapshot_.size());
+  had_previous_.resize(snapshot_.size());
+  bool changed = snapshot_.size() != before;
+  for (const auto& cgroup : cgroups) {
+    if (held_by_another(cgroups, cgroup))
+      continue;
+    auto made = ns.snapshot_under(selections, cgroup);
+    if (!made || made->size() == 0)
+      continue;
+    // Read once, so that what fails in it from the start is not taken for a name gone.
+    std::size_t failed = made->read();
+    if (first_failures_)
+      *first_failures_ += failed;
+    snapshot_.append(std::move(*made));
+    changed = true;
+  }
+  previous_.resize(snapshot_.size());
+  had_previous_.resize(snapshot_.size(), false);
+  readings_.resize(snapshot_.size());
+  return changed;
 }
 
 const std::vector<Reading>& Watch::sample(double seconds) {

@@ -222,7 +222,6 @@ public:
     // changed that the watch lost.
     bool everything = false;
     std::vector<std::string> cgroups; // else cgroups made or removed, whose names to find anew
-    bool any() const noexcept { return everything || !cgroups.empty(); }
   };
   // What came or went since made or last asked: a poll(2) of the mount table and a read of the
   // cgroups' inotify queue, where watched. Never waits.

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +44,15 @@ public:
   // or went (a disk, an interface), or more entries failed than at the first sample (one left
   // its file).
   bool names_changed() const noexcept;
+
+  // Follows cgroups made or removed (`cgroups`, as NameChanges saw them) without finding the
+  // other names again: the entries under each go, and what `ns` finds under each now of
+  // `selections` comes after the others, new to the watch (its first rate an interval later).
+  // The other entries go on. Where a file's records came or went too, or entries not under
+  // them failed, names_changed() stays true: the names are for resolving again all the same.
+  // Returns whether entries went or came.
+  bool follow_cgroups(const Namespace& ns, std::span<const Selection> selections,
+                      std::span<const std::string> cgroups);
 
 private:
   Snapshot snapshot_;
