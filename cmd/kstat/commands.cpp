@@ -42,7 +42,7 @@ int run_read(const counters::Namespace& ns, const Options& options) {
   }
   snapshot->read();
   std::string out;
-  nlohmann::ordered_json json = nlohmann::ordered_json::object();
+  JsonMembers json;
   for (std::size_t i = 0; i < snapshot->size(); ++i) {
     if (snapshot->error(i) != nullptr)
       continue;
@@ -56,14 +56,14 @@ int run_read(const counters::Namespace& ns, const Options& options) {
       out.append(counters::format_value(value)).push_back('\n');
       break;
     case Format::json:
-      json[info.name] = to_json(value);
+      json.emplace_back(info.name, to_json(value));
       break;
     case Format::prometheus:
       break;
     }
   }
   if (options.format == Format::json)
-    out = json.dump(2) + "\n";
+    out = json_object(std::move(json)).dump(2) + "\n";
   if (options.format == Format::prometheus)
     counters::Exposition(*snapshot).render(*snapshot, out, TextFormat::prometheus);
   write_out(out);

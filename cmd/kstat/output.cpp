@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <variant>
 
 #include <fmt/format.h>
@@ -33,6 +34,13 @@ void error(std::string_view message) {
 
 nlohmann::ordered_json to_json(const counters::Value& value) {
   return std::visit([](const auto& v) { return nlohmann::ordered_json(v); }, value);
+}
+
+nlohmann::ordered_json json_object(JsonMembers members) {
+  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  object.get_ref<nlohmann::ordered_json::object_t&>() = nlohmann::ordered_json::object_t(
+      std::make_move_iterator(members.begin()), std::make_move_iterator(members.end()));
+  return object;
 }
 
 void write_out(std::string_view text) {

@@ -99,19 +99,20 @@ std::string render_sample(const counters::Snapshot& snap,
                           const WatchLayout& layout, bool header, Format format) {
   std::string out;
   if (format == Format::json) {
-    nlohmann::ordered_json values = nlohmann::ordered_json::object();
+    JsonMembers values;
+    values.reserve(readings.size());
     for (std::size_t i = 0; i < readings.size(); ++i) {
       const auto& r = readings[i];
       if (r.is_rate)
-        values[snap.info(i).name] = r.rate ? nlohmann::ordered_json(*r.rate) : nullptr;
+        values.emplace_back(snap.info(i).name, r.rate ? nlohmann::ordered_json(*r.rate) : nullptr);
       else
-        values[snap.info(i).name] = r.value ? to_json(*r.value) : nullptr;
+        values.emplace_back(snap.info(i).name, r.value ? to_json(*r.value) : nullptr);
     }
     nlohmann::ordered_json line = {
         {"time", std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
                      .count()},
         {"interval_s", seconds},
-        {"values", values}};
+        {"values", json_object(std::move(values))}};
     return line.dump() + "\n";
   }
   if (!layout.columns) {

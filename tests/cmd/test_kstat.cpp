@@ -134,14 +134,18 @@ TEST_CASE("kstat read: a glob reads the names it matches, and one that matches n
   CHECK(none.err == "kstat: error: no name matches 'vm.stats.@(zz|yy)*'\n");
 }
 
-TEST_CASE("kstat read --json: one object, numbers as numbers", "[kstat][cli]") {
-  auto r = run({k_kstat, "read", "--json", "kern.loadavg", "kernel.ostype", "vm.meminfo.MemTotal"});
+TEST_CASE("kstat read --json: one object, numbers as numbers, in the order asked", "[kstat][cli]") {
+  auto r = run({k_kstat, "read", "--json", "vm.meminfo.MemTotal", "kern.loadavg", "kernel.ostype"});
   REQUIRE(r.exit_status == 0);
-  auto json = nlohmann::json::parse(r.out);
+  auto json = nlohmann::ordered_json::parse(r.out);
   REQUIRE(json.is_object());
   CHECK(json["kern.loadavg.1"].is_number_float());
   CHECK(json["kernel.ostype"] == "Linux");
   CHECK(json["vm.meminfo.MemTotal"].get<std::uint64_t>() > 1u << 20);
+  REQUIRE(json.size() == 8);
+  CHECK(json.begin().key() == "vm.meminfo.MemTotal");
+  CHECK(std::next(json.begin()).key() == "kern.loadavg.1");
+  CHECK(std::prev(json.end()).key() == "kernel.ostype");
 }
 
 TEST_CASE("kstat read --prometheus: families in node_exporter's names, no text", "[kstat][cli]") {
