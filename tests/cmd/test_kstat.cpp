@@ -570,11 +570,17 @@ TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
 
 namespace {
 
-// The output of `script` (sh; "{0}" stands for kstat) run in a network namespace of its own,
-// where a veth pair, kst0 and kst1, is made first.
+// Both ends brought up; the kernel reports the state a moment later: ip link is asked until it
+// says UP.
+constexpr std::string_view k_links_up =
+    "ip link set kst0 up; ip link set kst1 up; "
+    "for i in $(seq 50); do ip -o link show kst0 | grep -q 'state UP' && break; sleep 0.1; done";
+
+// The output of `script` (sh; "{0}" stands for kstat, "{1}" for k_links_up) run in a network
+// namespace of its own, where a veth pair, kst0 and kst1, is made first.
 std::string in_own_network(std::string_view script) {
   std::string commands = fmt::format("set -e; ip link add kst0 type veth peer name kst1; {}",
-                                     fmt::format(fmt::runtime(script), k_kstat));
+                                     fmt::format(fmt::runtime(script), k_kstat, k_links_up));
   auto r = run({"unshare", "--net", "sh", "-c", commands});
   INFO(r.err);
   REQUIRE(r.exit_status == 0);
@@ -587,13 +593,10 @@ TEST_CASE("kstat read net.link: the links of its network namespace, as ip link s
           "[kstat][cli]") {
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a network namespace of its own");
-  // One end's MTU set, then both brought up (the kernel reports the state a moment later: ip
-  // link is asked until it says UP).
+  // One end's MTU set, then both brought up.
   auto out = lines(in_own_network(
       "ip link set kst0 mtu 1234 address 02:00:00:00:aa:01 alias 'uplink to sw1 \\ rack-2'; "
-      "{0} read net.link; ip link set kst0 up; ip link set kst1 up; "
-      "for i in $(seq 50); do ip -o link show kst0 | grep -q 'state UP' && break; sleep 0.1; done; "
-      "echo --; {0} read net.link.kst0"));
+      "{0} read net.link; {1}; echo --; {0} read net.link.kst0"));
   auto split = std::find(out.begin(), out.end(), "--");
   REQUIRE(split != out.end());
   std::set<std::string> before(out.begin(), split), after(split + 1, out.end());
@@ -657,8 +660,7 @@ TEST_CASE("kstat watch net.link: a link without settings (lo) is not asked for t
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a network namespace of its own");
   auto out = lines(in_own_network(
-      "ip link set kst0 up; ip link set kst1 up; "
-      "for i in $(seq 50); do ip -o link show kst0 | grep -q 'state UP' && break; sleep 0.1; done; "
+      "{1}; "
       // LeakSanitizer cannot run under ptrace: a sanitizer build's kstat leaves it off here
       "calls=$(mktemp); ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=ioctl -o $calls "
       "{0} watch -i 0.02 -c 20 --json "
