@@ -228,6 +228,24 @@ Result<Snapshot> Namespace::snapshot_under(std::span<const Selection> selections
   return Snapshot(std::move(all));
 }
 
+std::size_t Namespace::append_under(Snapshot& snapshot, std::span<const Selection> selections,
+                                    std::span<const std::string> prefixes,
+                                    std::chrono::steady_clock::time_point deadline) const {
+  std::size_t failed = 0;
+  for (const auto& prefix : prefixes) {
+    auto under_another = [&](const std::string& other) {
+      return other != prefix && holds(other, prefix);
+    };
+    if (std::ranges::any_of(prefixes, under_another))
+      continue;
+    if (auto made = snapshot_under(selections, prefix); made && made->size() > 0) {
+      failed += made->read(deadline);
+      snapshot.append(std::move(*made));
+    }
+  }
+  return failed;
+}
+
 Result<std::vector<Field>> Namespace::found(std::span<const Selection> selections,
                                             std::string_view within) const {
   // The fields `name` names, of those under `within` alone where it is given: all of them where

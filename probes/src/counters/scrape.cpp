@@ -177,15 +177,7 @@ void Scraper::read(Clock::time_point deadline) {
 void Scraper::follow_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
                              std::size_t failures) {
   std::size_t first = snapshot_.size();
-  for (const auto& cgroup : cgroups) {
-    if (held_by_another(cgroups, cgroup))
-      continue;
-    auto made = ns_.snapshot_under(settings_.selections(), cgroup);
-    if (made && made->size() > 0) {
-      failures += made->read(deadline);
-      snapshot_.append(std::move(*made));
-    }
-  }
+  failures += ns_.append_under(snapshot_, settings_.selections(), cgroups, deadline);
   baseline_failures_ = failures; // as a resolve's first read would count them
   exposition_.add(snapshot_, first);
   awaited_ = find_awaited();

@@ -298,11 +298,6 @@ bool holds(std::string_view prefix, std::string_view name) noexcept {
          (name.size() > prefix.size() && name.starts_with(prefix) && name[prefix.size()] == '.');
 }
 
-bool held_by_another(std::span<const std::string> prefixes, std::string_view prefix) noexcept {
-  return std::ranges::any_of(
-      prefixes, [&](const std::string& other) { return other != prefix && holds(other, prefix); });
-}
-
 std::optional<std::string> missing_source(const Roots& roots, std::string_view name) {
   // The file of the longest prefix that holds the name: kern.schedstat's, not /proc/stat's kern.
   const SourceSpec* source = nullptr;

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,9 +20,6 @@ struct Roots {
 // True when `name` is `prefix` or lies under it ("" holds everything): component-wise, so
 // "vm.stat" holds neither "vm.stats" nor "vm.stats.pgfault".
 bool holds(std::string_view prefix, std::string_view name) noexcept;
-// Whether another of `prefixes` holds `prefix`: a cgroup made inside one made with it, whose
-// names are found with that one's.
-bool held_by_another(std::span<const std::string> prefixes, std::string_view prefix) noexcept;
 
 // The subtree a name, prefix or glob names nothing outside of: a glob's components before the
 // one its first wildcard is in ("net.dev" of "net.dev.eth*.rx_bytes"); the rest as they are.

@@ -4,8 +4,6 @@
 #include <chrono>
 #include <unordered_map>
 
-#include "sources.hpp"
-
 namespace opskit::counters {
 
 std::optional<double> counter_rate(const Value& before, const Value& now, double seconds) noexcept {
@@ -53,26 +51,17 @@ bool Watch::follow_cgroups(const Namespace& ns, std::span<const Selection> selec
       previous_[moved_to[i]] = std::move(previous_[i]);
       had_previous_[moved_to[i]] = had_previous_[i];
     }
-  previous_.resize(snapshot_.size());
-  had_previous_.resize(snapshot_.size());
-  bool changed = snapshot_.size() != before;
-  for (const auto& cgroup : cgroups) {
-    if (held_by_another(cgroups, cgroup))
-      continue;
-    auto made = ns.snapshot_under(selections, cgroup);
-    if (!made || made->size() == 0)
-      continue;
-    // Read once, so that what fails in it from the start is not taken for a name gone.
-    std::size_t failed = made->read();
-    if (first_failures_)
-      *first_failures_ += failed;
-    snapshot_.append(std::move(*made));
-    changed = true;
-  }
+  std::size_t kept = snapshot_.size();
+  previous_.resize(kept);
+  had_previous_.resize(kept);
+  // Read once, so that what fails in it from the start is not taken for a name gone.
+  std::size_t failed = ns.append_under(snapshot_, selections, cgroups);
+  if (first_failures_)
+    *first_failures_ += failed;
   previous_.resize(snapshot_.size());
   had_previous_.resize(snapshot_.size(), false);
   readings_.resize(snapshot_.size());
-  return changed;
+  return kept != before || snapshot_.size() != kept;
 }
 
 const std::vector<Reading>& Watch::sample(double seconds) {

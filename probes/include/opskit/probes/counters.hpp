@@ -128,6 +128,13 @@ public:
   // looked for there only: none where nothing is there.
   Result<Snapshot> snapshot_under(std::span<const Selection> selections,
                                   std::string_view prefix) const;
+  // Appends to `snapshot` what snapshot_under() finds under each of `prefixes` (cgroups made or
+  // removed; one under another of them is found with it), each part read once by `deadline`.
+  // Returns how many of the entries appended failed that read.
+  std::size_t append_under(Snapshot& snapshot, std::span<const Selection> selections,
+                           std::span<const std::string> prefixes,
+                           std::chrono::steady_clock::time_point deadline =
+                               std::chrono::steady_clock::time_point::max()) const;
 
   // Whether `name` lies in a subtree whose names come and go with what the machine holds: md
   // arrays, ARP entries, conntrack's statistics (its module loaded), network interfaces, disks,
