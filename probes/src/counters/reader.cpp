@@ -696,9 +696,11 @@ bool Source::read_now(Clock::time_point deadline) {
   }
   if (open_error)
     return false;
+  // A rendered file's first read has a page of room, the second the first's room, which
+  // pread_whole() grew to the file (raw and rendered_from trade places after each).
   bool rendered = is_rendered(reader);
-  if (rendered && raw.empty()) // the first read, or the second: the first's room is its size
-    raw.resize(std::max(buffer.size(), rendered_from.size()));
+  if (rendered && raw.empty())
+    raw.resize(std::max<std::size_t>(4096, rendered_from.size()));
   auto got = rendered ? read_whole(raw) : fitted ? read_whole(buffer) : read_first();
   if (!got) {
     read_error = got.error();

@@ -89,10 +89,6 @@ Snapshot::Snapshot(std::vector<Field> fields) {
       source->reader = field.reader;
       source->lines_fixed = field.layout.fixed_lines || field.layout.shape == Layout::Shape::whole;
       source->end = field.layout.end;
-      // A plain file's buffer is sized by its first read (Source::read_first()); what renders
-      // its file or asks the kernel otherwise starts at a page.
-      if (field.reader != Reader::pread && field.reader != Reader::once)
-        source->buffer.resize(4096);
       sources_.push_back(std::move(source));
     }
     slots_.push_back(Slot{it->second, field.layout, std::move(field.locator), field.convert});
