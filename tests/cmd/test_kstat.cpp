@@ -14,6 +14,8 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -503,6 +505,40 @@ TEST_CASE("kstat watch: cgroups made and removed are followed without opening th
   // file): the names under the cgroups that changed were found, not all again.
   CHECK(opens_of("system.slice/cpu.stat\"") == 2);
   CHECK(opens_of("web.service/pids.current\"") == 2);
+}
+
+TEST_CASE("kstat watch: a file system mounted is followed without opening the other names' "
+          "files again",
+          "[kstat][cli][root]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root to mount");
+  // In a mount namespace of the test's own, which kstat starts in: nothing else sees the mount.
+  REQUIRE(::unshare(CLONE_NEWNS) == 0);
+  REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+  opskit::test::TempDir sys; // an empty /sys: the names are /proc's
+  std::filesystem::create_directory(sys / "point");
+  std::string errors, opened = sys / "opened";
+  int status = -1;
+  auto seen = watch_lines(
+      sys.path(), "-i 0.2 -c 4 --json fs.mount vm.stats.pgfault", 1,
+      [&] { REQUIRE(::mount("kstat-test", (sys / "point").c_str(), "tmpfs", 0, "size=4m") == 0); },
+      errors, status, "--sys-root",
+      "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'");
+  ::umount2((sys / "point").c_str(), MNT_DETACH);
+  CHECK(status == 0);
+  CHECK(errors == "");
+  REQUIRE(seen.size() == 4);
+  CHECK(seen.front().find("point") == std::string::npos);
+  CHECK(seen.back().find("point.size\":4194304") != std::string::npos);
+  CHECK(seen.back().find("\"vm.stats.pgfault\":") != std::string::npos);
+  auto calls = opskit::read_file(opened);
+  REQUIRE(calls);
+  std::size_t vmstat = 0;
+  for (std::size_t at = 0; (at = calls->find("\"/proc/vmstat\"", at)) != std::string::npos; ++at)
+    ++vmstat;
+  // Opened at the start alone (its names found, then the snapshot's file): the names under the
+  // mount point were found, not all again.
+  CHECK(vmstat == 2);
 }
 
 TEST_CASE("kstat watch: an entry that fails is told once, and shown as '-'", "[kstat][cli]") {

@@ -184,8 +184,29 @@ std::vector<std::string> mount_points(const Roots& roots, std::string_view type)
   return out;
 }
 
-UniqueFd Namespace::watch_mounts() const {
-  return UniqueFd(::open(mountinfo_path(roots()).c_str(), O_RDONLY | O_CLOEXEC));
+namespace {
+
+// Calls `f` with each mount point of mountinfo's `text` that fs.mount lists, in the table's
+// order, each once.
+template <class F>
+void for_each_listed(std::string_view text, F&& f) {
+  std::set<std::string_view> seen;
+  for_each_record(text, Layout{}, [&](const Record& r) {
+    auto mount = mount_of(r);
+    if (mount && !skipped(*mount) && seen.insert(mount->point).second)
+      f(*mount);
+  });
+}
+
+// What a MountWatch keeps of mountinfo's `text`: a line a mount point, sorted.
+std::vector<std::string> listed_mounts(std::string_view text) {
+  std::vector<std::string> out;
+  for_each_listed(text, [&](const Mount& m) {
+    out.push_back(fmt::format("fs.mount.{}", component_of_mount(m.point)));
+    out.back().append(1, '\0').append(m.type).append(1, '\0').append(m.source);
+  });
+  std::ranges::sort(out);
+  return out;
 }
 
 // The kernel marks a mount table's descriptor when the table changes, and clears the mark when
@@ -195,6 +216,46 @@ bool mounts_changed(int fd) noexcept {
   return ::poll(&table, 1, 0) > 0 && (table.revents & (POLLPRI | POLLERR)) != 0;
 }
 
+} // namespace
+
+MountWatch Namespace::watch_mounts() const {
+  MountWatch watch;
+  watch.path_ = mountinfo_path(roots());
+  // Opened before it is read: a change between the two is told at the first look.
+  watch.fd_ = UniqueFd(::open(watch.path_.c_str(), O_RDONLY | O_CLOEXEC));
+  if (auto text = read_file(watch.path_); text && watch.fd_)
+    watch.listed_ = listed_mounts(*text);
+  return watch;
+}
+
+MountWatch::Change MountWatch::changed() {
+  Change change;
+  if (!fd_ || !mounts_changed(fd_.get()))
+    return change;
+  auto text = read_file(path_);
+  if (!text) {
+    change.everything = true;
+    return change;
+  }
+  auto now = listed_mounts(*text);
+  std::vector<std::string> differ;
+  std::ranges::set_symmetric_difference(listed_, now, std::back_inserter(differ));
+  listed_ = std::move(now);
+  for (std::string_view line : differ) {
+    std::string_view name = line.substr(0, line.find('\0'));
+    std::string_view type = line.substr(name.size() + 1);
+    type = type.substr(0, type.find('\0'));
+    // Their names come from /sys and /proc too, not from the mount point's alone.
+    if (type == "xfs" || type == "btrfs" || type == "zfs")
+      change.everything = true;
+    if (std::ranges::find(change.names, name) == change.names.end())
+      change.names.emplace_back(name);
+  }
+  if (change.everything)
+    change.names.clear();
+  return change;
+}
+
 void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
   if (!related(prefix, "fs.mount"))
     return;
@@ -202,12 +263,7 @@ void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>
   if (!text)
     return;
   std::string_view under = under_rootfs(roots);
-  std::set<std::string_view> seen;
-  for_each_record(*text, Layout{}, [&](const Record& r) {
-    auto mount = mount_of(r);
-    if (mount && !skipped(*mount) && seen.insert(mount->point).second)
-      emit_mount(roots, under, *mount, prefix, out);
-  });
+  for_each_listed(*text, [&](const Mount& m) { emit_mount(roots, under, m, prefix, out); });
 }
 
 } // namespace opskit::counters

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -137,9 +138,16 @@ NameChanges::NameChanges(const Namespace& ns, std::span<const std::string> names
 
 NameChanges::Seen NameChanges::happened() {
   Seen seen;
-  seen.everything = mounts_ && mounts_changed(mounts_.get());
-  if (cgroups_) // asked even so: emptied
-    seen.cgroups = cgroups_.changed(seen.everything);
+  if (mounts_) {
+    auto mounted = mounts_.changed();
+    seen.everything = mounted.everything;
+    seen.subtrees = std::move(mounted.names);
+  }
+  if (cgroups_) { // asked even so: emptied
+    auto cgroups = cgroups_.changed(seen.everything);
+    seen.subtrees.insert(seen.subtrees.end(), std::make_move_iterator(cgroups.begin()),
+                         std::make_move_iterator(cgroups.end()));
+  }
   return seen;
 }
 

@@ -155,12 +155,12 @@ void Scraper::read(Clock::time_point deadline) {
   std::size_t failures = snapshot_.read(deadline);
   auto now = Clock::now();
   auto seen = changes_.happened(); // asked each scrape, so that a change is told once
-  // Cgroups made or removed, and nothing else: their names alone are found anew. The names of
-  // those removed go first, and with them their failures in this read.
-  bool regrouped = !seen.everything && !seen.cgroups.empty() && !snapshot_.records_changed();
+  // Mount points or cgroups that came or went, and nothing else: their names alone are found
+  // anew. The names of those gone go first, and with them their failures in this read.
+  bool regrouped = !seen.everything && !seen.subtrees.empty() && !snapshot_.records_changed();
   if (regrouped) {
     std::vector<std::size_t> moved_to;
-    failures -= snapshot_.erase_under(seen.cgroups, moved_to);
+    failures -= snapshot_.erase_under(seen.subtrees, moved_to);
     exposition_.erase(moved_to);
   }
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
@@ -169,15 +169,15 @@ void Scraper::read(Clock::time_point deadline) {
   if (went || came || seen.everything || snapshot_.records_changed())
     resolve(deadline, false);
   else if (regrouped)
-    follow_cgroups(seen.cgroups, deadline, failures);
+    follow(seen.subtrees, deadline, failures);
   else if (now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline, true);
 }
 
-void Scraper::follow_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
-                             std::size_t failures) {
+void Scraper::follow(std::span<const std::string> subtrees, Clock::time_point deadline,
+                     std::size_t failures) {
   std::size_t first = snapshot_.size();
-  failures += ns_.append_under(snapshot_, settings_.selections(), cgroups, deadline);
+  failures += ns_.append_under(snapshot_, settings_.selections(), subtrees, deadline);
   baseline_failures_ = failures; // as a resolve's first read would count them
   exposition_.add(snapshot_, first);
   awaited_ = find_awaited();

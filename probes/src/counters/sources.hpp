@@ -44,10 +44,6 @@ std::optional<std::string> sysctl_path(const std::string& proc_root, std::string
 // (procps sysctl skips them for that).
 std::optional<std::string_view> never_read(std::string_view name) noexcept;
 
-// Whether a file system was mounted or unmounted in the table `fd` (Namespace::watch_mounts())
-// since the descriptor was opened or last asked: one poll(2), which never waits (mounts.cpp).
-bool mounts_changed(int fd) noexcept;
-
 // The sources that are many files or none, each adding its fields under `prefix` to `out`:
 // /proc/sys (sysctl.cpp), /proc/<pid> (pids.cpp), mount points (mounts.cpp), cgroups
 // (cgroups.cpp), the kernel clock (timex.cpp), the network links (links.cpp); and

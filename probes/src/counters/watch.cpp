@@ -41,11 +41,11 @@ bool Watch::names_changed() const noexcept {
   return snapshot_.records_changed() || (first_failures_ && failures_ > *first_failures_);
 }
 
-bool Watch::follow_cgroups(const Namespace& ns, std::span<const Selection> selections,
-                           std::span<const std::string> cgroups) {
+bool Watch::follow(const Namespace& ns, std::span<const Selection> selections,
+                   std::span<const std::string> subtrees) {
   std::size_t before = snapshot_.size();
   std::vector<std::size_t> moved_to;
-  failures_ -= snapshot_.erase_under(cgroups, moved_to);
+  failures_ -= snapshot_.erase_under(subtrees, moved_to);
   for (std::size_t i = 0; i < moved_to.size(); ++i)
     if (moved_to[i] != Snapshot::k_erased && moved_to[i] != i) { // ascending, never past i
       previous_[moved_to[i]] = std::move(previous_[i]);
@@ -55,7 +55,7 @@ bool Watch::follow_cgroups(const Namespace& ns, std::span<const Selection> selec
   previous_.resize(kept);
   had_previous_.resize(kept);
   // Read once, so that what fails in it from the start is not taken for a name gone.
-  std::size_t failed = ns.append_under(snapshot_, selections, cgroups);
+  std::size_t failed = ns.append_under(snapshot_, selections, subtrees);
   if (first_failures_)
     *first_failures_ += failed;
   previous_.resize(snapshot_.size());

@@ -8,16 +8,23 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
+#include "opskit/probes/scrape.hpp"
 #include "opskit/probes/watch.hpp"
 #include "opskit/text.hpp"
 #include "skip.hpp"
 #include "sources.hpp"
+#include "temp_dir.hpp"
 
 #include <ctime>
 
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/timex.h>
+#include <unistd.h>
 
 using namespace opskit::counters;
 
@@ -228,4 +235,74 @@ TEST_CASE("live: net.softnet has each online CPU's line of /proc/net/softnet_sta
     CHECK(*now >= static_cast<double>(processed[i]));
     CHECK(*now - static_cast<double>(processed[i]) < 1e6);
   }
+}
+
+namespace {
+
+// The series of a family in a scrape's body, sorted.
+std::multiset<std::string> series_of(const std::string& body, std::string_view family) {
+  std::multiset<std::string> out;
+  std::istringstream in(body);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(family))
+      out.insert(line);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("live: a scraper follows file systems mounted, unmounted and mounted again, and the "
+          "others are kept as they were",
+          "[counters][live][root]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root to mount");
+  // In a mount namespace of the test's own: nothing else sees the mounts.
+  REQUIRE(::unshare(CLONE_NEWNS) == 0);
+  REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+  opskit::test::TempDir dir;
+  for (const char* point : {"a", "b", "c"})
+    std::filesystem::create_directory(dir / point);
+  auto mount = [&](const char* source, const char* point, const char* size) {
+    REQUIRE(::mount(source, (dir / point).c_str(), "tmpfs", 0, size) == 0);
+  };
+  mount("kstat-a", "a", "size=4m");
+  mount("kstat-b", "b", "size=8m");
+  const std::vector<std::string> names{"fs.mount", "vm.stats.pgfault"};
+  Scraper::Settings settings{.sets = {{.names = names}}, .resolve_interval = std::chrono::hours(1)};
+  auto scraper = Scraper::open(Namespace(), settings);
+  REQUIRE(scraper);
+  auto body = [&] { return *(*scraper)->scrape(opskit::TextFormat::prometheus); };
+  auto size = [&](const char* point, const char* source, int mib) {
+    return fmt::format("kstat_filesystem_size_bytes{{mountpoint=\"{}\",device=\"{}\","
+                       "fstype=\"tmpfs\"}} {}\n",
+                       dir / point, source, mib << 20);
+  };
+  auto first = body();
+  CHECK(first.find(size("a", "kstat-a", 4)) != std::string::npos);
+  CHECK(first.find(size("b", "kstat-b", 8)) != std::string::npos);
+
+  // a unmounted, b another file system now, c new.
+  REQUIRE(::umount((dir / "a").c_str()) == 0);
+  REQUIRE(::umount((dir / "b").c_str()) == 0);
+  mount("kstat-b2", "b", "size=2m");
+  mount("kstat-c", "c", "size=1m");
+  auto after = body();
+  CHECK(after.find(dir / "a") == std::string::npos);
+  CHECK(after.find("kstat-b\"") == std::string::npos);
+  CHECK(after.find(size("b", "kstat-b2", 2)) != std::string::npos);
+  CHECK(after.find(size("c", "kstat-c", 1)) != std::string::npos);
+  CHECK(after.find("kstat_vmstat_pgfault_total ") != std::string::npos);
+  CHECK(after.find("kstat_scrape_error") == std::string::npos);
+  CHECK(series_of(after, "# TYPE kstat_filesystem_size_bytes ").size() == 1);
+
+  // What a server started now would serve, in another order.
+  auto fresh = Scraper::open(Namespace(), settings);
+  REQUIRE(fresh);
+  auto served = body();
+  auto now = *(*fresh)->scrape(opskit::TextFormat::prometheus);
+  for (const char* family : {"kstat_filesystem_size_bytes", "kstat_filesystem_files ",
+                             "kstat_filesystem_readonly", "kstat_filesystem_device_error"})
+    CHECK(series_of(served, family) == series_of(now, family));
+  for (const char* point : {"b", "c"})
+    ::umount2((dir / point).c_str(), MNT_DETACH);
 }

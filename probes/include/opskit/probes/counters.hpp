@@ -49,6 +49,7 @@ inline constexpr std::string_view k_links_source = "rtnetlink(7)";
 class Snapshot;
 class Handle;
 class CgroupWatch;
+class MountWatch;
 struct Field;
 struct Roots;
 
@@ -144,9 +145,9 @@ public:
   // a mounted file system has (xfs, btrfs, a ZFS pool's datasets). A mount or an unmount changes
   // them.
   static bool from_mounts(std::string_view name) noexcept;
-  // A descriptor on the mount table the mount points come from (<proc>/self/mountinfo, or
-  // <proc>/1/mountinfo under a rootfs), for NameChanges; invalid when it cannot be opened.
-  UniqueFd watch_mounts() const;
+  // A watch on the mount table the mount points come from (<proc>/self/mountinfo, or
+  // <proc>/1/mountinfo under a rootfs), for NameChanges; empty when it cannot be opened.
+  MountWatch watch_mounts() const;
   // A watch on the cgroups that names of `names` stand for, for NameChanges. Empty when no name
   // stands for cgroups or there is no cgroup v2 hierarchy.
   CgroupWatch watch_cgroups(std::span<const std::string> names) const;
@@ -215,6 +216,32 @@ private:
   bool room_ = true;                         // false once the limit of watches is reached
 };
 
+// The mount points of a mount table (Namespace::watch_mounts()): the table open, and the mount
+// points it listed when last read, as fs.mount lists them, with their file systems.
+class MountWatch {
+public:
+  MountWatch() = default;
+  explicit operator bool() const noexcept { return static_cast<bool>(fd_); }
+
+  struct Change {
+    // An XFS, Btrfs or ZFS file system was mounted or unmounted, whose names come from
+    // elsewhere too (xfs, btrfs, zfs.pool), or the table could not be read again.
+    bool everything = false;
+    // Else the fs.mount.<point> of each mount point mounted, unmounted, or now another file
+    // system's, each once.
+    std::vector<std::string> names;
+  };
+  // What changed since made or last asked: one poll(2), which the kernel answers from a counter
+  // and never waits; the table read again where it says the table changed.
+  Change changed();
+
+private:
+  friend class Namespace;
+  UniqueFd fd_;
+  std::string path_;
+  std::vector<std::string> listed_; // sorted: "<name>\0<type>\0<source>" a mount point
+};
+
 // What tells that names came or went where no source file read shows it: a file system mounted
 // or unmounted, where names come from the mount table (Namespace::from_mounts()), and a cgroup
 // made or removed under the names (Namespace::watch_cgroups()). Made before the names are
@@ -225,10 +252,12 @@ public:
   NameChanges(const Namespace& ns, std::span<const std::string> names);
 
   struct Seen {
-    // Names may have changed anywhere: a file system was mounted or unmounted, or cgroups
-    // changed that the watch lost.
+    // Names may have changed anywhere: an XFS, Btrfs or ZFS file system was mounted or
+    // unmounted, or cgroups changed that the watch lost.
     bool everything = false;
-    std::vector<std::string> cgroups; // else cgroups made or removed, whose names to find anew
+    // Else the names whose subtrees to find anew: of mount points mounted or unmounted
+    // ("fs.mount./data") and of cgroups made or removed ("cgroup.system/slice.cron/service").
+    std::vector<std::string> subtrees;
   };
   // What came or went since made or last asked: a poll(2) of the mount table and a read of the
   // cgroups' inotify queue, where watched. Never waits.
@@ -237,7 +266,7 @@ public:
   void renew(const Namespace& ns, std::span<const std::string> names);
 
 private:
-  UniqueFd mounts_;
+  MountWatch mounts_;
   CgroupWatch cgroups_;
 };
 

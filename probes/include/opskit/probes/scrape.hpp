@@ -142,9 +142,10 @@ public:
   // CPU, a network interface or an interrupt came or went) or entries fail that did not before
   // (a process exited), when a name given that came and went (Names::transient_ok) has come
   // back, when a file system was mounted or unmounted (where names come from the mount table:
-  // Namespace::from_mounts()), when a cgroup was made or removed under the names given
-  // (Namespace::watch_cgroups(); where nothing else changed, only the names under it are found
-  // anew, the rest kept), and every resolve interval for what none of that shows (a controller
+  // Namespace::from_mounts()) or a cgroup was made or removed under the names given
+  // (Namespace::watch_cgroups()): where nothing else changed, only the names under those mount
+  // points and cgroups are found anew, the rest kept (an XFS, Btrfs or ZFS file system's is a
+  // resolve); and every resolve interval for what none of that shows (a controller
   // enabled in a cgroup): that one finds the names and, where they are those served, keeps the
   // snapshot, its open files and its families. Safe to call from many threads: a scrape
   // that waited for another's read gets that read's body when the read began after the scrape
@@ -160,10 +161,11 @@ private:
   void read(Clock::time_point deadline);
   // Resolves the names again; where `keep_if_same`, keeps the snapshot if they are the same.
   void resolve(Clock::time_point deadline, bool keep_if_same);
-  // Finds the names under `cgroups` (made, or removed and erased from the snapshot and the
-  // families) anew, and adds them to both; `failures` are the snapshot's in the last read.
-  void follow_cgroups(std::span<const std::string> cgroups, Clock::time_point deadline,
-                      std::size_t failures);
+  // Finds the names under `subtrees` (mount points and cgroups that came, or went and were
+  // erased from the snapshot and the families) anew, and adds them to both; `failures` are the
+  // snapshot's in the last read.
+  void follow(std::span<const std::string> subtrees, Clock::time_point deadline,
+              std::size_t failures);
   std::string render(TextFormat format, Clock::duration took) const;
   void append_time_zone(std::string& out, TextFormat format) const;
   // The names given that come and go (Names::transient_ok) with nothing under them now.

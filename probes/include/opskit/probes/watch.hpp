@@ -45,14 +45,14 @@ public:
   // its file).
   bool names_changed() const noexcept;
 
-  // Follows cgroups made or removed (`cgroups`, as NameChanges saw them) without finding the
-  // other names again: the entries under each go, and what `ns` finds under each now of
-  // `selections` comes after the others, new to the watch (its first rate an interval later).
-  // The other entries go on. Where a file's records came or went too, or entries not under
-  // them failed, names_changed() stays true: the names are for resolving again all the same.
-  // Returns whether entries went or came.
-  bool follow_cgroups(const Namespace& ns, std::span<const Selection> selections,
-                      std::span<const std::string> cgroups);
+  // Follows mount points and cgroups that came or went (`subtrees`, as NameChanges saw them)
+  // without finding the other names again: the entries under each go, and what `ns` finds
+  // under each now of `selections` comes after the others, new to the watch (its first rate an
+  // interval later). The other entries go on. Where a file's records came or went too, or
+  // entries not under them failed, names_changed() stays true: the names are for resolving
+  // again all the same. Returns whether entries went or came.
+  bool follow(const Namespace& ns, std::span<const Selection> selections,
+              std::span<const std::string> subtrees);
 
 private:
   Snapshot snapshot_;
