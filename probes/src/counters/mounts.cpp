@@ -33,6 +33,7 @@
 
 #include "emitter.hpp"
 #include "opskit/file.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::counters {
 
@@ -96,30 +97,39 @@ std::string component_of_mount(std::string_view escaped) {
   return component;
 }
 
-constexpr std::pair<std::string_view, std::string_view> k_usage[] = {
-    {"size", "bytes"},  {"free", "bytes"},       {"avail", "bytes"},
-    {"files", "files"}, {"files_free", "files"}, {"readonly", ""}};
+// A mount point's fields, in the order of their names (natural_less()).
+struct Usage {
+  std::string_view field, unit, pattern;
+  Convert convert = {};
+};
+constexpr Usage k_usage[] = {
+    {"avail", "bytes", "fs.mount.*.avail"},
+    {"device_error", "", "fs.mount.*.device_error", {.read_failed = true}},
+    {"files", "files", "fs.mount.*.files"},
+    {"files_free", "files", "fs.mount.*.files_free"},
+    {"free", "bytes", "fs.mount.*.free"},
+    {"readonly", "", "fs.mount.*.readonly"},
+    {"size", "bytes", "fs.mount.*.size"},
+};
 
-// `under`: where the mount points' paths lie here ("" in place, "/host" in a container).
-void emit_mount(const Roots& roots, std::string_view under, const Mount& m, std::string_view prefix,
-                std::vector<Field>& out) {
-  std::string name = "fs.mount." + component_of_mount(m.point);
-  if (!related(prefix, name))
-    return;
+// The fields of mount point `m`, named under `stem` ("fs.mount./data."). `under`: where the
+// mount points' paths lie here ("" in place, "/host" in a container).
+void emit_mount(const Roots& roots, std::string_view under, std::string_view stem, const Mount& m,
+                std::string_view prefix, std::vector<Field>& out) {
   bool local = std::find(std::begin(k_local_types), std::end(k_local_types), m.type) !=
                std::end(k_local_types);
   Emitter emitter(roots, std::string(under) + mount_path(m.point), k_fixed_lines, prefix, out,
                   local ? Reader::statfs_local : Reader::statfs);
   const std::vector<std::pair<std::string, std::string>> labels = {{"device", mount_path(m.source)},
                                                                    {"fstype", std::string(m.type)}};
-  for (auto [field, unit] : k_usage)
-    if (Info* info =
-            emitter.emit(fmt::format("{}.{}", name, field), fmt::format("fs.mount.*.{}", field),
-                         Kind::gauge, unit, {std::string(field), 0, 0}))
+  std::string name(stem);
+  for (const auto& usage : k_usage) {
+    name.resize(stem.size());
+    name += usage.field;
+    if (Info* info = emitter.emit(name, usage.pattern, Kind::gauge, usage.unit,
+                                  {std::string(usage.field), 0, 0}, usage.convert))
       info->labels = labels;
-  if (Info* info = emitter.emit(name + ".device_error", "fs.mount.*.device_error", Kind::gauge, "",
-                                {"device_error", 0, 0}, {.read_failed = true}))
-    info->labels = labels;
+  }
 }
 
 } // namespace
@@ -262,8 +272,23 @@ void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>
   auto text = read_mountinfo(roots);
   if (!text)
     return;
+  struct Listed {
+    std::string stem; // fs.mount.<mount point>.
+    Mount mount;
+  };
+  std::vector<Listed> listed;
+  for_each_listed(*text, [&](const Mount& m) {
+    Listed point{fmt::format("fs.mount.{}.", component_of_mount(m.point)), m};
+    if (related(prefix, std::string_view(point.stem).substr(0, point.stem.size() - 1)))
+      listed.push_back(std::move(point));
+  });
+  // In the order of their names, each field's after its stem's '.': the names come sorted, and
+  // sort_by_name() finds them so ("/a-b." before "/a.", as "/a-b.avail" before "/a.avail").
+  std::ranges::sort(listed, natural_less, &Listed::stem);
+  out.reserve(out.size() + listed.size() * std::size(k_usage));
   std::string_view under = under_rootfs(roots);
-  for_each_listed(*text, [&](const Mount& m) { emit_mount(roots, under, m, prefix, out); });
+  for (const auto& [stem, mount] : listed)
+    emit_mount(roots, under, stem, mount, prefix, out);
 }
 
 } // namespace opskit::counters

@@ -81,17 +81,23 @@ Snapshot::Snapshot(std::vector<Field> fields) {
   std::map<std::pair<Reader, std::string>, std::size_t> by_source;
   slots_.reserve(fields.size());
   infos_.reserve(fields.size());
+  std::size_t source = 0;
   for (auto& field : fields) {
-    auto [it, fresh] = by_source.try_emplace({field.reader, field.path}, sources_.size());
-    if (fresh) {
-      auto source = std::make_unique<detail::Source>();
-      source->path = field.path;
-      source->reader = field.reader;
-      source->lines_fixed = field.layout.fixed_lines || field.layout.shape == Layout::Shape::whole;
-      source->end = field.layout.end;
-      sources_.push_back(std::move(source));
+    // Mostly the last field's source: a file's fields come together.
+    const detail::Source* last = sources_.empty() ? nullptr : sources_[source].get();
+    if (!last || last->reader != field.reader || last->path != field.path) {
+      auto [it, fresh] = by_source.try_emplace({field.reader, field.path}, sources_.size());
+      source = it->second;
+      if (fresh) {
+        auto made = std::make_unique<detail::Source>();
+        made->path = field.path;
+        made->reader = field.reader;
+        made->lines_fixed = field.layout.fixed_lines || field.layout.shape == Layout::Shape::whole;
+        made->end = field.layout.end;
+        sources_.push_back(std::move(made));
+      }
     }
-    slots_.push_back(Slot{it->second, field.layout, std::move(field.locator), field.convert});
+    slots_.push_back(Slot{source, field.layout, std::move(field.locator), field.convert});
     infos_.push_back(std::move(field.info));
   }
   find_records();
