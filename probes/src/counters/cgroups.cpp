@@ -35,12 +35,14 @@ namespace {
 
 std::string pattern_of(std::string_view base, std::string_view rest) {
   std::string_view file = base.substr(base.rfind('.') + 1); // "cpu/stat" of "cgroup.x.cpu/stat"
-  return fmt::format("cgroup.*.{}{}{}", file, rest.empty() ? "" : ".", rest);
+  std::string pattern = "cgroup.*.";
+  pattern.append(file);
+  return rest.empty() ? pattern : dotted_name(pattern, rest);
 }
 
 void enumerate_cpu_stat(const Record& r, std::string_view base, Emitter& e) {
   bool usec = r.key.ends_with("_usec");
-  e.emit(fmt::format("{}.{}", base, r.key), pattern_of(base, r.key), Kind::counter,
+  e.emit(dotted_name(base, r.key), pattern_of(base, r.key), Kind::counter,
          usec ? "microseconds" : "", {std::string(r.key), 0, r.offset});
 }
 
@@ -55,18 +57,17 @@ bool is_memory_event(std::string_view key) noexcept {
 
 void enumerate_memory_stat(const Record& r, std::string_view base, Emitter& e) {
   bool event = is_memory_event(r.key);
-  e.emit(fmt::format("{}.{}", base, r.key), pattern_of(base, r.key),
-         event ? Kind::counter : Kind::gauge, event ? "events" : "bytes",
-         {std::string(r.key), 0, r.offset});
+  e.emit(dotted_name(base, r.key), pattern_of(base, r.key), event ? Kind::counter : Kind::gauge,
+         event ? "events" : "bytes", {std::string(r.key), 0, r.offset});
 }
 
 // "254:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0": with '=' a separator the tokens
 // alternate between a field's name and its value.
 void enumerate_io_stat(const Record& r, std::string_view base, Emitter& e) {
-  std::string device = fmt::format("{}.{}", base, r.key);
+  std::string device = dotted_name(base, r.key);
   for (std::size_t i = 0; i + 1 < r.tokens.size(); i += 2) {
     std::string field = component_of(r.tokens[i]);
-    e.emit(fmt::format("{}.{}", device, field), pattern_of(base, "*." + field), Kind::counter,
+    e.emit(dotted_name(device, field), pattern_of(base, "*." + field), Kind::counter,
            field.ends_with("bytes") ? "bytes" : "requests",
            {std::string(r.key), static_cast<int>(i + 1), r.offset});
   }
@@ -110,7 +111,7 @@ std::vector<std::string> children(const std::string& dir) {
 
 // The name of the cgroup whose directory `child` is in the cgroup named `name`.
 std::string child_name(std::string_view name, std::string_view child) {
-  return fmt::format("{}.{}", name, component_of(child));
+  return dotted_name(name, component_of(child));
 }
 
 // Calls `visit(dir, name)` for the cgroup at `dir`, named `name`, and for each below it.
@@ -145,7 +146,7 @@ void walk(const Roots& roots, const std::string& dir, const std::string& name,
       walk(roots, dir + "/" + part.child, child_name(name, part.child), prefix, out);
       continue;
     }
-    std::string base = fmt::format("{}.{}", name, part.file->prefixes[0]);
+    std::string base = dotted_name(name, part.file->prefixes[0]);
     if (!related(prefix, base))
       continue;
     std::size_t first = out.size();

@@ -32,14 +32,28 @@ Info* Emitter::emit(std::string name, std::string_view pattern, Kind kind, std::
 }
 
 void sort_by_name(std::span<Field> fields) {
-  auto name_of = [](const Field& field) -> const std::string& { return field.info.name; };
-  if (std::ranges::is_sorted(fields, natural_less, name_of))
+  if (fields.size() < 2)
+    return;
+  // What every name starts with compares equal: skipped once here, not in each comparison (the
+  // names of a cgroup's file share some 50 bytes), but for a run of digits it ends in, which the
+  // bytes after it may make different numbers ("cpu.1" and "cpu.10").
+  std::string_view first = fields.front().info.name;
+  std::size_t common = first.size();
+  for (const Field& field : fields.subspan(1))
+    common = static_cast<std::size_t>(
+        std::ranges::mismatch(first.substr(0, common), std::string_view(field.info.name)).in1 -
+        first.begin());
+  while (common > 0 && first[common - 1] >= '0' && first[common - 1] <= '9')
+    --common;
+  auto rest_of = [&](const Field& field) {
+    return std::string_view(field.info.name).substr(common);
+  };
+  if (std::ranges::is_sorted(fields, natural_less, rest_of))
     return;
   std::vector<std::uint32_t> order(fields.size());
   std::iota(order.begin(), order.end(), 0U);
-  std::ranges::stable_sort(order, natural_less, [&](std::uint32_t i) -> const std::string& {
-    return name_of(fields[i]);
-  });
+  std::ranges::stable_sort(order, natural_less,
+                           [&](std::uint32_t i) { return rest_of(fields[i]); });
   std::vector<Field> sorted;
   sorted.reserve(fields.size());
   for (std::uint32_t i : order)

@@ -53,6 +53,15 @@ private:
 // names are tens of thousands (cgroups.cpp sorts them as it finds them: here looked over once).
 void sort_by_name(std::span<Field> fields);
 
+// `a.b`: a name and a component under it, joined without a format string to parse (cgroups'
+// names are tens of thousands).
+inline std::string dotted_name(std::string_view a, std::string_view b) {
+  std::string out;
+  out.reserve(a.size() + 1 + b.size());
+  out.append(a).append(1, '.').append(b);
+  return out;
+}
+
 // The most common layout: keyed lines ("pgfault 123").
 inline constexpr Layout k_lines{};
 inline constexpr Layout k_fixed_lines{.fixed_lines = true};

@@ -286,15 +286,21 @@ Result<std::vector<Field>> Namespace::found(std::span<const Selection> selection
     for (const auto& name : names) {
       OPSKIT_TRY_ASSIGN(auto found,
                         named(name, filter.absent_ok || (filter.transient_ok && transient(name))));
+      given.push_back(name);
+      if (all.empty()) { // taken whole, not moved a field at a time: "cgroup" finds 30,000
+        all = std::move(found);
+        std::erase_if(all, [&](const Field& field) { return left_out(field.info.name); });
+        continue;
+      }
       if (all.capacity() < all.size() + found.size()) // first, so that the views below hold
         all.reserve(std::max(all.size() + found.size(), 2 * all.capacity()));
       // A name found is unique (fields()); one a name before found is looked up only where the
       // two may name the same (the defaults and "cgroup" do not: no set of 30,000 names).
       std::unordered_set<std::string_view> before;
-      if (std::ranges::any_of(given, [&](std::string_view b) { return may_overlap(b, name); }))
+      auto earlier = std::span(given).first(given.size() - 1);
+      if (std::ranges::any_of(earlier, [&](std::string_view b) { return may_overlap(b, name); }))
         for (const auto& field : all)
           before.insert(field.info.name);
-      given.push_back(name);
       for (auto& field : found)
         if (!left_out(field.info.name) && !before.contains(field.info.name))
           all.push_back(std::move(field));
