@@ -292,7 +292,7 @@ TEST_CASE("live: a scraper follows file systems mounted, unmounted and mounted a
   CHECK(after.find(size("b", "kstat-b2", 2)) != std::string::npos);
   CHECK(after.find(size("c", "kstat-c", 1)) != std::string::npos);
   CHECK(after.find("kstat_vmstat_pgfault_total ") != std::string::npos);
-  CHECK(after.find("kstat_scrape_error") == std::string::npos);
+  CHECK(after.find("kstat_scrape_error{source=\"" + dir.path()) == std::string::npos);
   CHECK(series_of(after, "# TYPE kstat_filesystem_size_bytes ").size() == 1);
 
   // What a server started now would serve, in another order.
