@@ -191,13 +191,14 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
                             options.format));
     std::fflush(stdout);
     // Names that came or went are shown from the next line on under a header of their own.
-    // Mount points or cgroups that came or went, and nothing else: the names under them alone
-    // are found anew, and those of one gone leave without a failure told. Else (an interface,
-    // a disk, an XFS file system) all are resolved again; with the same names (an entry
-    // failed), the watch goes on with the new failures as its baseline.
-    auto seen = changes.happened();
+    // Mount points, cgroups, interfaces or disks that came or went, and nothing else: the names
+    // under them alone are found anew (those of interfaces: net.dev), and those of one gone
+    // leave without a failure told. Else (a CPU, an XFS file system, an entry that failed) all
+    // are resolved again; with the same names, the watch goes on with the new failures as its
+    // baseline.
+    auto seen = changes.happened(watch->snapshot());
     bool renamed = false;
-    if (!seen.everything && !seen.subtrees.empty() && !watch->snapshot().records_changed())
+    if (!seen.everything && !seen.subtrees.empty())
       renamed = watch->follow(ns, selections, seen.subtrees);
     std::unique_ptr<counters::Watch> again;
     if (seen.everything || watch->names_changed()) {

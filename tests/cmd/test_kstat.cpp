@@ -417,6 +417,17 @@ void overwrite(const std::string& file, std::string_view old, std::string_view t
           static_cast<ssize_t>(text.size()));
 }
 
+// How often `file` was opened in strace's record `opened` of openat(2) calls ("/proc/vmstat\"":
+// the quote ends the path).
+std::size_t opens_of(const std::string& opened, std::string_view file) {
+  auto calls = opskit::read_file(opened);
+  REQUIRE(calls);
+  std::size_t n = 0;
+  for (std::size_t at = 0; (at = calls->find(file, at)) != std::string::npos; at += file.size())
+    ++n;
+  return n;
+}
+
 } // namespace
 
 TEST_CASE("kstat watch: names that come and go are resolved again, under a header of their own",
@@ -493,18 +504,10 @@ TEST_CASE("kstat watch: cgroups made and removed are followed without opening th
   CHECK(seen.back().find("ssh/service") == std::string::npos);
   CHECK(seen.back().find("\"cgroup.system/slice.web/service.pids/current\":7") !=
         std::string::npos);
-  auto calls = opskit::read_file(opened);
-  REQUIRE(calls);
-  auto opens_of = [&](std::string_view file) {
-    std::size_t n = 0;
-    for (std::size_t at = 0; (at = calls->find(file, at)) != std::string::npos; at += file.size())
-      ++n;
-    return n;
-  };
   // system.slice's cpu.stat opened at the start alone (its names found, then its snapshot's
   // file): the names under the cgroups that changed were found, not all again.
-  CHECK(opens_of("system.slice/cpu.stat\"") == 2);
-  CHECK(opens_of("web.service/pids.current\"") == 2);
+  CHECK(opens_of(opened, "system.slice/cpu.stat\"") == 2);
+  CHECK(opens_of(opened, "web.service/pids.current\"") == 2);
 }
 
 TEST_CASE("kstat watch: a file system mounted is followed without opening the other names' "
@@ -531,14 +534,40 @@ TEST_CASE("kstat watch: a file system mounted is followed without opening the ot
   CHECK(seen.front().find("point") == std::string::npos);
   CHECK(seen.back().find("point.size\":4194304") != std::string::npos);
   CHECK(seen.back().find("\"vm.stats.pgfault\":") != std::string::npos);
-  auto calls = opskit::read_file(opened);
-  REQUIRE(calls);
-  std::size_t vmstat = 0;
-  for (std::size_t at = 0; (at = calls->find("\"/proc/vmstat\"", at)) != std::string::npos; ++at)
-    ++vmstat;
   // Opened at the start alone (its names found, then the snapshot's file): the names under the
   // mount point were found, not all again.
-  CHECK(vmstat == 2);
+  CHECK(opens_of(opened, "\"/proc/vmstat\"") == 2);
+}
+
+TEST_CASE("kstat watch: an interface that comes is followed without opening the other names' "
+          "files again",
+          "[kstat][cli]") {
+  opskit::test::TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  std::string errors, opened = root / "opened";
+  int status = -1;
+  auto seen = watch_lines(
+      root.path(), "-i 0.2 -c 6 --json net.dev vm.stats.pgfault", 1,
+      [&] {
+        std::ofstream(root / "net/dev", std::ios::app)
+            << " veth1: 1000 10 0 0 0 0 0 0 2000 20 0 0 0 0 0 0\n";
+      },
+      errors, status, "--proc-root",
+      "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'");
+  CHECK(status == 0);
+  CHECK(errors == "");
+  REQUIRE(seen.size() == 6);
+  CHECK(seen.front().find("veth1") == std::string::npos);
+  auto came = std::ranges::find_if(
+      seen, [](const auto& line) { return line.find("veth1") != std::string::npos; });
+  REQUIRE(came < seen.end() - 1); // the change is seen at the sample after it, or the next
+  // The interfaces there were go on with their rates; the one that came has its first a line on.
+  CHECK(came->find("\"net.dev.eth0.rx_bytes\":0.0") != std::string::npos);
+  CHECK(came->find("\"net.dev.veth1.rx_bytes\":null") != std::string::npos);
+  CHECK((came + 1)->find("\"net.dev.veth1.rx_bytes\":0.0") != std::string::npos);
+  // Opened at the start alone (its names found, then the snapshot's file): the names under
+  // net.dev were found anew, not all.
+  CHECK(opens_of(opened, "/vmstat\"") == 2);
 }
 
 TEST_CASE("kstat watch: an entry that fails is told once, and shown as '-'", "[kstat][cli]") {

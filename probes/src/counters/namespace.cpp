@@ -125,6 +125,20 @@ bool Namespace::transient(std::string_view name) noexcept {
   return transient_root(name).has_value();
 }
 
+std::optional<std::vector<std::string>> Namespace::record_subtrees(const Snapshot& snapshot) {
+  std::vector<std::string> out;
+  for (std::size_t i : snapshot.changed_records()) {
+    // A cgroup's file gains a line (io.stat, a device's first I/O) under that cgroup alone,
+    // which its names do not tell: found anew, "cgroup" would be every cgroup's.
+    auto root = transient_root(snapshot.info(i).name);
+    if (!root || *root == "cgroup")
+      return std::nullopt;
+    if (std::ranges::find(out, *root) == out.end())
+      out.emplace_back(*root);
+  }
+  return out;
+}
+
 bool Namespace::from_mounts(std::string_view name) noexcept {
   constexpr std::string_view k_mounted[] = {"fs.mount", "xfs", "btrfs", "zfs.pool"};
   return std::ranges::any_of(k_mounted, [&](std::string_view root) { return related(name, root); });
@@ -136,7 +150,7 @@ NameChanges::NameChanges(const Namespace& ns, std::span<const std::string> names
     mounts_ = ns.watch_mounts();
 }
 
-NameChanges::Seen NameChanges::happened() {
+NameChanges::Seen NameChanges::happened(const Snapshot& snapshot) {
   Seen seen;
   if (mounts_) {
     auto mounted = mounts_.changed();
@@ -147,6 +161,13 @@ NameChanges::Seen NameChanges::happened() {
     auto cgroups = cgroups_.changed(seen.everything);
     seen.subtrees.insert(seen.subtrees.end(), std::make_move_iterator(cgroups.begin()),
                          std::make_move_iterator(cgroups.end()));
+  }
+  if (snapshot.records_changed() && !seen.everything) {
+    auto records = Namespace::record_subtrees(snapshot);
+    seen.everything = !records;
+    for (auto& subtree : records.value_or(std::vector<std::string>{}))
+      if (std::ranges::find(seen.subtrees, subtree) == seen.subtrees.end())
+        seen.subtrees.push_back(std::move(subtree));
   }
   return seen;
 }

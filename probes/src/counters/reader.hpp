@@ -402,6 +402,7 @@ struct Source {
   // counted where they cannot (Layout::fixed_lines, as the rendered calls' are; a whole file).
   std::size_t lines = std::string_view::npos;
   bool lines_fixed = false;
+  bool lines_changed = false;                 // in the last read
   StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
   std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
   std::shared_ptr<LinkDumps> link_dumps;      // Reader::links: the last dump and this one

@@ -154,10 +154,11 @@ Scraper::Body Scraper::scrape(TextFormat format) {
 void Scraper::read(Clock::time_point deadline) {
   std::size_t failures = snapshot_.read(deadline);
   auto now = Clock::now();
-  auto seen = changes_.happened(); // asked each scrape, so that a change is told once
-  // Mount points or cgroups that came or went, and nothing else: their names alone are found
-  // anew. The names of those gone go first, and with them their failures in this read.
-  bool regrouped = !seen.everything && !seen.subtrees.empty() && !snapshot_.records_changed();
+  auto seen = changes_.happened(snapshot_); // asked each scrape, so that a change is told once
+  // Mount points, cgroups, interfaces or disks that came or went, and nothing else: their names
+  // alone are found anew. The names of those gone go first, and with them their failures in
+  // this read.
+  bool regrouped = !seen.everything && !seen.subtrees.empty();
   if (regrouped) {
     std::vector<std::size_t> moved_to;
     failures -= snapshot_.erase_under(seen.subtrees, moved_to);
@@ -166,7 +167,7 @@ void Scraper::read(Clock::time_point deadline) {
   bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
-  if (went || came || seen.everything || snapshot_.records_changed())
+  if (went || came || seen.everything)
     resolve(deadline, false);
   else if (regrouped)
     follow(seen.subtrees, deadline, failures);

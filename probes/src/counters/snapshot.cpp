@@ -148,6 +148,7 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
   bool timed = deadline != std::chrono::steady_clock::time_point::max(), late = false;
   for (std::size_t i = 0; i < sources_.size(); ++i) {
     auto& source = sources_[i];
+    source->lines_changed = false;
     if (timed && !late && i % k_sources_a_look == 0)
       late = std::chrono::steady_clock::now() >= deadline;
     if (late) {
@@ -179,8 +180,19 @@ void Snapshot::note_lines(detail::Source& source) {
   std::size_t lines = count_lines(source.text);
   if (source.lines == std::string_view::npos)
     source.lines = lines;
-  else if (lines != source.lines)
-    records_changed_ = true;
+  source.lines_changed = lines != source.lines;
+}
+
+bool Snapshot::records_changed() const noexcept {
+  return std::ranges::any_of(sources_, [](const auto& source) { return source->lines_changed; });
+}
+
+std::vector<std::size_t> Snapshot::changed_records() const {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (sources_[slots_[i].source]->lines_changed)
+      out.push_back(i);
+  return out;
 }
 
 bool Snapshot::update(std::size_t i) {
@@ -312,7 +324,6 @@ void Snapshot::append(Snapshot&& more) {
   std::ranges::move(more.infos_, std::back_inserter(infos_));
   std::ranges::move(more.values_, std::back_inserter(values_));
   std::ranges::move(more.errors_, std::back_inserter(errors_));
-  records_changed_ = records_changed_ || more.records_changed_;
   more = Snapshot({});
 }
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "opskit/probes/watch.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <unordered_map>
+
+#include "sources.hpp"
 
 namespace opskit::counters {
 
@@ -44,6 +47,15 @@ bool Watch::names_changed() const noexcept {
 bool Watch::follow(const Namespace& ns, std::span<const Selection> selections,
                    std::span<const std::string> subtrees) {
   std::size_t before = snapshot_.size();
+  // The last values of the entries under them, by name: one found again goes on from its value
+  // (an interface's, where another came), as after a resolve.
+  std::unordered_map<std::string, Value> last;
+  for (std::size_t i = 0; i < before; ++i) {
+    const std::string& name = snapshot_.info(i).name;
+    auto under = [&](const std::string& subtree) { return holds(subtree, name); };
+    if (had_previous_[i] && std::ranges::any_of(subtrees, under))
+      last.emplace(name, std::move(previous_[i]));
+  }
   std::vector<std::size_t> moved_to;
   failures_ -= snapshot_.erase_under(subtrees, moved_to);
   for (std::size_t i = 0; i < moved_to.size(); ++i)
@@ -61,6 +73,11 @@ bool Watch::follow(const Namespace& ns, std::span<const Selection> selections,
   previous_.resize(snapshot_.size());
   had_previous_.resize(snapshot_.size(), false);
   readings_.resize(snapshot_.size());
+  for (std::size_t i = kept; i < snapshot_.size() && !last.empty(); ++i)
+    if (auto was = last.find(snapshot_.info(i).name); was != last.end()) {
+      previous_[i] = std::move(was->second);
+      had_previous_[i] = true;
+    }
   return kept != before || snapshot_.size() != kept;
 }
 

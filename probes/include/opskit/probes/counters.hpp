@@ -141,6 +141,11 @@ public:
   // arrays, ARP entries, conntrack's statistics (its module loaded), network interfaces, disks,
   // mount points, CPUs' softnet figures, cgroups.
   static bool transient(std::string_view name) noexcept;
+  // Where the records that came or went in `snapshot`'s last read lie, as names that come and go
+  // (transient()): "net.dev" for a line of /proc/net/dev, each once. Nothing where a source whose
+  // records changed has names elsewhere too (/proc/stat's cpu lines beside kern.*) or is a
+  // cgroup's file: those are for resolving every name again.
+  static std::optional<std::vector<std::string>> record_subtrees(const Snapshot& snapshot);
   // Whether names `name` stands for come from the mount table: mount points (fs.mount) and what
   // a mounted file system has (xfs, btrfs, a ZFS pool's datasets). A mount or an unmount changes
   // them.
@@ -253,15 +258,18 @@ public:
 
   struct Seen {
     // Names may have changed anywhere: an XFS, Btrfs or ZFS file system was mounted or
-    // unmounted, or cgroups changed that the watch lost.
+    // unmounted, cgroups changed that the watch lost, or records came or went in a file whose
+    // names lie elsewhere too.
     bool everything = false;
-    // Else the names whose subtrees to find anew: of mount points mounted or unmounted
-    // ("fs.mount./data") and of cgroups made or removed ("cgroup.system/slice.cron/service").
+    // Else the names whose subtrees to find anew, each once: of mount points mounted or
+    // unmounted ("fs.mount./data"), of cgroups made or removed
+    // ("cgroup.system/slice.cron/service"), and of files whose records came or went ("net.dev").
     std::vector<std::string> subtrees;
   };
   // What came or went since made or last asked: a poll(2) of the mount table and a read of the
-  // cgroups' inotify queue, where watched. Never waits.
-  Seen happened();
+  // cgroups' inotify queue, where watched, and the records that came or went in `snapshot`'s
+  // last read (Namespace::record_subtrees()). Never waits.
+  Seen happened(const Snapshot& snapshot);
   // Before the names are resolved again: the cgroups made since are watched too.
   void renew(const Namespace& ns, std::span<const std::string> names);
 
@@ -304,9 +312,11 @@ public:
   std::vector<std::string> source_paths() const;
   // The source files that failed in the last read(), each with why, in the order first used.
   std::vector<std::pair<std::string, Error>> source_errors() const;
-  // Whether a source file has had more or fewer lines in a read than in its first (a disk, a
-  // CPU, a network interface, an interrupt came or went): names resolved again would differ.
-  bool records_changed() const noexcept { return records_changed_; }
+  // Whether a source file had more or fewer lines in the last read than in its first (a disk,
+  // a CPU, a network interface, an interrupt came or went): names resolved again would differ.
+  bool records_changed() const noexcept;
+  // The entries read from such a source, in order.
+  std::vector<std::size_t> changed_records() const;
 
   // Leaves out each entry under one of `prefixes` (cgroups removed), and the sources only they
   // read; `moved_to` gets, for each entry before, its index now, or k_erased. Returns how many
@@ -327,7 +337,7 @@ private:
   std::size_t update(Record& record); // its entries, as update() each; how many failed
   bool gone(std::size_t i);           // entry i's field is no longer in its source: false
   bool fail(std::size_t i, Error why);     // entry i failed the read: false
-  void note_lines(detail::Source& source); // sets records_changed_ when its lines changed
+  void note_lines(detail::Source& source); // whether its lines changed
 
   struct Slot; // where entry i is found: its source and field locator
   std::vector<std::unique_ptr<detail::Source>> sources_;
@@ -338,7 +348,6 @@ private:
   // Why each entry failed the last read, or null: a pointer, 8 bytes an entry where an Error is
   // 48, as every scrape looks at every entry's and few ever fail.
   std::vector<std::unique_ptr<Error>> errors_;
-  bool records_changed_ = false;
 };
 
 // One resolved leaf: an open file descriptor and a field locator. read() is one pread at offset

@@ -144,8 +144,9 @@ public:
   // back, when a file system was mounted or unmounted (where names come from the mount table:
   // Namespace::from_mounts()) or a cgroup was made or removed under the names given
   // (Namespace::watch_cgroups()): where nothing else changed, only the names under those mount
-  // points and cgroups are found anew, the rest kept (an XFS, Btrfs or ZFS file system's is a
-  // resolve); and every resolve interval for what none of that shows (a controller
+  // points and cgroups, and under the subtree of a file's records that came or went
+  // (Namespace::record_subtrees(): net.dev for an interface), are found anew, the rest kept (an
+  // XFS, Btrfs or ZFS file system, a CPU, are a resolve); and every resolve interval for what none of that shows (a controller
   // enabled in a cgroup): that one finds the names and, where they are those served, keeps the
   // snapshot, its open files and its families. Safe to call from many threads: a scrape
   // that waited for another's read gets that read's body when the read began after the scrape
