@@ -570,6 +570,33 @@ TEST_CASE("kstat watch: an interface that comes is followed without opening the 
   CHECK(opens_of(opened, "/vmstat\"") == 2);
 }
 
+TEST_CASE("kstat watch: a device new in a cgroup's io.stat finds that cgroup's names alone",
+          "[kstat][cli]") {
+  opskit::test::TempDir sys;
+  std::filesystem::copy(std::string(OPSKIT_TEST_DATA) + "/sys-basic", sys.path(),
+                        std::filesystem::copy_options::recursive);
+  std::string errors, opened = sys / "opened";
+  int status = -1;
+  auto seen = watch_lines(
+      sys.path(), "-i 0.2 -c 4 --json cgroup", 1,
+      [&] {
+        std::ofstream(sys / "fs/cgroup/system.slice/io.stat", std::ios::app)
+            << "8:0 rbytes=512 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n";
+      },
+      errors, status, "--sys-root",
+      "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'");
+  CHECK(status == 0);
+  CHECK(errors == "");
+  REQUIRE(seen.size() == 4);
+  CHECK(seen.front().find("io/stat.8:0") == std::string::npos);
+  CHECK(seen.back().find("\"cgroup.system/slice.io/stat.8:0.rbytes\":") != std::string::npos);
+  CHECK(seen.back().find("\"cgroup.system/slice.ssh/service.pids/current\":") != std::string::npos);
+  // The root cgroup's cpu.stat opened at the start alone: system.slice's names were found anew
+  // (and ssh.service's under it), not every cgroup's.
+  CHECK(opens_of(opened, "fs/cgroup/cpu.stat\"") == 2);
+  CHECK(opens_of(opened, "system.slice/io.stat\"") == 4);
+}
+
 TEST_CASE("kstat watch: an entry that fails is told once, and shown as '-'", "[kstat][cli]") {
   opskit::test::TempDir root;
   std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);

@@ -165,6 +165,24 @@ bool any_related(std::span<const std::string> names, std::string_view cgroup) {
 
 } // namespace
 
+std::optional<std::string_view> cgroup_of(std::string_view name) noexcept {
+  if (!holds("cgroup", name))
+    return std::nullopt;
+  // The file's component, the last one that is a file's: no key holds a '/', and a cgroup's
+  // directory named like a file ("io.stat") comes before it.
+  for (std::size_t end = name.size(); end != std::string_view::npos && end > 0;) {
+    std::size_t dot = name.rfind('.', end - 1);
+    if (dot == std::string_view::npos)
+      break;
+    std::string_view component = name.substr(dot + 1, end - dot - 1);
+    for (const auto& spec : k_cgroup_files)
+      if (component == spec.prefixes[0])
+        return name.substr(0, dot);
+    end = dot;
+  }
+  return std::nullopt;
+}
+
 void find_cgroups(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
   if (!related(prefix, "cgroup"))
     return;

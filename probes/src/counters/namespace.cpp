@@ -128,10 +128,13 @@ bool Namespace::transient(std::string_view name) noexcept {
 std::optional<std::vector<std::string>> Namespace::record_subtrees(const Snapshot& snapshot) {
   std::vector<std::string> out;
   for (std::size_t i : snapshot.changed_records()) {
-    // A cgroup's file gains a line (io.stat, a device's first I/O) under that cgroup alone,
-    // which its names do not tell: found anew, "cgroup" would be every cgroup's.
-    auto root = transient_root(snapshot.info(i).name);
-    if (!root || *root == "cgroup")
+    const std::string& name = snapshot.info(i).name;
+    auto root = transient_root(name);
+    // A cgroup's file that gained a line (io.stat: a device's first I/O) is that cgroup's:
+    // "cgroup" would be every cgroup's names.
+    if (root == "cgroup")
+      root = cgroup_of(name);
+    if (!root)
       return std::nullopt;
     if (std::ranges::find(out, *root) == out.end())
       out.emplace_back(*root);

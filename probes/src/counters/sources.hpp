@@ -54,6 +54,10 @@ void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vec
 void find_pids(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_cgroups(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// The cgroup whose file a name of find_cgroups() is read from ("cgroup.system/slice.cron/service"
+// of "cgroup.system/slice.cron/service.io/stat.254:0.rbytes"; "cgroup", the root's), or nothing
+// for another name (cgroups.cpp).
+std::optional<std::string_view> cgroup_of(std::string_view name) noexcept;
 void find_timex(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 // The kernel clock's source, from <sys>/devices/system/clocksource (timex.cpp).
 void find_clocksource(const Roots& roots, std::string_view prefix, std::vector<Field>& out);

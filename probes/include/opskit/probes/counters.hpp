@@ -142,9 +142,9 @@ public:
   // mount points, CPUs' softnet figures, cgroups.
   static bool transient(std::string_view name) noexcept;
   // Where the records that came or went in `snapshot`'s last read lie, as names that come and go
-  // (transient()): "net.dev" for a line of /proc/net/dev, each once. Nothing where a source whose
-  // records changed has names elsewhere too (/proc/stat's cpu lines beside kern.*) or is a
-  // cgroup's file: those are for resolving every name again.
+  // (transient()): "net.dev" for a line of /proc/net/dev, a cgroup's name for a line of its
+  // io.stat; each once. Nothing where a source whose records changed has names elsewhere too
+  // (/proc/stat's cpu lines beside kern.*): those are for resolving every name again.
   static std::optional<std::vector<std::string>> record_subtrees(const Snapshot& snapshot);
   // Whether names `name` stands for come from the mount table: mount points (fs.mount) and what
   // a mounted file system has (xfs, btrfs, a ZFS pool's datasets). A mount or an unmount changes
