@@ -170,7 +170,7 @@ std::optional<std::string_view> cgroup_of(std::string_view name) noexcept {
     return std::nullopt;
   // The file's component, the last one that is a file's: no key holds a '/', and a cgroup's
   // directory named like a file ("io.stat") comes before it.
-  for (std::size_t end = name.size(); end != std::string_view::npos && end > 0;) {
+  for (std::size_t end = name.size(); end > 0;) {
     std::size_t dot = name.rfind('.', end - 1);
     if (dot == std::string_view::npos)
       break;

@@ -318,9 +318,9 @@ public:
   // The entries read from such a source, in order.
   std::vector<std::size_t> changed_records() const;
 
-  // Leaves out each entry under one of `prefixes` (cgroups removed), and the sources only they
-  // read; `moved_to` gets, for each entry before, its index now, or k_erased. Returns how many
-  // of those left out had failed the last read.
+  // Leaves out each entry under one of `prefixes` (mount points, cgroups, net.dev), and the
+  // sources only they read; `moved_to` gets, for each entry before, its index now, or k_erased.
+  // Returns how many of those left out had failed the last read.
   static constexpr std::size_t k_erased = static_cast<std::size_t>(-1);
   std::size_t erase_under(std::span<const std::string> prefixes,
                           std::vector<std::size_t>& moved_to);
