@@ -230,18 +230,23 @@ TEST_CASE("kstat serve: resolving again and again does not grow it", "[kstat][se
 #ifdef OPSKIT_SANITIZED
   WARN("skipped: AddressSanitizer's allocator is not the server's");
 #else
-  // A disk that comes and goes makes every scrape resolve the names again, as a minute does; two
-  // scrapes at once take both server threads. Each resolve frees a snapshot and its families.
+  // A CPU that comes and goes makes every scrape resolve the names again, as a minute does
+  // (/proc/stat's lines hold kern.* too); a disk that comes and goes, every other one find the
+  // disks' names anew. Two scrapes at once take both server threads. Each resolve frees a
+  // snapshot and its families.
   TempDir root;
   std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
   auto disks = opskit::read_file(root / "diskstats");
+  auto stat = opskit::read_file(root / "stat");
   REQUIRE(disks);
+  REQUIRE(stat);
   KstatServe serve({"--proc-root", root.path()});
   REQUIRE(http_get(serve.url()).status == 200);
   long first = status_kib(serve.pid(), "VmRSS");
   for (int i = 0; i < 60; ++i) {
+    std::ofstream(root / "stat") << (i % 2 == 0 ? "cpu2 1 0 1 1 0 0 0 0 0 0\n" : "") << *stat;
     std::ofstream(root / "diskstats")
-        << *disks << (i % 2 == 0 ? "   8 400 sdz 42 0 336 10 0 0 0 0 0 10 10 0 0 0 0 0 0\n" : "");
+        << *disks << (i % 4 < 2 ? "   8 400 sdz 42 0 336 10 0 0 0 0 0 10 10 0 0 0 0 0 0\n" : "");
     auto other = std::async(std::launch::async, [&] { return http_get(serve.url()).status; });
     REQUIRE(http_get(serve.url()).status == 200);
     REQUIRE(other.get() == 200);
