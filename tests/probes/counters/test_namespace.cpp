@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/scrape.hpp"
 #include "opskit/text.hpp"
@@ -495,6 +496,36 @@ TEST_CASE("namespace: a caller sees what a snapshot would be made of, and may ke
   CHECK(found > served->size());
 }
 
+TEST_CASE("namespace: records that came or went name the subtree to find again, or none where "
+          "a file's names lie elsewhere too",
+          "[counters][namespace]") {
+  TempRoot root;
+  Namespace ns(root.path.string());
+  auto snapshot = ns.snapshot(std::vector<std::string>{"net.dev", "disk", "cpu", "kern.forks"});
+  REQUIRE(snapshot);
+  snapshot->read();
+  CHECK_FALSE(snapshot->records_changed());
+  CHECK(Namespace::record_subtrees(*snapshot) == std::vector<std::string>{});
+  auto dev = opskit::read_file((root.path / "net/dev").string());
+  auto disks = opskit::read_file((root.path / "diskstats").string());
+  auto stat = opskit::read_file((root.path / "stat").string());
+  REQUIRE((dev && disks && stat));
+  root.write("net/dev", *dev + " veth1: 1 1 0 0 0 0 0 0 2 2 0 0 0 0 0 0\n");
+  root.write("diskstats", *disks + "   8 400 sdz 42 0 336 10 0 0 0 0 0 10 10 0 0 0 0 0 0\n");
+  snapshot->read();
+  CHECK(snapshot->records_changed());
+  CHECK(Namespace::record_subtrees(*snapshot) == std::vector<std::string>{"net.dev", "disk"});
+  // Only the last read counts: the same lines again are no change.
+  root.write("net/dev", *dev);
+  root.write("diskstats", *disks);
+  snapshot->read();
+  CHECK_FALSE(snapshot->records_changed());
+  // A CPU: /proc/stat's lines hold kern.* too.
+  root.write("stat", "cpu2 1 0 1 1 0 0 0 0 0 0\n" + *stat);
+  snapshot->read();
+  CHECK_FALSE(Namespace::record_subtrees(*snapshot));
+}
+
 TEST_CASE("scraper: a resolve interval that finds the names served keeps serving them, and one "
           "that finds a new name serves it",
           "[counters][namespace]") {
@@ -619,4 +650,20 @@ TEST_CASE("scraper: a cgroup made or removed is found or left alone, the others 
   auto served = series(body());
   CHECK(served.size() == 7 * 5); // memory.current and io.stat's four of seven cgroups
   CHECK(served == series(*(*fresh)->scrape(opskit::TextFormat::prometheus)));
+}
+
+TEST_CASE("namespace: a device new in a cgroup's io.stat names that cgroup to find again",
+          "[counters][namespace]") {
+  Hierarchy cgroups;
+  cgroups.make("io.stat", 1); // a cgroup named like a file
+  cgroups.make("io.stat/job.scope", 2);
+  auto snapshot =
+      Namespace(k_root, cgroups.sys.path()).snapshot(std::vector<std::string>{"cgroup"});
+  REQUIRE(snapshot);
+  snapshot->read();
+  std::ofstream(cgroups.root / "io.stat/job.scope/io.stat", std::ios::app)
+      << "8:0 rbytes=1 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n";
+  snapshot->read();
+  CHECK(Namespace::record_subtrees(*snapshot) ==
+        std::vector<std::string>{"cgroup.io/stat.job/scope"});
 }
