@@ -125,19 +125,58 @@ bool Namespace::transient(std::string_view name) noexcept {
   return transient_root(name).has_value();
 }
 
+namespace {
+
+// The subtree all of a changed file's entries lie in: a subtree of names that come and go, or
+// for a cgroup's file (io.stat gained a device) that cgroup, not every cgroup's.
+std::optional<std::string_view> changed_root(const Snapshot& snapshot,
+                                             const Snapshot::RecordChange& change) {
+  std::optional<std::string_view> root;
+  for (std::size_t i : change.entries) {
+    const std::string& name = snapshot.info(i).name;
+    auto mine = transient_root(name);
+    if (mine == "cgroup")
+      mine = cgroup_of(name);
+    if (!mine || (root && *root != *mine))
+      return std::nullopt;
+    root = mine;
+  }
+  return root;
+}
+
+// Whether each entry's name is <root>.<its record's key>.<...>, as net.dev.eth0.rx_bytes is of
+// /proc/net/dev's "eth0:" line: the records that came or went are then subtrees of their own.
+bool named_by_key(const Snapshot& snapshot, const Snapshot::RecordChange& change,
+                  std::string_view root) {
+  if (!change.keyed || change.entries.empty())
+    return false;
+  for (std::size_t k = 0; k < change.entries.size(); ++k) {
+    std::string stem = dotted_name(root, component_of(change.keys[k])) + ".";
+    if (!snapshot.info(change.entries[k]).name.starts_with(stem))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
 std::optional<std::vector<std::string>> Namespace::record_subtrees(const Snapshot& snapshot) {
   std::vector<std::string> out;
-  for (std::size_t i : snapshot.changed_records()) {
-    const std::string& name = snapshot.info(i).name;
-    auto root = transient_root(name);
-    // A cgroup's file that gained a line (io.stat: a device's first I/O) is that cgroup's:
-    // "cgroup" would be every cgroup's names.
-    if (root == "cgroup")
-      root = cgroup_of(name);
+  auto add = [&](std::string subtree) {
+    if (std::ranges::find(out, subtree) == out.end())
+      out.push_back(std::move(subtree));
+  };
+  for (const auto& change : snapshot.record_changes()) {
+    auto root = changed_root(snapshot, change);
     if (!root)
       return std::nullopt;
-    if (std::ranges::find(out, *root) == out.end())
-      out.emplace_back(*root);
+    if (!root->starts_with("cgroup") && named_by_key(snapshot, change, *root)) {
+      for (const auto* keys : {&change.came, &change.went})
+        for (const auto& key : *keys)
+          add(dotted_name(*root, component_of(key)));
+    } else {
+      add(std::string(*root));
+    }
   }
   return out;
 }

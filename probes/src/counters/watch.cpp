@@ -41,7 +41,7 @@ Watch::Watch(Snapshot snapshot, const Watch& before) : Watch(std::move(snapshot)
 }
 
 bool Watch::names_changed() const noexcept {
-  return snapshot_.records_changed() || (first_failures_ && failures_ > *first_failures_);
+  return first_failures_ && failures_ > *first_failures_;
 }
 
 bool Watch::follow(const Namespace& ns, std::span<const Selection> selections,

@@ -514,10 +514,18 @@ TEST_CASE("namespace: records that came or went name the subtree to find again, 
   root.write("diskstats", *disks + "   8 400 sdz 42 0 336 10 0 0 0 0 0 10 10 0 0 0 0 0 0\n");
   snapshot->read();
   CHECK(snapshot->records_changed());
-  CHECK(Namespace::record_subtrees(*snapshot) == std::vector<std::string>{"net.dev", "disk"});
-  // Only the last read counts: the same lines again are no change.
+  // Each line's names are the interface's or the disk's own: those that came, alone.
+  CHECK(Namespace::record_subtrees(*snapshot).value_or(std::vector<std::string>{"none"}) ==
+        std::vector<std::string>{"net.dev.veth1", "disk.sdz"});
+  // The same lines again are no change; lines gone are the ones before's.
+  snapshot->read();
+  CHECK_FALSE(snapshot->records_changed());
   root.write("net/dev", *dev);
   root.write("diskstats", *disks);
+  snapshot->read(); // gone, and no entry read them: nothing to find again
+  CHECK(snapshot->records_changed());
+  CHECK(Namespace::record_subtrees(*snapshot).value_or(std::vector<std::string>{"none"}) ==
+        std::vector<std::string>{});
   snapshot->read();
   CHECK_FALSE(snapshot->records_changed());
   // A CPU: /proc/stat's lines hold kern.* too.

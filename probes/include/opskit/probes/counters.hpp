@@ -312,11 +312,21 @@ public:
   std::vector<std::string> source_paths() const;
   // The source files that failed in the last read(), each with why, in the order first used.
   std::vector<std::pair<std::string, Error>> source_errors() const;
-  // Whether a source file had more or fewer lines in the last read than in its first (a disk,
-  // a CPU, a network interface, an interrupt came or went): names resolved again would differ.
+  // Whether a source file had more or fewer lines in the last read than in the one before (a
+  // disk, a CPU, a network interface, an interrupt came or went): names resolved again would
+  // differ.
   bool records_changed() const noexcept;
-  // The entries read from such a source, in order.
-  std::vector<std::size_t> changed_records() const;
+  // Of each such source: the entries read from it, the record key each reads, and where its
+  // records are keyed lines (/proc/net/dev's interfaces), the keys of the records of figures
+  // that came (none of its entries reads them: left out by the names given, or new) and went
+  // (entries read them, the file has them no more).
+  struct RecordChange {
+    std::vector<std::size_t> entries;
+    std::vector<std::string_view> keys; // of each entry
+    bool keyed = false;
+    std::vector<std::string> came, went;
+  };
+  std::vector<RecordChange> record_changes() const;
 
   // Leaves out each entry under one of `prefixes` (mount points, cgroups, net.dev), and the
   // sources only they read; `moved_to` gets, for each entry before, its index now, or k_erased.
@@ -324,7 +334,9 @@ public:
   static constexpr std::size_t k_erased = static_cast<std::size_t>(-1);
   std::size_t erase_under(std::span<const std::string> prefixes,
                           std::vector<std::size_t>& moved_to);
-  // Takes `more`'s entries after these, with their sources and their last read.
+  // Takes `more`'s entries after these, with their last read, and its sources but those these
+  // read already (the same file, reader): an interface followed reads /proc/net/dev with the
+  // others.
   void append(Snapshot&& more);
 
 private:

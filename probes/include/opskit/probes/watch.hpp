@@ -40,15 +40,15 @@ public:
   const std::vector<Reading>& sample(double seconds);
   const Snapshot& snapshot() const noexcept { return snapshot_; }
 
-  // Whether the names ought to be resolved again after the last sample: a file's records came
-  // or went (a disk, an interface), or more entries failed than at the first sample (one left
-  // its file).
+  // Whether the names ought to be resolved again after the last sample: more entries failed
+  // than at the first sample (one left its file). Records that came or went (a disk, an
+  // interface) NameChanges::happened() tells.
   bool names_changed() const noexcept;
 
-  // Follows mount points and cgroups that came or went (`subtrees`, as NameChanges saw them)
-  // without finding the other names again: the entries under each go, and what `ns` finds
-  // under each now of `selections` comes after the others, new to the watch (its first rate an
-  // interval later). The other entries go on. Where a file's records came or went too, or
+  // Follows what came or went (`subtrees`, as NameChanges saw them: mount points, cgroups, an
+  // interface) without finding the other names again: the entries under each go, and what `ns`
+  // finds under each now of `selections` comes after the others, new to the watch (its first
+  // rate an interval later) but where one was there before. The other entries go on. Where
   // entries not under them failed, names_changed() stays true: the names are for resolving
   // again all the same. Returns whether entries went or came.
   bool follow(const Namespace& ns, std::span<const Selection> selections,
