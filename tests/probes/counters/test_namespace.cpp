@@ -17,6 +17,7 @@
 #include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/scrape.hpp"
+#include "opskit/probes/watch.hpp"
 #include "opskit/text.hpp"
 #include "temp_dir.hpp"
 
@@ -674,4 +675,36 @@ TEST_CASE("namespace: a device new in a cgroup's io.stat names that cgroup to fi
   snapshot->read();
   CHECK(Namespace::record_subtrees(*snapshot) ==
         std::vector<std::string>{"cgroup.io/stat.job/scope"});
+}
+
+TEST_CASE("watch: an interface that came is followed alone, its line read with the others'",
+          "[counters][namespace]") {
+  TempRoot root;
+  Namespace ns(root.path.string());
+  const std::vector<std::string> names{"net.dev"};
+  auto snapshot = ns.snapshot(names);
+  REQUIRE(snapshot);
+  Watch watch(std::move(*snapshot));
+  watch.sample(1);
+  std::size_t sources = watch.snapshot().source_count();
+  auto dev = opskit::read_file((root.path / "net/dev").string());
+  REQUIRE(dev);
+  root.write("net/dev", *dev + " veth1: 1 1 0 0 0 0 0 0 2 2 0 0 0 0 0 0\n");
+  watch.sample(1);
+  auto subtrees = Namespace::record_subtrees(watch.snapshot());
+  REQUIRE(subtrees);
+  CHECK(*subtrees == std::vector<std::string>{"net.dev.veth1"});
+  const Selection all{names};
+  CHECK(watch.follow(ns, std::span(&all, 1), *subtrees));
+  CHECK(watch.snapshot().source_count() == sources); // /proc/net/dev once, not twice
+  auto& readings = watch.sample(1);
+  CHECK_FALSE(watch.names_changed());
+  bool found = false;
+  for (std::size_t i = 0; i < watch.snapshot().size(); ++i)
+    if (watch.snapshot().info(i).name == "net.dev.veth1.rx_bytes") {
+      found = true;
+      CHECK(format_value(watch.snapshot().value(i)) == "1");
+      CHECK_FALSE(readings[i].rate); // new to the watch: its first rate a sample later
+    }
+  CHECK(found);
 }
