@@ -192,7 +192,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     std::fflush(stdout);
     // Names that came or went are shown from the next line on under a header of their own.
     // Mount points, cgroups, interfaces or disks that came or went, and nothing else: the names
-    // under them alone are found anew (those of interfaces: net.dev), and those of one gone
+    // under them alone are found anew (an interface's: net.dev.veth1), and those of one gone
     // leave without a failure told. Else (a CPU, an XFS file system, an entry that failed) all
     // are resolved again; with the same names, the watch goes on with the new failures as its
     // baseline.

@@ -91,10 +91,12 @@ bool is_octal(char c) noexcept {
   return c >= '0' && c <= '7';
 }
 
-std::string component_of_mount(std::string_view escaped) {
-  std::string component;
-  append_octal_escaped(component, escaped, ".");
-  return component;
+// fs.mount.<mount point>: the name a mount point's fields are under, for fs.mount and for the
+// MountWatch that tells which came or went.
+std::string mount_name(std::string_view escaped) {
+  std::string name = "fs.mount.";
+  append_octal_escaped(name, escaped, ".");
+  return name;
 }
 
 // A mount point's fields, in the order of their names (natural_less()).
@@ -212,7 +214,7 @@ void for_each_listed(std::string_view text, F&& f) {
 std::vector<std::string> listed_mounts(std::string_view text) {
   std::vector<std::string> out;
   for_each_listed(text, [&](const Mount& m) {
-    out.push_back(fmt::format("fs.mount.{}", component_of_mount(m.point)));
+    out.push_back(mount_name(m.point));
     out.back().append(1, '\0').append(m.type).append(1, '\0').append(m.source);
   });
   std::ranges::sort(out);
@@ -278,7 +280,7 @@ void find_mounts(const Roots& roots, std::string_view prefix, std::vector<Field>
   };
   std::vector<Listed> listed;
   for_each_listed(*text, [&](const Mount& m) {
-    Listed point{fmt::format("fs.mount.{}.", component_of_mount(m.point)), m};
+    Listed point{mount_name(m.point) + ".", m};
     if (related(prefix, std::string_view(point.stem).substr(0, point.stem.size() - 1)))
       listed.push_back(std::move(point));
   });

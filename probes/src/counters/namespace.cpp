@@ -170,7 +170,7 @@ std::optional<std::vector<std::string>> Namespace::record_subtrees(const Snapsho
     auto root = changed_root(snapshot, change);
     if (!root)
       return std::nullopt;
-    if (!root->starts_with("cgroup") && named_by_key(snapshot, change, *root)) {
+    if (named_by_key(snapshot, change, *root)) { // a cgroup's names are not: its file's are
       for (const auto* keys : {&change.came, &change.went})
         for (const auto& key : *keys)
           add(dotted_name(*root, component_of(key)));

@@ -129,8 +129,9 @@ public:
   // looked for there only: none where nothing is there.
   Result<Snapshot> snapshot_under(std::span<const Selection> selections,
                                   std::string_view prefix) const;
-  // Appends to `snapshot` what snapshot_under() finds under each of `prefixes` (cgroups made or
-  // removed; one under another of them is found with it), each part read once by `deadline`.
+  // Appends to `snapshot` what snapshot_under() finds under each of `prefixes` (mount points,
+  // cgroups, interfaces that came; one under another of them is found with it), each part read
+  // once by `deadline`.
   // Returns how many of the entries appended failed that read.
   std::size_t append_under(Snapshot& snapshot, std::span<const Selection> selections,
                            std::span<const std::string> prefixes,
@@ -142,9 +143,11 @@ public:
   // mount points, CPUs' softnet figures, cgroups.
   static bool transient(std::string_view name) noexcept;
   // Where the records that came or went in `snapshot`'s last read lie, as names that come and go
-  // (transient()): "net.dev" for a line of /proc/net/dev, a cgroup's name for a line of its
-  // io.stat; each once. Nothing where a source whose records changed has names elsewhere too
-  // (/proc/stat's cpu lines beside kern.*): those are for resolving every name again.
+  // (transient()), each once: a record's own where each name of its file is <subtree>.<its
+  // record's key>.<...> ("net.dev.veth1" for veth1's line of /proc/net/dev), else the file's
+  // subtree ("md"), and a cgroup's name for a line of its io.stat. Nothing where a source whose
+  // records changed has names elsewhere too (/proc/stat's cpu lines beside kern.*): those are
+  // for resolving every name again.
   static std::optional<std::vector<std::string>> record_subtrees(const Snapshot& snapshot);
   // Whether names `name` stands for come from the mount table: mount points (fs.mount) and what
   // a mounted file system has (xfs, btrfs, a ZFS pool's datasets). A mount or an unmount changes
@@ -263,7 +266,8 @@ public:
     bool everything = false;
     // Else the names whose subtrees to find anew, each once: of mount points mounted or
     // unmounted ("fs.mount./data"), of cgroups made or removed
-    // ("cgroup.system/slice.cron/service"), and of files whose records came or went ("net.dev").
+    // ("cgroup.system/slice.cron/service"), and of records that came or went
+    // ("net.dev.veth1").
     std::vector<std::string> subtrees;
   };
   // What came or went since made or last asked: a poll(2) of the mount table and a read of the

@@ -144,13 +144,13 @@ public:
   // back, when a file system was mounted or unmounted (where names come from the mount table:
   // Namespace::from_mounts()) or a cgroup was made or removed under the names given
   // (Namespace::watch_cgroups()): where nothing else changed, only the names under those mount
-  // points and cgroups, and under the subtree of a file's records that came or went
-  // (Namespace::record_subtrees(): net.dev for an interface), are found anew, the rest kept (an
-  // XFS, Btrfs or ZFS file system, a CPU, are a resolve); and every resolve interval for what none of that shows (a controller
-  // enabled in a cgroup): that one finds the names and, where they are those served, keeps the
-  // snapshot, its open files and its families. Safe to call from many threads: a scrape
-  // that waited for another's read gets that read's body when the read began after the scrape
-  // arrived.
+  // points and cgroups, and under the records that came or went (Namespace::record_subtrees():
+  // net.dev.veth1 for an interface), are found anew, the rest kept (an XFS, Btrfs or ZFS file
+  // system, a CPU, are a resolve); and every resolve interval for what none of that shows (a
+  // controller enabled in a cgroup): that one finds the names and, where they are those
+  // served, keeps the snapshot, its open files and its families. Safe to call from many
+  // threads: a scrape that waited for another's read gets that read's body when the read began
+  // after the scrape arrived.
   Body scrape(TextFormat format);
 
   // The names given that come and go (Names::transient_ok) with nothing under them at the last
@@ -162,9 +162,9 @@ private:
   void read(Clock::time_point deadline);
   // Resolves the names again; where `keep_if_same`, keeps the snapshot if they are the same.
   void resolve(Clock::time_point deadline, bool keep_if_same);
-  // Finds the names under `subtrees` (mount points and cgroups that came, or went and were
-  // erased from the snapshot and the families) anew, and adds them to both; `failures` are the
-  // snapshot's in the last read.
+  // Finds the names under `subtrees` (mount points, cgroups, interfaces that came, or went and
+  // were erased from the snapshot and the families) anew, and adds them to both; `failures` are
+  // the snapshot's in the last read.
   void follow(std::span<const std::string> subtrees, Clock::time_point deadline,
               std::size_t failures);
   std::string render(TextFormat format, Clock::duration took) const;
