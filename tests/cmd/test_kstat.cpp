@@ -14,7 +14,6 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -23,6 +22,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "mount_namespace.hpp"
 #include "opskit/file.hpp"
 #include "opskit/handle.hpp"
 #include "opskit/text.hpp"
@@ -516,8 +516,7 @@ TEST_CASE("kstat watch: a file system mounted is followed without opening the ot
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root to mount");
   // In a mount namespace of the test's own, which kstat starts in: nothing else sees the mount.
-  REQUIRE(::unshare(CLONE_NEWNS) == 0);
-  REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+  opskit::test::enter_own_mount_namespace();
   opskit::test::TempDir sys; // an empty /sys: the names are /proc's
   std::filesystem::create_directory(sys / "point");
   std::string errors, opened = sys / "opened";

@@ -11,7 +11,6 @@
 #include <set>
 
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "daemon.hpp"
+#include "mount_namespace.hpp"
 #include "net.hpp"
 #include "opskit/handle.hpp"
 #include "prometheus.hpp"
@@ -825,8 +825,7 @@ public:
   explicit LoopMount(const std::string& mkfs) {
     if (!have_program(mkfs))
       FAIL(mkfs << " is needed (scripts/dev installs it)");
-    REQUIRE(::unshare(CLONE_NEWNS) == 0);
-    REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+    opskit::test::enter_own_mount_namespace();
     std::string image = dir_ / "fs.img";
     std::filesystem::create_directories(point());
     std::ofstream{image}.close();

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <future>
 
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
 #include <fmt/format.h>
 
+#include "mount_namespace.hpp"
 #include "net.hpp"
 #include "opskit/file.hpp"
 #include "opskit/handle.hpp"
@@ -274,8 +274,7 @@ TEST_CASE("kstat serve: a file system mounted is served from the next scrape on,
           "unmounted is gone",
           "[kstat][serve]") {
   // In a mount namespace of the test's own, which the server starts in: nothing else sees it.
-  REQUIRE(::unshare(CLONE_NEWNS) == 0);
-  REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+  opskit::test::enter_own_mount_namespace();
   TempDir point;
   KstatServe serve({"fs.mount"});
   const std::string size =
@@ -295,8 +294,7 @@ TEST_CASE("kstat serve: a cgroup made is served from the next scrape on, and one
           "[kstat][serve]") {
   // The machine's cgroup v2 hierarchy mounted at fs/cgroup of a /sys of the test's own, in a
   // mount namespace of its own, which the server starts in: nothing else sees the mount.
-  REQUIRE(::unshare(CLONE_NEWNS) == 0);
-  REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+  opskit::test::enter_own_mount_namespace();
   TempDir sys;
   const auto hierarchy = sys / "fs/cgroup";
   std::filesystem::create_directories(hierarchy);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "mount_namespace.hpp"
 #include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/probes/scrape.hpp"
@@ -21,7 +22,6 @@
 
 #include <ctime>
 
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/timex.h>
 #include <unistd.h>
@@ -257,8 +257,7 @@ TEST_CASE("live: a scraper follows file systems mounted, unmounted and mounted a
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root to mount");
   // In a mount namespace of the test's own: nothing else sees the mounts.
-  REQUIRE(::unshare(CLONE_NEWNS) == 0);
-  REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+  opskit::test::enter_own_mount_namespace();
   opskit::test::TempDir dir;
   for (const char* point : {"a", "b", "c"})
     std::filesystem::create_directory(dir / point);
