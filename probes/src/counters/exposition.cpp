@@ -994,6 +994,15 @@ constexpr std::size_t k_number_max = k_real_max;
 // The bytes put_head() copies a step.
 constexpr std::size_t k_head_step = 16;
 
+namespace {
+
+// An annotation's sample by its family and labels (text_samples_).
+std::string text_sample_key(std::string_view family, std::string_view labels) {
+  return fmt::format("{}{{{}}}", family, labels);
+}
+
+} // namespace
+
 Exposition::Exposition(const Snapshot& snapshot) {
   add(snapshot, 0);
 }
@@ -1057,7 +1066,7 @@ void Exposition::add(const Snapshot& snapshot, std::size_t first) {
       // The texts of one label set are one sample (an interface's state and addresses).
       auto& members = text_families_[at->second].members;
       auto [sample, new_sample] =
-          text_samples_.try_emplace(fmt::format("{}{{{}}}", m->family, labels), members.size());
+          text_samples_.try_emplace(text_sample_key(m->family, labels), members.size());
       if (new_sample)
         members.push_back(TextMember{std::move(labels), {}, {}, {}});
       members[sample->second].texts.emplace_back(i, m->text_label);
@@ -1107,13 +1116,20 @@ void Exposition::erase(std::span<const std::size_t> moved_to) {
     for (auto& member : family.members)
       member.entry = moved_to[member.entry];
   }
-  for (auto& family : text_families_)
+  // An annotation's label set whose texts have all gone goes too: interfaces and disks come and
+  // go by names of their own (a pod's veth), and each would leave its sample's place behind.
+  text_samples_.clear();
+  for (auto& family : text_families_) {
     for (auto& member : family.members) {
       std::erase_if(member.texts,
                     [&](const auto& text) { return moved_to[text.first] == Snapshot::k_erased; });
       for (auto& text : member.texts)
         text.first = moved_to[text.first];
     }
+    std::erase_if(family.members, [](const TextMember& member) { return member.texts.empty(); });
+    for (std::size_t k = 0; k < family.members.size(); ++k)
+      text_samples_.emplace(text_sample_key(family.name, family.members[k].labels), k);
+  }
   lay_out(member_counts(), {});
 }
 
