@@ -75,6 +75,15 @@ void Textfiles::append(std::string& out, TextFormat format) const {
     mtimes.emplace_back(path, static_cast<double>(st.st_mtim.tv_sec) +
                                   static_cast<double>(st.st_mtim.tv_nsec) / 1e9);
   }
+  // A failing file that is gone is forgotten: written again as broken, it is told again, and
+  // files named anew each time (a job's run) are not remembered without end.
+  std::erase_if(told_, [&](const auto& told) {
+    const std::string& path = told.first;
+    if (path == directory_)
+      return false;
+    std::string_view file = std::string_view(path).substr(directory_.size() + 1);
+    return !files || !std::ranges::binary_search(*files, file);
+  });
   all.append(out, format);
   if (!mtimes.empty()) {
     append_family(out, "kstat_textfile_mtime_seconds",

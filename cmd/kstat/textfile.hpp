@@ -35,7 +35,7 @@ private:
   void tell(const std::string& path, const std::optional<std::string>& failure) const;
 
   std::string directory_;
-  mutable std::map<std::string, std::string> told_; // each failing path, and why
+  mutable std::map<std::string, std::string> told_; // each failing path there now, and why
 };
 
 } // namespace opskit::cmd::kstat

@@ -581,4 +581,11 @@ TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is le
     std::filesystem::remove(dir / file);
   body = http_get(serve.url()).body;
   CHECK(body.find("kstat_textfile_scrape_error 0\n") != std::string::npos);
+  // A file removed is forgotten: written broken again, it is told again.
+  std::ofstream(dir / "late.prom") << "late_type 1\n# TYPE late_type gauge\n";
+  http_get(serve.url());
+  err = serve.err();
+  std::string late = "kstat: warning: textfile " + dir.path() + "/late.prom: ";
+  INFO(err);
+  CHECK(err.find(late) != err.rfind(late));
 }
