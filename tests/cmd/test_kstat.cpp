@@ -417,6 +417,12 @@ void overwrite(const std::string& file, std::string_view old, std::string_view t
           static_cast<ssize_t>(text.size()));
 }
 
+// What watch_lines() runs kstat under to have its opens written to `opened` (strace; a
+// sanitizer build's LeakSanitizer cannot run under ptrace, and is left off).
+std::string traced_opens(const std::string& opened) {
+  return "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'";
+}
+
 // How often `file` was opened in strace's record `opened` of openat(2) calls ("/proc/vmstat\"":
 // the quote ends the path).
 std::size_t opens_of(const std::string& opened, std::string_view file) {
@@ -494,9 +500,7 @@ TEST_CASE("kstat watch: cgroups made and removed are followed without opening th
         std::filesystem::rename(sys / "web.service", sys / "fs/cgroup/system.slice/web.service");
         std::filesystem::rename(sys / "fs/cgroup/system.slice/ssh.service", sys / "ssh.service");
       },
-      errors, status, "--sys-root",
-      // LeakSanitizer cannot run under ptrace: a sanitizer build's kstat leaves it off here
-      "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'");
+      errors, status, "--sys-root", traced_opens(opened));
   CHECK(status == 0);
   CHECK(errors == ""); // ssh.service's entries left; they did not fail
   REQUIRE(seen.size() == 4);
@@ -524,8 +528,7 @@ TEST_CASE("kstat watch: a file system mounted is followed without opening the ot
   auto seen = watch_lines(
       sys.path(), "-i 0.2 -c 4 --json fs.mount vm.stats.pgfault", 1,
       [&] { REQUIRE(::mount("kstat-test", (sys / "point").c_str(), "tmpfs", 0, "size=4m") == 0); },
-      errors, status, "--sys-root",
-      "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'");
+      errors, status, "--sys-root", traced_opens(opened));
   ::umount2((sys / "point").c_str(), MNT_DETACH);
   CHECK(status == 0);
   CHECK(errors == "");
@@ -551,8 +554,7 @@ TEST_CASE("kstat watch: an interface that comes is followed without opening the 
         std::ofstream(root / "net/dev", std::ios::app)
             << " veth1: 1000 10 0 0 0 0 0 0 2000 20 0 0 0 0 0 0\n";
       },
-      errors, status, "--proc-root",
-      "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'");
+      errors, status, "--proc-root", traced_opens(opened));
   CHECK(status == 0);
   CHECK(errors == "");
   REQUIRE(seen.size() == 6);
@@ -582,8 +584,7 @@ TEST_CASE("kstat watch: a device new in a cgroup's io.stat finds that cgroup's n
         std::ofstream(sys / "fs/cgroup/system.slice/io.stat", std::ios::app)
             << "8:0 rbytes=512 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n";
       },
-      errors, status, "--sys-root",
-      "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'");
+      errors, status, "--sys-root", traced_opens(opened));
   CHECK(status == 0);
   CHECK(errors == "");
   REQUIRE(seen.size() == 4);
