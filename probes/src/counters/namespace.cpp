@@ -125,6 +125,13 @@ bool Namespace::transient(std::string_view name) noexcept {
   return transient_root(name).has_value();
 }
 
+bool Namespace::of_process(std::string_view name) noexcept {
+  if (!holds("proc", name) || name.size() <= 5)
+    return false;
+  std::string_view rest = name.substr(5);
+  return all_digits(rest.substr(0, rest.find('.')));
+}
+
 namespace {
 
 // The subtree all of a changed file's entries lie in: a subtree of names that come and go, or
@@ -158,14 +165,35 @@ bool named_by_key(const Snapshot& snapshot, const Snapshot::RecordChange& change
   return true;
 }
 
+// The names a file of `name`'s goes with, when it goes: a process's ("proc.4242"), a cgroup's,
+// or those of one mount point, interface or disk ("fs.mount./data", "net.dev.veth1"). Nothing
+// for a name in no such subtree.
+std::optional<std::string> own_subtree(std::string_view name) {
+  std::string_view root = "proc";
+  if (!Namespace::of_process(name)) {
+    auto transient = transient_root(name);
+    if (!transient)
+      return std::nullopt;
+    if (*transient == "cgroup") {
+      auto cgroup = cgroup_of(name);
+      return cgroup ? std::optional<std::string>(*cgroup) : std::nullopt;
+    }
+    root = *transient;
+  }
+  if (name.size() <= root.size())
+    return std::string(root);
+  return dotted_name(root, child_of(root, name));
+}
+
+void add_once(std::vector<std::string>& subtrees, std::string subtree) {
+  if (std::ranges::find(subtrees, subtree) == subtrees.end())
+    subtrees.push_back(std::move(subtree));
+}
+
 } // namespace
 
 std::optional<std::vector<std::string>> Namespace::record_subtrees(const Snapshot& snapshot) {
   std::vector<std::string> out;
-  auto add = [&](std::string subtree) {
-    if (std::ranges::find(out, subtree) == out.end())
-      out.push_back(std::move(subtree));
-  };
   for (const auto& change : snapshot.record_changes()) {
     auto root = changed_root(snapshot, change);
     if (!root)
@@ -173,10 +201,21 @@ std::optional<std::vector<std::string>> Namespace::record_subtrees(const Snapsho
     if (named_by_key(snapshot, change, *root)) { // a cgroup's names are not: its file's are
       for (const auto* keys : {&change.came, &change.went})
         for (const auto& key : *keys)
-          add(dotted_name(*root, component_of(key)));
+          add_once(out, dotted_name(*root, component_of(key)));
     } else {
-      add(std::string(*root));
+      add_once(out, std::string(*root));
     }
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> Namespace::gone_subtrees(const Snapshot& snapshot) {
+  std::vector<std::string> out;
+  for (std::size_t i : snapshot.failed_anew()) {
+    auto subtree = own_subtree(snapshot.info(i).name);
+    if (!subtree)
+      return std::nullopt;
+    add_once(out, std::move(*subtree));
   }
   return out;
 }
@@ -208,8 +247,7 @@ NameChanges::Seen NameChanges::happened(const Snapshot& snapshot) {
     auto records = Namespace::record_subtrees(snapshot);
     seen.everything = !records;
     for (auto& subtree : records.value_or(std::vector<std::string>{}))
-      if (std::ranges::find(seen.subtrees, subtree) == seen.subtrees.end())
-        seen.subtrees.push_back(std::move(subtree));
+      add_once(seen.subtrees, std::move(subtree));
   }
   return seen;
 }
@@ -348,7 +386,8 @@ Result<std::vector<Field>> Namespace::found(std::span<const Selection> selection
     };
     for (const auto& name : names) {
       OPSKIT_TRY_ASSIGN(auto found,
-                        named(name, filter.absent_ok || (filter.transient_ok && transient(name))));
+                        named(name, filter.absent_ok || (filter.transient_ok &&
+                                                         (transient(name) || of_process(name)))));
       given.push_back(name);
       if (all.empty()) { // taken whole, not moved a field at a time: "cgroup" finds 30,000
         all = std::move(found);

@@ -662,6 +662,7 @@ bool Source::read(Clock::time_point deadline) {
   unchanged = false; // read_now() says where the bytes are the last read's
   read_ok = read_now(deadline);
   unchanged = unchanged && was_ok && read_ok;
+  failed_anew = was_ok && !read_ok;
   return read_ok;
 }
 

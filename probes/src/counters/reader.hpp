@@ -402,7 +402,8 @@ struct Source {
   // counted where they cannot (Layout::fixed_lines, as the rendered calls' are; a whole file).
   std::size_t lines = std::string_view::npos;
   bool lines_fixed = false;
-  bool lines_changed = false;                 // in the last read
+  bool lines_changed = false; // in the last read
+  bool failed_anew = false;   // the last read failed, the one before it succeeded (a pid exited)
   StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
   std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
   std::shared_ptr<LinkDumps> link_dumps;      // Reader::links: the last dump and this one
@@ -416,7 +417,7 @@ struct Source {
   // Fails this read without reading: the snapshot's deadline passed before it.
   void skip(Error why) {
     read_error = std::move(why);
-    read_ok = unchanged = false;
+    read_ok = unchanged = failed_anew = false;
   }
 
 private:

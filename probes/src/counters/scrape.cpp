@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <ctime>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <span>
 
@@ -96,6 +97,11 @@ std::vector<Selection> Scraper::Settings::selections() const {
 }
 
 Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) {
+  // A process given is running at the start (else a pid mistyped); one that exits later leaves.
+  for (const auto& set : settings.sets)
+    for (const auto& name : set.names)
+      if (Namespace::of_process(name))
+        OPSKIT_TRY(ns.list(name));
   NameChanges changes(ns, given_names(settings));
   std::size_t failures = 0;
   OPSKIT_TRY_ASSIGN(auto snapshot,
@@ -158,21 +164,39 @@ void Scraper::read(Clock::time_point deadline) {
   // Mount points, cgroups, interfaces or disks that came or went, and nothing else: their names
   // alone are found anew. The names of those gone go first, and with them their failures in
   // this read.
-  bool regrouped = !seen.everything && !seen.subtrees.empty();
-  if (regrouped) {
-    std::vector<std::size_t> moved_to;
-    failures -= snapshot_.erase_under(seen.subtrees, moved_to);
-    exposition_.erase(moved_to);
+  std::vector<std::string> subtrees;
+  if (!seen.everything)
+    subtrees = std::move(seen.subtrees);
+  failures -= leave(subtrees);
+  // Files that failed where they read well the time before, each the file of a process that
+  // exited or of a mount point, cgroup, interface or disk: those names alone are found anew
+  // (a process's, none), not every name.
+  bool failed = failures > baseline_failures_ && now < deadline; // not the deadline's doing
+  if (failed && !seen.everything) {
+    if (auto gone = Namespace::gone_subtrees(snapshot_); gone && !gone->empty()) {
+      failures -= leave(*gone); // none under those left already
+      subtrees.insert(subtrees.end(), std::make_move_iterator(gone->begin()),
+                      std::make_move_iterator(gone->end()));
+    }
   }
-  bool went = failures > baseline_failures_ && now < deadline; // not the deadline's doing
+  bool went = failures > baseline_failures_ && now < deadline;
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
   if (went || came || seen.everything)
     resolve(deadline, false);
-  else if (regrouped)
-    follow(seen.subtrees, deadline, failures);
+  else if (!subtrees.empty())
+    follow(subtrees, deadline, failures);
   else if (now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline, true);
+}
+
+std::size_t Scraper::leave(std::span<const std::string> subtrees) {
+  if (subtrees.empty())
+    return 0;
+  std::vector<std::size_t> moved_to;
+  std::size_t failed = snapshot_.erase_under(subtrees, moved_to);
+  exposition_.erase(moved_to);
+  return failed;
 }
 
 void Scraper::follow(std::span<const std::string> subtrees, Clock::time_point deadline,

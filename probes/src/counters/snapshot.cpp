@@ -397,6 +397,14 @@ std::vector<std::pair<std::string, Error>> Snapshot::source_errors() const {
   return out;
 }
 
+std::vector<std::size_t> Snapshot::failed_anew() const {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (sources_[slots_[i].source]->failed_anew)
+      out.push_back(i);
+  return out;
+}
+
 std::size_t Found::size() const noexcept {
   return fields_.size();
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include <malloc.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -697,6 +699,102 @@ TEST_CASE("scraper: disks that come and go, each by a name of its own, leave not
   // 740 bytes a disk before its annotation's place went with it: 185,000 here.
   CHECK(::mallinfo2().uordblks < heap + 8192);
 #endif
+}
+
+namespace {
+
+// A process of the test's own, paused until it is ended (killed and waited for: its /proc
+// directory gone).
+struct Child {
+  pid_t pid = ::fork();
+  Child() {
+    if (pid == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+    REQUIRE(pid > 0);
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() { end(); }
+  void end() {
+    if (pid <= 0)
+      return;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    pid = -1;
+  }
+};
+
+// A /sys with power supplies, where one more comes as the kernel adds a device: whole.
+struct PowerSupplies {
+  opskit::test::TempDir sys;
+  PowerSupplies() {
+    fs::copy(std::string(OPSKIT_TEST_DATA) + "/sys-basic", sys.path(), fs::copy_options::recursive);
+  }
+  void add(const std::string& name) const {
+    fs::path supplies = fs::path(sys.path()) / "class/power_supply";
+    fs::copy(supplies / "AC", fs::path(sys.path()) / name, fs::copy_options::recursive);
+    fs::rename(fs::path(sys.path()) / name, supplies / name);
+  }
+};
+
+// A scraper of a process of the test's own and of power supplies, resolving at `interval`.
+struct ProcessScrape {
+  Child child;
+  PowerSupplies power;
+  std::string pid = std::to_string(child.pid);
+  Scraper::Settings settings;
+  std::unique_ptr<Scraper> scraper;
+  explicit ProcessScrape(Scraper::Clock::duration interval)
+      : settings{.sets = {{.names = {"proc." + pid, "hw.power_supply"}, .transient_ok = true}},
+                 .resolve_interval = interval} {
+    auto opened = open();
+    REQUIRE(opened);
+    scraper = std::move(*opened);
+  }
+  opskit::Result<std::unique_ptr<Scraper>> open() const {
+    return Scraper::open(Namespace("/proc", power.sys.path()), settings);
+  }
+  std::string body() const { return *scraper->scrape(opskit::TextFormat::prometheus); }
+};
+
+} // namespace
+
+TEST_CASE("scraper: a process that exits leaves with its names alone, the others served as "
+          "they were",
+          "[counters][namespace]") {
+  ProcessScrape served(std::chrono::hours(1));
+  std::string pid = "pid=\"" + served.pid + "\"";
+  CHECK(served.body().find("kstat_process_stat_num_threads{" + pid + "} 1\n") != std::string::npos);
+  // It exits as a device comes that only a resolve of every name finds.
+  served.child.end();
+  served.power.add("AC2");
+  for (int scrape = 0; scrape < 2; ++scrape) {
+    auto after = served.body();
+    CHECK(after.find(pid) == std::string::npos);
+    CHECK(after.find("kstat_scrape_error") == std::string::npos);
+    CHECK(after.find("kstat_power_supply_online{power_supply=\"AC\"} 1\n") != std::string::npos);
+    CHECK(after.find("AC2") == std::string::npos);
+  }
+}
+
+TEST_CASE("scraper: a process given must be running at the start, and once it has exited the "
+          "names are resolved without it",
+          "[counters][namespace]") {
+  ProcessScrape served(Scraper::Clock::duration::zero()); // a resolve every scrape
+  std::string pid = "pid=\"" + served.pid + "\"";
+  CHECK(served.body().find(pid) != std::string::npos);
+  served.child.end();
+  CHECK(served.body().find(pid) == std::string::npos);
+  served.power.add("AC2");
+  auto found = served.body();
+  CHECK(found.find("kstat_power_supply_online{power_supply=\"AC2\"} 1\n") != std::string::npos);
+  CHECK(found.find(pid) == std::string::npos);
+  CHECK(found.find("kstat_scrape_error") == std::string::npos);
+  auto late = served.open();
+  REQUIRE_FALSE(late);
+  CHECK(late.error().message() == "unknown name 'proc." + served.pid + "': no such process");
 }
 
 TEST_CASE("namespace: a device new in a cgroup's io.stat names that cgroup to find again",

@@ -64,7 +64,8 @@ struct SnapshotFilter {
   // instead of failing.
   bool absent_ok = false;
   // The same for a name in a subtree whose names come and go (Namespace::transient(): an md
-  // array, a network interface, a disk), which may have something under it later.
+  // array, a network interface, a disk), which may have something under it later, and for one
+  // of a process that has exited (Namespace::of_process()).
   bool transient_ok = false;
 };
 
@@ -142,6 +143,10 @@ public:
   // arrays, ARP entries, conntrack's statistics (its module loaded), network interfaces, disks,
   // mount points, CPUs' softnet figures, cgroups.
   static bool transient(std::string_view name) noexcept;
+  // Whether `name` lies under a process's names ("proc.4242.stat.utime"), which go for good when
+  // it exits: a pid used again is another process. With SnapshotFilter::transient_ok, one that
+  // names no process is left out too.
+  static bool of_process(std::string_view name) noexcept;
   // Where the records that came or went in `snapshot`'s last read lie, as names that come and go
   // (transient()), each once: a record's own where each name of its file is <subtree>.<its
   // record's key>.<...> ("net.dev.veth1" for veth1's line of /proc/net/dev), else the file's
@@ -149,6 +154,12 @@ public:
   // records changed has names elsewhere too (/proc/stat's cpu lines beside kern.*): those are
   // for resolving every name again.
   static std::optional<std::vector<std::string>> record_subtrees(const Snapshot& snapshot);
+  // The subtrees of the entries whose files went in `snapshot`'s last read
+  // (Snapshot::failed_anew()), each once: a process's ("proc.4242": it exited), or one of a
+  // subtree whose names come and go (a mount point's, a cgroup's). Nothing where such an entry
+  // lies in no subtree of its own (a hwmon sensor's file): those are for resolving every name
+  // again.
+  static std::optional<std::vector<std::string>> gone_subtrees(const Snapshot& snapshot);
   // Whether names `name` stands for come from the mount table: mount points (fs.mount) and what
   // a mounted file system has (xfs, btrfs, a ZFS pool's datasets). A mount or an unmount changes
   // them.
@@ -316,6 +327,9 @@ public:
   std::vector<std::string> source_paths() const;
   // The source files that failed in the last read(), each with why, in the order first used.
   std::vector<std::pair<std::string, Error>> source_errors() const;
+  // The entries whose source failed in the last read() and read well in the one before: a
+  // process that exited, a mount point that stopped answering.
+  std::vector<std::size_t> failed_anew() const;
   // Whether a source file had more or fewer lines in the last read than in the one before (a
   // disk, a CPU, a network interface, an interrupt came or went): names resolved again would
   // differ.

@@ -160,11 +160,14 @@ public:
 private:
   Scraper(Namespace ns, Settings settings, Snapshot snapshot, NameChanges changes);
   void read(Clock::time_point deadline);
+  // Leaves out the names under `subtrees` (gone, or to be found anew) from the snapshot and the
+  // families; returns how many of them failed the last read.
+  std::size_t leave(std::span<const std::string> subtrees);
   // Resolves the names again; where `keep_if_same`, keeps the snapshot if they are the same.
   void resolve(Clock::time_point deadline, bool keep_if_same);
-  // Finds the names under `subtrees` (mount points, cgroups, interfaces that came, or went and
-  // were erased from the snapshot and the families) anew, and adds them to both; `failures` are
-  // the snapshot's in the last read.
+  // Finds the names under `subtrees` (mount points, cgroups, interfaces that came, or went, and
+  // processes that exited, erased from the snapshot and the families) anew, and adds them to both;
+  // `failures` are the snapshot's in the last read.
   void follow(std::span<const std::string> subtrees, Clock::time_point deadline,
               std::size_t failures);
   std::string render(TextFormat format, Clock::duration took) const;
