@@ -770,6 +770,31 @@ TEST_CASE("kstat watch net.link: a link without settings (lo) is not asked for t
   CHECK(none < 20);          // lo, as each source first reads the links, not in every sample
 }
 
+TEST_CASE("kstat serve: an interface's sysctl given, the interface deleted, is a scrape error, "
+          "not a resolve each scrape",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a network namespace of its own");
+  // Served under strace (its openat calls), kst0 deleted after the first scrape, four more; the
+  // last one's body printed.
+  auto out = in_own_network(
+      "ip link set lo up; dir=$(mktemp -d); ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat "
+      "-o $dir/opened "
+      "{0} serve --listen 127.0.0.1:0 net.ipv4.conf.kst0.forwarding vm.swappiness >$dir/out 2>&1 & "
+      "tracer=$!; for i in $(seq 100); do grep -q serving $dir/out && break; sleep 0.1; done; "
+      "url=$(sed -n 's/^kstat: serving //p' $dir/out); curl -s $url >/dev/null; "
+      "ip link del kst0; for i in 1 2 3 4; do curl -s $url >$dir/last; done; "
+      "kill $(pgrep -P $tracer); wait $tracer || true; cat $dir/last; "
+      "echo \"listed $(grep -c '/proc/sys/net/ipv4/conf\"' $dir/opened)\"; rm -rf $dir");
+  CHECK(out.find("kstat_scrape_error{source=\"/proc/sys/net/ipv4/conf/kst0/forwarding\"} 1\n") !=
+        std::string::npos);
+  CHECK(out.find("kstat_sysctl{name=\"vm.swappiness\"} ") != std::string::npos);
+  // The resolve after the first failure could not find the name, and listed its parent for a
+  // suggestion; the three scrapes after it tried no resolve (each did, one a scrape, before).
+  auto listed = out.substr(out.rfind("listed "));
+  CHECK(listed == "listed 1\n");
+}
+
 TEST_CASE("kstat read net.dev: every interface, where /proc/net/dev is more than a page",
           "[kstat][cli]") {
   if (::geteuid() != 0)

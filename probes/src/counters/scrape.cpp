@@ -183,11 +183,11 @@ void Scraper::read(Clock::time_point deadline) {
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
   if (went || came || seen.everything)
-    resolve(deadline, false);
+    resolve(deadline, false, failures);
   else if (!subtrees.empty())
     follow(subtrees, deadline, failures);
   else if (now - resolved_at_ >= settings_.resolve_interval)
-    resolve(deadline, true);
+    resolve(deadline, true, failures);
 }
 
 std::size_t Scraper::leave(std::span<const std::string> subtrees) {
@@ -208,7 +208,7 @@ void Scraper::follow(std::span<const std::string> subtrees, Clock::time_point de
   awaited_ = find_awaited();
 }
 
-void Scraper::resolve(Clock::time_point deadline, bool keep_if_same) {
+void Scraper::resolve(Clock::time_point deadline, bool keep_if_same, std::size_t failures_now) {
   changes_.renew(ns_, given_names(settings_));
   // The families and the old snapshot go once the new one's names are found, before its files
   // are opened, so that the two are never held at once (at 500 cgroups: 15 MB and 2,500
@@ -232,8 +232,13 @@ void Scraper::resolve(Clock::time_point deadline, bool keep_if_same) {
     baseline_failures_ = failures;
     exposition_ = Exposition(snapshot_);
     awaited_ = find_awaited();
-  } // else the same names, or every name has gone (the families were let go only where names
-    // were found): keep serving them, or what failed and why
+  } else if (!fresh) {
+    // A name given is there no more (an interface's sysctl, the interface deleted), or every
+    // name has gone (the families were let go only where names were found): keep serving them,
+    // or what failed and why. What fails now is the baseline: the next scrape does not try
+    // again, the interval's resolve does.
+    baseline_failures_ = failures_now;
+  } // else the same names: kept
   // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
   // unless told: give them back, once a resolve.
   ::malloc_trim(0);

@@ -164,7 +164,8 @@ private:
   // families; returns how many of them failed the last read.
   std::size_t leave(std::span<const std::string> subtrees);
   // Resolves the names again; where `keep_if_same`, keeps the snapshot if they are the same.
-  void resolve(Clock::time_point deadline, bool keep_if_same);
+  // `failures_now` are the snapshot's in the last read, its baseline where the resolve fails.
+  void resolve(Clock::time_point deadline, bool keep_if_same, std::size_t failures_now);
   // Finds the names under `subtrees` (mount points, cgroups, interfaces that came, or went, and
   // processes that exited, erased from the snapshot and the families) anew, and adds them to both;
   // `failures` are the snapshot's in the last read.
