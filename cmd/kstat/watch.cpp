@@ -194,8 +194,8 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     // Mount points, cgroups, interfaces or disks that came or went, and nothing else: the names
     // under them alone are found anew (an interface's: net.dev.veth1), and those of one gone
     // leave without a failure told. Else (a CPU, an XFS file system, an entry that failed) all
-    // are resolved again; with the same names, the watch goes on with the new failures as its
-    // baseline.
+    // are resolved again; with the same names, or where a name given is there no more (a
+    // process that exited), the watch goes on with the new failures as its baseline.
     auto seen = changes.happened(watch->snapshot());
     bool renamed = false;
     if (!seen.everything && !seen.subtrees.empty())
@@ -205,6 +205,8 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
       changes.renew(ns, options.names);
       if (auto fresh = ns.snapshot(options.names))
         again = std::make_unique<counters::Watch>(std::move(*fresh), *watch);
+      else
+        watch->keep_failures(); // not looked for again at each sample
     }
     failed_any += report_new_errors(watch->snapshot(), said, again ? &again->snapshot() : nullptr);
     if (again) {

@@ -612,6 +612,31 @@ TEST_CASE("kstat watch: an entry that fails is told once, and shown as '-'", "[k
   CHECK(errors == "kstat: error: vm.stats.pgfault: no longer in " + root / "vmstat" + "\n");
 }
 
+TEST_CASE("kstat watch: a process that exits is told once, and not looked for each sample",
+          "[kstat][cli]") {
+  // Under strace (its stat calls), the process killed once the first sample is out.
+  auto r =
+      run({"sh", "-c",
+           "sleep 30 & sp=$!; out=$(mktemp); calls=$(mktemp); "
+           "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=stat,lstat,newfstatat,statx -o $calls "
+           "\"$0\" watch -i 0.1 -c 10 "
+           "--json proc.$sp.stat.num_threads vm.swappiness >$out 2>&1 & w=$!; "
+           "for i in $(seq 100); do [ -s $out ] && break; sleep 0.05; done; kill $sp; wait $sp; "
+           "wait $w; echo \"status $?\"; cat $out; "
+           "echo \"looked $(grep -c \"/proc/$sp/stat\\\".*ENOENT\" $calls)\"; rm -f $out $calls",
+           k_kstat});
+  INFO(r.out);
+  CHECK(r.out.find("status 3\n") != std::string::npos); // an entry failed
+  auto told = r.out.find("stat.num_threads: read /proc/");
+  REQUIRE(told != std::string::npos);
+  CHECK(r.out.find("stat.num_threads: read /proc/", told + 1) == std::string::npos);
+  CHECK(r.out.find("\"vm.swappiness\":") != std::string::npos);
+  // The one resolve after it exited looked twice; each sample after did, before: 16 times.
+  int looked = -1;
+  REQUIRE(std::sscanf(r.out.substr(r.out.rfind("looked ")).c_str(), "looked %d", &looked) == 1);
+  CHECK(looked <= 2);
+}
+
 TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0", "[kstat][cli]") {
   auto r = run({"sh", "-c",
                 "out=$(mktemp); \"$0\" watch -i 0.05 kern.forks >\"$out\" & pid=$!; "

@@ -44,6 +44,10 @@ bool Watch::names_changed() const noexcept {
   return first_failures_ && failures_ > *first_failures_;
 }
 
+void Watch::keep_failures() noexcept {
+  first_failures_ = failures_;
+}
+
 bool Watch::follow(const Namespace& ns, std::span<const Selection> selections,
                    std::span<const std::string> subtrees) {
   std::size_t before = snapshot_.size();

@@ -44,6 +44,9 @@ public:
   // than at the first sample (one left its file). Records that came or went (a disk, an
   // interface) NameChanges::happened() tells.
   bool names_changed() const noexcept;
+  // After a resolve that failed (a name given is there no more: a process exited): the last
+  // sample's failures are the baseline, so that names_changed() tells only of more.
+  void keep_failures() noexcept;
 
   // Follows what came or went (`subtrees`, as NameChanges saw them: mount points, cgroups, an
   // interface) without finding the other names again: the entries under each go, and what `ns`
