@@ -170,16 +170,16 @@ void Scraper::read(Clock::time_point deadline) {
   failures -= leave(subtrees);
   // Files that failed where they read well the time before, each the file of a process that
   // exited or of a mount point, cgroup, interface or disk: those names alone are found anew
-  // (a process's, none), not every name.
-  bool failed = failures > baseline_failures_ && now < deadline; // not the deadline's doing
-  if (failed && !seen.everything) {
+  // (a process's, none), not every name. Failures past the deadline are the deadline's doing.
+  bool late = now >= deadline;
+  if (!late && !seen.everything && failures > baseline_failures_) {
     if (auto gone = Namespace::gone_subtrees(snapshot_); gone && !gone->empty()) {
       failures -= leave(*gone); // none under those left already
       subtrees.insert(subtrees.end(), std::make_move_iterator(gone->begin()),
                       std::make_move_iterator(gone->end()));
     }
   }
-  bool went = failures > baseline_failures_ && now < deadline;
+  bool went = !late && failures > baseline_failures_;
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
   if (went || came || seen.everything)
