@@ -801,12 +801,13 @@ TEST_CASE("kstat serve: an interface's sysctl given, the interface deleted, is a
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a network namespace of its own");
   // Served under strace (its openat calls), kst0 deleted after the first scrape, four more; the
-  // last one's body printed.
+  // last one's body printed. The server is stopped however the script ends.
   auto out = in_own_network(
       "ip link set lo up; dir=$(mktemp -d); ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat "
       "-o $dir/opened "
       "{0} serve --listen 127.0.0.1:0 net.ipv4.conf.kst0.forwarding vm.swappiness >$dir/out 2>&1 & "
-      "tracer=$!; for i in $(seq 100); do grep -q serving $dir/out && break; sleep 0.1; done; "
+      "tracer=$!; trap 'kill $(pgrep -P $tracer) 2>/dev/null || true' EXIT; "
+      "for i in $(seq 100); do grep -q serving $dir/out && break; sleep 0.1; done; "
       "url=$(sed -n 's/^kstat: serving //p' $dir/out); curl -s $url >/dev/null; "
       "ip link del kst0; for i in 1 2 3 4; do curl -s $url >$dir/last; done; "
       "kill $(pgrep -P $tracer); wait $tracer || true; cat $dir/last; "
