@@ -621,7 +621,7 @@ TEST_CASE("kstat watch: a process that exits is told once, and not looked for ea
            "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=stat,lstat,newfstatat,statx -o $calls "
            "\"$0\" watch -i 0.1 -c 10 "
            "--json proc.$sp.stat.num_threads vm.swappiness >$out 2>&1 & w=$!; "
-           "for i in $(seq 100); do [ -s $out ] && break; sleep 0.05; done; kill $sp; wait $sp; "
+           "for i in $(seq 400); do [ -s $out ] && break; sleep 0.05; done; kill $sp; wait $sp; "
            "wait $w; echo \"status $?\"; cat $out; "
            "echo \"looked $(grep -c \"/proc/$sp/stat\\\".*ENOENT\" $calls)\"; rm -f $out $calls",
            k_kstat});
@@ -807,7 +807,7 @@ TEST_CASE("kstat serve: an interface's sysctl given, the interface deleted, is a
       "-o $dir/opened "
       "{0} serve --listen 127.0.0.1:0 net.ipv4.conf.kst0.forwarding vm.swappiness >$dir/out 2>&1 & "
       "tracer=$!; trap 'kill $(pgrep -P $tracer) 2>/dev/null || true' EXIT; "
-      "for i in $(seq 100); do grep -q serving $dir/out && break; sleep 0.1; done; "
+      "for i in $(seq 300); do grep -q serving $dir/out && break; sleep 0.1; done; "
       "url=$(sed -n 's/^kstat: serving //p' $dir/out); curl -s $url >/dev/null; "
       "ip link del kst0; for i in 1 2 3 4; do curl -s $url >$dir/last; done; "
       "kill $(pgrep -P $tracer); wait $tracer || true; cat $dir/last; "
