@@ -417,10 +417,16 @@ void overwrite(const std::string& file, std::string_view old, std::string_view t
           static_cast<ssize_t>(text.size()));
 }
 
-// What watch_lines() runs kstat under to have its opens written to `opened` (strace; a
-// sanitizer build's LeakSanitizer cannot run under ptrace, and is left off).
+// What a test runs kstat under to have the system calls `calls` (strace's -e trace=) written to
+// `record`, a word of sh ("$calls" expands). A sanitizer build's LeakSanitizer cannot run under
+// ptrace, and is left off.
+std::string traced(std::string_view calls, std::string_view record) {
+  return fmt::format("ASAN_OPTIONS=detect_leaks=0 strace -f -e trace={} -o \"{}\"", calls, record);
+}
+
+// traced() for watch_lines(): kstat's opens written to `opened`.
 std::string traced_opens(const std::string& opened) {
-  return "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o '" + opened + "'";
+  return traced("openat", opened);
 }
 
 // How often `file` was opened in strace's record `opened` of openat(2) calls ("/proc/vmstat\"":
@@ -615,16 +621,16 @@ TEST_CASE("kstat watch: an entry that fails is told once, and shown as '-'", "[k
 TEST_CASE("kstat watch: a process that exits is told once, and not looked for each sample",
           "[kstat][cli]") {
   // Under strace (its stat calls), the process killed once the first sample is out.
-  auto r =
-      run({"sh", "-c",
-           "sleep 30 & sp=$!; out=$(mktemp); calls=$(mktemp); "
-           "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=stat,lstat,newfstatat,statx -o $calls "
-           "\"$0\" watch -i 0.1 -c 10 "
+  auto r = run(
+      {"sh", "-c",
+       "sleep 30 & sp=$!; out=$(mktemp); calls=$(mktemp); " +
+           traced("stat,lstat,newfstatat,statx", "$calls") +
+           " \"$0\" watch -i 0.1 -c 10 "
            "--json proc.$sp.stat.num_threads vm.swappiness >$out 2>&1 & w=$!; "
            "for i in $(seq 400); do [ -s $out ] && break; sleep 0.05; done; kill $sp; wait $sp; "
            "wait $w; echo \"status $?\"; cat $out; "
            "echo \"looked $(grep -c \"/proc/$sp/stat\\\".*ENOENT\" $calls)\"; rm -f $out $calls",
-           k_kstat});
+       k_kstat});
   INFO(r.out);
   CHECK(r.out.find("status 3\n") != std::string::npos); // an entry failed
   auto told = r.out.find("stat.num_threads: read /proc/");
@@ -776,14 +782,12 @@ TEST_CASE("kstat watch net.link: a link without settings (lo) is not asked for t
           "[kstat][cli]") {
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a network namespace of its own");
-  auto out = lines(in_own_network(
-      "{1}; "
-      // LeakSanitizer cannot run under ptrace: a sanitizer build's kstat leaves it off here
-      "calls=$(mktemp); ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=ioctl -o $calls "
-      "{0} watch -i 0.02 -c 20 --json "
-      "net.link.kst0.speed net.link.lo.mtu; "
-      "echo \"asked $(grep SIOCETHTOOL $calls | grep -c '= 0$') "
-      "$(grep SIOCETHTOOL $calls | grep -c EOPNOTSUPP)\"; rm -f $calls"));
+  auto out =
+      lines(in_own_network("{1}; calls=$(mktemp); " + traced("ioctl", "$calls") +
+                           " {0} watch -i 0.02 -c 20 --json "
+                           "net.link.kst0.speed net.link.lo.mtu; "
+                           "echo \"asked $(grep SIOCETHTOOL $calls | grep -c '= 0$') "
+                           "$(grep SIOCETHTOOL $calls | grep -c EOPNOTSUPP)\"; rm -f $calls"));
   REQUIRE(out.size() == 21);
   for (std::size_t k = 0; k < 20; ++k) { // the veth's speed each time: it is asked each sample
     INFO(out[k]);
@@ -803,10 +807,9 @@ TEST_CASE("kstat serve: an interface's sysctl given, the interface deleted, is a
   // Served under strace (its openat calls), kst0 deleted after the first scrape, four more; the
   // last one's body printed. The server is stopped however the script ends.
   auto out = in_own_network(
-      "ip link set lo up; dir=$(mktemp -d); ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat "
-      "-o $dir/opened "
-      "{0} serve --listen 127.0.0.1:0 net.ipv4.conf.kst0.forwarding vm.swappiness >$dir/out 2>&1 & "
-      "tracer=$!; trap 'kill $(pgrep -P $tracer) 2>/dev/null || true' EXIT; "
+      "ip link set lo up; dir=$(mktemp -d); " + traced("openat", "$dir/opened") +
+      " {0} serve --listen 127.0.0.1:0 net.ipv4.conf.kst0.forwarding vm.swappiness "
+      ">$dir/out 2>&1 & tracer=$!; trap 'kill $(pgrep -P $tracer) 2>/dev/null || true' EXIT; "
       "for i in $(seq 300); do grep -q serving $dir/out && break; sleep 0.1; done; "
       "url=$(sed -n 's/^kstat: serving //p' $dir/out); curl -s $url >/dev/null; "
       "ip link del kst0; for i in 1 2 3 4; do curl -s $url >$dir/last; done; "
