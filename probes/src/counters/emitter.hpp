@@ -83,8 +83,9 @@ struct HwFile {
   Convert convert = {};        // Fibre Channel's hexadecimal
 };
 
-// <base>.<file> for each of `files` in `dir` that exists (and, for `probe`, reads now), the
-// pattern <pattern>.<file>, and `labels` on each (hardware.cpp).
+// <base>.<file> for each of `files` in `dir` that exists (and, for `probe`, reads now: a
+// sensor's), the pattern <pattern>.<file>, and `labels` on each (hardware.cpp). Each is read as
+// Reader::driver: a file its driver answers, which may sleep on the hardware.
 void emit_files(const Roots& roots, std::string_view prefix, const std::string& dir,
                 std::string_view base, std::string_view pattern, std::span<const HwFile> files,
                 const std::vector<std::pair<std::string, std::string>>& labels,

@@ -69,6 +69,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "driver_reads.hpp"
 #include "emitter.hpp"
 #include "opskit/file.hpp"
 #include "opskit/text.hpp"
@@ -299,9 +300,9 @@ void emit_files(const Roots& roots, std::string_view prefix, const std::string& 
     return;
   for (const auto& f : files) {
     std::string path = fmt::format("{}/{}", dir, f.file);
-    if (probe ? !read_file(path) : ::access(path.c_str(), R_OK) != 0)
+    if (probe ? !detail::reads_now(path) : ::access(path.c_str(), R_OK) != 0)
       continue;
-    Emitter emitter(roots, path, f.layout, prefix, out);
+    Emitter emitter(roots, path, f.layout, prefix, out, Reader::driver);
     if (Info* info =
             emitter.emit(fmt::format("{}.{}", base, f.file), fmt::format("{}.{}", pattern, f.file),
                          f.kind, f.unit, {}, f.convert)) {

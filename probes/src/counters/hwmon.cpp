@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "driver_reads.hpp"
 #include "emitter.hpp"
 #include "opskit/file.hpp"
 
@@ -131,11 +132,11 @@ void emit_sensors(const Roots& roots, std::string_view prefix, const std::string
       continue;
     std::string name = fmt::format("{}.{}.{}", base, file->sensor, file->property);
     std::string path = fmt::format("{}/{}", dir, entry);
-    if (!holds(prefix, name) || seen.contains(name) || !read_file(path))
+    if (!holds(prefix, name) || seen.contains(name) || !detail::reads_now(path))
       continue;
     seen.insert(name);
     bool label = file->property == "label";
-    Emitter emitter(roots, path, k_one_value, prefix, out);
+    Emitter emitter(roots, path, k_one_value, prefix, out, Reader::driver);
     Info* info = emitter.emit(
         std::move(name), fmt::format("hw.hwmon.*.{}*.{}", file->type->type, file->property),
         label ? Kind::text : file->type->kind, label ? "" : property_unit(*file), {});

@@ -666,6 +666,33 @@ bool Source::read(Clock::time_point deadline) {
   return read_ok;
 }
 
+bool Source::open() {
+  if (!fd && !open_error) {
+    // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
+    auto opened = open_file(path, O_RDONLY | O_NONBLOCK);
+    if (!opened)
+      open_error = opened.error().errno_value() == EMFILE ? out_of_descriptors() : opened.error();
+    else
+      fd = std::move(*opened);
+  }
+  return !open_error;
+}
+
+bool Source::settle(const Result<std::string_view>& got) {
+  bool was_ok = read_ok;
+  read_error.reset();
+  if (got) {
+    buffer.assign(*got);
+    text = buffer;
+  } else {
+    read_error = got.error();
+  }
+  read_ok = got.has_value();
+  unchanged = false;
+  failed_anew = was_ok && !read_ok;
+  return read_ok;
+}
+
 bool Source::read_now(Clock::time_point deadline) {
   read_error.reset();
   if (reader == Reader::statfs)
@@ -687,15 +714,7 @@ bool Source::read_now(Clock::time_point deadline) {
   }
   if (kept)
     return unchanged = true;
-  if (!fd && !open_error) {
-    // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.
-    auto opened = open_file(path, O_RDONLY | O_NONBLOCK);
-    if (!opened)
-      open_error = opened.error().errno_value() == EMFILE ? out_of_descriptors() : opened.error();
-    else
-      fd = std::move(*opened);
-  }
-  if (open_error)
+  if (!open())
     return false;
   // A rendered file's first read has a page of room, the second the first's room, which
   // pread_whole() grew to the file (raw and rendered_from trade places after each).

@@ -118,12 +118,15 @@ enum class Reader : std::uint8_t {
   udev,
   ipvs_stats,
   ipvs,
-  zfs_state,     // a ZFS pool's state, rendered as a flag each state (zfs.cpp)
-  zfs_io,        // a ZFS pool's I/O, a header line and a line of values, rendered as keyed lines
-  btrfs,         // a Btrfs file system's devices, asked of its mount point by ioctl (btrfs.cpp)
-  once,          // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
-  exists,        // whether the file is there, "1" or "0", looked up once: SELinux's enabled
-  selinux_config // /etc/selinux/config's SELINUX= as a number (selinux.cpp)
+  zfs_state,      // a ZFS pool's state, rendered as a flag each state (zfs.cpp)
+  zfs_io,         // a ZFS pool's I/O, a header line and a line of values, rendered as keyed lines
+  btrfs,          // a Btrfs file system's devices, asked of its mount point by ioctl (btrfs.cpp)
+  once,           // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
+  exists,         // whether the file is there, "1" or "0", looked up once: SELinux's enabled
+  selinux_config, // /etc/selinux/config's SELINUX= as a number (selinux.cpp)
+  // pread of a sysfs file whose read asks a driver, which may sleep on its hardware (a sensor's,
+  // a battery's): with a deadline, made on a thread of its own (driver_reads.hpp)
+  driver
 };
 
 // One name's definition: what it is, where its value lies in which file, how to convert it.
@@ -374,6 +377,7 @@ namespace detail {
 // An open source file and its read buffer, shared by every field read from it.
 struct StatvfsCall; // a statvfs(3) on a thread of its own, which may outlive the read
 struct LinkDumps;   // the links' last dump, by which read_links() knows a link as before
+struct DriverRead;  // a Reader::driver source's read on a DriverReader's thread
 
 struct Source {
   using Clock = std::chrono::steady_clock;
@@ -407,6 +411,7 @@ struct Source {
   StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
   std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
   std::shared_ptr<LinkDumps> link_dumps;      // Reader::links: the last dump and this one
+  std::shared_ptr<DriverRead> driver_read;    // Reader::driver: its read on the thread
 
   // Opens the file on first use, then reads it whole at offset 0 into the buffer (or, for
   // statfs, calls statvfs and renders the figures into the buffer). With a deadline, statvfs of
@@ -419,6 +424,11 @@ struct Source {
     read_error = std::move(why);
     read_ok = unchanged = failed_anew = false;
   }
+  // Opens the file on first use, never blocking; false (and open_error) when it cannot be.
+  bool open();
+  // Takes `got`, the file's bytes read elsewhere (on a DriverReader's thread) or why not, as
+  // this read's.
+  bool settle(const Result<std::string_view>& got);
 
 private:
   bool read_now(Clock::time_point deadline); // read(), but for `unchanged`

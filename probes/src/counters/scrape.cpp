@@ -17,6 +17,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "driver_reads.hpp"
 #include "sources.hpp"
 
 namespace opskit::counters {
@@ -32,6 +33,7 @@ Result<std::optional<Snapshot>> read_snapshot(const Namespace& ns,
                                               const std::function<bool(const Found&)>& make = {}) {
   bool made = true;
   auto decide = [&](const Found& found) { return made = !make || make(found); };
+  detail::ProbeDeadline probes(deadline); // a sensor probed waits no longer than the scrape
   OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.selections(), decide));
   if (!made)
     return std::nullopt;
@@ -202,6 +204,7 @@ std::size_t Scraper::leave(std::span<const std::string> subtrees) {
 void Scraper::follow(std::span<const std::string> subtrees, Clock::time_point deadline,
                      std::size_t failures) {
   std::size_t first = snapshot_.size();
+  detail::ProbeDeadline probes(deadline);
   failures += ns_.append_under(snapshot_, settings_.selections(), subtrees, deadline);
   baseline_failures_ = failures; // as a resolve's first read would count them
   exposition_.add(snapshot_, first);

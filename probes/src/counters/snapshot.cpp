@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "driver_reads.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/text.hpp"
 #include "reader.hpp"
@@ -148,9 +149,17 @@ std::size_t Snapshot::read() {
 
 std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
   bool timed = deadline != std::chrono::steady_clock::time_point::max(), late = false;
+  // With a deadline, the files that ask a driver are read on a thread meanwhile.
+  if (timed) {
+    if (!driver_reader_)
+      driver_reader_ = std::make_unique<detail::DriverReader>();
+    driver_reader_->start(sources_, deadline);
+  }
   for (std::size_t i = 0; i < sources_.size(); ++i) {
     auto& source = sources_[i];
     source->lines_changed = false;
+    if (timed && source->reader == Reader::driver)
+      continue;
     if (timed && !late && i % k_sources_a_look == 0)
       late = std::chrono::steady_clock::now() >= deadline;
     if (late) {
@@ -160,6 +169,8 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
     if (source->read(deadline))
       note_lines(*source);
   }
+  if (timed)
+    driver_reader_->finish();
   // An entry whose source read as before stands as it was, failed or not.
   std::size_t failed = 0, next = 0;
   for (std::size_t i = 0; i < slots_.size();) {

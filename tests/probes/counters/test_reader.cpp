@@ -5,6 +5,7 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -12,7 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "driver_reads.hpp"
 #include "reader.hpp"
+#include "temp_dir.hpp"
 
 using namespace opskit::counters;
 
@@ -426,4 +429,35 @@ TEST_CASE("reader: a mount that does not answer fails the read at its deadline, 
   REQUIRE(read);
   CHECK(mount.text.starts_with("size "));
   CHECK(g_calls == 2);
+}
+
+TEST_CASE("reader: the hardware's files are read on a thread until the deadline, as in place",
+          "[counters][reader]") {
+  using Clock = std::chrono::steady_clock;
+  opskit::test::TempDir dir;
+  std::ofstream(dir / "temp1_input") << "42000\n";
+  std::vector<std::unique_ptr<detail::Source>> sources;
+  for (const char* file : {"temp1_input", "temp2_input"}) {
+    sources.push_back(std::make_unique<detail::Source>());
+    sources.back()->path = dir / file;
+    sources.back()->reader = Reader::driver;
+  }
+  detail::DriverReader reader;
+  reader.start(sources, Clock::now() + std::chrono::seconds(10));
+  reader.finish();
+  CHECK(sources[0]->text == "42000\n");
+  CHECK_FALSE(sources[0]->read_error);
+  REQUIRE(sources[1]->open_error);
+  CHECK(sources[1]->open_error->errno_value() == ENOENT);
+  std::ofstream(dir / "temp1_input") << "43000\n";
+  reader.start(sources, Clock::now() + std::chrono::seconds(10));
+  reader.finish();
+  CHECK(sources[0]->text == "43000\n"); // read again, on the same thread
+  // A deadline already passed reads nothing: no read would be waited for.
+  reader.start(sources, Clock::now() - std::chrono::seconds(1));
+  reader.finish();
+  REQUIRE(sources[0]->read_error);
+  CHECK(sources[0]->read_error->message() ==
+        dir.path() + "/temp1_input: not read: the deadline passed");
+  CHECK(sources[0]->failed_anew);
 }

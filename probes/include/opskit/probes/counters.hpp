@@ -294,8 +294,9 @@ private:
 };
 
 namespace detail {
-struct Source; // one open source file: fd, read buffer, layout
-}
+struct Source;      // one open source file: fd, read buffer, layout
+class DriverReader; // reads the sources that ask a driver on a thread of their own
+} // namespace detail
 
 // Many names read together: read() reads each source file once, then every value is current.
 class Snapshot {
@@ -378,6 +379,8 @@ private:
   // Why each entry failed the last read, or null: a pointer, 8 bytes an entry where an Error is
   // 48, as every scrape looks at every entry's and few ever fail.
   std::vector<std::unique_ptr<Error>> errors_;
+  // Reads the sources that ask a driver (Reader::driver) when there is a deadline.
+  std::unique_ptr<detail::DriverReader> driver_reader_;
 };
 
 // One resolved leaf: an open file descriptor and a field locator. read() is one pread at offset
