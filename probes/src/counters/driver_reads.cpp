@@ -5,7 +5,6 @@
 #include <condition_variable>
 #include <mutex>
 #include <ranges>
-#include <set>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -37,24 +36,6 @@ struct DriverReader::Worker {
 };
 
 namespace {
-
-// The files whose read missed its deadline and has not returned yet: skipped by every reader,
-// which would otherwise leave a thread stuck in each at every scrape.
-std::mutex g_stuck_mutex;
-std::set<std::string, std::less<>> g_stuck;
-
-bool stuck(std::string_view path) {
-  std::lock_guard lock(g_stuck_mutex);
-  return g_stuck.contains(path);
-}
-
-void set_stuck(const std::string& path, bool now) {
-  std::lock_guard lock(g_stuck_mutex);
-  if (now)
-    g_stuck.insert(path);
-  else if (auto it = g_stuck.find(path); it != g_stuck.end())
-    g_stuck.erase(it);
-}
 
 void not_read(Source& source) {
   source.settle(fail(fmt::format("{}: not read: the deadline passed", source.path), ETIMEDOUT));
@@ -100,7 +81,7 @@ void DriverReader::start(std::span<const std::unique_ptr<Source>> sources,
   worker_->batch.clear();
   worker_->next = worker_->done = 0;
   for (const auto& source : drivers) {
-    if (stuck(source->path)) {
+    if (hung(source->path)) {
       source->settle(
           fail(fmt::format("read {}: still no answer to an earlier read; skipped until it returns",
                            source->path),
@@ -132,7 +113,7 @@ void DriverReader::finish() {
     // Marked under the worker's lock, which the thread takes before it unmarks the file on the
     // read's return: the mark comes first.
     if (in_read)
-      set_stuck(posted_[done]->path, true);
+      set_hung(posted_[done]->path, true);
     worker_->leave = true;
   }
   lock.unlock();
@@ -176,7 +157,7 @@ void DriverReader::serve(const std::shared_ptr<Worker>& worker) {
     ++worker->done;
     if (worker->leave) { // the read missed its deadline, and was left to this thread
       lock.unlock();
-      set_stuck(read->path, false);
+      set_hung(read->path, false);
       return;
     }
     if (worker->done == worker->batch.size())

@@ -50,6 +50,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -545,15 +546,38 @@ void for_each_record(std::string_view text, const Layout& layout,
 
 namespace detail {
 
+namespace {
+
+// The paths whose call missed its deadline and has not returned (hung()).
+std::mutex g_hung_mutex;
+std::set<std::string, std::less<>> g_hung;
+
+} // namespace
+
+bool hung(std::string_view path) {
+  std::lock_guard lock(g_hung_mutex);
+  return g_hung.contains(path);
+}
+
+void set_hung(const std::string& path, bool now) {
+  std::lock_guard lock(g_hung_mutex);
+  if (now)
+    g_hung.insert(path);
+  else if (auto it = g_hung.find(path); it != g_hung.end())
+    g_hung.erase(it);
+}
+
+namespace {
+
+// A statvfs(3) on a thread of its own, which may outlive the read that started it.
 struct StatvfsCall {
   std::mutex mutex;
   std::condition_variable cv;
   bool done = false;
+  bool hung = false; // its read gave up on it: its return unmarks the path
   int err = 0;
   struct statvfs st {};
 };
-
-namespace {
 
 // A mount point's statvfs(3) figures as lines of a keyed file, so that they are located and
 // converted as every other source's are.
@@ -569,28 +593,29 @@ void render_statfs(Source& source, const struct statvfs& st) {
 }
 
 // statvfs(3) on a thread of its own, waited for until `deadline`: the thread holds the call's
-// state, so a call that never returns costs that thread and nothing else (node_exporter's
-// filesystem collector treats a stuck mount the same way). Why there is no answer, or nothing
-// when the call returned, with `err` its errno or 0.
+// state, so a call that never returns costs that thread and nothing else, and the mount point
+// is not called again, by any source, until it has (hung(); node_exporter's filesystem collector
+// treats a stuck mount the same way). Why there is no answer, or nothing when the call returned,
+// with `err` its errno or 0.
 std::optional<std::string_view> statvfs_by(Source& source, Source::Clock::time_point deadline,
                                            struct statvfs& st, int& err) {
-  if (auto& stuck = source.statvfs_stuck) {
-    std::lock_guard lock(stuck->mutex);
-    if (!stuck->done)
-      return "still no answer to an earlier call";
-  }
-  source.statvfs_stuck.reset();
+  if (hung(source.path))
+    return "still no answer to an earlier call";
   auto call = std::make_shared<StatvfsCall>();
   try {
     std::thread([call, fn = source.statvfs_fn, path = source.path] {
       struct statvfs got {};
       int rc = fn(path.c_str(), &got);
       int saved = rc == 0 ? 0 : errno;
-      std::lock_guard lock(call->mutex);
+      std::unique_lock lock(call->mutex);
       call->st = got;
       call->err = saved;
       call->done = true;
       call->cv.notify_all();
+      if (call->hung) {
+        lock.unlock();
+        set_hung(path, false);
+      }
     }).detach();
   } catch (const std::system_error&) { // no thread to be had: call it here
     err = source.statvfs_fn(source.path.c_str(), &st) == 0 ? 0 : errno;
@@ -598,7 +623,8 @@ std::optional<std::string_view> statvfs_by(Source& source, Source::Clock::time_p
   }
   std::unique_lock lock(call->mutex);
   if (!call->cv.wait_until(lock, deadline, [&] { return call->done; })) {
-    source.statvfs_stuck = call;
+    set_hung(source.path, true); // under the call's lock: before its return unmarks it
+    call->hung = true;
     return "no answer by the deadline";
   }
   st = call->st;

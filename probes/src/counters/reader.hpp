@@ -374,10 +374,16 @@ void for_each_record(std::string_view text, const Layout& layout,
 
 namespace detail {
 
+// The files and mount points whose read or statvfs(3), made on a thread of its own, missed its
+// deadline and has not returned: each is skipped by every reader in the process until it
+// returns, rather than left with one thread more stuck in it at each scrape, or at each new
+// snapshot that reads it.
+bool hung(std::string_view path);
+void set_hung(const std::string& path, bool now);
+
 // An open source file and its read buffer, shared by every field read from it.
-struct StatvfsCall; // a statvfs(3) on a thread of its own, which may outlive the read
-struct LinkDumps;   // the links' last dump, by which read_links() knows a link as before
-struct DriverRead;  // a Reader::driver source's read on a DriverReader's thread
+struct LinkDumps;  // the links' last dump, by which read_links() knows a link as before
+struct DriverRead; // a Reader::driver source's read on a DriverReader's thread
 
 struct Source {
   using Clock = std::chrono::steady_clock;
@@ -408,10 +414,9 @@ struct Source {
   bool lines_fixed = false;
   bool lines_changed = false; // in the last read
   bool failed_anew = false;   // the last read failed, the one before it succeeded (a pid exited)
-  StatvfsFn statvfs_fn = ::statvfs;           // a seam for the tests of a mount that hangs
-  std::shared_ptr<StatvfsCall> statvfs_stuck; // a call that missed its deadline, until it ends
-  std::shared_ptr<LinkDumps> link_dumps;      // Reader::links: the last dump and this one
-  std::shared_ptr<DriverRead> driver_read;    // Reader::driver: its read on the thread
+  StatvfsFn statvfs_fn = ::statvfs;        // a seam for the tests of a mount that hangs
+  std::shared_ptr<LinkDumps> link_dumps;   // Reader::links: the last dump and this one
+  std::shared_ptr<DriverRead> driver_read; // Reader::driver: its read on the thread
 
   // Opens the file on first use, then reads it whole at offset 0 into the buffer (or, for
   // statfs, calls statvfs and renders the figures into the buffer). With a deadline, statvfs of

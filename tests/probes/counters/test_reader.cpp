@@ -404,7 +404,7 @@ TEST_CASE("reader: a local file system's statvfs is called in place, another's o
 }
 
 TEST_CASE("reader: a mount that does not answer fails the read at its deadline, is skipped "
-          "while its call hangs, and is read again once it returns",
+          "by every source while its call hangs, and is read again once it returns",
           "[counters][reader]") {
   using Clock = std::chrono::steady_clock;
   detail::Source mount;
@@ -419,6 +419,15 @@ TEST_CASE("reader: a mount that does not answer fails the read at its deadline, 
   CHECK(mount.read_error->message() ==
         "statfs /: still no answer to an earlier call; skipped until it returns");
   CHECK(g_calls == 1); // the second read did not pile another call onto the stuck one
+  // Nor does a source made anew for it, as a resolve's snapshot makes one.
+  detail::Source again;
+  again.path = "/";
+  again.reader = Reader::statfs;
+  again.statvfs_fn = hanging_statvfs;
+  CHECK_FALSE(again.read(Clock::now() + std::chrono::seconds(10)));
+  CHECK(again.read_error->message() ==
+        "statfs /: still no answer to an earlier call; skipped until it returns");
+  CHECK(g_calls == 1);
   g_released = true;
   bool read = false; // the stuck call returns in the background; until then reads are skipped
   for (int i = 0; i < 2000 && !read; ++i) {
