@@ -155,8 +155,11 @@ void sleep_until(std::chrono::steady_clock::time_point next) {
 } // namespace
 
 int run_watch(const counters::Namespace& ns, const Options& options) {
+  using Clock = std::chrono::steady_clock;
+  auto interval =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.interval));
   counters::NameChanges changes(ns, options.names);
-  auto snapshot = ns.snapshot(options.names);
+  auto snapshot = ns.snapshot(options.names, {}, Clock::now() + interval);
   if (!snapshot) {
     error(snapshot.error().message());
     return k_exit_failure;
@@ -169,11 +172,10 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
 
-  using Clock = std::chrono::steady_clock;
-  auto interval =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.interval));
   WatchLayout layout = layout_of(watch->snapshot());
-  watch->sample(0);
+  // Each sample is read within an interval: a mount or sensor that does not answer fails its
+  // samples, and the others go on.
+  watch->sample(0, Clock::now() + interval);
   auto last = Clock::now();
   auto next = last + interval;
   std::size_t failed_any = 0, lines = 0; // lines since the header
@@ -186,7 +188,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     double seconds = std::chrono::duration<double>(now - last).count();
     last = now;
     next += interval;
-    const auto& readings = watch->sample(seconds);
+    const auto& readings = watch->sample(seconds, now + interval);
     write_out(render_sample(watch->snapshot(), readings, seconds, layout, lines++ % 20 == 0,
                             options.format));
     std::fflush(stdout);
@@ -199,11 +201,11 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     auto seen = changes.happened(watch->snapshot());
     bool renamed = false;
     if (!seen.everything && !seen.subtrees.empty())
-      renamed = watch->follow(ns, selections, seen.subtrees);
+      renamed = watch->follow(ns, selections, seen.subtrees, Clock::now() + interval);
     std::unique_ptr<counters::Watch> again;
     if (seen.everything || watch->names_changed()) {
       changes.renew(ns, options.names);
-      if (auto fresh = ns.snapshot(options.names))
+      if (auto fresh = ns.snapshot(options.names, {}, Clock::now() + interval))
         again = std::make_unique<counters::Watch>(std::move(*fresh), *watch);
       else
         watch->keep_failures(); // not looked for again at each sample

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "driver_reads.hpp"
 #include "emitter.hpp"
 #include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
@@ -317,14 +318,18 @@ Result<std::vector<Info>> Namespace::list(std::string_view prefix) const {
   return infos;
 }
 
-Result<Snapshot> Namespace::snapshot(std::span<const std::string> names,
-                                     SnapshotFilter filter) const {
+Result<Snapshot> Namespace::snapshot(std::span<const std::string> names, SnapshotFilter filter,
+                                     std::chrono::steady_clock::time_point deadline) const {
   Selection one{names, filter};
-  return snapshot(std::span<const Selection>(&one, 1));
+  return snapshot(std::span<const Selection>(&one, 1), {}, deadline);
 }
 
 Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections,
-                                     const std::function<bool(const Found&)>& make) const {
+                                     const std::function<bool(const Found&)>& make,
+                                     std::chrono::steady_clock::time_point deadline) const {
+  std::optional<detail::ProbeDeadline> probes;
+  if (deadline != std::chrono::steady_clock::time_point::max())
+    probes.emplace(deadline);
   OPSKIT_TRY_ASSIGN(auto all, found(selections));
   if (make && !make(Found(all)))
     return Snapshot({});
@@ -340,6 +345,9 @@ Result<Snapshot> Namespace::snapshot_under(std::span<const Selection> selections
 std::size_t Namespace::append_under(Snapshot& snapshot, std::span<const Selection> selections,
                                     std::span<const std::string> prefixes,
                                     std::chrono::steady_clock::time_point deadline) const {
+  std::optional<detail::ProbeDeadline> probes;
+  if (deadline != std::chrono::steady_clock::time_point::max())
+    probes.emplace(deadline);
   std::size_t failed = 0;
   for (const auto& prefix : prefixes) {
     auto under_another = [&](const std::string& other) {

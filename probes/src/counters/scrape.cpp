@@ -17,7 +17,6 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
-#include "driver_reads.hpp"
 #include "sources.hpp"
 
 namespace opskit::counters {
@@ -33,8 +32,7 @@ Result<std::optional<Snapshot>> read_snapshot(const Namespace& ns,
                                               const std::function<bool(const Found&)>& make = {}) {
   bool made = true;
   auto decide = [&](const Found& found) { return made = !make || make(found); };
-  detail::ProbeDeadline probes(deadline); // a sensor probed waits no longer than the scrape
-  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.selections(), decide));
+  OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.selections(), decide, deadline));
   if (!made)
     return std::nullopt;
   // Names that come and go may all be away now (no md arrays yet): served once they come.
@@ -204,7 +202,6 @@ std::size_t Scraper::leave(std::span<const std::string> subtrees) {
 void Scraper::follow(std::span<const std::string> subtrees, Clock::time_point deadline,
                      std::size_t failures) {
   std::size_t first = snapshot_.size();
-  detail::ProbeDeadline probes(deadline);
   failures += ns_.append_under(snapshot_, settings_.selections(), subtrees, deadline);
   baseline_failures_ = failures; // as a resolve's first read would count them
   exposition_.add(snapshot_, first);

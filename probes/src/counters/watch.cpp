@@ -49,7 +49,8 @@ void Watch::keep_failures() noexcept {
 }
 
 bool Watch::follow(const Namespace& ns, std::span<const Selection> selections,
-                   std::span<const std::string> subtrees) {
+                   std::span<const std::string> subtrees,
+                   std::chrono::steady_clock::time_point deadline) {
   std::size_t before = snapshot_.size();
   // The last values of the entries under them, by name: one found again goes on from its value
   // (an interface's, where another came), as after a resolve.
@@ -71,7 +72,7 @@ bool Watch::follow(const Namespace& ns, std::span<const Selection> selections,
   previous_.resize(kept);
   had_previous_.resize(kept);
   // Read once, so that what fails in it from the start is not taken for a name gone.
-  std::size_t failed = ns.append_under(snapshot_, selections, subtrees);
+  std::size_t failed = ns.append_under(snapshot_, selections, subtrees, deadline);
   if (first_failures_)
     *first_failures_ += failed;
   previous_.resize(snapshot_.size());
@@ -85,8 +86,9 @@ bool Watch::follow(const Namespace& ns, std::span<const Selection> selections,
   return kept != before || snapshot_.size() != kept;
 }
 
-const std::vector<Reading>& Watch::sample(double seconds) {
-  failures_ = snapshot_.read();
+const std::vector<Reading>& Watch::sample(double seconds,
+                                          std::chrono::steady_clock::time_point deadline) {
+  failures_ = snapshot_.read(deadline);
   if (!first_failures_)
     first_failures_ = failures_;
   for (std::size_t i = 0; i < snapshot_.size(); ++i) {

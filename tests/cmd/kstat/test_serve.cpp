@@ -10,7 +10,6 @@
 
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <fmt/format.h>
 
@@ -424,80 +423,6 @@ TEST_CASE("kstat serve: a FIFO where a file should be is a scrape error, not a h
   CHECK(reply.body.find("kstat_process_stat_ppid{pid=\"4242\"} 1\n") != std::string::npos);
   CHECK(reply.body.find("kstat_load1 0.81\n") != std::string::npos);
   CHECK(reply.body.find("io_rchar") == std::string::npos);
-}
-
-namespace {
-
-// A hardware monitoring chip, hwmon0 under `sys`, whose temp1_input does not answer until
-// release() (stuck_sensor.cpp, a FUSE file system); unmounted and stopped by its pid.
-class StuckSensor {
-public:
-  explicit StuckSensor(const std::filesystem::path& sys) : chip_(sys / "class/hwmon/hwmon0") {
-    std::filesystem::create_directories(chip_);
-    pid_ = spawn_quiet({STUCK_SENSOR, release_file_, chip_});
-    for (int i = 0; i < 400 && !std::filesystem::exists(chip_ / "name"); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    REQUIRE(std::filesystem::exists(chip_ / "name"));
-  }
-  StuckSensor(const StuckSensor&) = delete;
-  StuckSensor& operator=(const StuckSensor&) = delete;
-  ~StuckSensor() {
-    release();
-    ::umount2(chip_.c_str(), MNT_DETACH);
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  std::string temperature() const { return (chip_ / "temp1_input").string(); }
-  void release() const { std::ofstream(release_file_) << ""; }
-
-private:
-  TempDir state_;
-  std::filesystem::path chip_;
-  std::string release_file_ = state_ / "release";
-  int pid_ = -1;
-};
-
-int threads_of(int pid) {
-  std::ifstream in(fmt::format("/proc/{}/status", pid));
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with("Threads:"))
-      return std::stoi(line.substr(8));
-  return -1;
-}
-
-} // namespace
-
-TEST_CASE("kstat serve: a sensor that does not answer is a scrape error while the others are "
-          "served, and is read again once it answers",
-          "[kstat][serve]") {
-  TempDir sys;
-  StuckSensor sensor(sys.path());
-  KstatServe serve(
-      {"--sys-root", sys.path(), "--scrape-timeout", "0.5", "hw.hwmon", "kern.loadavg"});
-  std::string error = fmt::format("kstat_scrape_error{{source=\"{}\"}} 1\n", sensor.temperature());
-  int threads = 0;
-  for (int scrape = 0; scrape < 4; ++scrape) {
-    auto reply = http_get(serve.url());
-    CHECK(reply.status == 200);
-    CHECK(reply.body.find(error) != std::string::npos);
-    CHECK(reply.body.find("kstat_hwmon_chip_names{chip=\"stuck\",chip_name=\"stuck\"} 1\n") !=
-          std::string::npos);
-    CHECK(reply.body.find("kstat_load1 ") != std::string::npos);
-    CHECK(reply.body.find("kstat_hwmon_temp_celsius") == std::string::npos);
-    // The stuck read holds one thread, not one more a scrape.
-    if (scrape == 0)
-      threads = threads_of(serve.pid());
-    CHECK(threads_of(serve.pid()) == threads);
-  }
-  sensor.release();
-  std::string body;
-  for (int i = 0; i < 200 && body.find("kstat_hwmon_temp_celsius") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    body = http_get(serve.url()).body;
-  }
-  CHECK(body.find("kstat_hwmon_temp_celsius{chip=\"stuck\",sensor=\"temp1\"} 42\n") !=
-        std::string::npos);
-  CHECK(body.find("kstat_scrape_error") == std::string::npos);
 }
 
 TEST_CASE("kstat serve: a bad --listen or name is one error line, and no server",

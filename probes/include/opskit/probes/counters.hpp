@@ -116,23 +116,29 @@ public:
   // A snapshot of every name that each of `names` is, or holds (a prefix stands for its
   // subtree in name order, a glob for the names it matches), in the order given, without
   // repeats, but what `filter` leaves out.
-  // Fails on the first unknown name, as list() does.
-  Result<Snapshot> snapshot(std::span<const std::string> names, SnapshotFilter filter = {}) const;
+  // Fails on the first unknown name, as list() does. Finding the hardware's names reads its
+  // sensors (one whose read fails is left out): with a `deadline`, each read that does not
+  // answer by then is taken for one that does, and not waited for.
+  Result<Snapshot> snapshot(std::span<const std::string> names, SnapshotFilter filter = {},
+                            std::chrono::steady_clock::time_point deadline =
+                                std::chrono::steady_clock::time_point::max()) const;
   // The same over each selection in turn, with its own filter; a name two hold is read once.
   // `make`, where given, is told what was found before a snapshot is made of it, and says
   // whether to make one (an empty snapshot where it says no): a caller replacing a snapshot can
   // keep it where the names are the same, and let it go first where they are not (its memory,
   // its files).
   Result<Snapshot> snapshot(std::span<const Selection> selections,
-                            const std::function<bool(const Found&)>& make = {}) const;
+                            const std::function<bool(const Found&)>& make = {},
+                            std::chrono::steady_clock::time_point deadline =
+                                std::chrono::steady_clock::time_point::max()) const;
 
   // What snapshot(selections) would hold under `prefix` alone (a cgroup made), each name given
   // looked for there only: none where nothing is there.
   Result<Snapshot> snapshot_under(std::span<const Selection> selections,
                                   std::string_view prefix) const;
   // Appends to `snapshot` what snapshot_under() finds under each of `prefixes` (mount points,
-  // cgroups, interfaces that came; one under another of them is found with it), each part read
-  // once by `deadline`.
+  // cgroups, interfaces that came; one under another of them is found with it), found and each
+  // part read once by `deadline`.
   // Returns how many of the entries appended failed that read.
   std::size_t append_under(Snapshot& snapshot, std::span<const Selection> selections,
                            std::span<const std::string> prefixes,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -35,9 +36,13 @@ public:
   // nothing had changed; an entry new to it gets its first rate an interval later.
   Watch(Snapshot snapshot, const Watch& before);
 
-  // Reads every source. The first call sets the baseline; every later call returns one Reading
-  // per entry for the time since the previous call, `seconds` long.
-  const std::vector<Reading>& sample(double seconds);
+  // Reads every source by `deadline` (an interval on: a mount or sensor that does not answer by
+  // then fails this sample, and is skipped until its call returns, as in a scrape).
+  // The first call sets the baseline; every later call returns one Reading per entry for the
+  // time since the previous call, `seconds` long.
+  const std::vector<Reading>& sample(double seconds,
+                                     std::chrono::steady_clock::time_point deadline =
+                                         std::chrono::steady_clock::time_point::max());
   const Snapshot& snapshot() const noexcept { return snapshot_; }
 
   // Whether the names ought to be resolved again after the last sample: more entries failed
@@ -53,9 +58,12 @@ public:
   // finds under each now of `selections` comes after the others, new to the watch (its first
   // rate an interval later) but where one was there before. The other entries go on. Where
   // entries not under them failed, names_changed() stays true: the names are for resolving
-  // again all the same. Returns whether entries went or came.
+  // again all the same. Returns whether entries went or came. What comes is read once by
+  // `deadline`.
   bool follow(const Namespace& ns, std::span<const Selection> selections,
-              std::span<const std::string> subtrees);
+              std::span<const std::string> subtrees,
+              std::chrono::steady_clock::time_point deadline =
+                  std::chrono::steady_clock::time_point::max());
 
 private:
   Snapshot snapshot_;

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+//
+// kstat serve and kstat watch against a sensor whose read does not return: a file of a FUSE file
+// system (stuck_sensor.cpp) mounted as a hardware monitoring chip under a --sys-root of the
+// test's, whose read waits until the test lets it go.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+#include <fmt/format.h>
+
+#include "serve.hpp"
+
+using namespace opskit::test;
+
+namespace {
+
+// hwmon0 under `sys`, a chip named "stuck" whose temp1_input does not answer until release();
+// unmounted and stopped by its pid. A process stuck in that read cannot end, even killed, until
+// it is let go: Released, made after such a process, lets it go before it is waited for.
+class StuckSensor {
+public:
+  explicit StuckSensor(const std::filesystem::path& sys) : chip_(sys / "class/hwmon/hwmon0") {
+    std::filesystem::create_directories(chip_);
+    pid_ = spawn_quiet({STUCK_SENSOR, release_file_, chip_});
+    for (int i = 0; i < 400 && !std::filesystem::exists(chip_ / "name"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    REQUIRE(std::filesystem::exists(chip_ / "name"));
+  }
+  StuckSensor(const StuckSensor&) = delete;
+  StuckSensor& operator=(const StuckSensor&) = delete;
+  ~StuckSensor() {
+    release();
+    ::umount2(chip_.c_str(), MNT_DETACH);
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::string temperature() const { return (chip_ / "temp1_input").string(); }
+  void release() const { std::ofstream(release_file_) << ""; }
+
+  struct Released {
+    const StuckSensor& sensor;
+    ~Released() { sensor.release(); }
+  };
+
+private:
+  TempDir state_;
+  std::filesystem::path chip_;
+  std::string release_file_ = state_ / "release";
+  int pid_ = -1;
+};
+
+int threads_of(int pid) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("Threads:"))
+      return std::stoi(line.substr(8));
+  return -1;
+}
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+} // namespace
+
+TEST_CASE("kstat serve: a sensor that does not answer is a scrape error while the others are "
+          "served, and is read again once it answers",
+          "[kstat][serve]") {
+  TempDir sys;
+  StuckSensor sensor(sys.path());
+  KstatServe serve(
+      {"--sys-root", sys.path(), "--scrape-timeout", "0.5", "hw.hwmon", "kern.loadavg"});
+  StuckSensor::Released released{sensor};
+  std::string error = fmt::format("kstat_scrape_error{{source=\"{}\"}} 1\n", sensor.temperature());
+  int threads = 0;
+  for (int scrape = 0; scrape < 4; ++scrape) {
+    auto reply = http_get(serve.url());
+    CHECK(reply.status == 200);
+    CHECK(reply.body.find(error) != std::string::npos);
+    CHECK(reply.body.find("kstat_hwmon_chip_names{chip=\"stuck\",chip_name=\"stuck\"} 1\n") !=
+          std::string::npos);
+    CHECK(reply.body.find("kstat_load1 ") != std::string::npos);
+    CHECK(reply.body.find("kstat_hwmon_temp_celsius") == std::string::npos);
+    // The stuck read holds one thread, not one more a scrape.
+    if (scrape == 0)
+      threads = threads_of(serve.pid());
+    CHECK(threads_of(serve.pid()) == threads);
+  }
+  sensor.release();
+  std::string body;
+  for (int i = 0; i < 200 && body.find("kstat_hwmon_temp_celsius") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    body = http_get(serve.url()).body;
+  }
+  CHECK(body.find("kstat_hwmon_temp_celsius{chip=\"stuck\",sensor=\"temp1\"} 42\n") !=
+        std::string::npos);
+  CHECK(body.find("kstat_scrape_error") == std::string::npos);
+}
+
+TEST_CASE("kstat watch: a sensor that does not answer fails its samples, and the others go on",
+          "[kstat][watch]") {
+  TempDir sys, out;
+  StuckSensor sensor(sys.path());
+  int pid = spawn_quiet({"sh", "-c", "exec \"$@\" >\"$0\" 2>\"$0.err\"", out / "samples",
+                         tool("kstat"), "--sys-root", sys.path(), "watch", "-i", "0.2", "-c", "4",
+                         "hw.hwmon", "kern.loadavg.1"});
+  StuckSensor::Released released{sensor};
+  // Its four samples come one an interval, the read still stuck: the process ends only once
+  // the read is let go.
+  std::string samples;
+  for (int i = 0; i < 400 && std::ranges::count(samples, '\n') < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    samples = read_all(out / "samples");
+  }
+  sensor.release();
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WEXITSTATUS(status) == 3); // some entries could not be read
+  samples = read_all(out / "samples");
+  CHECK(samples.starts_with("hw.hwmon.stuck.name hw.hwmon.stuck.temp1.input kern.loadavg.1\n"));
+  CHECK(std::ranges::count(samples, '\n') == 5);
+  CHECK(samples.find(" stuck ") != std::string::npos);
+  CHECK(samples.find(" - ") != std::string::npos); // the temperature, not read
+  CHECK(read_all(out / "samples.err") ==
+        fmt::format("kstat: error: hw.hwmon.stuck.temp1.input: read {}: still no answer to an "
+                    "earlier read; skipped until it returns\n",
+                    sensor.temperature()));
+}
