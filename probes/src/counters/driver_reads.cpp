@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "driver_reads.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <mutex>
@@ -25,14 +26,19 @@ struct DriverRead {
   std::optional<Error> error; // why it did not
 };
 
-// A thread and its batch of reads. The thread reads batch[next] onwards, one at a time, and
-// counts them in `done`; `leave` sends it away once the read it is in returns.
+// A thread and its batch of reads. The batch is the reader's while `posted` is false and the
+// thread's from then until `done` counts it all: the thread takes it (posted false again), reads
+// batch[k] with `next` at k + 1, and counts it in `done`, without a lock. At the deadline the
+// reader sets `abandoned` and marks the path of a read still running hung, holding the lock;
+// the thread, seeing `abandoned` after a read, takes the lock before it unmarks that read's
+// path, and leaves. `leave` sends an idle thread away.
 struct DriverReader::Worker {
   std::mutex mutex;
   std::condition_variable cv;
   std::vector<std::shared_ptr<DriverRead>> batch;
-  std::size_t next = 0, done = 0;
-  bool leave = false;
+  bool posted = false, leave = false; // under the lock
+  std::atomic<std::size_t> next{0}, done{0};
+  std::atomic<bool> abandoned{false};
 };
 
 namespace {
@@ -77,9 +83,8 @@ void DriverReader::start(std::span<const std::unique_ptr<Source>> sources,
     }
     worker_ = std::move(worker);
   }
-  std::lock_guard lock(worker_->mutex);
+  std::unique_lock lock(worker_->mutex);
   worker_->batch.clear();
-  worker_->next = worker_->done = 0;
   for (const auto& source : drivers) {
     if (hung(source->path)) {
       source->settle(
@@ -98,25 +103,34 @@ void DriverReader::start(std::span<const std::unique_ptr<Source>> sources,
       posted_.push_back(source.get());
     }
   }
+  if (posted_.empty())
+    return;
+  worker_->next = 0;
+  worker_->done = 0;
+  worker_->posted = true;
+  lock.unlock();
   worker_->cv.notify_all();
 }
 
 void DriverReader::finish() {
   if (posted_.empty())
     return;
-  std::unique_lock lock(worker_->mutex);
-  bool all = worker_->cv.wait_until(lock, deadline_,
-                                    [&] { return worker_->done == worker_->batch.size(); });
-  std::size_t done = worker_->done;
-  bool in_read = worker_->next > done;
+  std::size_t size = posted_.size();
+  auto all_done = [&] { return worker_->done == size; };
+  bool all = all_done();
+  std::size_t done = size;
+  bool in_read = false;
   if (!all) {
-    // Marked under the worker's lock, which the thread takes before it unmarks the file on the
-    // read's return: the mark comes first.
-    if (in_read)
-      set_hung(posted_[done]->path, true);
-    worker_->leave = true;
+    std::unique_lock lock(worker_->mutex);
+    all = worker_->cv.wait_until(lock, deadline_, all_done);
+    if (!all) {
+      worker_->abandoned = true;
+      done = worker_->done;
+      in_read = worker_->next > done;
+      if (in_read) // under the lock, which the thread takes before it unmarks the path
+        set_hung(posted_[done]->path, true);
+    }
   }
-  lock.unlock();
   for (std::size_t k = 0; k < done; ++k) {
     const DriverRead& read = *posted_[k]->driver_read;
     posted_[k]->settle(read.error ? Result<std::string_view>(fail(*read.error))
@@ -125,15 +139,17 @@ void DriverReader::finish() {
   if (all)
     return;
   worker_.reset(); // the thread stays with its read
+  // What the thread has not done may still be written by it: the next reads are others'.
+  for (std::size_t k = done; k < size; ++k)
+    posted_[k]->driver_read.reset();
   std::size_t next = done;
   if (in_read) {
     Source& late = *posted_[next++];
-    late.driver_read.reset(); // the thread's still: the next read is another's
     late.settle(
         fail(fmt::format("read {}: no answer by the deadline; skipped until it returns", late.path),
              ETIMEDOUT));
   }
-  for (; next < posted_.size(); ++next)
+  for (; next < size; ++next)
     not_read(*posted_[next]);
 }
 
@@ -141,27 +157,35 @@ void DriverReader::serve(const std::shared_ptr<Worker>& worker) {
   thread_local std::string page(4096, '\0');
   std::unique_lock lock(worker->mutex);
   for (;;) {
-    worker->cv.wait(lock, [&] { return worker->leave || worker->next < worker->batch.size(); });
+    worker->cv.wait(lock, [&] { return worker->leave || worker->posted; });
     if (worker->leave)
       return;
-    std::shared_ptr<DriverRead> read = worker->batch[worker->next++];
+    worker->posted = false;
+    std::size_t size = worker->batch.size(); // the batch is the reader's again once all is done
     lock.unlock();
-    auto got = pread_whole(read->fd, page, read->path);
+    for (std::size_t k = 0; k < size; ++k) {
+      DriverRead& read = *worker->batch[k];
+      worker->next = k + 1;
+      auto got = pread_whole(read.fd, page, read.path);
+      if (got) {
+        read.bytes.assign(*got);
+        read.error.reset();
+      } else {
+        read.error = got.error();
+      }
+      worker->done = k + 1;
+      if (worker->abandoned) { // this read, or the next, missed the deadline
+        std::string path = read.path;
+        lock.lock(); // after the reader has marked it
+        lock.unlock();
+        set_hung(path, false);
+        return;
+      }
+    }
+    lock.lock(); // a reader waiting has looked at `done` and waits, or will see it
+    lock.unlock();
+    worker->cv.notify_all();
     lock.lock();
-    if (got) {
-      read->bytes.assign(*got);
-      read->error.reset();
-    } else {
-      read->error = got.error();
-    }
-    ++worker->done;
-    if (worker->leave) { // the read missed its deadline, and was left to this thread
-      lock.unlock();
-      set_hung(read->path, false);
-      return;
-    }
-    if (worker->done == worker->batch.size())
-      worker->cv.notify_all();
   }
 }
 

@@ -5,7 +5,8 @@
 // bus (hwmon over I2C or IPMI), a thermal zone or battery behind ACPI and the embedded
 // controller, a CPU's frequency. With a deadline they are made on a thread of their own and
 // waited for until then, so that a scrape never waits on one for longer; a read that misses it
-// keeps that thread, and its file is skipped, by every reader in the process, until it returns.
+// keeps that thread, and its file is skipped, by every reader in the process (hung()), until it
+// returns.
 
 #include <chrono>
 #include <memory>
@@ -48,7 +49,8 @@ private:
 // slow: its scrapes say so); in place, as long as it takes, where there is none (kstat read).
 bool reads_now(const std::string& path);
 
-// While it lives, the deadline of this thread's reads_now(): a resolve's within a scrape.
+// While it lives, the deadline of this thread's reads_now(): Namespace::snapshot()'s, a scrape's
+// or a watch's sample's.
 class ProbeDeadline {
 public:
   explicit ProbeDeadline(DriverReader::Clock::time_point deadline);
