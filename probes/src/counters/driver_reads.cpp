@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "opskit/file.hpp"
+#include "opskit/handle.hpp"
 #include "reader.hpp"
 
 namespace opskit::counters::detail {
@@ -21,17 +22,21 @@ namespace opskit::counters::detail {
 // One file's read on a worker's thread: which, and what came of it.
 struct DriverRead {
   int fd = -1;
+  // The source's descriptor, once its read has missed the deadline: closed with the read, after
+  // the thread's call has returned, not under it.
+  UniqueFd left;
   std::string path;
   std::string bytes;          // the file, when it read
   std::optional<Error> error; // why it did not
 };
 
 // A thread and its batch of reads. The batch is the reader's while `posted` is false and the
-// thread's from then until `done` counts it all: the thread takes it (posted false again), reads
-// batch[k] with `next` at k + 1, and counts it in `done`, without a lock. At the deadline the
-// reader sets `abandoned` and marks the path of a read still running hung, holding the lock;
-// the thread, seeing `abandoned` after a read, takes the lock before it unmarks that read's
-// path, and leaves. `leave` sends an idle thread away.
+// thread's from then until `done` counts it all: the thread takes it (posted false again), sets
+// `next` to k + 1, reads batch[k] unless `abandoned`, and counts it in `done`, without a lock.
+// At the deadline the reader sets `abandoned` and, holding the lock, marks the path of the read
+// `next` says is running hung and leaves it its descriptor; the thread, seeing `abandoned` before
+// or after a read, takes the lock before it unmarks that read's path, and leaves. `leave` sends
+// an idle thread away.
 struct DriverReader::Worker {
   std::mutex mutex;
   std::condition_variable cv;
@@ -127,8 +132,11 @@ void DriverReader::finish() {
       worker_->abandoned = true;
       done = worker_->done;
       in_read = worker_->next > done;
-      if (in_read) // under the lock, which the thread takes before it unmarks the path
-        set_hung(posted_[done]->path, true);
+      if (in_read) { // under the lock, which the thread takes before it unmarks the path
+        Source& late = *posted_[done];
+        set_hung(late.path, true);
+        late.driver_read->left = std::move(late.fd);
+      }
     }
   }
   for (std::size_t k = 0; k < done; ++k) {
@@ -163,9 +171,17 @@ void DriverReader::serve(const std::shared_ptr<Worker>& worker) {
     worker->posted = false;
     std::size_t size = worker->batch.size(); // the batch is the reader's again once all is done
     lock.unlock();
+    // The reader has given up: it may have counted batch[k] as running, and marked it.
+    auto left = [&](std::size_t k) {
+      lock.lock(); // after the reader has marked it
+      lock.unlock();
+      set_hung(worker->batch[k]->path, false);
+    };
     for (std::size_t k = 0; k < size; ++k) {
       DriverRead& read = *worker->batch[k];
       worker->next = k + 1;
+      if (worker->abandoned)
+        return left(k);
       auto got = pread_whole(read.fd, page, read.path);
       if (got) {
         read.bytes.assign(*got);
@@ -174,13 +190,8 @@ void DriverReader::serve(const std::shared_ptr<Worker>& worker) {
         read.error = got.error();
       }
       worker->done = k + 1;
-      if (worker->abandoned) { // this read, or the next, missed the deadline
-        std::string path = read.path;
-        lock.lock(); // after the reader has marked it
-        lock.unlock();
-        set_hung(path, false);
-        return;
-      }
+      if (worker->abandoned)
+        return left(k);
     }
     lock.lock(); // a reader waiting has looked at `done` and waits, or will see it
     lock.unlock();

@@ -548,23 +548,32 @@ namespace detail {
 
 namespace {
 
-// The paths whose call missed its deadline and has not returned (hung()).
-std::mutex g_hung_mutex;
-std::set<std::string, std::less<>> g_hung;
+// The paths whose call missed its deadline and has not returned (hung()). Never destroyed: a
+// call that returns after main() does still unmarks its path.
+struct HungCalls {
+  std::mutex mutex;
+  std::set<std::string, std::less<>> paths;
+};
+HungCalls& hung_calls() {
+  static auto* calls = new HungCalls;
+  return *calls;
+}
 
 } // namespace
 
 bool hung(std::string_view path) {
-  std::lock_guard lock(g_hung_mutex);
-  return g_hung.contains(path);
+  HungCalls& calls = hung_calls();
+  std::lock_guard lock(calls.mutex);
+  return calls.paths.contains(path);
 }
 
 void set_hung(const std::string& path, bool now) {
-  std::lock_guard lock(g_hung_mutex);
+  HungCalls& calls = hung_calls();
+  std::lock_guard lock(calls.mutex);
   if (now)
-    g_hung.insert(path);
-  else if (auto it = g_hung.find(path); it != g_hung.end())
-    g_hung.erase(it);
+    calls.paths.insert(path);
+  else if (auto it = calls.paths.find(path); it != calls.paths.end())
+    calls.paths.erase(it);
 }
 
 namespace {
