@@ -158,8 +158,12 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   using Clock = std::chrono::steady_clock;
   auto interval =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.interval));
+  // A sample is read, and names found, within its interval, or a second where that is shorter
+  // (a large tree at -i 0.01 is late, not failed): a mount or sensor that does not answer by
+  // then fails its samples, and the others go on.
+  auto budget = std::max(interval, Clock::duration(std::chrono::seconds(1)));
   counters::NameChanges changes(ns, options.names);
-  auto snapshot = ns.snapshot(options.names, {}, Clock::now() + interval);
+  auto snapshot = ns.snapshot(options.names, {}, Clock::now() + budget);
   if (!snapshot) {
     error(snapshot.error().message());
     return k_exit_failure;
@@ -173,9 +177,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   ::sigaction(SIGTERM, &action, nullptr);
 
   WatchLayout layout = layout_of(watch->snapshot());
-  // Each sample is read within an interval: a mount or sensor that does not answer fails its
-  // samples, and the others go on.
-  watch->sample(0, Clock::now() + interval);
+  watch->sample(0, Clock::now() + budget);
   auto last = Clock::now();
   auto next = last + interval;
   std::size_t failed_any = 0, lines = 0; // lines since the header
@@ -188,7 +190,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     double seconds = std::chrono::duration<double>(now - last).count();
     last = now;
     next += interval;
-    const auto& readings = watch->sample(seconds, now + interval);
+    const auto& readings = watch->sample(seconds, now + budget);
     write_out(render_sample(watch->snapshot(), readings, seconds, layout, lines++ % 20 == 0,
                             options.format));
     std::fflush(stdout);
@@ -201,11 +203,11 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     auto seen = changes.happened(watch->snapshot());
     bool renamed = false;
     if (!seen.everything && !seen.subtrees.empty())
-      renamed = watch->follow(ns, selections, seen.subtrees, Clock::now() + interval);
+      renamed = watch->follow(ns, selections, seen.subtrees, Clock::now() + budget);
     std::unique_ptr<counters::Watch> again;
     if (seen.everything || watch->names_changed()) {
       changes.renew(ns, options.names);
-      if (auto fresh = ns.snapshot(options.names, {}, Clock::now() + interval))
+      if (auto fresh = ns.snapshot(options.names, {}, Clock::now() + budget))
         again = std::make_unique<counters::Watch>(std::move(*fresh), *watch);
       else
         watch->keep_failures(); // not looked for again at each sample

@@ -36,8 +36,9 @@ public:
   // nothing had changed; an entry new to it gets its first rate an interval later.
   Watch(Snapshot snapshot, const Watch& before);
 
-  // Reads every source by `deadline` (an interval on: a mount or sensor that does not answer by
-  // then fails this sample, and is skipped until its call returns, as in a scrape).
+  // Reads every source by `deadline` (kstat watch's: an interval on, a second at least): a mount
+  // or sensor that does not answer by then fails this sample, and is skipped until its call
+  // returns, as in a scrape.
   // The first call sets the baseline; every later call returns one Reading per entry for the
   // time since the previous call, `seconds` long.
   const std::vector<Reading>& sample(double seconds,
