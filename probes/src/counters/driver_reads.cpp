@@ -208,7 +208,8 @@ thread_local ProbeDeadline* t_probes = nullptr;
 
 ProbeDeadline::ProbeDeadline(DriverReader::Clock::time_point deadline)
     : outer_(t_probes), deadline_(deadline) {
-  t_probes = this;
+  if (deadline != DriverReader::Clock::time_point::max()) // none: the outer one's, if any
+    t_probes = this;
 }
 
 ProbeDeadline::~ProbeDeadline() {

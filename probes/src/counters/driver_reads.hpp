@@ -50,7 +50,7 @@ private:
 bool reads_now(const std::string& path);
 
 // While it lives, the deadline of this thread's reads_now(): Namespace::snapshot()'s, a scrape's
-// or a watch's sample's.
+// or a watch's sample's. time_point::max() is none, and leaves the one around it, if any.
 class ProbeDeadline {
 public:
   explicit ProbeDeadline(DriverReader::Clock::time_point deadline);

@@ -327,9 +327,7 @@ Result<Snapshot> Namespace::snapshot(std::span<const std::string> names, Snapsho
 Result<Snapshot> Namespace::snapshot(std::span<const Selection> selections,
                                      const std::function<bool(const Found&)>& make,
                                      std::chrono::steady_clock::time_point deadline) const {
-  std::optional<detail::ProbeDeadline> probes;
-  if (deadline != std::chrono::steady_clock::time_point::max())
-    probes.emplace(deadline);
+  detail::ProbeDeadline probes(deadline);
   OPSKIT_TRY_ASSIGN(auto all, found(selections));
   if (make && !make(Found(all)))
     return Snapshot({});
@@ -345,9 +343,7 @@ Result<Snapshot> Namespace::snapshot_under(std::span<const Selection> selections
 std::size_t Namespace::append_under(Snapshot& snapshot, std::span<const Selection> selections,
                                     std::span<const std::string> prefixes,
                                     std::chrono::steady_clock::time_point deadline) const {
-  std::optional<detail::ProbeDeadline> probes;
-  if (deadline != std::chrono::steady_clock::time_point::max())
-    probes.emplace(deadline);
+  detail::ProbeDeadline probes(deadline);
   std::size_t failed = 0;
   for (const auto& prefix : prefixes) {
     auto under_another = [&](const std::string& other) {

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "opskit/file.hpp"
 #include "serve.hpp"
 
 using namespace opskit::test;
@@ -68,8 +69,7 @@ int threads_of(int pid) {
 }
 
 std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return opskit::read_file(path).value_or("");
 }
 
 } // namespace
