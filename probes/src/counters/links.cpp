@@ -10,9 +10,10 @@
 //
 // /sys/class/net/<iface>/ holds these a file each, two dozen files an interface; and carrier and
 // speed fail (EINVAL) while an interface is down. One rtnetlink(7) dump of the links (RTM_GETLINK,
-// the counters left out with RTEXT_FILTER_SKIP_STATS) answers for every interface at once: on a
-// host with a hundred container interfaces, one request and a few receives a scrape instead of a
-// thousand reads. The reader renders the answer as keyed lines, the interface's name first
+// the address families' counters left out with RTEXT_FILTER_SKIP_STATS) answers for every
+// interface at once: on a host with a hundred container interfaces, one request and a few
+// receives a scrape instead of a thousand reads. The reader renders the answer as keyed lines, the
+// interface's name first
 // ("eth0 1 1 1500 1000 2 1 1 69699 1 - up 02:fc:00:00:00:01 ff:ff:ff:ff:ff:ff unknown -"), which
 // are located and converted as any file's lines are; an alias's blanks are octal escapes.
 // An interface that comes or goes changes the lines, which a snapshot notices. The dump is of
@@ -235,11 +236,12 @@ void render(const Link& link, std::string& out) {
 
 namespace detail {
 
-// A dump's links as read_links() rendered them: each one's message as the kernel sent it (without
-// its header, which numbers the request), its settings, and its line in the rendering. A link
-// whose message and settings are those of the same link in the dump before is its line again:
-// an idle host's links read the same scrape after scrape, which a link's walk and rendering took
-// 2,500 instructions each to find.
+// A dump's links as read_links() rendered them: each one's message as the kernel sent it, without
+// its header (which numbers the request) and its counters (append_rendered_part()), its
+// settings, and its line in the rendering. A link whose message and settings are those of the
+// same link in the dump before is its line again: a host's links read the same scrape after
+// scrape but for their counters, which a link's walk, rendering and settings call took 2,500
+// instructions and a syscall each to find.
 struct LinkDump {
   struct Entry {
     std::size_t message_at, message_size, line_at, line_size;
@@ -254,13 +256,27 @@ struct LinkDumps {
 
 namespace {
 
+// Appends what a link's line is rendered from to `out`: RTM_NEWLINK `message`'s ifinfomsg and
+// attributes, but for the interface's counters (IFLA_STATS, IFLA_STATS64), which the kernel
+// sends whatever the request's filter and which move with every packet: loopback's with every
+// scrape over it.
+void append_rendered_part(const nlmsghdr* message, std::string& out) {
+  const auto* info = static_cast<const ifinfomsg*>(NLMSG_DATA(message));
+  out.append(reinterpret_cast<const char*>(info), sizeof *info);
+  int room = static_cast<int>(IFLA_PAYLOAD(message));
+  for (const auto* rta = IFLA_RTA(info); RTA_OK(rta, room); rta = RTA_NEXT(rta, room))
+    if (rta->rta_type != IFLA_STATS && rta->rta_type != IFLA_STATS64)
+      out.append(reinterpret_cast<const char*>(rta), rta->rta_len);
+}
+
 // Renders the link of RTM_NEWLINK `message` into the source's buffer: the line of the same link
-// (the same place in the dump) in the last rendering, where its message and settings are the
-// same.
+// (the same place in the dump) in the last rendering, where what it is rendered from and its
+// settings are the same.
 void render_link(Source& source, const nlmsghdr* message) {
   LinkDumps& dumps = *source.link_dumps;
-  std::string_view sent(static_cast<const char*>(NLMSG_DATA(message)),
-                        message->nlmsg_len - NLMSG_HDRLEN);
+  std::size_t message_at = dumps.next.messages.size();
+  append_rendered_part(message, dumps.next.messages);
+  std::string_view sent = std::string_view(dumps.next.messages).substr(message_at);
   std::size_t k = dumps.next.links.size();
   const LinkDump::Entry* before = k < dumps.last.links.size() ? &dumps.last.links[k] : nullptr;
   std::string_view line;
@@ -290,8 +306,7 @@ void render_link(Source& source, const nlmsghdr* message) {
     render(link, source.buffer);
   }
   dumps.next.links.push_back(
-      {dumps.next.messages.size(), sent.size(), line_at, source.buffer.size() - line_at, settings});
-  dumps.next.messages.append(sent);
+      {message_at, sent.size(), line_at, source.buffer.size() - line_at, settings});
 }
 
 } // namespace
