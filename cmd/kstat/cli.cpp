@@ -78,8 +78,9 @@ void define_serve(CLI::App& sub, Options& options) {
                  "HOST:PORT to listen on (default 127.0.0.1:9100; :PORT for every interface)");
   sub.add_option("--scrape-timeout", options.scrape_timeout,
                  "Seconds a scrape may spend reading; sources left unread are reported "
-                 "(default 5)")
-      ->check(CLI::Range(0.001, 3600.0));
+                 "(default 5; less where Prometheus says it waits less: its scrape timeout, "
+                 "less half a second)")
+      ->check(CLI::Range(0.001, k_scrape_timeout_max));
   sub.add_option("--textfile-directory", options.textfile_directory,
                  "A directory of *.prom files in Prometheus' text format, written by scripts and "
                  "cron jobs, whose metrics each scrape serves too, as node_exporter's "

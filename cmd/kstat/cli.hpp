@@ -34,6 +34,9 @@ struct Options {
   std::string textfile_directory;        // serve: *.prom files to serve too
 };
 
+// The longest --scrape-timeout, in seconds.
+inline constexpr double k_scrape_timeout_max = 3600;
+
 // Defines kstat's command line on `app`, storing what it parses into `options`. With `only`
 // naming a subcommand, the others are left out: building CLI11 options costs more than reading
 // a counter, and a process runs one subcommand.

@@ -26,6 +26,7 @@
 
 #include "opskit/handle.hpp"
 #include "opskit/http_accept.hpp"
+#include "opskit/scrape_timeout.hpp"
 #include "tls.hpp"
 
 namespace opskit::cmd::kstat {
@@ -218,7 +219,8 @@ struct Dispatch {
     std::string encodings = header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING);
     bool compress = !encodings.empty() && accept_quality(encodings, "gzip") > 0;
     std::string accept = header(connection, MHD_HTTP_HEADER_ACCEPT);
-    Response r = server->handler_(server->context_, Request{url, accept});
+    std::string timeout = header(connection, k_scrape_timeout_header);
+    Response r = server->handler_(server->context_, Request{url, accept, timeout});
     return send(connection, r.status, r.content_type, std::move(r.body), compress, headers);
   }
 };

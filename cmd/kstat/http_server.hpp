@@ -27,7 +27,8 @@ namespace opskit::cmd::kstat {
 
 struct Request {
   std::string_view path;
-  std::string_view accept; // the Accept header, or ""
+  std::string_view accept;         // the Accept header, or ""
+  std::string_view scrape_timeout; // X-Prometheus-Scrape-Timeout-Seconds, or ""
 };
 
 struct Response {

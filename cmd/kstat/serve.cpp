@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "serve.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 
@@ -14,6 +16,7 @@
 #include "opskit/file.hpp"
 #include "opskit/http_accept.hpp"
 #include "opskit/probes/scrape.hpp"
+#include "opskit/scrape_timeout.hpp"
 #include "opskit/web/config.hpp"
 #include "process_metrics.hpp"
 #include "textfile.hpp"
@@ -37,7 +40,12 @@ Response answer(void* context, const Request& request) {
     bool open_metrics = accept_quality(request.accept, "application/openmetrics-text") >
                         accept_quality(request.accept, "text/plain");
     auto format = open_metrics ? TextFormat::openmetrics : TextFormat::prometheus;
-    return {200, content_type(format), static_cast<Scraper*>(context)->scrape(format)};
+    // Prometheus says how long it waits: the read ends in time for the answer to arrive.
+    auto budget = Scraper::Clock::duration::max();
+    if (auto seconds = scrape_budget_seconds(request.scrape_timeout))
+      budget = std::chrono::duration_cast<Scraper::Clock::duration>(
+          std::chrono::duration<double>(std::min(*seconds, k_scrape_timeout_max)));
+    return {200, content_type(format), static_cast<Scraper*>(context)->scrape(format, budget)};
   }
   if (request.path == "/")
     return {200, "text/html; charset=utf-8", k_page};

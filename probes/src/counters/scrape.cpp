@@ -141,7 +141,7 @@ std::vector<std::string> Scraper::find_awaited() const {
   return out;
 }
 
-Scraper::Body Scraper::scrape(TextFormat format) {
+Scraper::Body Scraper::scrape(TextFormat format, Clock::duration budget) {
   auto arrived = Clock::now();
   std::lock_guard lock(mutex_);
   auto& body = bodies_[static_cast<std::size_t>(format)];
@@ -151,7 +151,7 @@ Scraper::Body Scraper::scrape(TextFormat format) {
     read_at_ = Clock::now();
     read_time_ = std::chrono::system_clock::now();
     bodies_ = {};
-    read(read_at_ + settings_.timeout);
+    read(read_at_ + std::min(settings_.timeout, budget));
   }
   body = std::make_shared<const std::string>(render(format, Clock::now() - read_at_));
   return body;

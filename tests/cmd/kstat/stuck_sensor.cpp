@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: MIT
 //
 // A hardware monitoring chip whose temperature does not answer until it is let go, as a sensor
-// on a bus that hangs: a FUSE file system of two files, which kstat's tests mount over
-// <sys>/class/hwmon/hwmon0.
+// on a bus that hangs, or answers each read late, as one on a slow bus: a FUSE file system of
+// two files, which kstat's tests mount over <sys>/class/hwmon/hwmon0.
 //
-//   stuck_sensor RELEASE MOUNTPOINT
+//   stuck_sensor RELEASE MOUNTPOINT [SECONDS]
 //
-// name reads "stuck" at once; a read of temp1_input waits until the file RELEASE exists, then
-// gives 42000 (millidegrees). Each read reaches the file system (direct I/O), and its other
-// threads answer meanwhile. It serves in the foreground until unmounted or killed.
+// name reads "stuck" at once; a read of temp1_input waits until the file RELEASE exists, or
+// SECONDS have passed where given, then gives 42000 (millidegrees). Each read reaches the file
+// system (direct I/O), and its other threads answer meanwhile. It serves in the foreground until
+// unmounted or killed.
 
 #define FUSE_USE_VERSION 31
 
 #include <fuse.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -26,6 +29,7 @@
 namespace {
 
 const char* g_release = nullptr;
+std::chrono::duration<double> g_late = std::chrono::duration<double>::max(); // SECONDS
 
 struct File {
   std::string_view name, text;
@@ -78,7 +82,9 @@ int read_file(const char* path, char* out, std::size_t size, off_t offset, fuse_
   const File* file = find(path);
   if (file == nullptr)
     return -ENOENT;
-  while (file->stuck && ::access(g_release, F_OK) != 0)
+  auto start = std::chrono::steady_clock::now();
+  while (file->stuck && ::access(g_release, F_OK) != 0 &&
+         std::chrono::steady_clock::now() - start < g_late)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   if (offset >= static_cast<off_t>(file->text.size()))
     return 0;
@@ -90,11 +96,13 @@ int read_file(const char* path, char* out, std::size_t size, off_t offset, fuse_
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: stuck_sensor RELEASE MOUNTPOINT\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: stuck_sensor RELEASE MOUNTPOINT [SECONDS]\n");
     return 2;
   }
   g_release = argv[1];
+  if (argc == 4)
+    g_late = std::chrono::duration<double>(std::strtod(argv[3], nullptr));
   fuse_operations ops{};
   ops.getattr = get_attributes;
   ops.readdir = read_directory;

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 //
-// kstat serve and kstat watch against a sensor whose read does not return: a file of a FUSE file
-// system (stuck_sensor.cpp) mounted as a hardware monitoring chip under a --sys-root of the
-// test's, whose read waits until the test lets it go.
+// kstat serve and kstat watch against a sensor whose read does not return, or returns late: a
+// file of a FUSE file system (stuck_sensor.cpp) mounted as a hardware monitoring chip under a
+// --sys-root of the test's, whose read waits until the test lets it go or for as long as it
+// says.
 
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <signal.h>
 #include <sys/mount.h>
@@ -19,20 +22,27 @@
 #include <fmt/format.h>
 
 #include "opskit/file.hpp"
+#include "opskit/scrape_timeout.hpp"
+#include "prometheus.hpp"
 #include "serve.hpp"
 
 using namespace opskit::test;
 
 namespace {
 
-// hwmon0 under `sys`, a chip named "stuck" whose temp1_input does not answer until release();
-// unmounted and stopped by its pid. A process stuck in that read cannot end, even killed, until
-// it is let go: Released, made after such a process, lets it go before it is waited for.
+// hwmon0 under `sys`, a chip named "stuck" whose temp1_input does not answer until release(),
+// or `late_seconds` after each read where given; unmounted and stopped by its pid. A process
+// stuck in that read cannot end, even killed, until it is let go: Released, made after such a
+// process, lets it go before it is waited for.
 class StuckSensor {
 public:
-  explicit StuckSensor(const std::filesystem::path& sys) : chip_(sys / "class/hwmon/hwmon0") {
+  explicit StuckSensor(const std::filesystem::path& sys, std::optional<double> late_seconds = {})
+      : chip_(sys / "class/hwmon/hwmon0") {
     std::filesystem::create_directories(chip_);
-    pid_ = spawn_quiet({STUCK_SENSOR, release_file_, chip_});
+    std::vector<std::string> argv{STUCK_SENSOR, release_file_, chip_};
+    if (late_seconds)
+      argv.push_back(fmt::format("{}", *late_seconds));
+    pid_ = spawn_quiet(argv);
     for (int i = 0; i < 400 && !std::filesystem::exists(chip_ / "name"); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     REQUIRE(std::filesystem::exists(chip_ / "name"));
@@ -72,6 +82,19 @@ std::string read_all(const std::filesystem::path& path) {
   return opskit::read_file(path).value_or("");
 }
 
+// Scrapes `serve` until a body has the sensor's temperature (10 s at most), as it does once the
+// read returns, and checks that body has no scrape error.
+void check_temperature_served(const KstatServe& serve) {
+  std::string body;
+  for (int i = 0; i < 400 && body.find("kstat_hwmon_temp_celsius") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    body = http_get(serve.url()).body;
+  }
+  CHECK(body.find("kstat_hwmon_temp_celsius{chip=\"stuck\",sensor=\"temp1\"} 42\n") !=
+        std::string::npos);
+  CHECK(body.find("kstat_scrape_error") == std::string::npos);
+}
+
 } // namespace
 
 TEST_CASE("kstat serve: a sensor that does not answer is a scrape error while the others are "
@@ -98,14 +121,7 @@ TEST_CASE("kstat serve: a sensor that does not answer is a scrape error while th
     CHECK(threads_of(serve.pid()) == threads);
   }
   sensor.release();
-  std::string body;
-  for (int i = 0; i < 200 && body.find("kstat_hwmon_temp_celsius") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    body = http_get(serve.url()).body;
-  }
-  CHECK(body.find("kstat_hwmon_temp_celsius{chip=\"stuck\",sensor=\"temp1\"} 42\n") !=
-        std::string::npos);
-  CHECK(body.find("kstat_scrape_error") == std::string::npos);
+  check_temperature_served(serve);
 }
 
 TEST_CASE("kstat watch: a sensor that does not answer fails its samples, and the others go on",
@@ -136,4 +152,41 @@ TEST_CASE("kstat watch: a sensor that does not answer fails its samples, and the
         fmt::format("kstat: error: hw.hwmon.stuck.temp1.input: read {}: still no answer to an "
                     "earlier read; skipped until it returns\n",
                     sensor.temperature()));
+}
+
+TEST_CASE("kstat serve: a scrape reads within the timeout Prometheus says it waits, less half a "
+          "second",
+          "[kstat][serve]") {
+  // The sensor answers each read after 1.5 s, within the --scrape-timeout of 5 s.
+  TempDir sys;
+  StuckSensor sensor(sys.path(), 1.5);
+  KstatServe serve({"--sys-root", sys.path(), "hw.hwmon", "kern.loadavg"});
+  std::string error = fmt::format("kstat_scrape_error{{source=\"{}\"}} 1\n", sensor.temperature());
+  // A scraper that waits a second: the read has half of it, and the answer says what it left.
+  auto hurried = http_get(serve.url(), {fmt::format("{}: 1", opskit::k_scrape_timeout_header)});
+  CHECK(hurried.status == 200);
+  CHECK(hurried.body.find(error) != std::string::npos);
+  CHECK(hurried.body.find("kstat_load1 ") != std::string::npos);
+  // One that says nothing, once that read has returned: the 5 s, and the temperature.
+  check_temperature_served(serve);
+}
+
+TEST_CASE("kstat serve: Prometheus with a scrape timeout shorter than a slow sensor's read finds "
+          "the target up, and the sensor a scrape error",
+          "[kstat][serve][prometheus]") {
+  if (!have_program("prometheus"))
+    FAIL("prometheus is needed (scripts/dev installs it)");
+  // Each read of the sensor takes 2 s; Prometheus scrapes every second and waits 1 s.
+  TempDir sys;
+  StuckSensor sensor(sys.path(), 2);
+  KstatServe serve({"--sys-root", sys.path(), "hw.hwmon", "kern.loadavg"});
+  TempDir dir;
+  Prometheus prometheus(dir, serve.address(), "    scrape_timeout: 1s\n");
+  auto scrapes = prometheus.wait_for("count_over_time(up{job=\"kstat\"}[1m])",
+                                     [](double v) { return v >= 3; });
+  REQUIRE(scrapes >= 3);
+  // Every scrape answered in time: none was down.
+  CHECK(prometheus.query("min_over_time(up{job=\"kstat\"}[1m])") == 1);
+  CHECK(prometheus.query("kstat_scrape_error{source=\"" + sensor.temperature() + "\"}") == 1);
+  CHECK(prometheus.query("count(kstat_load1)") == 1);
 }

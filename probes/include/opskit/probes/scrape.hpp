@@ -150,8 +150,9 @@ public:
   // controller enabled in a cgroup): that one finds the names and, where they are those
   // served, keeps the snapshot, its open files and its families. Safe to call from many
   // threads: a scrape that waited for another's read gets that read's body when the read began
-  // after the scrape arrived.
-  Body scrape(TextFormat format);
+  // after the scrape arrived. A read has the lesser of Settings::timeout and `budget` (what the
+  // scraper says it waits) to read in.
+  Body scrape(TextFormat format, Clock::duration budget = Clock::duration::max());
 
   // The names given that come and go (Names::transient_ok) with nothing under them at the last
   // resolve: each is served from the scrape after it comes.
