@@ -101,6 +101,12 @@ int run_serve(const Options& options) {
   auto textfiles = options.textfile_directory.empty()
                        ? nullptr
                        : std::make_shared<const Textfiles>(options.textfile_directory);
+  settings.tell = [](const std::string& source, const Error* why) {
+    if (why != nullptr)
+      fmt::print(stderr, "kstat: warning: scrape error: {}\n", why->message());
+    else
+      fmt::print(stderr, "kstat: {} reads again\n", source);
+  };
   settings.append_own = [process = std::make_shared<const ProcessMetrics>(),
                          textfiles](std::string& out, TextFormat format) {
     process->append(out, format);

@@ -24,12 +24,14 @@ namespace opskit::counters {
 namespace {
 
 // A snapshot read once, so that its /proc/sys entries know their kind; nothing where `make`
-// (as Namespace::snapshot() takes it) declines to make one.
-Result<std::optional<Snapshot>> read_snapshot(const Namespace& ns,
-                                              const Scraper::Settings& settings,
-                                              Scraper::Clock::time_point deadline,
-                                              std::size_t& failures,
-                                              const std::function<bool(const Found&)>& make = {}) {
+// (as Namespace::snapshot() takes it) declines to make one. The names are found, and the files
+// read, by `deadline`; with `afresh`, the read has the settings' timeout from when the names are
+// found instead (at start, where no scrape waits: a probe of a sensor that did not answer
+// leaves the first read its time).
+Result<std::optional<Snapshot>>
+read_snapshot(const Namespace& ns, const Scraper::Settings& settings,
+              Scraper::Clock::time_point deadline, std::size_t& failures,
+              const std::function<bool(const Found&)>& make = {}, bool afresh = false) {
   bool made = true;
   auto decide = [&](const Found& found) { return made = !make || make(found); };
   OPSKIT_TRY_ASSIGN(auto snapshot, ns.snapshot(settings.selections(), decide, deadline));
@@ -41,7 +43,7 @@ Result<std::optional<Snapshot>> read_snapshot(const Namespace& ns,
   };
   if (snapshot.size() == 0 && !std::ranges::any_of(settings.sets, awaits))
     return fail("nothing to serve: the exclusions leave out every name", ENOENT);
-  failures = snapshot.read(deadline);
+  failures = snapshot.read(afresh ? Scraper::Clock::now() + settings.timeout : deadline);
   return snapshot;
 }
 
@@ -104,12 +106,13 @@ Result<std::unique_ptr<Scraper>> Scraper::open(Namespace ns, Settings settings) 
         OPSKIT_TRY(ns.list(name));
   NameChanges changes(ns, given_names(settings));
   std::size_t failures = 0;
-  OPSKIT_TRY_ASSIGN(auto snapshot,
-                    read_snapshot(ns, settings, Clock::now() + settings.timeout, failures));
+  OPSKIT_TRY_ASSIGN(auto snapshot, read_snapshot(ns, settings, Clock::now() + settings.timeout,
+                                                 failures, {}, true));
   OPSKIT_TRY(check_descriptors(*snapshot));
   std::unique_ptr<Scraper> scraper(
       new Scraper(std::move(ns), std::move(settings), std::move(*snapshot), std::move(changes)));
   scraper->baseline_failures_ = failures;
+  scraper->tell_failures();
   ::malloc_trim(0); // what finding the names took and let go, as after each resolve
   return scraper;
 }
@@ -152,6 +155,7 @@ Scraper::Body Scraper::scrape(TextFormat format, Clock::duration budget) {
     read_time_ = std::chrono::system_clock::now();
     bodies_ = {};
     read(read_at_ + std::min(settings_.timeout, budget));
+    tell_failures();
   }
   body = std::make_shared<const std::string>(render(format, Clock::now() - read_at_));
   return body;
@@ -188,6 +192,30 @@ void Scraper::read(Clock::time_point deadline) {
     follow(subtrees, deadline, failures);
   else if (now - resolved_at_ >= settings_.resolve_interval)
     resolve(deadline, true, failures);
+}
+
+void Scraper::tell_failures() {
+  if (!settings_.tell)
+    return;
+  auto failed = snapshot_.source_errors();
+  if (failed.empty() && failing_.empty())
+    return;
+  std::vector<std::string> now;
+  for (auto& [source, why] : failed) {
+    if (!std::ranges::binary_search(failing_, source))
+      settings_.tell(source, &why);
+    now.push_back(std::move(source));
+  }
+  std::ranges::sort(now);
+  if (std::ranges::any_of(failing_,
+                          [&](const auto& s) { return !std::ranges::binary_search(now, s); })) {
+    auto sources = snapshot_.source_paths();
+    std::ranges::sort(sources);
+    for (const auto& source : failing_)
+      if (!std::ranges::binary_search(now, source) && std::ranges::binary_search(sources, source))
+        settings_.tell(source, nullptr);
+  }
+  failing_ = std::move(now);
 }
 
 std::size_t Scraper::leave(std::span<const std::string> subtrees) {

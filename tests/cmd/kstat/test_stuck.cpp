@@ -120,8 +120,15 @@ TEST_CASE("kstat serve: a sensor that does not answer is a scrape error while th
       threads = threads_of(serve.pid());
     CHECK(threads_of(serve.pid()) == threads);
   }
+  // Told once, with why, on standard error, as the scrapes go on.
+  std::string warning =
+      fmt::format("kstat: warning: scrape error: read {}: ", sensor.temperature());
+  auto err = serve.err();
+  CHECK(err.starts_with(warning));
+  CHECK(err.find(warning, 1) == std::string::npos);
   sensor.release();
   check_temperature_served(serve);
+  CHECK(serve.err().ends_with(fmt::format("kstat: {} reads again\n", sensor.temperature())));
 }
 
 TEST_CASE("kstat watch: a sensor that does not answer fails its samples, and the others go on",

@@ -123,6 +123,11 @@ public:
     // Appends families of the caller's own to each scrape's body, after kstat's and before
     // OpenMetrics' "# EOF" (kstat serve: its process's CPU, memory and descriptors); none: none.
     std::function<void(std::string& out, TextFormat format)> append_own = {};
+    // Told of a source (its path) that starts failing, with why, once the names are found and
+    // at each scrape after; and of one that reads again, with nullptr. A source that fails at
+    // each scrape is told of once, one whose names are gone (a cgroup removed) not again.
+    // None: none.
+    std::function<void(const std::string& source, const Error* why)> tell = {};
 
     // What Namespace::snapshot() takes (they refer to `sets`): each set but what its globs
     // leave out, and but what no family holds (exported()), which a scrape would read only to
@@ -176,6 +181,8 @@ private:
   void append_time_zone(std::string& out, TextFormat format) const;
   // The names given that come and go (Names::transient_ok) with nothing under them now.
   std::vector<std::string> find_awaited() const;
+  // Tells Settings::tell what failed anew since the last time, and what reads again.
+  void tell_failures();
 
   const Namespace ns_;
   const Settings settings_;
@@ -185,6 +192,7 @@ private:
   std::string uname_labels_;          // kstat_uname_info's
   std::size_t baseline_failures_ = 0; // failed entries in the first read after resolving
   std::vector<std::string> awaited_;  // find_awaited() at the last resolve, looked for each scrape
+  std::vector<std::string> failing_;  // the sources failing when last told, sorted
   NameChanges changes_;               // of the names given: a change is a resolve
   Clock::time_point resolved_at_;
   Clock::time_point read_at_;                       // when the last read began
