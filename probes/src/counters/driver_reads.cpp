@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "driver_reads.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -203,8 +204,17 @@ void DriverReader::serve(const std::shared_ptr<Worker>& worker) {
 namespace {
 
 thread_local ProbeDeadline* t_probes = nullptr;
+thread_local const std::vector<std::string>* t_read_just_now = nullptr;
 
 } // namespace
+
+ReadJustNow::ReadJustNow(const std::vector<std::string>& paths) : outer_(t_read_just_now) {
+  t_read_just_now = &paths;
+}
+
+ReadJustNow::~ReadJustNow() {
+  t_read_just_now = outer_;
+}
 
 ProbeDeadline::ProbeDeadline(DriverReader::Clock::time_point deadline)
     : outer_(t_probes), deadline_(deadline) {
@@ -217,6 +227,8 @@ ProbeDeadline::~ProbeDeadline() {
 }
 
 bool reads_now(const std::string& path) {
+  if (t_read_just_now != nullptr && std::ranges::binary_search(*t_read_just_now, path))
+    return true;
   if (t_probes == nullptr)
     return read_file(path).has_value();
   if (!t_probes->reader_)

@@ -44,10 +44,25 @@ private:
 };
 
 // Whether the file at `path` reads now, as the resolve of hardware names probes a sensor's
-// (one that fails is left out): on a DriverReader until the deadline of the ProbeDeadline alive
-// on this thread, where one that does not answer by then is taken to read (it is there, and
-// slow: its scrapes say so); in place, as long as it takes, where there is none (kstat read).
+// (one that fails is left out): yes without a read where a ReadJustNow alive on this thread
+// holds it; else on a DriverReader until the deadline of the ProbeDeadline alive on this
+// thread, where one that does not answer by then is taken to read (it is there, and slow: its
+// scrapes say so); in place, as long as it takes, where there is none (kstat read).
 bool reads_now(const std::string& path);
+
+// While it lives, reads_now() on this thread takes the files of `paths` (sorted) to read
+// without reading them: the hardware's files the scrape that resolves again has just read well
+// (Snapshot::answered_by_drivers()), which a probe would ask their slow drivers for again.
+class ReadJustNow {
+public:
+  explicit ReadJustNow(const std::vector<std::string>& paths);
+  ~ReadJustNow();
+  ReadJustNow(const ReadJustNow&) = delete;
+  ReadJustNow& operator=(const ReadJustNow&) = delete;
+
+private:
+  const std::vector<std::string>* outer_;
+};
 
 // While it lives, the deadline of this thread's reads_now(): Namespace::snapshot()'s, a scrape's
 // or a watch's sample's. time_point::max() is none, and leaves the one around it, if any.

@@ -17,6 +17,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "driver_reads.hpp"
 #include "sources.hpp"
 
 namespace opskit::counters {
@@ -252,6 +253,9 @@ void Scraper::resolve(Clock::time_point deadline, bool keep_if_same, std::size_t
     return true;
   };
   std::size_t failures = 0;
+  // The hardware's files this scrape read well are known to read: not asked again.
+  auto answered = snapshot_.answered_by_drivers();
+  detail::ReadJustNow known(answered);
   auto fresh = read_snapshot(ns_, settings_, deadline, failures, make);
   resolved_at_ = Clock::now();
   uname_labels_ = uname_labels(); // the host may have been renamed

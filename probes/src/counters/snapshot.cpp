@@ -408,6 +408,15 @@ std::vector<std::pair<std::string, Error>> Snapshot::source_errors() const {
   return out;
 }
 
+std::vector<std::string> Snapshot::answered_by_drivers() const {
+  std::vector<std::string> out;
+  for (const auto& source : sources_)
+    if (source->reader == Reader::driver && !source->open_error && !source->read_error)
+      out.push_back(source->path);
+  std::ranges::sort(out);
+  return out;
+}
+
 std::vector<std::size_t> Snapshot::failed_anew() const {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < slots_.size(); ++i)

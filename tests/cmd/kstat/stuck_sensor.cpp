@@ -7,9 +7,9 @@
 //   stuck_sensor RELEASE MOUNTPOINT [SECONDS]
 //
 // name reads "stuck" at once; a read of temp1_input waits until the file RELEASE exists, or
-// SECONDS have passed where given, then gives 42000 (millidegrees). Each read reaches the file
-// system (direct I/O), and its other threads answer meanwhile. It serves in the foreground until
-// unmounted or killed.
+// SECONDS have passed where given, then gives 42000 (millidegrees); a read at offset 0 appends
+// a line to RELEASE.reads. Each read reaches the file system (direct I/O), and its other threads
+// answer meanwhile. It serves in the foreground until unmounted or killed.
 
 #define FUSE_USE_VERSION 31
 
@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -86,6 +87,8 @@ int read_file(const char* path, char* out, std::size_t size, off_t offset, fuse_
   while (file->stuck && ::access(g_release, F_OK) != 0 &&
          std::chrono::steady_clock::now() - start < g_late)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (file->stuck && offset == 0)
+    std::ofstream(std::string(g_release) + ".reads", std::ios::app) << "read\n";
   if (offset >= static_cast<off_t>(file->text.size()))
     return 0;
   std::size_t n = std::min(size, file->text.size() - static_cast<std::size_t>(offset));

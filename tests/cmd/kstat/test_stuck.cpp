@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "opskit/file.hpp"
+#include "opskit/probes/scrape.hpp"
 #include "opskit/scrape_timeout.hpp"
 #include "prometheus.hpp"
 #include "serve.hpp"
@@ -29,6 +30,10 @@
 using namespace opskit::test;
 
 namespace {
+
+std::string read_all(const std::filesystem::path& path) {
+  return opskit::read_file(path).value_or("");
+}
 
 // hwmon0 under `sys`, a chip named "stuck" whose temp1_input does not answer until release(),
 // or `late_seconds` after each read where given; unmounted and stopped by its pid. A process
@@ -56,6 +61,8 @@ public:
     ::waitpid(pid_, nullptr, 0);
   }
   std::string temperature() const { return (chip_ / "temp1_input").string(); }
+  // How many reads of the temperature have answered.
+  long reads() const { return std::ranges::count(read_all(release_file_ + ".reads"), '\n'); }
   void release() const { std::ofstream(release_file_) << ""; }
 
   struct Released {
@@ -76,10 +83,6 @@ int threads_of(int pid) {
     if (line.starts_with("Threads:"))
       return std::stoi(line.substr(8));
   return -1;
-}
-
-std::string read_all(const std::filesystem::path& path) {
-  return opskit::read_file(path).value_or("");
 }
 
 // Scrapes `serve` until a body has the sensor's temperature (10 s at most), as it does once the
@@ -196,4 +199,25 @@ TEST_CASE("kstat serve: Prometheus with a scrape timeout shorter than a slow sen
   CHECK(prometheus.query("min_over_time(up{job=\"kstat\"}[1m])") == 1);
   CHECK(prometheus.query("kstat_scrape_error{source=\"" + sensor.temperature() + "\"}") == 1);
   CHECK(prometheus.query("count(kstat_load1)") == 1);
+}
+
+TEST_CASE("kstat serve's resolve does not read again the sensors its scrape has just read",
+          "[kstat][serve]") {
+  // A sensor that takes 50 ms a read, found again at every scrape (a resolve interval of 0): its
+  // names are probed at the start, and read once a scrape, not twice.
+  using opskit::counters::Scraper;
+  TempDir sys;
+  StuckSensor sensor(sys.path(), 0.05);
+  auto scraper = Scraper::open(
+      opskit::counters::Namespace("/proc", sys.path()),
+      {.sets = {{.names = {"hw.hwmon"}}}, .resolve_interval = Scraper::Clock::duration::zero()});
+  REQUIRE(scraper);
+  long at_start = sensor.reads();
+  CHECK(at_start == 2); // the probe, the first read
+  for (int scrape = 0; scrape < 3; ++scrape) {
+    auto body = (*scraper)->scrape(opskit::TextFormat::prometheus);
+    CHECK(body->find("kstat_hwmon_temp_celsius{chip=\"stuck\",sensor=\"temp1\"} 42\n") !=
+          std::string::npos);
+  }
+  CHECK(sensor.reads() == at_start + 3);
 }

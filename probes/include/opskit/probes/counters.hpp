@@ -334,6 +334,9 @@ public:
   std::vector<std::string> source_paths() const;
   // The source files that failed in the last read(), each with why, in the order first used.
   std::vector<std::pair<std::string, Error>> source_errors() const;
+  // The hardware's files (those a driver answers: hwmon sensors, thermal zones, ...) that read
+  // well in the last read(), sorted.
+  std::vector<std::string> answered_by_drivers() const;
   // The entries whose source failed in the last read() and read well in the one before: a
   // process that exited, a mount point that stopped answering.
   std::vector<std::size_t> failed_anew() const;
