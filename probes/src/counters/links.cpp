@@ -135,6 +135,27 @@ long long attribute(const rtattr* rta) {
   return static_cast<long long>(v);
 }
 
+// Whether link_of() reads attribute `type`: a link's line is rendered from these and its
+// ifinfomsg alone.
+constexpr bool rendered_attribute(unsigned type) noexcept {
+  switch (type) {
+  case IFLA_IFNAME:
+  case IFLA_OPERSTATE:
+  case IFLA_ADDRESS:
+  case IFLA_BROADCAST:
+  case IFLA_IFALIAS:
+  case IFLA_CARRIER:
+  case IFLA_MTU:
+  case IFLA_TXQLEN:
+  case IFLA_CARRIER_CHANGES:
+  case IFLA_CARRIER_UP_COUNT:
+  case IFLA_CARRIER_DOWN_COUNT:
+    return true;
+  default:
+    return false;
+  }
+}
+
 Link link_of(const nlmsghdr* message) {
   const auto* info = static_cast<const ifinfomsg*>(NLMSG_DATA(message));
   Link link{};
@@ -236,12 +257,11 @@ void render(const Link& link, std::string& out) {
 
 namespace detail {
 
-// A dump's links as read_links() rendered them: each one's message as the kernel sent it, without
-// its header (which numbers the request) and its counters (append_rendered_part()), its
-// settings, and its line in the rendering. A link whose message and settings are those of the
-// same link in the dump before is its line again: a host's links read the same scrape after
-// scrape but for their counters, which a link's walk, rendering and settings call took 2,500
-// instructions and a syscall each to find.
+// A dump's links as read_links() rendered them: what each one's line is rendered from, of its
+// message as the kernel sent it (append_rendered_part()), its settings, and its line in the
+// rendering. A link whose message and settings are those of the same link in the dump before is
+// its line again: a host's links read the same scrape after scrape but for their counters, which
+// a link's walk, rendering and settings call took 2,500 instructions and a syscall each to find.
 struct LinkDump {
   struct Entry {
     std::size_t message_at, message_size, line_at, line_size;
@@ -257,15 +277,15 @@ struct LinkDumps {
 namespace {
 
 // Appends what a link's line is rendered from to `out`: RTM_NEWLINK `message`'s ifinfomsg and
-// attributes, but for the interface's counters (IFLA_STATS, IFLA_STATS64), which the kernel
-// sends whatever the request's filter and which move with every packet: loopback's with every
-// scrape over it.
+// the attributes link_of() reads. Not the rest, a kilobyte a link, and not the interface's
+// counters (IFLA_STATS, IFLA_STATS64), which the kernel sends whatever the request's filter and
+// which move with every packet: loopback's with every scrape over it.
 void append_rendered_part(const nlmsghdr* message, std::string& out) {
   const auto* info = static_cast<const ifinfomsg*>(NLMSG_DATA(message));
   out.append(reinterpret_cast<const char*>(info), sizeof *info);
   int room = static_cast<int>(IFLA_PAYLOAD(message));
   for (const auto* rta = IFLA_RTA(info); RTA_OK(rta, room); rta = RTA_NEXT(rta, room))
-    if (rta->rta_type != IFLA_STATS && rta->rta_type != IFLA_STATS64)
+    if (rendered_attribute(rta->rta_type))
       out.append(reinterpret_cast<const char*>(rta), rta->rta_len);
 }
 
