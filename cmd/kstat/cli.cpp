@@ -27,17 +27,28 @@ void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometh
         ->excludes(json);
 }
 
+// --timeout: what a sensor on a hung bus or a hard NFS mount gone away may hold up.
+void add_timeout(CLI::App& sub, Options& options) {
+  sub.add_option("--timeout", options.timeout,
+                 "Seconds to find the names in (the hardware's are probed), and as many to read "
+                 "them in: a file that has not answered by then is an error, the rest printed "
+                 "(default 10)")
+      ->check(CLI::Range(0.001, 86400.0));
+}
+
 void define_read(CLI::App& sub, Options& options) {
   sub.add_option("name", options.names,
                  "Names, prefixes or globs (vm.swappiness, vm.stats, 'vm.stats.pg*fault')")
       ->required();
   add_format_flags(sub, options, true, true);
+  add_timeout(sub, options);
 }
 
 void define_list(CLI::App& sub, Options& options) {
   sub.add_option("prefix", options.names, "Prefixes or globs to list")->expected(0, -1);
   sub.add_flag("-d,--describe", options.describe, "Add kind, unit and description");
   add_format_flags(sub, options, false, false);
+  add_timeout(sub, options);
 }
 
 void define_watch(CLI::App& sub, Options& options) {

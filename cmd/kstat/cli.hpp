@@ -26,6 +26,7 @@ struct Options {
   Format format = Format::text;
   bool describe = false;
   double interval = 1.0;
+  double timeout = 10;   // read, list: seconds to find the names in, and as many to read them in
   std::size_t count = 0; // 0: until interrupted
   std::size_t iterations = 100000;
   std::string listen = "127.0.0.1:9100"; // serve

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -47,13 +48,20 @@ void keep_freed_memory() {
   ::mallopt(M_TRIM_THRESHOLD, k_largest);
 }
 
+// --timeout from now.
+std::chrono::steady_clock::time_point deadline(const Options& options) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(options.timeout));
+}
+
 int run_read(const counters::Namespace& ns, const Options& options) {
-  auto snapshot = ns.snapshot(options.names);
+  auto snapshot = ns.snapshot(options.names, {}, deadline(options));
   if (!snapshot) {
     error(snapshot.error().message());
     return k_exit_failure;
   }
-  snapshot->read();
+  snapshot->read(deadline(options));
   std::string out;
   JsonMembers json;
   for (std::size_t i = 0; i < snapshot->size(); ++i) {
@@ -87,14 +95,14 @@ int run_list(const counters::Namespace& ns, const Options& options) {
   std::vector<std::string> prefixes = options.names;
   if (prefixes.empty())
     prefixes.emplace_back();
-  auto snapshot = ns.snapshot(prefixes);
+  auto snapshot = ns.snapshot(prefixes, {}, deadline(options));
   if (!snapshot) {
     error(snapshot.error().message());
     return k_exit_failure;
   }
   // /proc/sys entries show their kind only once read.
   if (options.describe || options.format == Format::json)
-    snapshot->read();
+    snapshot->read(deadline(options));
   std::string out;
   if (options.format == Format::json) {
     auto json = nlohmann::ordered_json::array();

@@ -164,6 +164,31 @@ TEST_CASE("kstat watch: a sensor that does not answer fails its samples, and the
                     sensor.temperature()));
 }
 
+TEST_CASE("kstat read --timeout: a sensor that does not answer is an error, and the rest is "
+          "printed",
+          "[kstat][cli]") {
+  TempDir sys, out;
+  StuckSensor sensor(sys.path());
+  int pid = spawn_quiet({"sh", "-c", "exec \"$@\" >\"$0\" 2>\"$0.err\"", out / "values",
+                         tool("kstat"), "--sys-root", sys.path(), "read", "--timeout", "0.5",
+                         "hw.hwmon", "kern.loadavg.1"});
+  StuckSensor::Released released{sensor};
+  // What it has is printed while the read is held: the process ends once it is let go.
+  std::string values;
+  for (int i = 0; i < 400 && values.find("kern.loadavg.1: ") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    values = read_all(out / "values");
+  }
+  CHECK(values.starts_with("hw.hwmon.stuck.name: stuck\nkern.loadavg.1: "));
+  sensor.release();
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WEXITSTATUS(status) == 3); // some entries could not be read
+  CHECK(read_all(out / "values.err")
+            .starts_with(fmt::format("kstat: error: hw.hwmon.stuck.temp1.input: read {}: ",
+                                     sensor.temperature())));
+}
+
 TEST_CASE("kstat serve: a scrape reads within the timeout Prometheus says it waits, less half a "
           "second",
           "[kstat][serve]") {
