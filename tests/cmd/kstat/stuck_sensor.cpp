@@ -111,7 +111,8 @@ int main(int argc, char** argv) {
   ops.readdir = read_directory;
   ops.open = open_file;
   ops.read = read_file;
-  char foreground[] = "-f";
-  char* args[] = {argv[0], foreground, argv[2], nullptr};
-  return fuse_main(3, args, &ops, nullptr);
+  // Every user may look at it, as at a real chip (see StuckSensor in test_stuck.cpp).
+  char foreground[] = "-f", option[] = "-o", others[] = "allow_other";
+  char* args[] = {argv[0], foreground, option, others, argv[2], nullptr};
+  return fuse_main(5, args, &ops, nullptr);
 }
