@@ -12,8 +12,8 @@
 // speed fail (EINVAL) while an interface is down. One rtnetlink(7) dump of the links (RTM_GETLINK,
 // the address families' counters left out with RTEXT_FILTER_SKIP_STATS) answers for every
 // interface at once: on a host with a hundred container interfaces, one request and a few
-// receives a scrape instead of a thousand reads. The reader renders the answer as keyed lines, the
-// interface's name first
+// receives a scrape instead of a thousand reads. The reader renders the answer as keyed lines,
+// the interface's name first
 // ("eth0 1 1 1500 1000 2 1 1 69699 1 - up 02:fc:00:00:00:01 ff:ff:ff:ff:ff:ff unknown -"), which
 // are located and converted as any file's lines are; an alias's blanks are octal escapes.
 // An interface that comes or goes changes the lines, which a snapshot notices. The dump is of
