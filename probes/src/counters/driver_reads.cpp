@@ -49,8 +49,10 @@ struct DriverReader::Worker {
 
 namespace {
 
+// Settled as the thread's reads are: unlike Source::skip(), it fails anew where the read before
+// was good.
 void not_read(Source& source) {
-  source.settle(fail(fmt::format("{}: not read: the deadline passed", source.path), ETIMEDOUT));
+  source.settle(fail(source.not_read_late()));
 }
 
 } // namespace

@@ -701,6 +701,10 @@ bool Source::read(Clock::time_point deadline) {
   return read_ok;
 }
 
+Error Source::not_read_late() const {
+  return Error(fmt::format("{}: not read: the deadline passed", path), ETIMEDOUT);
+}
+
 bool Source::open() {
   if (!fd && !open_error) {
     // Never blocking: a FIFO or device where a /proc file should be fails instead of hanging.

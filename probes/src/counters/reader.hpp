@@ -424,9 +424,11 @@ struct Source {
   // hard NFS mount whose server is gone) fails this read, and later ones at once, until that
   // call has returned. A Reader::statfs_local source is called in place.
   bool read(Clock::time_point deadline = Clock::time_point::max());
+  // Why a read the deadline left undone failed: "P: not read: the deadline passed" (ETIMEDOUT).
+  Error not_read_late() const;
   // Fails this read without reading: the snapshot's deadline passed before it.
-  void skip(Error why) {
-    read_error = std::move(why);
+  void skip() {
+    read_error = not_read_late();
     read_ok = unchanged = failed_anew = false;
   }
   // Opens the file on first use, never blocking; false (and open_error) when it cannot be.
