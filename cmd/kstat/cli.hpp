@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -37,6 +38,12 @@ struct Options {
 
 // The longest --scrape-timeout, in seconds.
 inline constexpr double k_scrape_timeout_max = 3600;
+
+// An option's seconds (--interval, --timeout, --scrape-timeout) as the steady clock counts time.
+inline std::chrono::steady_clock::duration seconds_option(double seconds) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(seconds));
+}
 
 // Defines kstat's command line on `app`, storing what it parses into `options`. With `only`
 // naming a subcommand, the others are left out: building CLI11 options costs more than reading

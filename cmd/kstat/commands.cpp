@@ -50,9 +50,7 @@ void keep_freed_memory() {
 
 // --timeout from now.
 std::chrono::steady_clock::time_point deadline(const Options& options) {
-  return std::chrono::steady_clock::now() +
-         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-             std::chrono::duration<double>(options.timeout));
+  return std::chrono::steady_clock::now() + seconds_option(options.timeout);
 }
 
 int run_read(const counters::Namespace& ns, const Options& options) {

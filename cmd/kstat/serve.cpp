@@ -43,8 +43,7 @@ Response answer(void* context, const Request& request) {
     // Prometheus says how long it waits: the read ends in time for the answer to arrive.
     auto budget = Scraper::Clock::duration::max();
     if (auto seconds = scrape_budget_seconds(request.scrape_timeout))
-      budget = std::chrono::duration_cast<Scraper::Clock::duration>(
-          std::chrono::duration<double>(std::min(*seconds, k_scrape_timeout_max)));
+      budget = seconds_option(std::min(*seconds, k_scrape_timeout_max));
     return {200, content_type(format), static_cast<Scraper*>(context)->scrape(format, budget)};
   }
   if (request.path == "/")
@@ -96,8 +95,7 @@ int run_serve(const Options& options) {
     settings.sets.push_back({.names = options.names, .transient_ok = true});
   for (auto& set : settings.sets)
     set.exclude.insert(set.exclude.end(), options.exclude.begin(), options.exclude.end());
-  settings.timeout = std::chrono::duration_cast<Scraper::Clock::duration>(
-      std::chrono::duration<double>(options.scrape_timeout));
+  settings.timeout = seconds_option(options.scrape_timeout);
   auto textfiles = options.textfile_directory.empty()
                        ? nullptr
                        : std::make_shared<const Textfiles>(options.textfile_directory);

@@ -156,8 +156,7 @@ void sleep_until(std::chrono::steady_clock::time_point next) {
 
 int run_watch(const counters::Namespace& ns, const Options& options) {
   using Clock = std::chrono::steady_clock;
-  auto interval =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.interval));
+  auto interval = seconds_option(options.interval);
   // A sample is read, and names found, within its interval, or a second where that is shorter
   // (a large tree at -i 0.01 is late, not failed): a mount or sensor that does not answer by
   // then fails its samples, and the others go on.
