@@ -103,6 +103,38 @@ void check_temperature_served(const KstatServe& serve) {
   CHECK(body.find("kstat_scrape_error") == std::string::npos);
 }
 
+// What kstat with `args`, under `sys` where `sensor`'s read is held, has printed by the time
+// `enough` holds of it (10 s at most); then, the read let go (the process cannot end before),
+// its exit status, its whole output and its errors.
+struct HeldRun {
+  std::string while_held;
+  int status = -1;
+  std::string out, err;
+};
+template <class Enough>
+HeldRun kstat_while_held(const StuckSensor& sensor, const TempDir& sys,
+                         const std::vector<std::string>& args, Enough enough) {
+  TempDir dir;
+  std::vector<std::string> argv{"sh",        "-c",          "exec \"$@\" >\"$0\" 2>\"$0.err\"",
+                                dir / "out", tool("kstat"), "--sys-root",
+                                sys.path()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  int pid = spawn_quiet(argv);
+  StuckSensor::Released released{sensor};
+  HeldRun run;
+  for (int i = 0; i < 400 && !enough(run.while_held); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    run.while_held = read_all(dir / "out");
+  }
+  sensor.release();
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  run.status = WEXITSTATUS(status);
+  run.out = read_all(dir / "out");
+  run.err = read_all(dir / "out.err");
+  return run;
+}
+
 } // namespace
 
 TEST_CASE("kstat serve: a sensor that does not answer is a scrape error while the others are "
@@ -141,29 +173,19 @@ TEST_CASE("kstat serve: a sensor that does not answer is a scrape error while th
 
 TEST_CASE("kstat watch: a sensor that does not answer fails its samples, and the others go on",
           "[kstat][watch]") {
-  TempDir sys, out;
+  TempDir sys;
   StuckSensor sensor(sys.path());
-  int pid = spawn_quiet({"sh", "-c", "exec \"$@\" >\"$0\" 2>\"$0.err\"", out / "samples",
-                         tool("kstat"), "--sys-root", sys.path(), "watch", "-i", "0.2", "-c", "4",
-                         "hw.hwmon", "kern.loadavg.1"});
-  StuckSensor::Released released{sensor};
-  // Its four samples come one an interval, the read still stuck: the process ends only once
-  // the read is let go.
-  std::string samples;
-  for (int i = 0; i < 400 && std::ranges::count(samples, '\n') < 5; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    samples = read_all(out / "samples");
-  }
-  sensor.release();
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  CHECK(WEXITSTATUS(status) == 3); // some entries could not be read
-  samples = read_all(out / "samples");
+  // Its four samples come one an interval, the read still stuck.
+  auto run =
+      kstat_while_held(sensor, sys, {"watch", "-i", "0.2", "-c", "4", "hw.hwmon", "kern.loadavg.1"},
+                       [](const std::string& out) { return std::ranges::count(out, '\n') >= 5; });
+  CHECK(run.status == 3); // some entries could not be read
+  const std::string& samples = run.out;
   CHECK(samples.starts_with("hw.hwmon.stuck.name hw.hwmon.stuck.temp1.input kern.loadavg.1\n"));
   CHECK(std::ranges::count(samples, '\n') == 5);
   CHECK(samples.find(" stuck ") != std::string::npos);
   CHECK(samples.find(" - ") != std::string::npos); // the temperature, not read
-  CHECK(read_all(out / "samples.err") ==
+  CHECK(run.err ==
         fmt::format("kstat: error: hw.hwmon.stuck.temp1.input: read {}: still no answer to an "
                     "earlier read; skipped until it returns\n",
                     sensor.temperature()));
@@ -172,26 +194,16 @@ TEST_CASE("kstat watch: a sensor that does not answer fails its samples, and the
 TEST_CASE("kstat read --timeout: a sensor that does not answer is an error, and the rest is "
           "printed",
           "[kstat][cli]") {
-  TempDir sys, out;
+  TempDir sys;
   StuckSensor sensor(sys.path());
-  int pid = spawn_quiet({"sh", "-c", "exec \"$@\" >\"$0\" 2>\"$0.err\"", out / "values",
-                         tool("kstat"), "--sys-root", sys.path(), "read", "--timeout", "0.5",
-                         "hw.hwmon", "kern.loadavg.1"});
-  StuckSensor::Released released{sensor};
-  // What it has is printed while the read is held: the process ends once it is let go.
-  std::string values;
-  for (int i = 0; i < 400 && values.find("kern.loadavg.1: ") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    values = read_all(out / "values");
-  }
-  CHECK(values.starts_with("hw.hwmon.stuck.name: stuck\nkern.loadavg.1: "));
-  sensor.release();
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  CHECK(WEXITSTATUS(status) == 3); // some entries could not be read
-  CHECK(read_all(out / "values.err")
-            .starts_with(fmt::format("kstat: error: hw.hwmon.stuck.temp1.input: read {}: ",
-                                     sensor.temperature())));
+  // What it has is printed while the read is held.
+  auto run = kstat_while_held(
+      sensor, sys, {"read", "--timeout", "0.5", "hw.hwmon", "kern.loadavg.1"},
+      [](const std::string& out) { return out.find("kern.loadavg.1: ") != std::string::npos; });
+  CHECK(run.while_held.starts_with("hw.hwmon.stuck.name: stuck\nkern.loadavg.1: "));
+  CHECK(run.status == 3); // some entries could not be read
+  CHECK(run.err.starts_with(
+      fmt::format("kstat: error: hw.hwmon.stuck.temp1.input: read {}: ", sensor.temperature())));
 }
 
 TEST_CASE("kstat serve: a scrape reads within the timeout Prometheus says it waits, less half a "
