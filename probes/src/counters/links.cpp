@@ -136,7 +136,9 @@ long long attribute(const rtattr* rta) {
 }
 
 // Whether link_of() reads attribute `type`: a link's line is rendered from these and its
-// ifinfomsg alone.
+// ifinfomsg alone, and a dump keeps no other. link_of() skips any other, so that one it reads
+// and this list lacks shows at once (its value is never read), not as a link whose line stays
+// as it was when that value changes.
 constexpr bool rendered_attribute(unsigned type) noexcept {
   switch (type) {
   case IFLA_IFNAME:
@@ -164,6 +166,8 @@ Link link_of(const nlmsghdr* message) {
   link.values[Link::type] = info->ifi_type;
   int room = static_cast<int>(IFLA_PAYLOAD(message));
   for (const auto* rta = IFLA_RTA(info); RTA_OK(rta, room); rta = RTA_NEXT(rta, room)) {
+    if (!rendered_attribute(rta->rta_type))
+      continue;
     switch (rta->rta_type) {
     case IFLA_IFNAME:
       link.name = text_attribute(rta);
