@@ -163,6 +163,11 @@ Scraper::Body Scraper::scrape(TextFormat format, Clock::duration budget) {
 }
 
 void Scraper::read(Clock::time_point deadline) {
+  // Names left to find by a scrape that ran to its deadline: found first, and their snapshot's
+  // read is this scrape's.
+  if (auto keep_if_same = std::exchange(resolve_first_, std::nullopt);
+      keep_if_same && resolve(deadline, *keep_if_same, baseline_failures_))
+    return;
   std::size_t failures = snapshot_.read(deadline);
   auto now = Clock::now();
   auto seen = changes_.happened(snapshot_); // asked each scrape, so that a change is told once
@@ -187,11 +192,18 @@ void Scraper::read(Clock::time_point deadline) {
   bool went = !late && failures > baseline_failures_;
   // A name awaited has come: one look under each (the names of one small file, mostly: mdstat).
   bool came = std::ranges::any_of(awaited_, [&](const auto& name) { return ns_.has(name); });
+  bool due = now - resolved_at_ >= settings_.resolve_interval;
+  if (late && (came || seen.everything || !subtrees.empty() || due)) {
+    // The names found now would be read with none of this scrape's time left, each a scrape
+    // error, all of them where a resolve let the snapshot go: they are found by the next.
+    resolve_first_ = !came && !seen.everything && subtrees.empty();
+    return;
+  }
   if (went || came || seen.everything)
     resolve(deadline, false, failures);
   else if (!subtrees.empty())
     follow(subtrees, deadline, failures);
-  else if (now - resolved_at_ >= settings_.resolve_interval)
+  else if (due)
     resolve(deadline, true, failures);
 }
 
@@ -237,7 +249,7 @@ void Scraper::follow(std::span<const std::string> subtrees, Clock::time_point de
   awaited_ = find_awaited();
 }
 
-void Scraper::resolve(Clock::time_point deadline, bool keep_if_same, std::size_t failures_now) {
+bool Scraper::resolve(Clock::time_point deadline, bool keep_if_same, std::size_t failures_now) {
   changes_.renew(ns_, given_names(settings_));
   // The families and the old snapshot go once the new one's names are found, before its files
   // are opened, so that the two are never held at once (at 500 cgroups: 15 MB and 2,500
@@ -274,6 +286,7 @@ void Scraper::resolve(Clock::time_point deadline, bool keep_if_same, std::size_t
   // The old snapshot and families are freed pages in the middle of the heap, which malloc keeps
   // unless told: give them back, once a resolve.
   ::malloc_trim(0);
+  return fresh && *fresh;
 }
 
 namespace {

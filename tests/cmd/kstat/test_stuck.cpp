@@ -263,3 +263,35 @@ TEST_CASE("kstat serve's resolve does not read again the sensors its scrape has 
   }
   CHECK(sensor.reads() == at_start + 3);
 }
+
+TEST_CASE("kstat serve: names found anew after a scrape that ran to its deadline are read in "
+          "the next scrape's time and not past it",
+          "[kstat][serve]") {
+  // A sensor that takes 1.5 s a read, scrapes that may take 0.5 s, and a chip that comes: found
+  // at a scrape whose read of the sensor ran to its deadline, the new names' read had none of
+  // that scrape's time left, and every source was a scrape error.
+  using opskit::counters::Scraper;
+  TempDir sys;
+  StuckSensor sensor(sys.path(), 1.5);
+  StuckSensor::Released released{sensor};
+  auto scraper = Scraper::open(opskit::counters::Namespace("/proc", sys.path()),
+                               {.sets = {{.names = {"hw.hwmon", "kern.loadavg"}}},
+                                .timeout = std::chrono::milliseconds(500),
+                                .resolve_interval = Scraper::Clock::duration::zero()});
+  REQUIRE(scraper);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1700)); // the first read has answered
+  auto chip = std::filesystem::path(sys.path()) / "class/hwmon/hwmon1";
+  std::filesystem::create_directories(chip);
+  std::ofstream(chip / "name") << "second\n";
+  std::ofstream(chip / "temp1_input") << "30000\n";
+  std::string loadavg_error = "kstat_scrape_error{source=\"/proc/loadavg\"}";
+  std::string second = "kstat_hwmon_temp_celsius{chip=\"second\",sensor=\"temp1\"} 30\n";
+  bool found = false;
+  for (int scrape = 0; scrape < 4; ++scrape) {
+    auto body = (*scraper)->scrape(opskit::TextFormat::prometheus, std::chrono::milliseconds(500));
+    CHECK(body->find("kstat_load1 ") != std::string::npos);
+    CHECK(body->find(loadavg_error) == std::string::npos);
+    found = found || body->find(second) != std::string::npos;
+  }
+  CHECK(found);
+}

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -171,7 +172,8 @@ private:
   std::size_t leave(std::span<const std::string> subtrees);
   // Resolves the names again; where `keep_if_same`, keeps the snapshot if they are the same.
   // `failures_now` are the snapshot's in the last read, its baseline where the resolve fails.
-  void resolve(Clock::time_point deadline, bool keep_if_same, std::size_t failures_now);
+  // True when it made a snapshot of the names found, and read it.
+  bool resolve(Clock::time_point deadline, bool keep_if_same, std::size_t failures_now);
   // Finds the names under `subtrees` (mount points, cgroups, interfaces that came, or went, and
   // processes that exited, erased from the snapshot and the families) anew, and adds them to both;
   // `failures` are the snapshot's in the last read.
@@ -195,6 +197,9 @@ private:
   std::vector<std::string> failing_;  // the sources failing when last told, sorted
   NameChanges changes_;               // of the names given: a change is a resolve
   Clock::time_point resolved_at_;
+  // A resolve a scrape that ran to its deadline left to the next, which resolves before it
+  // reads: whether it keeps the snapshot where the names are the same.
+  std::optional<bool> resolve_first_;
   Clock::time_point read_at_;                       // when the last read began
   std::chrono::system_clock::time_point read_time_; // the same, by the system's clock
   std::array<Body, 2> bodies_;                      // of that read, by TextFormat
