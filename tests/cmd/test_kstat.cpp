@@ -783,14 +783,15 @@ TEST_CASE("kstat watch net.link: a link without settings (lo) is not asked for t
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a network namespace of its own");
   // Connections refused on lo all along, so that its counters differ in every dump.
-  auto out = lines(in_own_network(
-      "{1}; ip link set lo up; "
-      "(while :; do curl -s 127.0.0.1:1 || true; done) >/dev/null 2>&1 & load=$!; "
-      "calls=$(mktemp); " +
-      traced("ioctl", "$calls") +
-      " {0} watch -i 0.02 -c 20 --json net.link.kst0.speed net.link.lo.mtu; kill $load; "
-      "echo \"asked $(grep SIOCETHTOOL $calls | grep -c '= 0$') "
-      "$(grep SIOCETHTOOL $calls | grep -c EOPNOTSUPP)\"; rm -f $calls"));
+  auto out = lines(
+      in_own_network("{1}; ip link set lo up; "
+                     "(while :; do curl -s 127.0.0.1:1 || true; done) >/dev/null 2>&1 & load=$!; "
+                     "trap 'kill $load' EXIT; " // stopped however the shell ends
+                     "calls=$(mktemp); " +
+                     traced("ioctl", "$calls") +
+                     " {0} watch -i 0.02 -c 20 --json net.link.kst0.speed net.link.lo.mtu; "
+                     "echo \"asked $(grep SIOCETHTOOL $calls | grep -c '= 0$') "
+                     "$(grep SIOCETHTOOL $calls | grep -c EOPNOTSUPP)\"; rm -f $calls"));
   REQUIRE(out.size() == 21);
   for (std::size_t k = 0; k < 20; ++k) { // the veth's speed each time: it is asked each sample
     INFO(out[k]);
