@@ -2,6 +2,8 @@
 #include "opskit/text_exposition.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <iterator>
 
@@ -65,18 +67,33 @@ bool escapes_ok(std::string_view text, bool quote) {
   return true;
 }
 
+// Whether Go's ParseFloat, which Prometheus parses values with, takes `token`: a value it cannot
+// parse fails the whole scrape. strtod takes more: hexadecimal floats, "nan(...)", a sign
+// before NaN, and a number past the largest double (infinite, ERANGE; Go's range error).
+bool is_number(std::string_view token) {
+  std::string text(token);
+  if (text.empty() || text.find_first_of("xXpP(") != std::string::npos)
+    return false;
+  char* end = nullptr;
+  errno = 0;
+  double value = std::strtod(text.c_str(), &end);
+  bool signed_nan = std::isnan(value) && (text[0] == '+' || text[0] == '-');
+  bool out_of_range = errno == ERANGE && std::isinf(value);
+  return end == text.c_str() + text.size() && !signed_nan && !out_of_range;
+}
+
 // A sample's labels from `at` (at its '{') to past its '}', written again as name="value"
-// pairs with a comma between, the values as escaped; `le` and `quantile` noted.
+// pairs with a comma between, the values as escaped, in the order of their names: the same
+// series is one however its labels are ordered. `le` and `quantile` noted, their values numbers
+// (a histogram's bucket bound, a summary's quantile).
 std::optional<std::string> take_labels(std::string_view line, std::size_t& at,
                                        std::set<std::string, std::less<>>& names) {
-  std::string out;
-  ++at; // '{'
+  std::vector<std::pair<std::string_view, std::string_view>> labels; // name, escaped value
+  ++at;                                                              // '{'
   for (;;) {
     skip_blanks(line, at);
-    if (at < line.size() && line[at] == '}') {
-      ++at;
-      return out;
-    }
+    if (at < line.size() && line[at] == '}')
+      break;
     std::string_view name = take_name(line, at, false);
     skip_blanks(line, at);
     if (name.empty() || name.starts_with("__") || at >= line.size() || line[at] != '=' ||
@@ -89,10 +106,11 @@ std::optional<std::string> take_labels(std::string_view line, std::size_t& at,
     std::size_t start = ++at;
     while (at < line.size() && line[at] != '"')
       at += line[at] == '\\' ? 2 : 1;
-    if (at >= line.size() || !escapes_ok(line.substr(start, at - start), true))
+    std::string_view value = line.substr(start, std::min(at, line.size()) - start);
+    if (at >= line.size() || !escapes_ok(value, true) ||
+        ((name == "le" || name == "quantile") && !is_number(value)))
       return std::nullopt;
-    out.append(out.empty() ? "" : ",").append(name).append("=\"");
-    out.append(line.substr(start, at - start)).push_back('"');
+    labels.emplace_back(name, value);
     ++at;
     skip_blanks(line, at);
     if (at < line.size() && line[at] == ',')
@@ -100,16 +118,12 @@ std::optional<std::string> take_labels(std::string_view line, std::size_t& at,
     else if (at >= line.size() || line[at] != '}')
       return std::nullopt;
   }
-}
-
-bool is_number(std::string_view token) {
-  std::string text(token);
-  char* end = nullptr;
-  std::strtod(text.c_str(), &end);
-  // strtod's hexadecimal floats and "nan(...)" are not numbers to Go's ParseFloat, and a value
-  // Prometheus cannot parse fails its whole scrape.
-  return !text.empty() && end == text.c_str() + text.size() &&
-         text.find_first_of("xXpP(") == std::string::npos;
+  ++at; // '}'
+  std::ranges::sort(labels);
+  std::string out;
+  for (const auto& [name, value] : labels)
+    out.append(out.empty() ? "" : ",").append(name).append("=\"").append(value).push_back('"');
+  return out;
 }
 
 // The family a sample named `name` belongs to: its own when typed, else the histogram or summary

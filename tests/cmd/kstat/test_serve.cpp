@@ -554,6 +554,10 @@ TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is le
       {"bucket.prom", "# TYPE no_le histogram\nno_le_bucket 1\n"},
       {"value.prom", "not_numeric{a=\"b\"} one\n"},
       {"nan.prom", "not_go_nan nan(1)\n"},
+      {"signed_nan.prom", "signed_nan -nan\n"}, // NaN has no sign to Go's ParseFloat
+      {"range.prom", "past_double 1e400\n"},    // a range error to it
+      {"le.prom", "# TYPE bad_le histogram\nbad_le_bucket{le=\"abc\"} 1\n"},
+      {"reordered.prom", "reordered{a=\"1\",b=\"2\"} 1\nreordered{b=\"2\",a=\"1\"} 2\n"},
       {"latin1.prom", "latin1{city=\"K\xf6ln\"} 1\n"},
       {"same.prom",
        "# TYPE backup_runs gauge\nbackup_runs 1\n"}, // backup_runs_total's, to OpenMetrics
@@ -567,7 +571,8 @@ TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is le
   CHECK(body.find("\nnot_a_number NaN\n") != std::string::npos);
   CHECK(body.find("\ninfinite +Inf\n") != std::string::npos);
   for (const char* left_out :
-       {"late_type", "stamped", "twice", "no_le", "not_numeric", "not_go_nan", "latin1"})
+       {"late_type", "stamped", "twice", "no_le", "not_numeric", "not_go_nan", "latin1",
+        "signed_nan", "past_double", "bad_le", "reordered"})
     CHECK(body.find(left_out) == std::string::npos);
   CHECK(body.find("kstat_textfile_scrape_error 1\n") != std::string::npos);
   auto err = serve.err();
