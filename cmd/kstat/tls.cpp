@@ -90,8 +90,13 @@ std::optional<std::string> untrusted(gnutls_x509_trust_list_t cas, const gnutls_
       return fmt::format("the client certificate: {}", gnutls_strerror(rc));
     chain.push_back(raw);
   }
+  // A certificate for client authentication, as Go's crypto/tls asks of one: another the CA
+  // signed for a server only is no client's credential. One that names no purpose has any.
+  gnutls_typed_vdata_st purpose{
+      GNUTLS_DT_KEY_PURPOSE_OID,
+      reinterpret_cast<unsigned char*>(const_cast<char*>(GNUTLS_KP_TLS_WWW_CLIENT)), 0};
   unsigned status = 0;
-  if (int rc = gnutls_x509_trust_list_verify_crt2(cas, chain.data(), count, nullptr, 0, 0, &status,
+  if (int rc = gnutls_x509_trust_list_verify_crt2(cas, chain.data(), count, &purpose, 1, 0, &status,
                                                   nullptr);
       rc < 0)
     return fmt::format("the client certificate: {}", gnutls_strerror(rc));

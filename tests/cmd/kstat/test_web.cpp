@@ -30,7 +30,8 @@ void openssl(const std::vector<std::string>& args) {
 // A CA, the server's certificate for 127.0.0.1, and client certificates, under `dir`:
 // ca.crt, server.{crt,key}, client.{crt,key} (CN and SAN scraper.example.com, signed by the
 // CA), other.{crt,key} (signed by a second CA) and stranger.{crt,key} (signed by the CA, SAN
-// elsewhere.example.com).
+// elsewhere.example.com) and server-only.{crt,key} (signed by the CA, SAN scraper.example.com,
+// its extended key usage a server's alone).
 struct Pki {
   explicit Pki(const TempDir& where) : dir(where) {
     ca("ca");
@@ -39,14 +40,16 @@ struct Pki {
     leaf("client", "ca", "DNS:scraper.example.com");
     leaf("other", "other-ca", "DNS:scraper.example.com");
     leaf("stranger", "ca", "DNS:elsewhere.example.com");
+    leaf("server-only", "ca", "DNS:scraper.example.com", "extendedKeyUsage=serverAuth\n");
   }
   void ca(const std::string& name) {
     openssl({"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
              "-days", "2", "-subj", "/CN=" + name, "-keyout", dir / (name + ".key"), "-out",
              dir / (name + ".crt")});
   }
-  void leaf(const std::string& name, const std::string& issuer, const std::string& san) {
-    std::ofstream(dir / (name + ".ext")) << "subjectAltName=" << san << "\n";
+  void leaf(const std::string& name, const std::string& issuer, const std::string& san,
+            const std::string& more = "") {
+    std::ofstream(dir / (name + ".ext")) << "subjectAltName=" << san << "\n" << more;
     openssl({"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj",
              "/CN=" + name, "-keyout", dir / (name + ".key"), "-out", dir / (name + ".csr")});
     openssl({"x509", "-req", "-in", dir / (name + ".csr"), "-CA", dir / (issuer + ".crt"), "-CAkey",
@@ -138,6 +141,9 @@ TEST_CASE("kstat serve --web-config: RequireAndVerifyClientCert serves clients t
   auto stranger = http_get(serve.url(), {}, as("stranger"));
   CHECK(stranger.status == 403);
   CHECK(stranger.body == "the client certificate names none of client_allowed_sans\n");
+  auto server_only = http_get(serve.url(), {}, as("server-only"));
+  CHECK(server_only.status == 403);
+  CHECK(server_only.body.starts_with("the client certificate is not trusted: "));
   CHECK(serve.stop() == 0);
 }
 
