@@ -35,17 +35,27 @@ std::optional<Result<WebConfig>> ConfigWatch::poll(Clock::time_point now) {
     return std::nullopt;
   looked_ = now;
   auto seen = stamps(files_);
-  if (seen == stamps_)
+  if (seen == stamps_ && !failure_)
     return std::nullopt;
   // The stamps taken before the read: a change made while it reads is seen at the next look.
   // After a failure the files stay those of the last good load, the configuration among them,
-  // so that putting any of them right is seen.
+  // so that putting any of them right is seen; and a file the configuration names that is not
+  // there yet (a certificate copied in after the configuration naming it was written) is among
+  // none of them: while it fails, the configuration is read again at each look, and what it
+  // says told when it loads, or fails otherwise.
   auto loaded = load_web_config(path_);
-  if (loaded && loaded->files != files_) {
-    files_ = loaded->files;
-    seen = stamps(files_);
-  }
+  bool unchanged = seen == stamps_;
   stamps_ = std::move(seen);
+  if (!loaded) {
+    bool told = unchanged && failure_ == loaded.error().message();
+    failure_ = loaded.error().message();
+    return told ? std::nullopt : std::optional(std::move(loaded));
+  }
+  failure_.reset();
+  if (loaded->files != files_) {
+    files_ = loaded->files;
+    stamps_ = stamps(files_);
+  }
   return loaded;
 }
 

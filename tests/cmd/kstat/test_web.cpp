@@ -199,6 +199,13 @@ TEST_CASE("kstat serve --web-config: a change to the file, or to a certificate i
   CHECK(fetch(renewed, other_ca) == std::pair{0, 500});
   write_config(dir, tls);
   CHECK(becomes(renewed, other_ca, {0, 200}) == std::pair{0, 200});
+
+  // Certificate files named before they are there: 500 until they come, then served.
+  write_config(dir, "tls_server_config:\n  cert_file: new.crt\n  key_file: new.key\n");
+  CHECK(becomes(renewed, other_ca, {0, 500}) == std::pair{0, 500});
+  std::filesystem::copy_file(dir / "other.key", dir / "new.key");
+  std::filesystem::copy_file(dir / "other.crt", dir / "new.crt");
+  CHECK(becomes(renewed, other_ca, {0, 200}) == std::pair{0, 200});
   CHECK(serve.stop() == 0);
 }
 

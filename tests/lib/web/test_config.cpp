@@ -203,4 +203,17 @@ TEST_CASE("web config: a watch reads the file again when it or a PEM file it nam
   REQUIRE(fixed.has_value());
   REQUIRE(fixed->has_value());
   CHECK((*fixed)->tls->key_pem == "rotated\n");
+
+  // Files named before they are there: read again at each look, told once until they come.
+  write(path, "tls_server_config:\n  cert_file: new.crt\n  key_file: new.key\n");
+  auto missing = watch.poll(t + std::chrono::seconds(12));
+  REQUIRE(missing.has_value());
+  CHECK_FALSE(missing->has_value());
+  CHECK_FALSE(watch.poll(t + std::chrono::seconds(14)).has_value());
+  write(dir / "new.crt", "new cert\n");
+  write(dir / "new.key", "new key\n");
+  auto arrived = watch.poll(t + std::chrono::seconds(16));
+  REQUIRE(arrived.has_value());
+  REQUIRE(arrived->has_value());
+  CHECK((*arrived)->tls->cert_pem == "new cert\n");
 }

@@ -25,8 +25,9 @@ public:
   ConfigWatch(std::string path, const WebConfig& loaded,
               Clock::duration every = std::chrono::seconds(1));
 
-  // The configuration read again when a file changed since the last look: what it now says, or
-  // why it does not load. Nothing when no file changed, or the last look is under `every` ago.
+  // The configuration read again when a file changed since the last look, or at each look while
+  // it fails to load: what it now says, or why it does not load. Nothing when no file changed
+  // (or it fails as at the last look), or the last look is under `every` ago.
   std::optional<Result<WebConfig>> poll(Clock::time_point now = Clock::now());
 
 private:
@@ -42,6 +43,7 @@ private:
   std::string path_;
   std::vector<std::string> files_; // the last good load's, the configuration's first
   std::vector<Stamp> stamps_;
+  std::optional<std::string> failure_; // why the last read failed, while it does
   Clock::duration every_;
   Clock::time_point looked_;
 };
