@@ -868,6 +868,25 @@ TEST_CASE("kstat list fs.mount: every mount point, where the mount table is more
         }) == 100);
 }
 
+TEST_CASE("kstat read fs.mount: a mount point mounted over is the mount on top, its size and "
+          "its device",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a mount namespace of its own");
+  opskit::test::TempDir dir;
+  auto r = run({"unshare", "--mount", "--propagation", "private", "sh", "-c",
+                fmt::format("set -e; mkdir {0}/m; mount -t tmpfs -o size=1m below {0}/m; "
+                            "mount -t tmpfs -o size=4m above {0}/m; {1} read --prometheus "
+                            "fs.mount.{0}/m.size",
+                            dir.path(), k_kstat)});
+  INFO(r.err);
+  REQUIRE(r.exit_status == 0);
+  CHECK(r.out.find(fmt::format("kstat_filesystem_size_bytes{{mountpoint=\"{}/m\",device=\"above\","
+                               "fstype=\"tmpfs\"}} 4194304\n",
+                               dir.path())) != std::string::npos);
+  CHECK(r.out.find("below") == std::string::npos);
+}
+
 TEST_CASE("kstat read net.arp: the ARP table's entries by interface, as ip neigh made them",
           "[kstat][cli]") {
   if (::geteuid() != 0)

@@ -23,7 +23,7 @@
 
 #include <algorithm>
 #include <iterator>
-#include <set>
+#include <map>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -199,15 +199,24 @@ std::vector<std::string> mount_points(const Roots& roots, std::string_view type)
 namespace {
 
 // Calls `f` with each mount point of mountinfo's `text` that fs.mount lists, in the table's
-// order, each once.
+// order, each once: the mount last made there, on top of any before it, which statvfs(3) sees,
+// and whose file system and device label it.
 template <class F>
 void for_each_listed(std::string_view text, F&& f) {
-  std::set<std::string_view> seen;
+  std::vector<Mount> mounts;
+  std::map<std::string_view, std::size_t> at;
   for_each_record(text, Layout{}, [&](const Record& r) {
     auto mount = mount_of(r);
-    if (mount && !skipped(*mount) && seen.insert(mount->point).second)
-      f(*mount);
+    if (!mount)
+      return;
+    if (auto [it, first] = at.try_emplace(mount->point, mounts.size()); first)
+      mounts.push_back(*mount);
+    else
+      mounts[it->second] = *mount;
   });
+  for (const Mount& mount : mounts)
+    if (!skipped(mount))
+      f(mount);
 }
 
 // What a MountWatch keeps of mountinfo's `text`: a line a mount point, sorted.
