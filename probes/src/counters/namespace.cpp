@@ -254,8 +254,13 @@ NameChanges::Seen NameChanges::happened(const Snapshot& snapshot) {
 }
 
 void NameChanges::renew(const Namespace& ns, std::span<const std::string> names) {
-  if (cgroups_)
-    cgroups_ = ns.watch_cgroups(names);
+  if (!cgroups_)
+    return;
+  // The old watch goes first: beside the new one it would hold the user's inotify watches
+  // twice over, and the new one run out of them (max_user_watches) half-way through the cgroups.
+  // What is made or removed in between, the resolve that renews it finds.
+  cgroups_ = CgroupWatch();
+  cgroups_ = ns.watch_cgroups(names);
 }
 
 bool Namespace::has(std::string_view name) const {
