@@ -24,13 +24,15 @@ double quality_of(std::string_view params) {
   return 1;
 }
 
-// How well `range` ("*/*", "text/*", "gzip") covers `value`: 2 exactly, 1 by a wildcard.
+// How well `range` ("*/*", "text/*", "gzip") covers `value`: 2 exactly, 1 by a wildcard. Media
+// types and codings are compared without regard to case (RFC 9110, 8.3.1 and 8.4.1).
 int coverage(std::string_view range, std::string_view value) {
-  if (range == value)
+  if (iequals(range, value))
     return 2;
   if (range == "*" || range == "*/*")
     return 1;
-  if (range.ends_with("/*") && value.starts_with(range.substr(0, range.size() - 1)))
+  std::string_view type = range.substr(0, range.size() - 1); // "text/" of "text/*"
+  if (range.ends_with("/*") && iequals(value.substr(0, type.size()), type))
     return 1;
   return 0;
 }

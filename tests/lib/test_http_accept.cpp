@@ -22,3 +22,10 @@ TEST_CASE("http accept: wildcards, refusals and an empty header", "[lib][http]")
   CHECK(accept_quality("gzip;q=0, *", "gzip") == 0);
   CHECK(accept_quality("", "gzip") == 1);
 }
+
+TEST_CASE("http accept: media types and codings in any case", "[lib][http]") {
+  CHECK(accept_quality("Application/OpenMetrics-Text;version=1.0.0",
+                       "application/openmetrics-text") == 1);
+  CHECK(accept_quality("GZIP", "gzip") == 1);
+  CHECK(accept_quality("TEXT/*;q=0.3", "text/plain") == 0.3);
+}
