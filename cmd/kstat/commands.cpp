@@ -82,7 +82,7 @@ int run_read(const counters::Namespace& ns, const Options& options) {
     }
   }
   if (options.format == Format::json)
-    out = json_object(std::move(json)).dump(2) + "\n";
+    out = json_text(json_object(std::move(json)));
   if (options.format == Format::prometheus)
     counters::Exposition(*snapshot).render(*snapshot, out, TextFormat::prometheus);
   write_out(out);
@@ -114,7 +114,7 @@ int run_list(const counters::Namespace& ns, const Options& options) {
         entry["labels"][label] = value;
       json.push_back(std::move(entry));
     }
-    out = json.dump(2) + "\n";
+    out = json_text(json);
   } else if (options.describe) {
     Table table({{"NAME"}, {"KIND"}, {"UNIT"}, {"DESCRIPTION"}});
     for (std::size_t i = 0; i < snapshot->size(); ++i) {
@@ -180,7 +180,7 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
                                    {"handle_ns", r->handle_ns},
                                    {"snapshot_ns", r->snapshot_ns},
                                    {"snapshot_names", r->snapshot_names}};
-    write_out(json.dump(2) + "\n");
+    write_out(json_text(json));
     return k_exit_ok;
   }
   Table table({{"METHOD"}, {"NS/READ", Align::right}, {"VS HANDLE", Align::right}});

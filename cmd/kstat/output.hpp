@@ -31,6 +31,14 @@ using JsonMembers = std::vector<std::pair<std::string, nlohmann::ordered_json>>;
 // through every key before it at each one set, seconds at a snapshot of 31,000 names.
 nlohmann::ordered_json json_object(JsonMembers members);
 
+// `json` as text, `indent` spaces a level (-1: on one line), and a newline. A string that is not
+// UTF-8 (a mount point's or a host name's bytes) has each byte that breaks it as U+FFFD, where
+// dump() would throw.
+template <class Json>
+std::string json_text(const Json& json, int indent = 2) {
+  return json.dump(indent, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 // One line per entry of `errors` that is set (entry i's failure, or null: nothing to tell);
 // entries that failed alike (one unreadable file) share a line:
 // "kstat: error: proc.1.io.*: open /proc/1/io: Permission denied".

@@ -113,7 +113,7 @@ std::string render_sample(const counters::Snapshot& snap,
                      .count()},
         {"interval_s", seconds},
         {"values", json_object(std::move(values))}};
-    return line.dump() + "\n";
+    return json_text(line, -1);
   }
   if (!layout.columns) {
     out += fmt::format("--- {:.2f}s\n", seconds);

@@ -150,6 +150,19 @@ TEST_CASE("kstat read --json: one object, numbers as numbers, in the order asked
   CHECK(std::prev(json.end()).key() == "kernel.ostype");
 }
 
+TEST_CASE("kstat read --json: text that is not UTF-8 is JSON still, its stray bytes U+FFFD",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a UTS namespace of its own");
+  auto r = run({"unshare", "--uts", "sh", "-c",
+                fmt::format("printf 'caf\\351' >/proc/sys/kernel/hostname; {} read --json "
+                            "kernel.hostname",
+                            k_kstat)});
+  INFO(r.err);
+  REQUIRE(r.exit_status == 0);
+  CHECK(nlohmann::json::parse(r.out)["kernel.hostname"] == "caf\xef\xbf\xbd");
+}
+
 TEST_CASE("kstat read --prometheus: families in node_exporter's names, no text", "[kstat][cli]") {
   auto r = run({k_kstat, "read", "--prometheus", "vm.stats.pgfault", "vm.meminfo.MemFree",
                 "kernel.ostype", "vm.swappiness"});
