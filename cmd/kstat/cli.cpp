@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "cli_main.hpp"
@@ -27,13 +32,26 @@ void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometh
         ->excludes(json);
 }
 
+// Seconds from `low` to `high`. CLI::Range lets "nan" through, which no comparison is true of:
+// an interval of it never came, a deadline of it had always passed.
+CLI::Validator seconds_between(double low, double high) {
+  CLI::Validator a_number(
+      [](std::string& text) {
+        return std::isnan(std::strtod(text.c_str(), nullptr))
+                   ? fmt::format("{} is not a number of seconds", text)
+                   : std::string();
+      },
+      "");
+  return CLI::Range(low, high) & a_number;
+}
+
 // --timeout: what a sensor on a hung bus or a hard NFS mount gone away may hold up.
 void add_timeout(CLI::App& sub, Options& options) {
   sub.add_option("--timeout", options.timeout,
                  "Seconds to find the names in (the hardware's are probed), and as many to read "
                  "them in: a file that has not answered by then is an error, the rest printed "
                  "(default 10)")
-      ->check(CLI::Range(0.001, 86400.0));
+      ->check(seconds_between(0.001, 86400.0));
 }
 
 void define_read(CLI::App& sub, Options& options) {
@@ -54,8 +72,17 @@ void define_list(CLI::App& sub, Options& options) {
 void define_watch(CLI::App& sub, Options& options) {
   sub.add_option("name", options.names, "Names, prefixes or globs")->required();
   sub.add_option("-i,--interval", options.interval, "Seconds between samples (default 1)")
-      ->check(CLI::Range(0.01, 86400.0));
-  sub.add_option("-c,--count", options.count, "Stop after this many samples (default: never)");
+      ->check(seconds_between(0.01, 86400.0));
+  // A whole number: "-5" would be read as 2^64 - 5, and "0" is the default's never.
+  sub.add_option("-c,--count", options.count, "Stop after this many samples (default: never)")
+      ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()) &
+              CLI::Validator(
+                  [](std::string& text) {
+                    return text.find('-') == std::string::npos
+                               ? std::string()
+                               : fmt::format("{} is not a count of samples", text);
+                  },
+                  ""));
   add_format_flags(sub, options, false, false);
 }
 
@@ -91,7 +118,7 @@ void define_serve(CLI::App& sub, Options& options) {
                  "Seconds a scrape may spend reading; sources left unread are reported "
                  "(default 5; less where Prometheus says it waits less: its scrape timeout, "
                  "less half a second)")
-      ->check(CLI::Range(0.001, k_scrape_timeout_max));
+      ->check(seconds_between(0.001, k_scrape_timeout_max));
   sub.add_option("--textfile-directory", options.textfile_directory,
                  "A directory of *.prom files in Prometheus' text format, written by scripts and "
                  "cron jobs, whose metrics each scrape serves too, as node_exporter's "

@@ -702,6 +702,15 @@ TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
   auto bogus = run({k_kstat, "frobnicate"});
   CHECK(bogus.exit_status == 2);
   CHECK(bogus.err.starts_with("kstat: error: "));
+  // Seconds that are no number, and counts that are no count, which would run for ever.
+  auto nan = run({k_kstat, "watch", "-i", "nan", "kern.ctxt"});
+  CHECK(nan.exit_status == 2);
+  CHECK(nan.err.starts_with("kstat: error: --interval: nan is not a number of seconds"));
+  CHECK(run({k_kstat, "read", "--timeout", "NaN", "vm.swappiness"}).exit_status == 2);
+  auto negative = run({k_kstat, "watch", "-c", "-5", "kern.ctxt"});
+  CHECK(negative.exit_status == 2);
+  CHECK(negative.err.starts_with("kstat: error: --count: -5 is not a count of samples"));
+  CHECK(run({k_kstat, "watch", "-c", "0", "kern.ctxt"}).exit_status == 2);
 }
 
 namespace {
