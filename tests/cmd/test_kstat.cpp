@@ -909,6 +909,20 @@ TEST_CASE("kstat read fs.mount: a mount point mounted over is the mount on top, 
   CHECK(r.out.find("below") == std::string::npos);
 }
 
+TEST_CASE("kstat read fs.mount: a glob matches a mount point's name with its dot escaped",
+          "[kstat][cli]") {
+  if (::geteuid() != 0)
+    OPSKIT_SKIP("needs root for a mount namespace of its own");
+  opskit::test::TempDir dir;
+  auto r = run({"unshare", "--mount", "--propagation", "private", "sh", "-c",
+                fmt::format("set -e; mkdir {0}/a.b; mount -t tmpfs -o size=1m t {0}/a.b; "
+                            "{1} read '{2}.s*'",
+                            dir.path(), k_kstat, "fs.mount." + dir.path() + "/a\\056b")});
+  INFO(r.err);
+  REQUIRE(r.exit_status == 0);
+  CHECK(r.out == "fs.mount." + dir.path() + "/a\\056b.size: 1048576\n");
+}
+
 TEST_CASE("kstat read net.arp: the ARP table's entries by interface, as ip neigh made them",
           "[kstat][cli]") {
   if (::geteuid() != 0)

@@ -55,8 +55,10 @@ std::size_t first_wildcard(std::string_view name) {
   return std::string_view::npos;
 }
 
+// A backslash in a glob is the names' own, as in their escapes (a mount point's '.' is "\056"),
+// not fnmatch's escape of the character after it.
 bool glob_matches(const std::string& glob, const std::string& name) {
-  return ::fnmatch(glob.c_str(), name.c_str(), FNM_EXTMATCH) == 0;
+  return ::fnmatch(glob.c_str(), name.c_str(), FNM_EXTMATCH | FNM_NOESCAPE) == 0;
 }
 
 // Leaves in `found` what the glob `name` names: the names it matches, and those under it as it
