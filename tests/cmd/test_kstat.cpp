@@ -681,7 +681,16 @@ TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects",
   auto outside = run({k_kstat, "write", "vm.stats.pgfault=1"});
   CHECK(outside.exit_status == 1);
   CHECK(outside.err == "kstat: error: vm.stats.pgfault: not a /proc/sys entry, so not writable\n");
+  auto read_only = run({k_kstat, "write", "kernel.ostype=Linux"});
+  CHECK(read_only.exit_status == 1);
+  CHECK(read_only.err == "kstat: error: kernel.ostype: read-only, not writable\n");
   CHECK(sysctl_value("vm.swappiness") == current + "\n");
+  // An entry that cannot be read until it is first set is set, its old value "-".
+  auto secret =
+      run({"unshare", "--net", k_kstat, "write", "net.ipv6.conf.lo.stable_secret=2001:db8::1"});
+  CHECK(secret.exit_status == 0);
+  CHECK(secret.out ==
+        "net.ipv6.conf.lo.stable_secret: - -> 2001:0db8:0000:0000:0000:0000:0000:0001\n");
 }
 
 TEST_CASE("kstat bench: three methods, figures per read", "[kstat][cli]") {

@@ -460,15 +460,22 @@ Result<std::optional<Value>> Namespace::write(std::string_view name, std::string
   struct stat st {};
   if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return fail(fmt::format("{}: not a /proc/sys entry, so not writable", name), ENOENT);
+  if ((st.st_mode & 0222) == 0)
+    return fail(fmt::format("{}: read-only, not writable", name), EACCES);
+  // The value before, "-" where it cannot be read: net.ipv6.conf.*.stable_secret fails to read
+  // (EIO) until it is first set.
   std::optional<Value> before;
   if ((st.st_mode & 0444) != 0 && !never_read(name)) {
-    OPSKIT_TRY_ASSIGN(auto old, read_file(*path));
-    std::string_view text = trim(old);
+    auto old = read_file(*path);
+    std::string_view text = old ? trim(*old) : "-";
     before = parse_number(text).value_or(Value(std::string(text)));
   }
-  OPSKIT_TRY_ASSIGN(auto fd, open_file(*path, O_WRONLY | O_TRUNC));
+  auto fd = open_file(*path, O_WRONLY | O_TRUNC);
+  if (!fd)
+    return fail(fmt::format("{} = {}: {}", name, value, fd.error().message()),
+                fd.error().errno_value());
   std::string line = std::string(value) + "\n";
-  ssize_t n = ::write(fd.get(), line.data(), line.size());
+  ssize_t n = ::write(fd->get(), line.data(), line.size());
   if (n < 0)
     return fail(Error::from_errno("write", fmt::format("{} = {}", name, value)));
   if (static_cast<std::size_t>(n) != line.size())
