@@ -163,6 +163,20 @@ TEST_CASE("kstat read --json: text that is not UTF-8 is JSON still, its stray by
   CHECK(nlohmann::json::parse(r.out)["kernel.hostname"] == "caf\xef\xbf\xbd");
 }
 
+TEST_CASE("kstat read proc.self.status: signal masks are hexadecimal, the umask octal text",
+          "[kstat][cli]") {
+  // SIGUSR1 (10) and SIGUSR2 (12) ignored, inherited: bits 9 and 11, 0xa00.
+  auto r = run({"sh", "-c",
+                fmt::format("trap '' USR1 USR2; umask 027; {} read --json "
+                            "'proc.self.status.@(SigIgn|Umask)'",
+                            k_kstat)});
+  INFO(r.err);
+  REQUIRE(r.exit_status == 0);
+  auto json = nlohmann::json::parse(r.out);
+  CHECK((json["proc.self.status.SigIgn"].get<std::uint64_t>() & 0xa00) == 0xa00);
+  CHECK(json["proc.self.status.Umask"] == "0027");
+}
+
 TEST_CASE("kstat read --prometheus: families in node_exporter's names, no text", "[kstat][cli]") {
   auto r = run({k_kstat, "read", "--prometheus", "vm.stats.pgfault", "vm.meminfo.MemFree",
                 "kernel.ostype", "vm.swappiness"});

@@ -41,13 +41,22 @@ void enumerate_pid_stat(const Record& r, std::string_view base, Emitter& e) {
   }
 }
 
+// Of status's lines, the signal and capability masks are hexadecimal; the umask (octal) and the
+// CPUs and memory nodes allowed (hexadecimal words with commas) are text, whatever their digits.
+constexpr std::string_view k_status_masks[] = {"SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt",
+                                               "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"};
+constexpr std::string_view k_status_texts[] = {"Umask", "Cpus_allowed", "Mems_allowed"};
+
 void enumerate_pid_status(const Record& r, std::string_view base, Emitter& e) {
   std::string name = fmt::format("{}.{}", base, r.key);
   std::string pattern = fmt::format("proc.*.status.{}", r.key);
   Locator at{std::string(r.key), 0, r.offset};
-  if (r.tokens.size() == 2 && r.tokens[1] == "kB")
+  bool text = std::ranges::find(k_status_texts, r.key) != std::end(k_status_texts);
+  if (std::ranges::find(k_status_masks, r.key) != std::end(k_status_masks))
+    e.emit(name, pattern, Kind::gauge, "", at, {.hex = true});
+  else if (r.tokens.size() == 2 && r.tokens[1] == "kB")
     e.emit(name, pattern, Kind::gauge, "bytes", at, {.multiply = 1024});
-  else if (r.tokens.size() == 1 && parse_number(r.tokens[0]))
+  else if (!text && r.tokens.size() == 1 && parse_number(r.tokens[0]))
     e.emit(name, pattern, Kind::gauge, "", at);
   else
     e.emit(name, pattern, Kind::text, "", {std::string(r.key), -1, r.offset});
