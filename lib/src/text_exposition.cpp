@@ -88,8 +88,8 @@ bool is_number(std::string_view token) {
 // (a histogram's bucket bound, a summary's quantile).
 std::optional<std::string> take_labels(std::string_view line, std::size_t& at,
                                        std::set<std::string, std::less<>>& names) {
-  std::vector<std::pair<std::string_view, std::string_view>> labels; // name, escaped value
-  ++at;                                                              // '{'
+  std::vector<std::pair<std::string_view, std::string_view>> labels; // names, escaped values
+  ++at;
   for (;;) {
     skip_blanks(line, at);
     if (at < line.size() && line[at] == '}')
