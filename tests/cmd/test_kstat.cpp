@@ -755,6 +755,16 @@ std::string in_own_network(std::string_view script) {
   return r.out;
 }
 
+// The output of `script` (sh; "{0}" stands for `dir`, "{1}" for kstat) run in a mount namespace
+// of its own, where what it mounts is gone with it.
+std::string in_own_mounts(const std::string& dir, std::string_view script) {
+  std::string commands = "set -e; " + fmt::format(fmt::runtime(script), dir, k_kstat);
+  auto r = run({"unshare", "--mount", "--propagation", "private", "sh", "-c", commands});
+  INFO(r.err);
+  REQUIRE(r.exit_status == 0);
+  return r.out;
+}
+
 } // namespace
 
 TEST_CASE("kstat read net.link: the links of its network namespace, as ip link set them",
@@ -895,14 +905,9 @@ TEST_CASE("kstat list fs.mount: every mount point, where the mount table is more
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a mount namespace of its own");
   opskit::test::TempDir dir;
-  auto r = run({"unshare", "--mount", "--propagation", "private", "sh", "-c",
-                fmt::format("set -e; for i in $(seq 100); do mkdir {0}/m$i; "
-                            "mount -t tmpfs kstat-test {0}/m$i; done; "
-                            "wc -c < /proc/self/mountinfo; {1} list fs.mount",
-                            dir.path(), k_kstat)});
-  INFO(r.err);
-  REQUIRE(r.exit_status == 0);
-  auto out = lines(r.out);
+  auto out = lines(in_own_mounts(dir.path(), "for i in $(seq 100); do mkdir {0}/m$i; "
+                                             "mount -t tmpfs kstat-test {0}/m$i; done; "
+                                             "wc -c < /proc/self/mountinfo; {1} list fs.mount"));
   REQUIRE(!out.empty());
   CHECK(std::stoul(out.front()) > 4096);
   // The directory's name has no dot to escape, wherever TMPDIR puts it.
@@ -919,17 +924,13 @@ TEST_CASE("kstat read fs.mount: a mount point mounted over is the mount on top, 
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a mount namespace of its own");
   opskit::test::TempDir dir;
-  auto r = run({"unshare", "--mount", "--propagation", "private", "sh", "-c",
-                fmt::format("set -e; mkdir {0}/m; mount -t tmpfs -o size=1m below {0}/m; "
-                            "mount -t tmpfs -o size=4m above {0}/m; {1} read --prometheus "
-                            "fs.mount.{0}/m.size",
-                            dir.path(), k_kstat)});
-  INFO(r.err);
-  REQUIRE(r.exit_status == 0);
-  CHECK(r.out.find(fmt::format("kstat_filesystem_size_bytes{{mountpoint=\"{}/m\",device=\"above\","
-                               "fstype=\"tmpfs\"}} 4194304\n",
-                               dir.path())) != std::string::npos);
-  CHECK(r.out.find("below") == std::string::npos);
+  auto out = in_own_mounts(dir.path(), "mkdir {0}/m; mount -t tmpfs -o size=1m below {0}/m; "
+                                       "mount -t tmpfs -o size=4m above {0}/m; "
+                                       "{1} read --prometheus fs.mount.{0}/m.size");
+  CHECK(out.find(fmt::format("kstat_filesystem_size_bytes{{mountpoint=\"{}/m\",device=\"above\","
+                             "fstype=\"tmpfs\"}} 4194304\n",
+                             dir.path())) != std::string::npos);
+  CHECK(out.find("below") == std::string::npos);
 }
 
 TEST_CASE("kstat read fs.mount: a glob matches a mount point's name with its dot escaped",
@@ -937,13 +938,9 @@ TEST_CASE("kstat read fs.mount: a glob matches a mount point's name with its dot
   if (::geteuid() != 0)
     OPSKIT_SKIP("needs root for a mount namespace of its own");
   opskit::test::TempDir dir;
-  auto r = run({"unshare", "--mount", "--propagation", "private", "sh", "-c",
-                fmt::format("set -e; mkdir {0}/a.b; mount -t tmpfs -o size=1m t {0}/a.b; "
-                            "{1} read '{2}.s*'",
-                            dir.path(), k_kstat, "fs.mount." + dir.path() + "/a\\056b")});
-  INFO(r.err);
-  REQUIRE(r.exit_status == 0);
-  CHECK(r.out == "fs.mount." + dir.path() + "/a\\056b.size: 1048576\n");
+  auto out = in_own_mounts(dir.path(), "mkdir {0}/a.b; mount -t tmpfs -o size=1m t {0}/a.b; "
+                                       "{1} read 'fs.mount.{0}/a\\056b.s*'");
+  CHECK(out == "fs.mount." + dir.path() + "/a\\056b.size: 1048576\n");
 }
 
 TEST_CASE("kstat read net.arp: the ARP table's entries by interface, as ip neigh made them",
