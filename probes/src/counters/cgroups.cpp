@@ -40,10 +40,13 @@ std::string pattern_of(std::string_view base, std::string_view rest) {
   return rest.empty() ? pattern : dotted_name(pattern, rest);
 }
 
+// A key holds a '.' where the kernel groups fields ("core_sched.force_idle_usec"): the name
+// writes it '/', as it does a file name's.
 void enumerate_cpu_stat(const Record& r, std::string_view base, Emitter& e) {
   bool usec = r.key.ends_with("_usec");
-  e.emit(dotted_name(base, r.key), pattern_of(base, r.key), Kind::counter,
-         usec ? "microseconds" : "", {std::string(r.key), 0, r.offset});
+  std::string key = component_of(r.key);
+  e.emit(dotted_name(base, key), pattern_of(base, key), Kind::counter, usec ? "microseconds" : "",
+         {std::string(r.key), 0, r.offset});
 }
 
 // memory.stat holds sizes in bytes and, from "pgfault" on, event counts.
@@ -57,18 +60,41 @@ bool is_memory_event(std::string_view key) noexcept {
 
 void enumerate_memory_stat(const Record& r, std::string_view base, Emitter& e) {
   bool event = is_memory_event(r.key);
-  e.emit(dotted_name(base, r.key), pattern_of(base, r.key), event ? Kind::counter : Kind::gauge,
+  std::string key = component_of(r.key);
+  e.emit(dotted_name(base, key), pattern_of(base, key), event ? Kind::counter : Kind::gauge,
          event ? "events" : "bytes", {std::string(r.key), 0, r.offset});
 }
 
+// An io.stat field's kind and unit. Beside the counts of every cgroup, the io.latency
+// controller adds its levels (depth, "max" when unlimited; avg_lat in microseconds; win in
+// milliseconds) and io.cost its vrate (a percentage) and microseconds spent (cost.usage,
+// cost.wait, cost.indebt, cost.indelay).
+std::pair<Kind, std::string_view> io_stat_field(std::string_view field) noexcept {
+  if (field.ends_with("bytes"))
+    return {Kind::counter, "bytes"};
+  if (field.ends_with("ios"))
+    return {Kind::counter, "requests"};
+  if (field.starts_with("cost/"))
+    return field == "cost/vrate" ? std::pair{Kind::gauge, "percent"}
+                                 : std::pair{Kind::counter, "microseconds"};
+  if (field == "avg_lat")
+    return {Kind::gauge, "microseconds"};
+  if (field == "win")
+    return {Kind::gauge, "milliseconds"};
+  return {Kind::gauge, ""};
+}
+
 // "254:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0": with '=' a separator the tokens
-// alternate between a field's name and its value.
+// alternate between a field's name and its value. A value that is not a number (io.latency's
+// "depth=max") is no entry.
 void enumerate_io_stat(const Record& r, std::string_view base, Emitter& e) {
   std::string device = dotted_name(base, r.key);
   for (std::size_t i = 0; i + 1 < r.tokens.size(); i += 2) {
+    if (!convert(r.tokens[i + 1], {}))
+      continue;
     std::string field = component_of(r.tokens[i]);
-    e.emit(dotted_name(device, field), pattern_of(base, "*." + field), Kind::counter,
-           field.ends_with("bytes") ? "bytes" : "requests",
+    auto [kind, unit] = io_stat_field(field);
+    e.emit(dotted_name(device, field), pattern_of(base, "*." + field), kind, unit,
            {std::string(r.key), static_cast<int>(i + 1), r.offset});
   }
 }

@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "opskit/probes/exposition.hpp"
 #include "opskit/probes/scrape.hpp"
 #include "temp_dir.hpp"
@@ -185,6 +187,23 @@ TEST_CASE("exposition: a cgroup is a label holding its path, as /proc/<pid>/cgro
   CHECK(
       has_line(out, "kstat_cgroup_io_writes_total{cgroup=\"/system.slice\",device=\"254:0\"} 512"));
   CHECK(out.find("slice_ssh") == std::string::npos); // no cgroup in a family's name
+  // A key with a '.' (core scheduling's) is a family like the others, not one per cgroup.
+  CHECK(has_line(out, "kstat_cgroup_cpu_core_sched_force_idle_seconds_total"
+                      "{cgroup=\"/system.slice\"} 2.5"));
+  // io.cost's and io.latency's fields: times in seconds, levels as gauges, and no depth while
+  // it is "max" (unlimited).
+  auto sdb = [](std::string_view sample) {
+    return fmt::format("{}{{cgroup=\"/system.slice\",device=\"8:16\"}} ", sample);
+  };
+  CHECK(has_line(out, sdb("kstat_cgroup_io_read_bytes_total") + "8192"));
+  CHECK(has_line(out, "# TYPE kstat_cgroup_io_cost_usage_seconds_total counter\n" +
+                          sdb("kstat_cgroup_io_cost_usage_seconds_total") + "0.003"));
+  CHECK(has_line(out, "# TYPE kstat_cgroup_io_cost_vrate_percent gauge\n" +
+                          sdb("kstat_cgroup_io_cost_vrate_percent") + "87.5"));
+  CHECK(has_line(out, "# TYPE kstat_cgroup_io_latency_average_seconds gauge\n" +
+                          sdb("kstat_cgroup_io_latency_average_seconds") + "0.0025"));
+  CHECK(has_line(out, sdb("kstat_cgroup_io_latency_window_seconds") + "0.1"));
+  CHECK(out.find("depth") == std::string::npos);
 }
 
 TEST_CASE("exposition: a scrape leaves out before reading what no family holds",
