@@ -98,7 +98,7 @@ void find_rendered(const Roots& roots, std::string_view prefix, std::string_view
   auto text = read_rendered(path, reader);
   if (!text)
     return;
-  Emitter emitter(roots, path, k_lines, prefix, out, reader);
+  Emitter emitter(roots, path, Layout{.end = detail::end_of(reader)}, prefix, out, reader);
   emit_columns(*text, base, columns, emitter);
 }
 

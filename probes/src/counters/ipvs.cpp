@@ -185,7 +185,8 @@ void find_ipvs(const Roots& roots, std::string_view prefix, std::vector<Field>& 
   auto raw = read_file(path);
   if (!raw)
     return;
-  Emitter emitter(roots, path, k_lines, prefix, out, Reader::ipvs);
+  Emitter emitter(roots, path, Layout{.end = detail::end_of(Reader::ipvs)}, prefix, out,
+                  Reader::ipvs);
   std::string text; // the rendering, for each real server's line in it
   for (const auto& b : backends_of(*raw)) {
     std::size_t offset = text.size();

@@ -513,6 +513,13 @@ std::string_view render_zfs_io(std::string_view raw, std::string& out);
 // none (selinux.cpp).
 std::string_view render_selinux_config(std::string_view raw, std::string& out);
 
+// How a rendered file's read knows its end: mdstat's and ip_vs's records (an array, a service
+// and its real servers) are of several lines, so a read short of a page may not be the end.
+inline Layout::End end_of(Reader reader) noexcept {
+  return reader == Reader::mdstat || reader == Reader::ipvs ? Layout::End::empty_read
+                                                            : Layout::End::short_read;
+}
+
 // Whether a source's file is rendered after its pread, and the rendering of `raw` into `out`.
 inline bool is_rendered(Reader reader) noexcept {
   return reader == Reader::softnet || reader == Reader::mdstat || reader == Reader::conntrack ||
