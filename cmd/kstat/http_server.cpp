@@ -83,7 +83,8 @@ MHD_Response* make_response(unsigned status, std::string_view content_type, Body
   }
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE,
                           std::string(content_type).c_str());
-  MHD_add_response_header(response, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+  // The format follows Accept, the encoding Accept-Encoding: a cache keeps one of each.
+  MHD_add_response_header(response, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
   if (compress)
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
   if (status == MHD_HTTP_METHOD_NOT_ALLOWED)

@@ -34,6 +34,8 @@ bool is_legal(char c) noexcept {
   return is_upper(c) || is_lower_or_digit(c) || c == '_';
 }
 
+} // namespace
+
 void append_escaped(std::string& out, std::string_view text, bool quote) {
   std::string utf8;
   if (!is_utf8(text))
@@ -49,8 +51,6 @@ void append_escaped(std::string& out, std::string_view text, bool quote) {
       out.push_back(c);
   }
 }
-
-} // namespace
 
 std::string_view content_type(TextFormat format) noexcept {
   return format == TextFormat::openmetrics

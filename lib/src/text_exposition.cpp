@@ -121,8 +121,9 @@ std::optional<std::string> take_labels(std::string_view line, std::size_t& at,
   ++at; // '}'
   std::ranges::sort(labels);
   std::string out;
-  for (const auto& [name, value] : labels)
-    out.append(out.empty() ? "" : ",").append(name).append("=\"").append(value).push_back('"');
+  for (const auto& [name, value] : labels) // an empty value is no label, as Prometheus keeps it
+    if (!value.empty())
+      out.append(out.empty() ? "" : ",").append(name).append("=\"").append(value).push_back('"');
   return out;
 }
 
@@ -166,6 +167,8 @@ std::optional<std::string> parse_comment(std::string_view line, Map& families) {
                        name);
   if (family.typed || !family.samples.empty())
     return fmt::format("TYPE of {} given twice, or after its samples", name);
+  if (type->second == Type::counter && name == "_total")
+    return "a counter named _total, nothing in OpenMetrics";
   family.typed = true;
   family.type = type->second;
   return std::nullopt;
@@ -245,11 +248,13 @@ std::optional<std::string> clash(const Map& families, const Map& more = {}) {
 // A family's HELP and TYPE lines and its samples, in `format`.
 void append_family_text(std::string& out, std::string_view name, const Family& family,
                         TextFormat format) {
-  // Without HELP, where it was read from, as node_exporter says it.
-  std::string help = family.help ? *family.help
-                     : family.sources.empty()
-                         ? std::string()
-                         : fmt::format("Metric read from {}", fmt::join(family.sources, ", "));
+  // Without HELP, where it was read from, as node_exporter says it: a file's name escaped.
+  std::string help;
+  if (family.help)
+    help = *family.help;
+  else if (!family.sources.empty())
+    append_escaped(help, fmt::format("Metric read from {}", fmt::join(family.sources, ", ")),
+                   format == TextFormat::openmetrics);
   std::string_view type = family.type == Type::counter     ? "counter"
                           : family.type == Type::gauge     ? "gauge"
                           : family.type == Type::histogram ? "histogram"
@@ -260,10 +265,12 @@ void append_family_text(std::string& out, std::string_view name, const Family& f
       name.remove_suffix(6);
     else if (family.type == Type::counter || family.type == Type::untyped)
       type = "unknown";
-    std::string escaped; // OpenMetrics escapes '"' in HELP too
-    for (char c : help)
-      escaped.append(c == '"' ? "\\\"" : std::string_view(&c, 1));
-    help = std::move(escaped);
+    if (family.help) { // OpenMetrics escapes '"' in HELP too
+      std::string escaped;
+      for (char c : help)
+        escaped.append(c == '"' ? "\\\"" : std::string_view(&c, 1));
+      help = std::move(escaped);
+    }
   }
   if (family.help || !family.sources.empty())
     fmt::format_to(std::back_inserter(out), "# HELP {} {}\n", name, help);

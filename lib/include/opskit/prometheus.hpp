@@ -47,6 +47,10 @@ private:
   std::array<std::string, 2> text_;
 };
 
+// Appends `text` escaped as a HELP line's (backslash and newline) or, with `quote`, as a label
+// value's or an OpenMetrics HELP line's (and '"'); text that is not UTF-8 is read as ISO-8859-1.
+void append_escaped(std::string& out, std::string_view text, bool quote);
+
 // Appends `name="value"` to a label set being built ("" -> `cpu="0"`, then `cpu="0",mode="user"`),
 // with the value's backslashes, quotes and newlines escaped.
 void append_label(std::string& labels, std::string_view name, std::string_view value);

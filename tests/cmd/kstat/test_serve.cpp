@@ -93,6 +93,7 @@ TEST_CASE("kstat serve: OpenMetrics when Accept asks for it, gzip when accepted"
   CHECK(om.body.find("# TYPE kstat_cpu_seconds counter\nkstat_cpu_seconds_total{") !=
         std::string::npos);
   CHECK(om.body.ends_with("# EOF\n"));
+  CHECK(om.headers["vary"] == "Accept, Accept-Encoding"); // a cache keeps each format apart
   auto zipped = http_get(serve.url(), {"Accept-Encoding: gzip"});
   CHECK(zipped.headers["content-encoding"] == "gzip");
   auto unzipped = run({"gzip", "-dc"}, zipped.body);
@@ -539,6 +540,30 @@ TEST_CASE("kstat serve: a name given with nothing under it yet (no md arrays) is
   CHECK(typo.err.starts_with("kstat: error: unknown name 'mdd'"));
 }
 
+TEST_CASE("kstat serve --textfile-directory: a file's name that HELP is made of is escaped, in "
+          "UTF-8, in both formats",
+          "[kstat][serve]") {
+  TempDir dir;
+  std::ofstream(dir / "a\nb.prom") << "newline 1\n";
+  std::ofstream(dir / "latin\xff.prom") << "latin 1\n";
+  std::ofstream(dir / "back\\slash \"quoted\".prom") << "backslash 1\n";
+  KstatServe serve({"kern.loadavg.1", "--textfile-directory", dir.path()});
+  auto text = http_get(serve.url()).body;
+  auto check = promtool_check(text);
+  CHECK(check.out + check.err == "");
+  CHECK(check.exit_status == 0);
+  const std::string from = "Metric read from " + dir.path();
+  CHECK(text.find("# HELP newline " + from + "/a\\nb.prom\n") != std::string::npos);
+  CHECK(text.find("# HELP latin " + from + "/latin\u00ff.prom\n") != std::string::npos);
+  CHECK(text.find("# HELP backslash " + from + "/back\\\\slash \"quoted\".prom\n") !=
+        std::string::npos);
+  auto om = http_get(serve.url(), {"Accept: application/openmetrics-text;version=1.0.0"}).body;
+  CHECK(om.find("# HELP backslash " + from + "/back\\\\slash \\\"quoted\\\".prom\n") !=
+        std::string::npos);
+  CHECK(om.find("# HELP newline " + from + "/a\\nb.prom\n") != std::string::npos);
+  CHECK(om.find("kstat_textfile_scrape_error 0\n") != std::string::npos);
+}
+
 TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is left out whole, "
           "and said why, once",
           "[kstat][serve]") {
@@ -560,7 +585,9 @@ TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is le
       {"reordered.prom", "reordered{a=\"1\",b=\"2\"} 1\nreordered{b=\"2\",a=\"1\"} 2\n"},
       {"latin1.prom", "latin1{city=\"K\xf6ln\"} 1\n"},
       {"same.prom",
-       "# TYPE backup_runs gauge\nbackup_runs 1\n"}, // backup_runs_total's, to OpenMetrics
+       "# TYPE backup_runs gauge\nbackup_runs 1\n"},       // backup_runs_total's, to OpenMetrics
+      {"total.prom", "# TYPE _total counter\n_total 1\n"}, // no name left in OpenMetrics
+      {"empty_label.prom", "empty_label{a=\"\"} 1\nempty_label 2\n"}, // one series
   };
   for (auto [file, text] : k_bad)
     std::ofstream(dir / file) << text;
@@ -572,7 +599,7 @@ TEST_CASE("kstat serve --textfile-directory: a file that breaks the format is le
   CHECK(body.find("\ninfinite +Inf\n") != std::string::npos);
   for (const char* left_out :
        {"late_type", "stamped", "twice", "no_le", "not_numeric", "not_go_nan", "latin1",
-        "signed_nan", "past_double", "bad_le", "reordered"})
+        "signed_nan", "past_double", "bad_le", "reordered", "\n_total", "empty_label"})
     CHECK(body.find(left_out) == std::string::npos);
   CHECK(body.find("kstat_textfile_scrape_error 1\n") != std::string::npos);
   auto err = serve.err();
