@@ -207,7 +207,7 @@ constexpr Rule k_rules[] = {
     {"disk.*.*", "disk_$2", {k_device}},
     // /proc/<pid>/{stat,status,io}
     {"proc.*.**", "process_$2", {{{"pid", "$1"}}}},
-    // /proc/pressure/{cpu,memory,io}: node_exporter's pressure collector has the totals only
+    // /proc/pressure/{cpu,memory,io,irq}: node_exporter's pressure collector has the totals only
     {"kern.pressure.*.*.total", "pressure", k_pressure, Units::base,
      "Time tasks stalled on the resource, in seconds "
      "(kind some: at least one task; full: all non-idle tasks at once)"},

@@ -274,7 +274,7 @@ constexpr Known k_known[] = {
      "UDP datagrams over IPv6 dropped for a full send buffer"},
     {"net.snmp6.UdpLite6InErrors", C, "datagrams",
      "UDP-Lite datagrams over IPv6 not delivered, for a reason other than no listener"},
-    // /proc/pressure/{cpu,memory,io}
+    // /proc/pressure/{cpu,memory,io,irq}
     {"kern.pressure.*.some.avg10", G, "percent",
      "Share of time some task stalled on the resource, over 10 seconds"},
     {"kern.pressure.*.some.avg60", G, "percent",

@@ -270,6 +270,7 @@ const SourceSpec k_global_sources[] = {
     {{"kern.pressure.cpu"}, "pressure/cpu", k_pressure, enumerate_pressure},
     {{"kern.pressure.memory"}, "pressure/memory", k_pressure, enumerate_pressure},
     {{"kern.pressure.io"}, "pressure/io", k_pressure, enumerate_pressure},
+    {{"kern.pressure.irq"}, "pressure/irq", k_pressure, enumerate_pressure}, // "full" alone
     {{"kern.softirqs"},
      "softirqs",
      {.header_line = true, .end = Layout::End::first_read},

@@ -84,13 +84,14 @@ struct Read {
 
 TEST_CASE("sources: pressure stall information per resource", "[counters][sources]") {
   Read r(Namespace(k_proc, k_sys), "kern.pressure");
-  CHECK(r.infos.size() == 3 * 2 * 4);
+  CHECK(r.infos.size() == 3 * 2 * 4 + 4); // irq: no "some" line
   CHECK(r.value("kern.pressure.cpu.some.avg10") == Value(1.48));
   CHECK(r.value("kern.pressure.io.some.avg300") == Value(1.68));
   CHECK(r.value("kern.pressure.memory.full.total") == Value(u(65432)));
   CHECK(r.info("kern.pressure.memory.full.total").kind == Kind::counter);
   CHECK(r.info("kern.pressure.memory.full.total").unit == "microseconds");
   CHECK(r.info("kern.pressure.cpu.some.avg60").kind == Kind::gauge);
+  CHECK(r.value("kern.pressure.irq.full.total") == Value(u(4321)));
   CHECK(r.info("kern.pressure.cpu.some.avg60").unit == "percent");
 }
 
