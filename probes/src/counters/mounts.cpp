@@ -62,13 +62,14 @@ struct Mount {
 };
 
 // A mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER".
+// A source given as "" leaves two blanks, one separator to the tokens: TYPE and SUPER alone.
 std::optional<Mount> mount_of(const Record& r) {
   if (r.tokens.size() < 4)
     return std::nullopt;
   auto dash = std::find(r.tokens.begin() + 4, r.tokens.end(), "-");
   if (dash == r.tokens.end() || dash + 1 == r.tokens.end())
     return std::nullopt;
-  return Mount{r.tokens[3], *(dash + 1), dash + 2 != r.tokens.end() ? *(dash + 2) : "none"};
+  return Mount{r.tokens[3], *(dash + 1), r.tokens.end() - dash > 3 ? *(dash + 2) : "none"};
 }
 
 // True when `point` is below `tree` ("/sys/kernel" below "/sys"), not `tree` itself.

@@ -211,7 +211,9 @@ TEST_CASE("sources: with the machine's root mounted here, its init's mount point
   std::filesystem::create_directories(rootfs.path() + "/data");
   std::ofstream(proc.path() + "/1/mountinfo")
       << "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
-         "28 27 0:40 / /data rw,relatime - tmpfs tmpfs rw,size=1024k\n";
+         "28 27 0:40 / /data rw,relatime - tmpfs tmpfs rw,size=1024k\n"
+         "29 27 0:41 / /data/empty rw,relatime - tmpfs  rw,size=1024k\n"; // source ""
+  std::filesystem::create_directories(rootfs.path() + "/data/empty");
   std::ofstream(proc.path() + "/self/mountinfo")
       << "90 1 0:50 / / rw,relatime - overlay overlay rw\n"
          "91 90 254:0 / /host ro,relatime - ext4 /dev/vda rw\n";
@@ -219,7 +221,7 @@ TEST_CASE("sources: with the machine's root mounted here, its init's mount point
   auto listed = ns.list("fs.mount");
   REQUIRE(listed);
   auto points = mount_points(*listed);
-  CHECK(points == std::vector<std::string>{"/", "/data"});
+  CHECK(points == std::vector<std::string>{"/", "/data", "/data/empty"});
   Read data(ns, "fs.mount./data");
   struct statvfs st {};
   REQUIRE(::statvfs((rootfs.path() + "/data").c_str(), &st) == 0);
@@ -227,6 +229,8 @@ TEST_CASE("sources: with the machine's root mounted here, its init's mount point
   CHECK(data.value("fs.mount./data.files") == Value(u(st.f_files)));
   CHECK(data.info("fs.mount./data.size").labels ==
         Labels{{"device", "tmpfs"}, {"fstype", "tmpfs"}});
+  CHECK(Read(ns, "fs.mount./data/empty.size").info("fs.mount./data/empty.size").labels ==
+        Labels{{"device", "none"}, {"fstype", "tmpfs"}});
   // Without it, this process's own mounts, as before.
   auto own = Namespace(proc.path(), k_sys).list("fs.mount");
   REQUIRE(own);
