@@ -152,16 +152,23 @@ void emit_allocation(const Roots& roots, std::string_view prefix, const std::str
 void emit_commit_stats(Emitter& emitter, const std::string& dir, const std::string& base,
                        const Labels& labels) {
   std::string path = dir + "/commit_stats";
-  if (::access(path.c_str(), R_OK) != 0)
+  auto text = read_file(path);
+  if (!text)
     return;
+  // The statistics the kernel writes: cur_commit_ms came in 6.1.
+  std::vector<std::string_view> keys;
+  for_each_record(*text, k_fixed_lines, [&](const Record& r) { keys.push_back(r.key); });
   Emitter stats = emitter.with_source(path, k_fixed_lines);
-  for (const auto& stat : k_commit_stats)
+  for (const auto& stat : k_commit_stats) {
+    if (std::ranges::find(keys, stat.key) == keys.end())
+      continue;
     if (Info* info = stats.emit(fmt::format("{}.commit_stats.{}", base, stat.key),
                                 fmt::format("btrfs.*.commit_stats.{}", stat.key), stat.kind,
                                 stat.unit, {std::string(stat.key), 0, 0})) {
       info->description = stat.description;
       info->labels = labels;
     }
+  }
 }
 
 // The devices, from one read of a mount point's: each rendered line is labelled with the

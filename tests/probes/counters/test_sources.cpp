@@ -607,6 +607,15 @@ TEST_CASE("sources: btrfs, a file system's space by block group type and profile
   CHECK(btrfs.info(fs + ".allocation.system.bytes_used").labels ==
         Labels{{"uuid", "7c3a1e52-8f4b-4d6e-9a0b-2c5d8e1f3a47"}});
   CHECK_FALSE(ns.list("btrfs.features"));
+  // Before 6.1 the kernel wrote no cur_commit_ms: the others are read, and no error.
+  TempDir sys;
+  std::filesystem::copy(k_sys, sys.path(), std::filesystem::copy_options::recursive);
+  std::ofstream(sys.path() + "/fs/btrfs/7c3a1e52-8f4b-4d6e-9a0b-2c5d8e1f3a47/commit_stats")
+      << "commits 48213\nlast_commit_ms 27\nmax_commit_ms 1843\ntotal_commit_ms 2214567\n";
+  Read older(Namespace(k_proc, sys.path()), "btrfs");
+  CHECK(older.infos.size() == btrfs.infos.size() - 1);
+  CHECK(older.value(fs + ".commit_stats.max_commit_ms") == Value(u(1843)));
+  CHECK(std::ranges::count(older.errors, "") == static_cast<long>(older.errors.size()));
 }
 
 TEST_CASE("sources: net.rpc.nfsd, the NFS server's calls, and its operations by number",
