@@ -58,7 +58,7 @@ std::string_view render_softnet(std::string_view raw, std::string& out) {
         columns[count++] = *token;
       else
         break;
-    if (count <= k_file_columns[4]) // not a line of counters
+    if (count <= k_file_columns[2]) // not a line of counters; before 3.11, ten columns
       continue;
     std::size_t cpu = count >= k_backlog_columns ? parse_hex(columns[k_cpu_column]) : line_number;
     ++line_number;

@@ -351,6 +351,18 @@ TEST_CASE("sources: net.softnet per CPU from hexadecimal, named by the CPU's num
   CHECK(then.value("net.softnet.1.processed") == Value(u(255)));
   CHECK(then.value("net.softnet.1.received_rps") == Value(u(5)));
 
+  // Before Linux 3.11 (RHEL 7's 3.10): ten columns, no flow limit.
+  TempDir older_proc;
+  std::filesystem::create_directories(older_proc.path() + "/net");
+  std::ofstream(older_proc.path() + "/net/softnet_stat")
+      << "00000010 00000000 00000001 00000000 00000000 00000000 00000000 00000000 00000000 "
+         "00000007\n";
+  Read older(Namespace(older_proc.path(), k_sys), "net.softnet");
+  CHECK(older.names() ==
+        std::vector<std::string>{"net.softnet.0.dropped", "net.softnet.0.processed",
+                                 "net.softnet.0.received_rps", "net.softnet.0.time_squeeze"});
+  CHECK(older.value("net.softnet.0.received_rps") == Value(u(7)));
+
   // A CPU taken offline: its line goes, and the snapshot says its records changed.
   auto snap = old.snapshot(std::vector<std::string>{"net.softnet"});
   REQUIRE(snap);
