@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <unistd.h>
@@ -157,9 +158,22 @@ void find_hwmon(const Roots& roots, std::string_view prefix, std::vector<Field>&
   if (!related(prefix, "hw.hwmon"))
     return;
   std::string hwmon = roots.sys + "/class/hwmon";
+  std::vector<std::pair<std::string, std::string>> chips; // directory, name
   for (unsigned n : numbered(hwmon, "hwmon")) {
     std::string dir = fmt::format("{}/hwmon{}", hwmon, n);
-    std::string base = "hw.hwmon." + chip_name(dir);
+    chips.emplace_back(dir, chip_name(dir));
+  }
+  // A device of several chips (a wifi card's radios, asus-wmi's) names each with its name file
+  // too, as node_exporter does: "ieee80211_phy0_mt7996_phy0_0".
+  std::map<std::string, int> uses;
+  for (const auto& [dir, name] : chips)
+    ++uses[name];
+  for (auto& [dir, name] : chips)
+    if (auto own = read_file(dir + "/name"); own && uses[name] > 1)
+      if (std::string clean = clean_component(*own); !clean.empty() && clean != name)
+        name += "_" + clean;
+  for (const auto& [dir, chip] : chips) {
+    std::string base = "hw.hwmon." + chip;
     if (!related(prefix, base))
       continue;
     std::string name_file = dir + "/name";

@@ -882,6 +882,16 @@ TEST_CASE("sources: hw.hwmon, a chip named by its device, else its name, else hw
   fs::create_directory_symlink("../../../devices/platform/it87.2608",
                                sys / "class/hwmon/hwmon8/device");
   std::ofstream(sys / "devices/platform/it87.2608/fan2_input") << "900\n";
+  // A wifi card's two radios, each a chip of the one device: named by their name files too.
+  fs::create_directories(sys / "devices/pci0000:00/0000:00:1c.0/ieee80211/phy0");
+  for (int radio : {0, 1}) {
+    fs::path chip = sys / fmt::format("class/hwmon/hwmon{}", 9 + radio);
+    fs::create_directories(chip);
+    fs::create_directory_symlink("../../../devices/pci0000:00/0000:00:1c.0/ieee80211/phy0",
+                                 chip / "device");
+    std::ofstream(chip / "name") << fmt::format("mt7996_phy0.{}\n", radio);
+    std::ofstream(chip / "temp1_input") << 55000 + radio * 1000 << "\n";
+  }
   Namespace ns(k_proc, sys.path());
   Read hwmon(ns, "hw.hwmon");
   CHECK(hwmon.value("hw.hwmon.platform_coretemp_0.temp1.input") == Value(u(45000)));
@@ -895,6 +905,8 @@ TEST_CASE("sources: hw.hwmon, a chip named by its device, else its name, else hw
   CHECK(hwmon.info("hw.hwmon.power_meter.energy1.input").kind == Kind::counter);
   CHECK(hwmon.value("hw.hwmon.hwmon7.temp3.input") == Value(std::int64_t{-5000}));
   CHECK(hwmon.value("hw.hwmon.platform_it87_2608.fan2.input") == Value(u(900)));
+  CHECK(hwmon.value("hw.hwmon.ieee80211_phy0_mt7996_phy0_0.temp1.input") == Value(u(55000)));
+  CHECK(hwmon.value("hw.hwmon.ieee80211_phy0_mt7996_phy0_1.temp1.input") == Value(u(56000)));
 }
 
 TEST_CASE("sources: os.release, os-release(5)'s variables unquoted, and VERSION_ID's major.minor",
