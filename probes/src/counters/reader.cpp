@@ -84,9 +84,15 @@ std::string_view line_at(std::string_view text, std::size_t offset) noexcept {
   return text.substr(offset, end == std::string_view::npos ? std::string_view::npos : end - offset);
 }
 
-std::string_view after_paren(std::string_view line) noexcept {
-  std::size_t paren = line.rfind(')');
-  return paren == std::string_view::npos ? line : line.substr(paren + 1);
+// The line of the record at `offset`; for a layout after_paren, what follows the text's last
+// ')' on its line: <pid>/stat's comm, which a task names itself, may hold a newline too.
+std::string_view record_line(std::string_view text, std::size_t offset,
+                             const Layout& layout) noexcept {
+  if (!layout.after_paren)
+    return line_at(text, offset);
+  std::size_t paren = text.rfind(')');
+  return paren == std::string_view::npos || paren < offset ? line_at(text, offset)
+                                                           : line_at(text, paren + 1);
 }
 
 // The key of a keyed line, and a cursor positioned after it.
@@ -105,10 +111,7 @@ std::optional<std::string_view> column_of(Tokens& tokens, int column) noexcept {
 // The field in the line at `offset`, if that line is the record `locator` names.
 std::optional<std::string_view> field_in_line(std::string_view text, std::size_t offset,
                                               const Layout& layout, const Locator& locator) {
-  std::string_view line = line_at(text, offset);
-  if (layout.after_paren)
-    line = after_paren(line);
-  Tokens tokens(line, layout.separators);
+  Tokens tokens(record_line(text, offset, layout), layout.separators);
   if (layout.key_token >= 0) {
     auto key = line_key(tokens, layout.key_token);
     if (!key || *key != locator.key)
@@ -362,10 +365,8 @@ bool locate_columns(std::string_view text, const Layout& layout, Locator& locato
   if (!locate(text, layout, locator))
     return false;
   bool table = layout.shape == Layout::Shape::table;
-  std::string_view line = line_at(text, locator.hint);
-  if (layout.after_paren)
-    line = after_paren(line);
-  Tokens tokens(line, table ? std::string_view{} : layout.separators);
+  Tokens tokens(record_line(text, locator.hint, layout),
+                table ? std::string_view{} : layout.separators);
   if (table || layout.key_token >= 0)
     line_key(tokens, table ? 0 : layout.key_token);
   int column = -1;
@@ -510,7 +511,7 @@ void for_each_record(std::string_view text, const Layout& layout,
       continue;
     }
     if (layout.after_paren)
-      line = after_paren(line);
+      line = record_line(text, offset, layout);
     Tokens cursor(line, layout.separators);
     std::string_view key;
     if (layout.key_token >= 0) {

@@ -286,6 +286,10 @@ TEST_CASE("reader: <pid>/stat tokens start after the last ')' of comm", "[counte
   constexpr std::string_view stat = "42 (my (odd) prog) S 1 42\n";
   CHECK(read_field(stat, layout, {{}, 0}, {.text = true}) == Value(std::string("S")));
   CHECK(read_field(stat, layout, {{}, 1}) == Value(std::uint64_t{1}));
+  // A task may name itself with a newline (prctl(PR_SET_NAME)), which the kernel writes as is.
+  constexpr std::string_view named = "4242 (x\ny) R 7 4242\n";
+  CHECK(read_field(named, layout, {{}, 0}, {.text = true}) == Value(std::string("R")));
+  CHECK(read_field(named, layout, {{}, 1}) == Value(std::uint64_t{7}));
 }
 
 TEST_CASE("reader: snmp tables pair a header line with a value line", "[counters][reader]") {
