@@ -124,6 +124,7 @@ enum class Reader : std::uint8_t {
   once,           // pread until one succeeds, then kept: what cannot change until a reboot (DMI)
   exists,         // whether the file is there, "1" or "0", looked up once: SELinux's enabled
   selinux_config, // /etc/selinux/config's SELINUX= as a number (selinux.cpp)
+  icmpmsg,        // /proc/net/snmp's IcmpMsg pairs, rendered as a keyed line a type (icmpmsg.cpp)
   // pread of a sysfs file whose read asks a driver, which may sleep on its hardware (a sensor's,
   // a battery's): with a deadline, made on a thread of its own (driver_reads.hpp)
   driver
@@ -484,6 +485,10 @@ std::string_view render_mdstat(std::string_view raw, std::string& out);
 // (conntrack.cpp).
 std::string_view render_conntrack(std::string_view raw, std::string& out);
 
+// /proc/net/snmp's IcmpMsg pairs of lines as a keyed line a type ("InType3 40"), into `out`
+// (icmpmsg.cpp).
+std::string_view render_icmpmsg(std::string_view raw, std::string& out);
+
 // /proc/net/arp's entries counted by interface, a keyed line each, into `out` (arp.cpp).
 std::string_view render_arp(std::string_view raw, std::string& out);
 
@@ -526,7 +531,7 @@ inline bool is_rendered(Reader reader) noexcept {
          reader == Reader::arp || reader == Reader::udp || reader == Reader::os_release ||
          reader == Reader::udev || reader == Reader::ipvs_stats || reader == Reader::ipvs ||
          reader == Reader::zfs_state || reader == Reader::zfs_io ||
-         reader == Reader::selinux_config;
+         reader == Reader::selinux_config || reader == Reader::icmpmsg;
 }
 inline std::string_view render_file(Reader reader, std::string_view raw, std::string& out) {
   switch (reader) {
@@ -552,6 +557,8 @@ inline std::string_view render_file(Reader reader, std::string_view raw, std::st
     return render_zfs_io(raw, out);
   case Reader::selinux_config:
     return render_selinux_config(raw, out);
+  case Reader::icmpmsg:
+    return render_icmpmsg(raw, out);
   default:
     return render_conntrack(raw, out);
   }

@@ -62,6 +62,8 @@ void find_timex(const Roots& roots, std::string_view prefix, std::vector<Field>&
 // The kernel clock's source, from <sys>/devices/system/clocksource (timex.cpp).
 void find_clocksource(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_softnet(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
+// /proc/net/snmp's ICMP messages by type, net.snmp.IcmpMsg (icmpmsg.cpp).
+void find_icmpmsg(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_links(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_md(const Roots& roots, std::string_view prefix, std::vector<Field>& out);
 void find_conntrack(const Roots& roots, std::string_view prefix, std::vector<Field>& out);

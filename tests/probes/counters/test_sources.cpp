@@ -95,6 +95,49 @@ TEST_CASE("sources: pressure stall information per resource", "[counters][source
   CHECK(r.info("kern.pressure.cpu.some.avg60").unit == "percent");
 }
 
+TEST_CASE("sources: net.snmp.IcmpMsg by type name, as types come and pairs of lines are added",
+          "[counters][sources]") {
+  TempDir proc;
+  std::filesystem::create_directories(proc.path() + "/net");
+  auto write = [&](const std::string& icmpmsg) {
+    std::ofstream(proc.path() + "/net/snmp", std::ios::trunc)
+        << "Icmp: InMsgs OutMsgs\nIcmp: 80 80\n"
+        << icmpmsg << "Tcp: RtoMin MaxConn\nTcp: 200 -1\n";
+  };
+  write("IcmpMsg: InType3 OutType3\nIcmpMsg: 40 41\n");
+  Namespace ns(proc.path(), k_sys);
+  auto snap = ns.snapshot(std::vector<std::string>{"net.snmp"});
+  REQUIRE(snap);
+  REQUIRE(snap->read() == 0);
+  auto value = [&](std::string_view name) -> std::optional<Value> {
+    for (std::size_t i = 0; i < snap->size(); ++i)
+      if (snap->info(i).name == name && !snap->error(i))
+        return snap->value(i);
+    return std::nullopt;
+  };
+  CHECK(value("net.snmp.IcmpMsg.OutType3") == Value(u(41)));
+  CHECK(value("net.snmp.Tcp.MaxConn") == Value(std::int64_t{-1}));
+  // An echo reply's first: a column before each, which the snapshot notices; each is read by
+  // its name meanwhile, not by its old column.
+  write("IcmpMsg: InType0 InType3 OutType0 OutType3\nIcmpMsg: 1000 42 2000 43\n");
+  REQUIRE(snap->read() == 0);
+  CHECK(snap->records_changed());
+  CHECK(value("net.snmp.IcmpMsg.InType3") == Value(u(42)));
+  CHECK(value("net.snmp.IcmpMsg.OutType3") == Value(u(43)));
+  // Past sixteen types, the kernel's second pair of lines.
+  std::string names = "IcmpMsg:", values = "IcmpMsg:";
+  for (int type = 0; type < 16; ++type) {
+    names += fmt::format(" InType{}", type);
+    values += fmt::format(" {}", 100 + type);
+  }
+  write(names + "\n" + values + "\nIcmpMsg: InType16 OutType3\nIcmpMsg: 116 44\n");
+  Read all(ns, "net.snmp.IcmpMsg");
+  CHECK(all.infos.size() == 18);
+  CHECK(all.value("net.snmp.IcmpMsg.InType15") == Value(u(115)));
+  CHECK(all.value("net.snmp.IcmpMsg.InType16") == Value(u(116)));
+  CHECK(all.value("net.snmp.IcmpMsg.OutType3") == Value(u(44)));
+}
+
 TEST_CASE("sources: softirqs per CPU and in all, interrupts summed over CPUs",
           "[counters][sources]") {
   Namespace ns(k_proc, k_sys);
