@@ -432,10 +432,13 @@ std::size_t Found::size() const noexcept {
 bool Found::same_as(const Snapshot& snapshot) const {
   if (fields_.size() != snapshot.size())
     return false;
+  // ... and read the same way: an interrupt's count sums a column more where a CPU came online.
   auto same = [&](const Field& field, std::size_t i) {
-    const detail::Source& source = *snapshot.sources_[snapshot.slots_[i].source];
+    const auto& slot = snapshot.slots_[i];
+    const detail::Source& source = *snapshot.sources_[slot.source];
     return field.reader == source.reader && field.path == source.path &&
-           field.info.labels == snapshot.infos_[i].labels;
+           field.info.labels == snapshot.infos_[i].labels &&
+           field.convert.sum_columns == slot.convert.sum_columns;
   };
   std::size_t i = 0; // mostly in the same order: found as they were last time
   for (; i < fields_.size() && fields_[i].info.name == snapshot.infos_[i].name; ++i)

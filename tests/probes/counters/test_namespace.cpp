@@ -498,6 +498,18 @@ TEST_CASE("namespace: a caller sees what a snapshot would be made of, and may ke
   CHECK_FALSE(same);
   CHECK(other->size() == found);
   CHECK(found > served->size());
+  // A CPU that comes online: the same interrupts, each summed over a column more.
+  std::vector<std::string> interrupts{"kern.interrupts"};
+  std::ofstream(root.path / "interrupts") << "  CPU0  CPU1\n  0:  5  6  IO-APIC  2-edge  timer\n";
+  auto two = ns.snapshot(interrupts);
+  REQUIRE(two);
+  std::ofstream(root.path / "interrupts")
+      << "  CPU0  CPU1  CPU2\n  0:  5  6  7  IO-APIC  2-edge  timer\n";
+  REQUIRE(ns.snapshot(std::vector<Selection>{{interrupts, {}}}, [&](const Found& f) {
+    same = f.same_as(*two);
+    return false;
+  }));
+  CHECK_FALSE(same);
 }
 
 TEST_CASE("namespace: records that came or went name the subtree to find again, or none where "

@@ -82,7 +82,7 @@ class Found {
 public:
   std::size_t size() const noexcept;
   // Whether a snapshot made of it would be `snapshot` again: the same names, in any order, each
-  // from the same source with the same labels.
+  // from the same source with the same labels, read the same way.
   bool same_as(const Snapshot& snapshot) const;
 
 private:
