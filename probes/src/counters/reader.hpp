@@ -414,7 +414,11 @@ struct Source {
   std::size_t lines = std::string_view::npos;
   bool lines_fixed = false;
   bool lines_changed = false; // in the last read
-  bool failed_anew = false;   // the last read failed, the one before it succeeded (a pid exited)
+  // Layout::header_line: the header at the last read that succeeded, whose columns are the
+  // CPUs online (softirqs, interrupts): a change is a record change too.
+  bool header_line = false;
+  std::optional<std::string> header;
+  bool failed_anew = false; // the last read failed, the one before it succeeded (a pid exited)
   StatvfsFn statvfs_fn = ::statvfs;        // a seam for the tests of a mount that hangs
   std::shared_ptr<LinkDumps> link_dumps;   // Reader::links: the last dump and this one
   std::shared_ptr<DriverRead> driver_read; // Reader::driver: its read on the thread

@@ -97,6 +97,7 @@ Snapshot::Snapshot(std::vector<Field> fields) {
         made->reader = field.reader;
         made->lines_fixed = field.layout.fixed_lines || field.layout.shape == Layout::Shape::whole;
         made->end = field.layout.end;
+        made->header_line = field.layout.header_line;
         sources_.push_back(std::move(made));
       }
     }
@@ -188,10 +189,18 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
 }
 
 void Snapshot::note_lines(detail::Source& source) {
+  if (source.header_line) {
+    std::string_view header = source.text.substr(0, source.text.find('\n'));
+    if (source.header != header) {
+      source.lines_changed = source.header.has_value();
+      source.header = header;
+    }
+  }
   if (source.lines_fixed)
     return;
   std::size_t lines = count_lines(source.text);
-  source.lines_changed = source.lines != std::string_view::npos && lines != source.lines;
+  source.lines_changed =
+      source.lines_changed || (source.lines != std::string_view::npos && lines != source.lines);
   source.lines = lines;
 }
 

@@ -503,6 +503,8 @@ TEST_CASE("namespace: a caller sees what a snapshot would be made of, and may ke
   std::ofstream(root.path / "interrupts") << "  CPU0  CPU1\n  0:  5  6  IO-APIC  2-edge  timer\n";
   auto two = ns.snapshot(interrupts);
   REQUIRE(two);
+  two->read();
+  CHECK_FALSE(two->records_changed());
   std::ofstream(root.path / "interrupts")
       << "  CPU0  CPU1  CPU2\n  0:  5  6  7  IO-APIC  2-edge  timer\n";
   REQUIRE(ns.snapshot(std::vector<Selection>{{interrupts, {}}}, [&](const Found& f) {
@@ -510,6 +512,11 @@ TEST_CASE("namespace: a caller sees what a snapshot would be made of, and may ke
     return false;
   }));
   CHECK_FALSE(same);
+  // A snapshot's read tells the header's change as a change of records, which resolves again.
+  two->read();
+  CHECK(two->records_changed());
+  two->read();
+  CHECK_FALSE(two->records_changed());
 }
 
 TEST_CASE("namespace: records that came or went name the subtree to find again, or none where "
