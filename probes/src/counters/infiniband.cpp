@@ -88,6 +88,13 @@ constexpr HwFile k_port_attributes[] = {
     {"rate", Kind::gauge, "Gb/s", "The port's signalling rate, in gigabits a second", k_first_word},
 };
 
+// Whether a port's counters read: one without a performance management agent (a virtual
+// function's) answers "N/A (no PMA)" for each.
+bool has_counters(const std::string& dir) {
+  auto data = read_file(dir + "/port_rcv_data");
+  return !data || !data->starts_with("N/A");
+}
+
 } // namespace
 
 void find_infiniband(const Roots& roots, std::string_view prefix, std::vector<Field>& out) {
@@ -107,8 +114,9 @@ void find_infiniband(const Roots& roots, std::string_view prefix, std::vector<Fi
       std::string port_base = fmt::format("{}.{}", base, port);
       emit_files(roots, prefix, port_dir, port_base, "hw.infiniband.*.*", k_port_attributes, {},
                  out);
-      emit_files(roots, prefix, port_dir + "/counters", port_base, "hw.infiniband.*.*",
-                 k_port_counters, {}, out);
+      if (has_counters(port_dir + "/counters"))
+        emit_files(roots, prefix, port_dir + "/counters", port_base, "hw.infiniband.*.*",
+                   k_port_counters, {}, out);
     }
   }
 }

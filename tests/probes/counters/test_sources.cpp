@@ -831,6 +831,14 @@ TEST_CASE("sources: hw.infiniband, each card's ports, their states, rates and co
   CHECK(ib.value("hw.infiniband.mlx4_0.2.rate") == Value(2.5));
   CHECK(ib.info("hw.infiniband.mlx5_0.1.port_xmit_data").unit == "dwords");
   CHECK(ib.info("hw.infiniband.mlx5_0.1.symbol_error").kind == Kind::counter);
+  // A port without a performance management agent: its state, no counters, no error.
+  TempDir sys;
+  fs::copy(k_sys, sys.path(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  for (const auto& entry : fs::directory_iterator(sys / "class/infiniband/mlx4_0/ports/2/counters"))
+    std::ofstream(entry.path()) << "N/A (no PMA)\n";
+  Read no_pma(Namespace(k_proc, sys.path()), "hw.infiniband.mlx4_0.2");
+  CHECK(no_pma.infos.size() == 3);
+  CHECK(std::ranges::count(no_pma.errors, "") == 3);
 }
 
 TEST_CASE("sources: hw.fibrechannel, each port's names, state and statistics from hexadecimal",
