@@ -39,9 +39,9 @@ constexpr ColumnSpec k_md_fields[] = {
     {"disks_spare", Kind::gauge, "disks", "Spare devices of the array"},
     {"blocks", Kind::gauge, "KiB", "Size of the array"},
     {"blocks_synced", Kind::gauge, "KiB",
-     "Part of the array in sync: all of it unless it recovers, resyncs or checks"},
+     "Part of the array in sync: all of it unless it recovers, resyncs, checks or reshapes"},
     {"active", Kind::gauge, "",
-     "1 when the array is active and neither recovers, resyncs nor checks"},
+     "1 when the array is active and neither recovers, resyncs, checks nor reshapes"},
     {"inactive", Kind::gauge, "", "1 when the array is inactive (not started)"},
     {"recovering", Kind::gauge, "", "1 while the array rebuilds onto a device"},
     {"resync", Kind::gauge, "", "1 while the array resyncs its devices (or waits to)"},
@@ -52,10 +52,11 @@ constexpr ColumnSpec k_md_fields[] = {
 struct Array {
   std::string_view name;
   bool active = false;
+  bool broken = false;    // a member of a raid0 or linear array gone: neither active nor not
   bool redundant = false; // a "[required/active]" figure was given
   std::uint64_t devices = 0, failed = 0, spare = 0, required = 0, in_sync = 0;
   std::uint64_t blocks = 0, synced = 0;
-  enum class Activity : std::uint8_t { none, recovering, resync, check } activity = {};
+  enum class Activity : std::uint8_t { none, recovering, resync, check, reshape } activity = {};
 };
 
 bool is_digits(std::string_view s) noexcept {
@@ -78,9 +79,10 @@ void read_header(std::string_view line, Array& a) {
   for (int index = 0; auto token = tokens.next(); ++index) {
     if (index == 0)
       a.name = *token;
-    else if (index == 2)
+    else if (index == 2) {
       a.active = *token == "active";
-    else if (index > 2 && token->find('[') != std::string_view::npos) {
+      a.broken = *token == "broken";
+    } else if (index > 2 && token->find('[') != std::string_view::npos) {
       ++a.devices;
       a.failed += token->find("(F)") != std::string_view::npos ? 1 : 0;
       a.spare += token->find("(S)") != std::string_view::npos ? 1 : 0;
@@ -116,6 +118,8 @@ void read_progress(std::string_view line, Array& a) {
     a.activity = Activity::check;
   else if (line.find("resync") != std::string_view::npos)
     a.activity = Activity::resync;
+  else if (line.find("reshape") != std::string_view::npos) // no state of its own: none is 1
+    a.activity = Activity::reshape;
   else
     return;
   std::size_t open = line.find('('), slash = line.find('/', open);
@@ -128,13 +132,13 @@ void render(const Array& a, std::string& out) {
     return;
   std::uint64_t required = a.redundant ? a.required : a.devices;
   std::uint64_t in_sync = a.redundant ? a.in_sync : a.devices;
-  if (!a.active)
+  if (!a.active && !a.broken)
     required = in_sync = 0;
   using Activity = Array::Activity;
   bool busy = a.active && a.activity != Activity::none;
   fmt::format_to(std::back_inserter(out), FMT_COMPILE("{} {} {} {} {} {} {} {} {} {} {} {}\n"),
                  a.name, required, in_sync, a.failed, a.spare, a.blocks, busy ? a.synced : a.blocks,
-                 a.active && !busy ? 1 : 0, a.active ? 0 : 1,
+                 a.active && !busy ? 1 : 0, a.active || a.broken ? 0 : 1,
                  busy && a.activity == Activity::recovering ? 1 : 0,
                  busy && a.activity == Activity::resync ? 1 : 0,
                  busy && a.activity == Activity::check ? 1 : 0);

@@ -448,6 +448,31 @@ TEST_CASE("sources: md arrays from /proc/mdstat's stanzas, as node_exporter coun
   CHECK(md.value("md.md5.check") == Value(u(1)));
   CHECK(md.value("md.md5.blocks_synced") == Value(u(5239552)));
   CHECK(md.info("md.md1.blocks").unit == "KiB");
+  // A RAID 5 grown by a disk, reshaping: no state of those is 1, as node_exporter has it, and
+  // its progress synced. A RAID 0 whose member went (Linux 5.x's "broken"): neither active nor
+  // inactive, its devices still counted.
+  TempDir proc;
+  std::ofstream(proc.path() + "/mdstat")
+      << "Personalities : [raid0] [raid6] [raid5] [raid4]\n"
+         "md42 : active raid5 sde[4] sdd[3] sdc[2] sdb[1] sda[0]\n"
+         "      1953381440 blocks super 1.2 level 5, 512k chunk, algorithm 2 [5/5] [UUUUU]\n"
+         "      [===========>.........]  reshape = 56.1% (1096879076/1953381440) "
+         "finish=7.3min speed=131072K/sec\n"
+         "      \n"
+         "md0 : broken raid0 sdb[1] sda[0]\n"
+         "      1953260544 blocks super 1.2 512k chunks\n"
+         "      \n"
+         "unused devices: <none>\n";
+  Read odd(Namespace(proc.path(), k_sys), "md");
+  for (const char* state : {"active", "inactive", "recovering", "resync", "check"}) {
+    INFO(state);
+    CHECK(odd.value(fmt::format("md.md42.{}", state)) == Value(u(0)));
+    CHECK(odd.value(fmt::format("md.md0.{}", state)) == Value(u(0)));
+  }
+  CHECK(odd.value("md.md42.blocks_synced") == Value(u(1096879076)));
+  CHECK(odd.value("md.md42.disks_active") == Value(u(5)));
+  CHECK(odd.value("md.md0.disks_required") == Value(u(2)));
+  CHECK(odd.value("md.md0.disks_active") == Value(u(2)));
 }
 
 TEST_CASE("sources: net.conntrack, the tracker's counters summed over the CPUs",
