@@ -48,6 +48,8 @@ constexpr SensorType k_sensor_types[] = {
     {"curr", "Current", "milliamperes", Kind::gauge},
     {"power", "Power", "microwatts", Kind::gauge},
     {"energy", "Energy used", "microjoules", Kind::counter},
+    {"humidity", "Relative humidity", "millipercent", Kind::gauge},
+    {"freq", "Frequency (a GPU's)", "hertz", Kind::gauge},
     {"pwm", "Fan drive (PWM duty cycle, 0 to 255)", "", Kind::gauge},
     {"intrusion", "Chassis intrusion", "", Kind::gauge},
 };

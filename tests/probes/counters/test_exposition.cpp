@@ -167,6 +167,18 @@ TEST_CASE("exposition: a file system by mount point, device and type, as node_ex
         Labels{{"mountpoint", "/srv/my disk.img"}, {"device", "/dev/loop0"}, {"fstype", "ext4"}});
 }
 
+TEST_CASE("exposition: a hwmon chip's humidity as a ratio, as node_exporter's, and its clock in "
+          "hertz",
+          "[counters][exposition]") {
+  auto humidity =
+      map_name(Info{"hw.hwmon.sht3x.humidity1.input", Kind::gauge, "millipercent", {}, {}});
+  REQUIRE(humidity);
+  CHECK(humidity->family == "kstat_hwmon_humidity");
+  auto clock = map_name(Info{"hw.hwmon.amdgpu.freq1.input", Kind::gauge, "hertz", {}, {}});
+  REQUIRE(clock);
+  CHECK(clock->family == "kstat_hwmon_freq_hertz");
+}
+
 TEST_CASE("exposition: a cgroup is a label holding its path, as /proc/<pid>/cgroup shows it",
           "[counters][exposition]") {
   auto out = render({"cgroup"});

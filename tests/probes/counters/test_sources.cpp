@@ -968,8 +968,16 @@ TEST_CASE("sources: hw.hwmon, a chip named by its device, else its name, else hw
     std::ofstream(chip / "name") << fmt::format("mt7996_phy0.{}\n", radio);
     std::ofstream(chip / "temp1_input") << 55000 + radio * 1000 << "\n";
   }
+  // A humidity sensor, and a GPU's clock.
+  fs::create_directories(sys / "class/hwmon/hwmon11");
+  std::ofstream(sys / "class/hwmon/hwmon11/name") << "sht3x\n";
+  std::ofstream(sys / "class/hwmon/hwmon11/humidity1_input") << "45500\n";
+  std::ofstream(sys / "class/hwmon/hwmon11/freq1_input") << "1500000000\n";
   Namespace ns(k_proc, sys.path());
   Read hwmon(ns, "hw.hwmon");
+  CHECK(hwmon.value("hw.hwmon.sht3x.humidity1.input") == Value(u(45500)));
+  CHECK(hwmon.info("hw.hwmon.sht3x.humidity1.input").unit == "millipercent");
+  CHECK(hwmon.info("hw.hwmon.sht3x.freq1.input").unit == "hertz");
   CHECK(hwmon.value("hw.hwmon.platform_coretemp_0.temp1.input") == Value(u(45000)));
   CHECK(hwmon.info("hw.hwmon.platform_coretemp_0.temp1.input").unit == "millicelsius");
   CHECK(hwmon.value("hw.hwmon.platform_coretemp_0.temp1.label") ==
