@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "mount_namespace.hpp"
 #include "process.hpp"
 #include "serve.hpp"
 #include "skip.hpp"
@@ -28,10 +29,11 @@ using namespace opskit::test;
 namespace {
 
 // The files of `source` served paged at `proc` until destroyed, then unmounted and stopped by
-// its pid.
+// its pid; mounted in a mount namespace of the test's own, which the programs it starts share.
 class PagedProc {
 public:
   PagedProc(const std::filesystem::path& source, const std::filesystem::path& proc) : proc_(proc) {
+    enter_own_mount_namespace();
     std::filesystem::create_directories(proc);
     pid_ = spawn_quiet({PAGED_PROC, source, proc});
     for (int i = 0; i < 400 && std::filesystem::is_empty(proc); ++i)

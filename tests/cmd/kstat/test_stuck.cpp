@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "mount_namespace.hpp"
 #include "opskit/file.hpp"
 #include "opskit/probes/scrape.hpp"
 #include "opskit/scrape_timeout.hpp"
@@ -38,17 +39,15 @@ std::string read_all(const std::filesystem::path& path) {
 // hwmon0 under `sys`, a chip named "stuck" whose temp1_input does not answer until release(),
 // or `late_seconds` after each read where given; unmounted and stopped by its pid. A process
 // stuck in that read cannot end, even killed, until it is let go: Released, made after such a
-// process, lets it go before it is waited for. Its mount point is every user's to look at, as
-// a real chip's is: a test that reads the whole namespace as nobody, beside, finds it among the
-// mount points.
+// process, lets it go before it is waited for. It is mounted in a mount namespace of the
+// test's own, which the programs it starts share: the tests beside, which read every mount
+// point, never find it, nor a copy of it whose server is gone.
 class StuckSensor {
 public:
   explicit StuckSensor(const std::filesystem::path& sys, std::optional<double> late_seconds = {})
       : chip_(sys / "class/hwmon/hwmon0") {
-    using std::filesystem::perms;
+    enter_own_mount_namespace();
     std::filesystem::create_directories(chip_);
-    std::filesystem::permissions(sys, perms::owner_all | perms::group_read | perms::group_exec |
-                                          perms::others_read | perms::others_exec);
     std::vector<std::string> argv{STUCK_SENSOR, release_file_, chip_};
     if (late_seconds)
       argv.push_back(fmt::format("{}", *late_seconds));

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -29,6 +30,10 @@ class Tmpfs {
 public:
   Tmpfs(std::string dir, std::size_t bytes) : dir_(std::move(dir)) {
     std::filesystem::create_directories(dir_);
+    // In a mount namespace of this process's, where it may make one: what it and the programs
+    // it starts then mount, no other test sees (kstat's read every mount point's usage).
+    if (::unshare(CLONE_NEWNS) == 0)
+      ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
     std::string options = "size=" + std::to_string(bytes) + ",mode=0755";
     if (::mount("tmpfs", dir_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
       why_ = "mount -t tmpfs " + dir_ + ": " + std::strerror(errno);
