@@ -59,23 +59,32 @@ BasicAuth::BasicAuth(std::map<std::string, std::string> users)
 
 bool BasicAuth::check(std::string_view user, std::string_view password) {
   auto it = users_.find(user);
-  if (it == users_.end()) {
-    // As long as a user's check takes, at a configured hash's cost (a cost-4 one is a
-    // millisecond, the dummy's cost 10 sixty): the time tells no one which users there are.
-    bcrypt_matches(password, users_.empty() ? k_dummy_hash : users_.begin()->second);
-    return false;
-  }
-  std::string key = fingerprint(user, it->second, password);
+  bool known = it != users_.end();
+  // An unknown user's check takes as long as a user's, at a configured hash's cost (a cost-4
+  // one is a millisecond, the dummy's cost 10 sixty): the time tells no one which users there
+  // are.
+  std::string_view hash = known            ? std::string_view(it->second)
+                          : users_.empty() ? k_dummy_hash
+                                           : std::string_view(users_.begin()->second);
+  std::string key = fingerprint(user, hash, password);
   {
     std::lock_guard lock(mutex_);
-    if (good_.contains(key))
-      return true;
+    if (auto checked = checked_.find(key); checked != checked_.end())
+      return checked->second;
   }
-  if (!bcrypt_matches(password, it->second))
+  // One bcrypt at a time, and none waited for: a flood of wrong passwords holds one of the
+  // server's threads, not all of them, and a check that would wait for another's fails at once.
+  // A password checked before, good or not, is answered from memory meanwhile.
+  std::unique_lock hashing(hashing_, std::try_to_lock);
+  if (!hashing.owns_lock())
     return false;
+  bool good = bcrypt_matches(password, hash) && known;
+  hashing.unlock();
   std::lock_guard lock(mutex_);
-  good_.insert(std::move(key));
-  return true;
+  if (checked_.size() >= k_checked_max) // bounded against a flood: the good ones stay
+    std::erase_if(checked_, [](const auto& checked) { return !checked.second; });
+  checked_.insert_or_assign(std::move(key), good);
+  return good;
 }
 
 } // namespace opskit::web

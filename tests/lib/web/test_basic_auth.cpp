@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <string>
+#include <thread>
 
 #include "opskit/web/basic_auth.hpp"
 
@@ -42,4 +45,38 @@ TEST_CASE("basic auth: a password found good is not checked with bcrypt again", 
   // Ten bcrypt checks at cost 10 would take ten times the first; remembered, they take none.
   CHECK(ten_more < first);
   CHECK_FALSE(auth.check("dummy", "opskit-dummy!"));
+}
+
+TEST_CASE("basic auth: a wrong password is remembered too, and a flood of them never holds up a "
+          "password found good",
+          "[lib][web]") {
+  using Clock = std::chrono::steady_clock;
+  BasicAuth auth(std::map<std::string, std::string>{{"dummy", k_cost10}});
+  auto start = Clock::now();
+  REQUIRE_FALSE(auth.check("dummy", "wrong"));
+  auto first = Clock::now() - start;
+  start = Clock::now();
+  for (int i = 0; i < 10; ++i)
+    REQUIRE_FALSE(auth.check("dummy", "wrong"));
+  CHECK(Clock::now() - start < first);
+  REQUIRE(auth.check("dummy", "opskit-dummy"));
+  // Another thread tries password after password, each a bcrypt, as a client guessing would.
+  std::atomic<bool> stop{false};
+  std::atomic<int> tried{0};
+  std::thread guesser([&] {
+    for (int i = 0; !stop; ++i) {
+      CHECK_FALSE(auth.check("dummy", "guess" + std::to_string(i)));
+      ++tried;
+    }
+  });
+  while (tried < 3)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  start = Clock::now();
+  for (int i = 0; i < 100; ++i) {
+    CHECK(auth.check("dummy", "opskit-dummy"));
+    CHECK_FALSE(auth.check("dummy", "wrong"));
+  }
+  CHECK(Clock::now() - start < first); // none waited for the guesser's bcrypt
+  stop = true;
+  guesser.join();
 }

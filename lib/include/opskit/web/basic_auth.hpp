@@ -5,7 +5,6 @@
 
 #include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <string_view>
 
@@ -23,13 +22,17 @@ public:
 
   bool enabled() const noexcept { return !users_.empty(); }
 
-  // True when `password` is `user`'s. Safe to call from many threads.
+  // True when `password` is `user`'s. Safe to call from many threads; false, at once, for a
+  // password not checked before while another's bcrypt runs.
   bool check(std::string_view user, std::string_view password);
 
 private:
+  static constexpr std::size_t k_checked_max = 1024;
   std::map<std::string, std::string, std::less<>> users_;
-  std::mutex mutex_; // guards good_
-  std::set<std::string> good_;
+  std::mutex hashing_; // held by the one bcrypt that runs
+  std::mutex mutex_;   // guards checked_
+  // What each password checked gave, by a digest of the user, hash and password.
+  std::map<std::string, bool> checked_;
 };
 
 } // namespace opskit::web
