@@ -264,10 +264,8 @@ Result<ListenAddress> parse_listen(std::string_view text) {
   return where;
 }
 
-HttpServer::HttpServer(WebSettings web) : started_(std::move(web.config)) {
-  if (!web.path.empty())
-    watch_.emplace(std::move(web.path), started_);
-}
+HttpServer::HttpServer(WebSettings web)
+    : started_(std::move(web.config)), watch_(std::move(web.watch)) {}
 
 Result<std::shared_ptr<const HttpServer::Live>> HttpServer::make_live(const web::WebConfig& config,
                                                                       const Live* before) {

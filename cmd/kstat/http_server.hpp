@@ -46,11 +46,12 @@ struct ListenAddress {
 };
 Result<ListenAddress> parse_listen(std::string_view text);
 
-// A web configuration and the file it was loaded from, if any: a server given the path reads the
-// configuration again when the file, or a PEM file it names, changes.
+// A web configuration and, where it was loaded from a file, the watch on that file made as it
+// was loaded: the server reads the configuration again when the file, or a PEM file it names,
+// has changed since.
 struct WebSettings {
   web::WebConfig config;
-  std::string path;
+  std::optional<web::ConfigWatch> watch;
 };
 
 class HttpServer {

@@ -77,7 +77,7 @@ int run_serve(const Options& options) {
     print_error("kstat", where.error().message());
     return k_exit_usage;
   }
-  WebSettings web{{}, options.web_config};
+  WebSettings web;
   if (!options.web_config.empty()) {
     auto loaded = web::load_web_config(options.web_config);
     if (!loaded) {
@@ -85,6 +85,8 @@ int run_serve(const Options& options) {
       return k_exit_failure;
     }
     web.config = std::move(*loaded);
+    // Watched from now: a change made while the names are resolved below is seen.
+    web.watch.emplace(options.web_config, web.config);
   }
   raise_open_file_limit(); // every source file stays open between scrapes
   share_one_arena();

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -293,4 +294,33 @@ TEST_CASE("kstat serve: names found anew after a scrape that ran to its deadline
     found = found || body->find(second) != std::string::npos;
   }
   CHECK(found);
+}
+
+TEST_CASE("kstat serve --web-config: a change made while serve starts is the one it serves by",
+          "[kstat][serve][web]") {
+  // The start probes the sensor, which answers each read after 2 s: meanwhile, basic
+  // authentication is taken out of the configuration.
+  TempDir sys, dir;
+  StuckSensor sensor(sys.path(), 2);
+  std::string config = dir / "web.yml";
+  std::ofstream(config) << "basic_auth_users:\n  alice: "
+                           "$2y$04$e3nUNB4xnRWAMchAJUQkYeEIPkENYu4v3e1LbGJwOuS6v5gGqt/Mq\n";
+  std::atomic<bool> changed{false};
+  std::thread change([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::ofstream(config + ".new") << "# open to all\n";
+    std::filesystem::rename(config + ".new", config);
+    changed = true;
+  });
+  KstatServe serve({"--sys-root", sys.path(), "hw.hwmon", "kern.loadavg", "--web-config", config});
+  change.join();
+  INFO("serve started before the change: the test proves nothing");
+  REQUIRE(changed);
+  // The server looks at its files at most once a second.
+  int status = 0;
+  for (int i = 0; i < 100 && status != 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    status = http_get(serve.url()).status;
+  }
+  CHECK(status == 200);
 }
