@@ -146,6 +146,7 @@ constexpr std::pair<std::string_view, ClientAuth> k_client_auths[] = {
     {"NoClientCert", ClientAuth::none},
     {"RequestClientCert", ClientAuth::request},
     {"RequireAnyClientCert", ClientAuth::require_any},
+    {"RequireClientCert", ClientAuth::require_any}, // the exporter toolkit's older name
     {"VerifyClientCertIfGiven", ClientAuth::verify_if_given},
     {"RequireAndVerifyClientCert", ClientAuth::require_and_verify},
 };
@@ -177,11 +178,11 @@ Result<void> read_client_auth(const Reader& r, const YAML::Node& tls, TlsConfig&
     return r.error("tls_server_config",
                    "client_auth_type needs client_ca_file: the CAs that client certificates "
                    "are asked for and checked against");
-  if (!out.client_allowed_sans.empty() && out.client_auth != ClientAuth::require_any &&
-      out.client_auth != ClientAuth::require_and_verify)
+  if (!out.client_allowed_sans.empty() &&
+      (out.client_auth == ClientAuth::none || out.client_auth == ClientAuth::request))
     return r.error("tls_server_config",
-                   "client_allowed_sans needs client_auth_type RequireAnyClientCert or "
-                   "RequireAndVerifyClientCert");
+                   "client_allowed_sans needs client_auth_type RequireAnyClientCert, "
+                   "VerifyClientCertIfGiven or RequireAndVerifyClientCert");
   return {};
 }
 

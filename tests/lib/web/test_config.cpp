@@ -103,6 +103,25 @@ TEST_CASE("web config: inline PEM is taken as it is", "[lib][web]") {
   CHECK(parsed->tls->client_auth == ClientAuth::none);
 }
 
+TEST_CASE("web config: what the exporter toolkit takes of client certificates, its older name "
+          "and allowed names where a certificate is verified if given",
+          "[lib][web]") {
+  auto older = parse_web_config("tls_server_config:\n  cert: C\n  key: K\n  client_ca: CA\n"
+                                "  client_auth_type: RequireClientCert\n",
+                                k_path);
+  REQUIRE(older);
+  CHECK(older->tls->client_auth == ClientAuth::require_any);
+  auto if_given = parse_web_config("tls_server_config:\n  cert: C\n  key: K\n  client_ca: CA\n"
+                                   "  client_auth_type: VerifyClientCertIfGiven\n"
+                                   "  client_allowed_sans: [scraper.example.com]\n",
+                                   k_path);
+  REQUIRE(if_given);
+  CHECK(if_given->tls->client_allowed_sans == std::vector<std::string>{"scraper.example.com"});
+  CHECK(refused("tls_server_config:\n  cert: C\n  key: K\n  client_ca: CA\n"
+                "  client_auth_type: RequestClientCert\n  client_allowed_sans: [x]\n")
+            .find("client_allowed_sans needs client_auth_type") != std::string::npos);
+}
+
 TEST_CASE("web config: each mistake is one line naming the file, the key and what is wrong",
           "[lib][web]") {
   CHECK(refused("tls_server_config:\n  cert_file: /nonexistent/x.crt\n  key_file: k\n") ==
