@@ -84,6 +84,16 @@ TEST_CASE("kstat read --prometheus: the /proc/sys tree and every source pass pro
   CHECK(check.exit_status == 0);
 }
 
+TEST_CASE("kstat-serve, run by hand, is kstat serve", "[kstat][serve]") {
+  auto help = run({tool("kstat") + "-serve", "--help"});
+  CHECK(help.exit_status == 0);
+  CHECK(help.out.find("Usage: kstat serve") != std::string::npos);
+  // The global options first, as kstat takes them: then serve's.
+  auto bad = run({tool("kstat") + "-serve", "--proc-root", "/proc", "--listen", "nowhere"});
+  CHECK(bad.exit_status == 2);
+  CHECK(bad.err == "kstat: error: --listen 'nowhere': expected HOST:PORT\n");
+}
+
 TEST_CASE("kstat serve: OpenMetrics when Accept asks for it, gzip when accepted",
           "[kstat][serve]") {
   KstatServe serve({"cpu", "vm.meminfo"});
