@@ -251,16 +251,21 @@ Result<ListenAddress> parse_listen(std::string_view text) {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  // Every interface: IPv6's any address, which answers IPv4 too, where the kernel has IPv6.
+  if (host.empty())
+    host = UniqueFd(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0)) ? "::" : "0.0.0.0";
   addrinfo* found = nullptr;
   std::string service = std::to_string(port);
-  if (int rc =
-          ::getaddrinfo(host.empty() ? "0.0.0.0" : host.c_str(), service.c_str(), &hints, &found);
-      rc != 0)
+  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0)
     return fail(fmt::format("--listen '{}': {}", text, ::gai_strerror(rc)), EINVAL);
   CPtr<addrinfo, ::freeaddrinfo> owner(found);
   ListenAddress where;
   std::memcpy(&where.address, found->ai_addr, found->ai_addrlen);
   where.size = found->ai_addrlen;
+  if (found->ai_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(where.address);
+    where.dual_stack = IN6_IS_ADDR_UNSPECIFIED(&v6.sin6_addr);
+  }
   return where;
 }
 
@@ -342,7 +347,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& where
   const auto* address = reinterpret_cast<const sockaddr*>(&where.address);
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
   if (address->sa_family == AF_INET6)
-    flags |= MHD_USE_IPv6;
+    flags |= where.dual_stack ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
   std::vector<MHD_OptionItem> options = {
       {MHD_OPTION_SOCK_ADDR, 0, const_cast<sockaddr*>(address)},
       {MHD_OPTION_THREAD_POOL_SIZE, 2, nullptr},

@@ -37,12 +37,14 @@ struct Response {
   std::shared_ptr<const std::string> body; // shared, not copied, by the connections sending it
 };
 
-// Where to listen: "HOST:PORT", "[V6]:PORT", or ":PORT" for every interface; port 0 takes a free
-// one. Fails with "--listen 'x': expected HOST:PORT", a port out of range, or the resolver's
-// reason.
+// Where to listen: "HOST:PORT", "[V6]:PORT", or ":PORT" for every interface, IPv4 and IPv6 as
+// Go's servers take it (and "[::]:PORT" likewise; "0.0.0.0:PORT" is IPv4's alone); port 0 takes
+// a free one. Fails with "--listen 'x': expected HOST:PORT", a port out of range, or the
+// resolver's reason.
 struct ListenAddress {
   sockaddr_storage address{};
   socklen_t size = 0;
+  bool dual_stack = false; // IPv6's any address, IPv4's answered on it too
 };
 Result<ListenAddress> parse_listen(std::string_view text);
 

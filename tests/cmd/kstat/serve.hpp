@@ -4,6 +4,7 @@
 // What the `kstat serve` tests share: the server started on a free 127.0.0.1 port and stopped
 // by its pid, HTTP requests made with curl, and a reader of the text exposition format.
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -30,7 +31,9 @@ public:
     std::vector<std::string> argv{"sh", "-c", "exec \"$@\" >\"$0\" 2>\"$0.err\"", dir_ / "out"};
     argv.insert(argv.end(), as.begin(), as.end());
     argv.push_back(tool("kstat"));
-    std::vector<std::string> serve{"serve", "--listen", "127.0.0.1:0"};
+    std::vector<std::string> serve{"serve"};
+    if (std::ranges::find(args, "--listen") == args.end()) // else the test's own
+      serve.insert(serve.end(), {"--listen", "127.0.0.1:0"});
     while (args.size() >= 2 && (args.front() == "--proc-root" || args.front() == "--sys-root" ||
                                 args.front() == "--rootfs")) {
       argv.insert(argv.end(), args.begin(), args.begin() + 2); // a global option goes first

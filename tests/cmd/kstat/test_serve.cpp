@@ -8,7 +8,9 @@
 #include <fstream>
 #include <future>
 
+#include <netinet/in.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -82,6 +84,22 @@ TEST_CASE("kstat read --prometheus: the /proc/sys tree and every source pass pro
   check = promtool_check(copied.out);
   CHECK(check.out + check.err == "");
   CHECK(check.exit_status == 0);
+}
+
+TEST_CASE("kstat serve --listen :PORT answers on IPv4 and on IPv6, as node_exporter's does",
+          "[kstat][serve]") {
+  KstatServe serve({"--listen", ":0", "kern.loadavg"});
+  std::string port = serve.address().substr(serve.address().rfind(':') + 1);
+  CHECK(http_get("http://127.0.0.1:" + port + "/metrics").status == 200);
+  // Where this machine has IPv6 on its loopback interface.
+  sockaddr_in6 loopback{};
+  loopback.sin6_family = AF_INET6;
+  loopback.sin6_addr = in6addr_loopback;
+  opskit::UniqueFd probe(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (probe && ::bind(probe.get(), reinterpret_cast<sockaddr*>(&loopback), sizeof loopback) == 0) {
+    CHECK(serve.address().starts_with("[::]:"));
+    CHECK(http_get("http://[::1]:" + port + "/metrics").status == 200);
+  }
 }
 
 TEST_CASE("kstat-serve, run by hand, is kstat serve", "[kstat][serve]") {
