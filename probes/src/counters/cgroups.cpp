@@ -66,9 +66,10 @@ void enumerate_memory_stat(const Record& r, std::string_view base, Emitter& e) {
 }
 
 // An io.stat field's kind and unit. Beside the counts of every cgroup, the io.latency
-// controller adds its levels (depth, "max" when unlimited; avg_lat in microseconds; win in
-// milliseconds) and io.cost its vrate (a percentage) and microseconds spent (cost.usage,
-// cost.wait, cost.indebt, cost.indelay).
+// controller adds its levels (avg_lat in microseconds, win in milliseconds; and its depth,
+// which is no entry: "max" whenever it does not throttle, a number while it does) and io.cost
+// its vrate (a percentage) and microseconds spent (cost.usage, cost.wait, cost.indebt,
+// cost.indelay).
 std::pair<Kind, std::string_view> io_stat_field(std::string_view field) noexcept {
   if (field.ends_with("bytes"))
     return {Kind::counter, "bytes"};
@@ -85,12 +86,11 @@ std::pair<Kind, std::string_view> io_stat_field(std::string_view field) noexcept
 }
 
 // "254:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0": with '=' a separator the tokens
-// alternate between a field's name and its value. A value that is not a number (io.latency's
-// "depth=max") is no entry.
+// alternate between a field's name and its value. A value that is not a number is no entry.
 void enumerate_io_stat(const Record& r, std::string_view base, Emitter& e) {
   std::string device = dotted_name(base, r.key);
   for (std::size_t i = 0; i + 1 < r.tokens.size(); i += 2) {
-    if (!convert(r.tokens[i + 1], {}))
+    if (r.tokens[i] == "depth" || !convert(r.tokens[i + 1], {}))
       continue;
     std::string field = component_of(r.tokens[i]);
     auto [kind, unit] = io_stat_field(field);

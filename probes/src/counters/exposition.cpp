@@ -602,7 +602,6 @@ constexpr Rule k_rules[] = {
     {"cgroup.**.io/stat.*.cost/*", "cgroup_io_$3", {k_cgroup, k_cgroup_device}},
     {"cgroup.**.io/stat.*.avg_lat", "cgroup_io_latency_average", {k_cgroup, k_cgroup_device}},
     {"cgroup.**.io/stat.*.win", "cgroup_io_latency_window", {k_cgroup, k_cgroup_device}},
-    {"cgroup.**.io/stat.*.depth", "cgroup_io_latency_depth", {k_cgroup, k_cgroup_device}, Units::keep},
     {"cgroup.**.io/stat.*.*", "cgroup_io_$3", {k_cgroup, k_cgroup_device}, Units::keep},
     // statfs of each mount point
     {"fs.mount.*.size", "filesystem_size", {k_mountpoint}},

@@ -386,8 +386,6 @@ constexpr Known k_known[] = {
     {"cgroup.*.io/stat.*.cost/indelay", C, "microseconds", "Time delayed for debt to io.cost"},
     {"cgroup.*.io/stat.*.avg_lat", G, "microseconds", "Average completion time, io.latency's"},
     {"cgroup.*.io/stat.*.win", G, "milliseconds", "io.latency's sampling window"},
-    {"cgroup.*.io/stat.*.depth", G, "requests",
-     "Requests io.latency lets in flight (absent while unlimited)"},
     // /proc/sys: the kind follows the value
     {"vm.swappiness", G, "", "How eagerly the kernel swaps anonymous memory (0-200)"},
     {"vm.overcommit_memory", G, "", "Overcommit policy: 0 heuristic, 1 always, 2 never"},

@@ -202,8 +202,8 @@ TEST_CASE("exposition: a cgroup is a label holding its path, as /proc/<pid>/cgro
   // A key with a '.' (core scheduling's) is a family like the others, not one per cgroup.
   CHECK(has_line(out, "kstat_cgroup_cpu_core_sched_force_idle_seconds_total"
                       "{cgroup=\"/system.slice\"} 2.5"));
-  // io.cost's and io.latency's fields: times in seconds, levels as gauges, and no depth while
-  // it is "max" (unlimited).
+  // io.cost's and io.latency's fields: times in seconds, levels as gauges, and no depth, which
+  // turns "max" whenever io.latency stops throttling.
   auto sdb = [](std::string_view sample) {
     return fmt::format("{}{{cgroup=\"/system.slice\",device=\"8:16\"}} ", sample);
   };
