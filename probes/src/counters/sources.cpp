@@ -261,6 +261,9 @@ constexpr Layout k_fixed_record{.fixed_lines = true, .end = Layout::End::first_r
 constexpr Layout k_pressure{.separators = "=", .fixed_lines = true, .end = Layout::End::first_read};
 constexpr Layout k_fixed_table{
     .shape = Layout::Shape::table, .fixed_lines = true, .end = Layout::End::first_read};
+// net/snmp's lines but IcmpMsg's are fixed: those come with the first ICMP message of a type
+// counted (icmpmsg.cpp), and their lines counted at each read tell it.
+constexpr Layout k_snmp_table{.shape = Layout::Shape::table, .end = Layout::End::first_read};
 
 const SourceSpec k_global_sources[] = {
     {{"vm.stats"}, "vmstat", k_fixed_lines, enumerate_vmstat},
@@ -284,7 +287,7 @@ const SourceSpec k_global_sources[] = {
      "sys/fs/file-nr",
      {.key_token = -1, .fixed_lines = true},
      enumerate_file_nr},
-    {{"net.snmp"}, "net/snmp", k_fixed_table, enumerate_table},
+    {{"net.snmp"}, "net/snmp", k_snmp_table, enumerate_table},
     {{"net.netstat"}, "net/netstat", k_fixed_table, enumerate_table},
     {{"net.snmp6"}, "net/snmp6", k_fixed_record, enumerate_keyed_counters},
     {{"net.dev"}, "net/dev", k_lines, enumerate_netdev},

@@ -104,8 +104,15 @@ TEST_CASE("sources: net.snmp.IcmpMsg by type name, as types come and pairs of li
         << "Icmp: InMsgs OutMsgs\nIcmp: 80 80\n"
         << icmpmsg << "Tcp: RtoMin MaxConn\nTcp: 200 -1\n";
   };
-  write("IcmpMsg: InType3 OutType3\nIcmpMsg: 40 41\n");
+  // None counted yet, as on a machine just started: the first type's lines are noticed.
+  write("");
   Namespace ns(proc.path(), k_sys);
+  auto none = ns.snapshot(std::vector<std::string>{"net.snmp"});
+  REQUIRE(none);
+  REQUIRE(none->read() == 0);
+  write("IcmpMsg: InType3 OutType3\nIcmpMsg: 40 41\n");
+  REQUIRE(none->read() == 0);
+  CHECK(none->records_changed());
   auto snap = ns.snapshot(std::vector<std::string>{"net.snmp"});
   REQUIRE(snap);
   REQUIRE(snap->read() == 0);
