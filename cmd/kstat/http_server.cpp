@@ -111,19 +111,21 @@ MHD_Result send_text(MHD_Connection* connection, unsigned status, std::string te
 }
 
 // 401 with WWW-Authenticate, unless the request carries a user and password `auth` accepts.
-bool authenticated(MHD_Connection* connection, web::BasicAuth& auth) {
+web::BasicAuth::Verdict authenticate(MHD_Connection* connection, web::BasicAuth& auth) {
+  using Verdict = web::BasicAuth::Verdict;
   if (!auth.enabled())
-    return true;
+    return Verdict::good;
   char* password = nullptr;
   char* user = MHD_basic_auth_get_username_password(connection, &password);
-  bool ok = user != nullptr && password != nullptr && auth.check(user, password);
+  Verdict verdict =
+      user != nullptr && password != nullptr ? auth.check(user, password) : Verdict::wrong;
   if (password != nullptr) {
     std::memset(password, 0, std::strlen(password));
     MHD_free(password);
   }
   if (user != nullptr)
     MHD_free(user);
-  return ok;
+  return verdict;
 }
 
 MHD_Result refuse_unauthenticated(MHD_Connection* connection, const Headers& headers) {
@@ -215,8 +217,18 @@ struct Dispatch {
       if (auto why = live->keys->refuse_client(session, *live->config.tls))
         return send_text(connection, MHD_HTTP_FORBIDDEN, *why + "\n", headers);
     }
-    if (!authenticated(connection, *live->auth))
+    switch (authenticate(connection, *live->auth)) {
+    case web::BasicAuth::Verdict::good:
+      break;
+    case web::BasicAuth::Verdict::wrong:
       return refuse_unauthenticated(connection, headers);
+    case web::BasicAuth::Verdict::busy: {
+      Headers later = headers;
+      later.emplace_back("Retry-After", "1");
+      return send_text(connection, MHD_HTTP_SERVICE_UNAVAILABLE,
+                       "busy checking another password: try again\n", later);
+    }
+    }
     std::string encodings = header(connection, MHD_HTTP_HEADER_ACCEPT_ENCODING);
     bool compress = !encodings.empty() && accept_quality(encodings, "gzip") > 0;
     std::string accept = header(connection, MHD_HTTP_HEADER_ACCEPT);

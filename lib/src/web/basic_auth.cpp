@@ -57,7 +57,7 @@ std::string fingerprint(std::string_view user, std::string_view hash, std::strin
 BasicAuth::BasicAuth(std::map<std::string, std::string> users)
     : users_(users.begin(), users.end()) {}
 
-bool BasicAuth::check(std::string_view user, std::string_view password) {
+BasicAuth::Verdict BasicAuth::check(std::string_view user, std::string_view password) {
   auto it = users_.find(user);
   bool known = it != users_.end();
   // An unknown user's check takes as long as a user's, at a configured hash's cost (a cost-4
@@ -70,21 +70,21 @@ bool BasicAuth::check(std::string_view user, std::string_view password) {
   {
     std::lock_guard lock(mutex_);
     if (auto checked = checked_.find(key); checked != checked_.end())
-      return checked->second;
+      return checked->second ? Verdict::good : Verdict::wrong;
   }
   // One bcrypt at a time, and none waited for: a flood of wrong passwords holds one of the
-  // server's threads, not all of them, and a check that would wait for another's fails at once.
-  // A password checked before, good or not, is answered from memory meanwhile.
+  // server's threads, not all of them, and a check that would wait for another's is put off at
+  // once. A password checked before, good or not, is answered from memory meanwhile.
   std::unique_lock hashing(hashing_, std::try_to_lock);
   if (!hashing.owns_lock())
-    return false;
+    return Verdict::busy;
   bool good = bcrypt_matches(password, hash) && known;
   hashing.unlock();
   std::lock_guard lock(mutex_);
   if (checked_.size() >= k_checked_max) // bounded against a flood: the good ones stay
     std::erase_if(checked_, [](const auto& checked) { return !checked.second; });
   checked_.insert_or_assign(std::move(key), good);
-  return good;
+  return good ? Verdict::good : Verdict::wrong;
 }
 
 } // namespace opskit::web

@@ -3,6 +3,7 @@
 
 // Basic authentication against bcrypt hashes, as a web configuration's basic_auth_users asks.
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -22,9 +23,13 @@ public:
 
   bool enabled() const noexcept { return !users_.empty(); }
 
-  // True when `password` is `user`'s. Safe to call from many threads; false, at once, for a
-  // password not checked before while another's bcrypt runs.
-  bool check(std::string_view user, std::string_view password);
+  enum class Verdict : std::uint8_t {
+    good,  // `password` is `user`'s
+    wrong, // it is not, or there is no such user
+    busy,  // not checked before, and another's bcrypt runs: not checked now either
+  };
+  // Whether `password` is `user`'s. Safe to call from many threads.
+  Verdict check(std::string_view user, std::string_view password);
 
 private:
   static constexpr std::size_t k_checked_max = 1024;
