@@ -188,6 +188,13 @@ std::size_t Snapshot::read(std::chrono::steady_clock::time_point deadline) {
   return failed;
 }
 
+bool Snapshot::reads_as(std::size_t i, const Snapshot& other, std::size_t j) const noexcept {
+  const Slot &mine = slots_[i], &theirs = other.slots_[j];
+  const detail::Source &a = *sources_[mine.source], &b = *other.sources_[theirs.source];
+  return a.reader == b.reader && a.path == b.path &&
+         mine.convert.sum_columns == theirs.convert.sum_columns;
+}
+
 void Snapshot::note_lines(detail::Source& source) {
   if (source.header_line) {
     std::string_view header = source.text.substr(0, source.text.find('\n'));

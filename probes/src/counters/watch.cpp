@@ -33,8 +33,11 @@ Watch::Watch(Snapshot snapshot, const Watch& before) : Watch(std::move(snapshot)
   std::unordered_map<std::string_view, std::size_t> was;
   for (std::size_t j = 0; j < before.snapshot_.size(); ++j)
     was.emplace(before.snapshot_.info(j).name, j);
+  // A value read another way (an interrupt's over a CPU more) is no previous one: its first
+  // rate would count what that CPU took before.
   for (std::size_t i = 0; i < snapshot_.size(); ++i)
-    if (auto j = was.find(snapshot_.info(i).name); j != was.end()) {
+    if (auto j = was.find(snapshot_.info(i).name);
+        j != was.end() && snapshot_.reads_as(i, before.snapshot_, j->second)) {
       previous_[i] = before.previous_[j->second];
       had_previous_[i] = before.had_previous_[j->second];
     }

@@ -863,3 +863,27 @@ TEST_CASE("watch: an interface that came is followed alone, its line read with t
     }
   CHECK(found);
 }
+
+TEST_CASE("watch: an interrupt summed over a CPU more, after a CPU came online, has no rate of "
+          "what that CPU took before",
+          "[counters][namespace]") {
+  TempRoot root;
+  Namespace ns(root.path.string());
+  root.write("interrupts", "  CPU0  CPU1\n  0:  100  100  IO-APIC  2-edge  timer\n");
+  const std::vector<std::string> names{"kern.interrupts.0"};
+  auto snapshot = ns.snapshot(names);
+  REQUIRE(snapshot);
+  Watch watch(std::move(*snapshot));
+  watch.sample(1);
+  root.write("interrupts", "  CPU0  CPU1  CPU2\n  0:  150  150  5000  IO-APIC  2-edge  timer\n");
+  watch.sample(1);
+  REQUIRE(watch.snapshot().records_changed());
+  auto fresh = ns.snapshot(names);
+  REQUIRE(fresh);
+  Watch again(std::move(*fresh), watch);
+  root.write("interrupts", "  CPU0  CPU1  CPU2\n  0:  200  200  5100  IO-APIC  2-edge  timer\n");
+  auto& readings = again.sample(1);
+  REQUIRE(readings.size() == 1);
+  CHECK_FALSE(readings[0].rate); // not 5,400 a second: CPU2's count of before it went offline
+  CHECK(again.sample(1)[0].rate == 0.0);
+}

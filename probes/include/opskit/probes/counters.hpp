@@ -324,6 +324,9 @@ public:
 
   std::size_t size() const noexcept { return infos_.size(); }
   const Info& info(std::size_t i) const noexcept { return infos_[i]; }
+  // Whether entry i is read as entry j of `other` is: from the same file, summed over as many
+  // columns (an interrupt's, over the CPUs online), so that a value of one follows the other's.
+  bool reads_as(std::size_t i, const Snapshot& other, std::size_t j) const noexcept;
   // The value from the last read(); meaningless while error(i) is set or before the first read.
   const Value& value(std::size_t i) const noexcept { return values_[i]; }
   // Why entry i failed in the last read(), or nullptr; the entry's name is the caller's to add.
