@@ -10,7 +10,6 @@
 #include <string>
 
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -18,6 +17,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "mount_namespace.hpp"
 #include "opskit/handle.hpp"
 #include "process.hpp"
 
@@ -32,8 +32,7 @@ public:
     std::filesystem::create_directories(dir_);
     // In a mount namespace of this process's, where it may make one: what it and the programs
     // it starts then mount, no other test sees (kstat's read every mount point's usage).
-    if (::unshare(CLONE_NEWNS) == 0)
-      ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
+    try_own_mount_namespace();
     std::string options = "size=" + std::to_string(bytes) + ",mode=0755";
     if (::mount("tmpfs", dir_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
       why_ = "mount -t tmpfs " + dir_ + ": " + std::strerror(errno);
