@@ -37,6 +37,10 @@ public:
   SignalGuard& operator=(const SignalGuard&) = delete;
 
   void forward_to(pid_t pid) noexcept;
+  // The command has ended (reaped: its pid may be taken by another process): signals are no
+  // longer forwarded, and stop_signal() starts again from none, so that it tells a signal that
+  // came since, which ends the wait for the command's remaining processes.
+  void command_ended() noexcept;
   void interrupt_on_signal(pid_t pid) noexcept; // 0: no longer
   // The last signal received, 0 when none.
   int stop_signal() const noexcept;

@@ -287,6 +287,37 @@ TEST_CASE("syscount: killed by SIGINT, SIGTERM or SIGKILL while it counts, the c
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }
 
+TEST_CASE("syscount: a SIGTERM after the command has ended stops the wait for what it left "
+          "running",
+          "[syscount][hostile]") {
+  OPSKIT_EACH_BACKEND(backend);
+  Subreaper reaper;
+  TempDir tmp;
+  Child traced({tool("syscount"), "stats", "--backend", backend, "--json", "-o",
+                tmp.file("report.json"), "--", "sh", "-c",
+                "sleep 300 </dev/null >/dev/null 2>&1 & echo $!; exit 3"});
+  pid_t command = first_child(traced.pid);
+  REQUIRE(command > 0);
+  pid_t left = static_cast<pid_t>(std::stoi(Child::read_line(traced.out)));
+  REQUIRE(left > 0);
+  for (int i = 0; i < 500 && ::kill(command, 0) == 0; ++i) // until syscount has reaped it
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(traced.pid, SIGTERM);
+  CHECK(traced.wait() == 3); // the command's status, well before the sleep's end
+  auto report = json::parse(slurp(tmp.file("report.json")));
+  CHECK(report.at("exit_status") == 3);
+  CHECK(report.at("wall_s").get<double>() < 60); // to the command's exit, not the sleep's
+  if (backend == "ptrace") { // killed, as when syscount dies: untraced, its calls would fail
+    int status = reaper.wait_for(left);
+    CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+    return;
+  }
+  CHECK(::kill(left, 0) == 0); // eBPF: runs on, uncounted
+  ::kill(left, SIGKILL);
+  reaper.wait_for(left);
+}
+
 TEST_CASE("syscount: -p on a process another tracer holds: ptrace fails naming EPERM and the "
           "tracer, eBPF counts it",
           "[syscount][hostile][strace]") {

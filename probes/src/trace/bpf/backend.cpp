@@ -110,21 +110,34 @@ private:
   int was_ = 0;
 };
 
-// Reaps every child until none is left; the wait status of `main`, which is one of them.
-Result<int> wait_all(pid_t main) {
-  int main_status = 0;
+// The command's end: its wait status, and when it was reaped.
+struct Ended {
+  int status = 0;
+  std::uint64_t at_ns = 0;
+};
+
+// Reaps every child until none is left, or until a signal comes after `main`, one of them,
+// has ended (the rest then runs on, uncounted).
+Result<Ended> wait_all(pid_t main, SignalGuard& signals) {
+  Ended ended;
   for (;;) {
+    if (ended.at_ns != 0 && signals.stop_signal() != 0)
+      return ended;
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, 0);
     if (pid < 0) {
       if (errno == EINTR)
         continue;
-      if (errno == ECHILD)
-        return main_status;
-      return fail(Error::from_errno("wait for", "the command"));
+      if (errno != ECHILD)
+        return fail(Error::from_errno("wait for", "the command"));
+      if (ended.at_ns == 0)
+        ended.at_ns = now_ns();
+      return ended;
     }
-    if (pid == main)
-      main_status = status;
+    if (pid == main) {
+      ended = {status, now_ns()};
+      signals.command_ended();
+    }
   }
 }
 
@@ -226,10 +239,10 @@ Result<TraceOutcome> BpfTracer::launch(const std::string& program,
   signals.forward_to(command.pid());
   std::uint64_t start_ns = now_ns();
   command.cont();
-  OPSKIT_TRY_ASSIGN(int status, wait_all(command.pid()));
-  outcome.wall_s = static_cast<double>(now_ns() - start_ns) / 1e9;
+  OPSKIT_TRY_ASSIGN(auto ended, wait_all(command.pid(), signals));
+  outcome.wall_s = static_cast<double>(ended.at_ns - start_ns) / 1e9;
   OPSKIT_TRY(command.exec_result(program));
-  outcome.exit_status = shell_status(status);
+  outcome.exit_status = shell_status(ended.status);
   return outcome;
 }
 

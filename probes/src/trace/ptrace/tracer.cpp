@@ -218,6 +218,8 @@ private:
   pid_t wait_any(int& status) const;
   void begin_detach();
   void detach(pid_t pid, int sig);
+  // After the command has ended: kills what it left running, which the loop then reaps.
+  void kill_rest();
 
   SignalGuard signals_;
   SyscallClass cls_;
@@ -227,6 +229,7 @@ private:
   bool filtered_ = false; // a seccomp filter stops only counted calls
   bool attached_ = false; // attach mode
   bool detaching_ = false;
+  bool killing_ = false;
   bool spin_ = more_than_one_cpu();
   pid_t main_pid_ = 0;
   std::optional<int> main_status_;
@@ -244,6 +247,8 @@ Tracee& Tracer::tracee(pid_t pid) {
   Tracee& t = tracees_[pid];
   t.tgid = tgid;
   t.path = std::make_unique_for_overwrite<char[]>(k_path_max + k_cut.size());
+  if (killing_)
+    ::kill(pid, SIGKILL); // forked as the rest was killed
   return t;
 }
 
@@ -355,12 +360,20 @@ void Tracer::begin_detach() {
     ::ptrace(PTRACE_INTERRUPT, pid, nullptr, nullptr);
 }
 
+void Tracer::kill_rest() {
+  killing_ = true;
+  for (const auto& [pid, t] : tracees_)
+    ::kill(pid, SIGKILL);
+}
+
 void Tracer::handle(pid_t pid, int status) {
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     tracees_.erase(pid);
     if (pid == main_pid_ && !main_status_) {
       main_status_ = status;
       end_ns_ = now_ns();
+      if (!attached_)
+        signals_.command_ended();
     }
     return;
   }
@@ -410,6 +423,8 @@ Result<void> Tracer::loop() {
   while (!tracees_.empty()) {
     if (attached_ && !detaching_ && signals_.stop_signal() != 0)
       begin_detach();
+    if (!attached_ && main_status_ && !killing_ && signals_.stop_signal() != 0)
+      kill_rest();
     int status = 0;
     pid_t pid = wait_any(status);
     if (pid < 0) {
