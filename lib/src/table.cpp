@@ -5,6 +5,8 @@
 #include <cassert>
 #include <numeric>
 
+#include <fmt/format.h>
+
 namespace opskit {
 
 namespace {
@@ -29,11 +31,37 @@ std::string shorten_front(const std::string& s, std::size_t width) {
   return "..." + s.substr(pos);
 }
 
+bool control(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+
+// `s` with its control bytes escaped.
+std::string escape_controls(std::string s) {
+  if (std::none_of(s.begin(), s.end(), control))
+    return s;
+  std::string out;
+  for (char c : s) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else if (control(c))
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out;
+}
+
 } // namespace
 
 void Table::add_row(std::vector<std::string> cells) {
   assert(cells.size() <= columns_.size());
   cells.resize(columns_.size());
+  for (auto& cell : cells)
+    cell = escape_controls(std::move(cell));
   rows_.push_back(std::move(cells));
 }
 

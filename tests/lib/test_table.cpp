@@ -24,3 +24,10 @@ TEST_CASE("table: a long path column is cut at the front to fit the width", "[li
        start = end + 1)
     CHECK(end - start <= 30);
 }
+
+TEST_CASE("table: a control byte in a cell is escaped and the row stays one line", "[lib][table]") {
+  opskit::Table t({{"path", Align::left}, {"calls", Align::right}});
+  t.add_row({"/tmp/a\nb\tc\x1b", "1"});
+  CHECK(t.render() == "path              calls\n"
+                      "/tmp/a\\nb\\tc\\x1b      1\n");
+}

@@ -15,7 +15,9 @@ struct Column {
 };
 
 // A plain-text table: a header row, then one row per add_row, columns two spaces apart.
-// Cells are counted in bytes of UTF-8 code points, not display cells.
+// Cells are counted in bytes of UTF-8 code points, not display cells. A control byte in a cell
+// (a newline in a file name) is shown escaped, as strace shows it ("\n", "\t", "\x1b"), so that
+// a row stays one line.
 class Table {
 public:
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
