@@ -109,7 +109,7 @@ int run(const Options& options) {
   // Open the report file first: a typo in -o should not cost a whole traced run.
   FilePtr file;
   if (!options.output.empty()) {
-    file.reset(std::fopen(options.output.c_str(), "w"));
+    file.reset(std::fopen(options.output.c_str(), "we")); // not the traced command's
     if (!file) {
       print_error("syscount", Error::from_errno("open", options.output).message());
       return k_exit_failure;

@@ -254,6 +254,24 @@ TEST_CASE("syscount: exits with the command's status, 128+N for signal N", "[sys
   CHECK(killed.report.at("exit_status") == 137);
 }
 
+TEST_CASE("syscount: the report file given by -o is not open in the traced command", "[syscount]") {
+  OPSKIT_EACH_BACKEND(backend);
+  TempDir tmp;
+  auto listed = syscount(backend, "stats", {"ls", "-l", "/proc/self/fd/"}, tmp);
+  INFO(listed.outcome.out);
+  CHECK(listed.outcome.exit_status == 0);
+  CHECK(listed.outcome.out.find("report.json") == std::string::npos);
+}
+
+TEST_CASE("syscount: a newline in a path stays within its row of the table", "[syscount]") {
+  OPSKIT_EACH_BACKEND(backend);
+  auto done =
+      run({tool("syscount"), "stats", "--backend", backend, "--", "stat", "/nonexistent/a\nb"});
+  CHECK(done.exit_status == 1);
+  CHECK(done.err.find("/nonexistent/a\\nb") != std::string::npos);
+  CHECK(done.err.find("\nb ") == std::string::npos);
+}
+
 TEST_CASE("syscount: the command's output is untouched, the report goes to stderr", "[syscount]") {
   OPSKIT_EACH_BACKEND(backend);
   auto done = run({tool("syscount"), "stats", "--backend", backend, "--", "sh", "-c",
