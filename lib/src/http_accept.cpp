@@ -24,16 +24,18 @@ double quality_of(std::string_view params) {
   return 1;
 }
 
-// How well `range` ("*/*", "text/*", "gzip") covers `value`: 2 exactly, 1 by a wildcard. Media
-// types and codings are compared without regard to case (RFC 9110, 8.3.1 and 8.4.1).
+// How well `range` ("*/*", "text/*", "gzip") covers `value`: 3 exactly, 2 by its type's
+// wildcard, 1 by the wildcard of all; the most specific range that covers a value gives its
+// quality, wherever it stands in the list (RFC 9110, 12.5.1). Media types and codings are
+// compared without regard to case (RFC 9110, 8.3.1 and 8.4.1).
 int coverage(std::string_view range, std::string_view value) {
   if (iequals(range, value))
-    return 2;
+    return 3;
   if (range == "*" || range == "*/*")
     return 1;
   std::string_view type = range.substr(0, range.size() - 1); // "text/" of "text/*"
   if (range.ends_with("/*") && iequals(value.substr(0, type.size()), type))
-    return 1;
+    return 2;
   return 0;
 }
 

@@ -23,6 +23,14 @@ TEST_CASE("http accept: wildcards, refusals and an empty header", "[lib][http]")
   CHECK(accept_quality("", "gzip") == 1);
 }
 
+TEST_CASE("http accept: the most specific range decides wherever it stands", "[lib][http]") {
+  std::string_view header = "*/*;q=0.1, text/*;q=0.9, application/openmetrics-text;q=0.5";
+  CHECK(accept_quality(header, "text/plain") == 0.9);
+  CHECK(accept_quality(header, "application/openmetrics-text") == 0.5);
+  CHECK(accept_quality("text/*;q=0.9, */*;q=0.1", "text/plain") == 0.9);
+  CHECK(accept_quality("text/plain;q=0.2, text/*;q=0.9", "text/plain") == 0.2);
+}
+
 TEST_CASE("http accept: media types and codings in any case", "[lib][http]") {
   CHECK(accept_quality("Application/OpenMetrics-Text;version=1.0.0",
                        "application/openmetrics-text") == 1);
