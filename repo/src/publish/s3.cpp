@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "publish/curl_api.hpp"
+#include "publish/object_headers.hpp"
 
 namespace opskit::repo::publish {
 
@@ -54,6 +55,9 @@ void S3Remote::prepare(CURL* easy, const Request& r, curl_slist*& headers) const
   if (!credentials_.session_token.empty())
     headers = c.slist_append(
         headers, fmt::format("x-amz-security-token: {}", credentials_.session_token).c_str());
+  if (r.method == "PUT" && r.url.empty()) // a whole object; a part's are its upload's
+    for (const auto& header : object_headers(r.path))
+      headers = c.slist_append(headers, header.c_str());
 }
 
 std::string S3Remote::name() const {

@@ -11,6 +11,7 @@
 #include "codec/file_bytes.hpp"
 #include "opskit/parallel.hpp"
 #include "opskit/repo/codec/digest.hpp"
+#include "publish/object_headers.hpp"
 #include "publish/s3.hpp"
 
 namespace opskit::repo::publish {
@@ -67,6 +68,7 @@ Result<SentParts> S3Remote::put_parts(Transfer& transfer, const Request& whole,
   begin.method = "POST";
   begin.path = whole.path;
   begin.url = object + "?uploads="; // "=": SigV4's canonical form, which libcurl signs as given
+  begin.headers = object_headers(whole.path); // kept with the object the upload makes
   OPSKIT_TRY_ASSIGN(auto begun, transfer.run({&begin, 1}));
   OPSKIT_TRY_ASSIGN(auto id, parse_upload_id(begun[0].body));
   for (std::size_t i = 0; i < parts.size(); ++i)

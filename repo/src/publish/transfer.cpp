@@ -32,6 +32,9 @@ struct Transfer::Slot {
   std::uint64_t offset = 0;
   Response response;
   std::string etag;
+  // S3 encrypted the object with a KMS key or the client's own (SSE-KMS, SSE-C): its ETag
+  // is then no MD5 of the bytes.
+  bool encrypted = false;
   char error[CURL_ERROR_SIZE] = {};
 
   Slot() = default;
@@ -95,12 +98,19 @@ std::size_t write_body(char* data, std::size_t size, std::size_t count, void* p)
 std::size_t read_header(char* data, std::size_t size, std::size_t count, void* p) {
   auto* slot = static_cast<Transfer::Slot*>(p);
   std::string_view line(data, size * count);
-  if (line.size() > 5 &&
-      (line.starts_with("ETag:") || line.starts_with("etag:") || line.starts_with("Etag:"))) {
-    std::string_view value = trim(line.substr(5));
+  while (line.ends_with('\n') || line.ends_with('\r')) // a header line ends with CRLF
+    line.remove_suffix(1);
+  std::size_t colon = line.find(':');
+  if (colon == std::string_view::npos)
+    return size * count;
+  std::string_view name = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+  if (iequals(name, "ETag")) {
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);
     slot->etag = std::string(value);
+  } else if ((iequals(name, "x-amz-server-side-encryption") && value.starts_with("aws:kms")) ||
+             iequals(name, "x-amz-server-side-encryption-customer-algorithm")) {
+    slot->encrypted = true;
   }
   return size * count;
 }
@@ -272,7 +282,8 @@ Transfer::Verdict Transfer::judge(const Slot& s, CURLcode code, std::string& why
                   ((status >= 200 && status < 300) ||
                    std::find(r.also_ok.begin(), r.also_ok.end(), status) != r.also_ok.end());
   bool again = false;
-  if (answered && r.method == "PUT" && !r.md5.empty() && hex_md5(s.etag) && s.etag != r.md5) {
+  if (answered && r.method == "PUT" && !r.md5.empty() && !s.encrypted && hex_md5(s.etag) &&
+      s.etag != r.md5) {
     why = fmt::format("the server stored other bytes (ETag {}, sent MD5 {})", s.etag, r.md5);
     again = true;
   } else if (answered) {

@@ -21,6 +21,11 @@ SECONDS holds the first request whose path contains S that long, then closes wit
 answering; --delay-put SECONDS waits before forwarding each PUT, to make a publish last while
 clients read.
 
+--sse-kms answers each PUT of a whole object as a bucket encrypting with SSE-KMS does: with
+x-amz-server-side-encryption: aws:kms, and an ETag of 32 hex digits that is not the MD5 of
+the body. Each PUT and POST logs its Content-Type and Cache-Control, a PUT its If-Match, and
+a multipart upload's completion the ETags it names ("etags").
+
 --self-test checks the signature checker against AWS's published example (GET Object, in
 "Signature Calculations for the Authorization Header", Amazon S3 API Reference) and exits.
 Run with Debian's /usr/bin/python3, which has python3-botocore.
@@ -135,6 +140,13 @@ def self_test():
     return 1 if failures else 0
 
 
+def sse_kms_answer(reply_headers, body):
+    """The headers of a PUT's answer as a bucket that encrypts with SSE-KMS gives them."""
+    etag = hashlib.md5(b"kms" + body).hexdigest()
+    kept = [(n, v) for n, v in reply_headers if n.lower() != "etag"]
+    return kept + [("ETag", f'"{etag}"'), ("x-amz-server-side-encryption", "aws:kms")]
+
+
 class Faults:
     """Which request gets which fault; shared by the handler threads."""
 
@@ -172,6 +184,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         length = int(headers.get("content-length", "0"))
         fault = server.faults.pick(self.command, self.path)
         entry = {"method": self.command, "path": self.path, "status": None}
+        if self.command in ("PUT", "POST"):
+            entry["content_type"] = headers.get("content-type")
+            entry["cache_control"] = headers.get("cache-control")
         if fault:
             entry["fault"] = fault
         if fault == "drop":
@@ -180,6 +195,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             server.log(entry)
             return
         body = self.rfile.read(length)
+        if "if-match" in headers:
+            entry["if_match"] = headers["if-match"]
+        if self.command == "POST" and "uploadId=" in self.path:
+            entry["etags"] = re.findall(r"<ETag>(.*?)</ETag>", body.decode(errors="replace"),
+                                        re.S)
         if server.credentials:
             entry.update(check_request(self.command, self.path, headers, body,
                                        server.credentials))
@@ -195,6 +215,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if self.command == "PUT" and server.args.delay_put:
                 time.sleep(server.args.delay_put)
             status, reply_headers, reply = self.forward(body)
+            if server.args.sse_kms and self.command == "PUT" and "?" not in self.path:
+                reply_headers = sse_kms_answer(reply_headers, body)
         entry["status"] = status
         server.log(entry)
         self.send_response(status)
@@ -264,6 +286,7 @@ def main():
     p.add_argument("--fail-path", metavar="SUFFIX")
     p.add_argument("--stall-once-path", nargs=2, metavar=("SUBSTRING", "SECONDS"))
     p.add_argument("--delay-put", type=float, metavar="SECONDS")
+    p.add_argument("--sse-kms", action="store_true")
     p.add_argument("--self-test", action="store_true")
     args = p.parse_args()
     if args.self_test:

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -154,6 +155,14 @@ TEST_CASE("publish: packages over 64 MiB go to S3 in parts, each request signed 
                           : "begin");
   }
   CHECK(posts == std::vector<std::string>{"begin", "begin", "complete", "complete"});
+  // Each completion names its parts by the ETags S3 answered, quoted as S3 wants them.
+  std::size_t named = 0;
+  for (const auto& r : proxy.requests())
+    for (const auto& etag : r.value("etags", nlohmann::json::array())) {
+      ++named;
+      CHECK(std::regex_match(etag.get<std::string>(), std::regex("\"[0-9a-f]{32}\"")));
+    }
+  CHECK(named == 2 * 5);
   for (std::string name : {"big", "huge"}) {
     std::string path =
         "deb/debian/pool/main/" + name.substr(0, 1) + "/" + name + "/" + name + "_1.0-1_amd64.deb";
@@ -251,10 +260,19 @@ TEST_CASE("publish: a target held by another publisher's lock is refused, one th
   CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
   CHECK_FALSE(fetch(s3.url() + "/" + k_bucket + "/l/.pkgcloud-manifest.json"));
 
+  // Taken on the condition that it is still the expired one: If-Match of its ETag, as read.
   put_lock(std::time(nullptr) - 1);
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log", {});
+  args[4] = proxy.url();
   auto taken = pkgcloud_env(p.repo, p.home, args);
   INFO(taken.err);
   CHECK(taken.exit_status == 0);
+  std::vector<std::string> conditions;
+  for (const auto& r : proxy.requests())
+    if (r.contains("if_match"))
+      conditions.push_back(r["if_match"]);
+  REQUIRE(conditions.size() == 1);
+  CHECK(std::regex_match(conditions[0], std::regex("\"[0-9a-f]{32}\"")));
   CHECK(fetch(s3.url() + "/" + k_bucket + "/l/.pkgcloud-manifest.json"));
   CHECK_FALSE(fetch(lock)); // released
 }

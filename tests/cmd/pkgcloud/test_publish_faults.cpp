@@ -87,6 +87,38 @@ std::string deb(const Published& p, const std::string& name, const std::string& 
 
 } // namespace
 
+TEST_CASE("publish: a bucket encrypting with SSE-KMS, whose ETags are no MD5, takes a publish, "
+          "and each object goes with its Content-Type and Cache-Control",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--sse-kms"});
+  auto report = p.publish(s3_via("kms", proxy.url()));
+  CHECK(report["retries"] == 0);
+  check_bucket_holds(p, s3, "kms");
+  std::map<std::string, std::pair<std::string, std::string>> sent; // path: type, cache
+  for (const auto& r : proxy.requests())
+    if (r["method"] == "PUT")
+      sent[r["path"].get<std::string>()] = {r.value("content_type", ""),
+                                            r.value("cache_control", "")};
+  auto headers_of = [&](const std::string& path) {
+    auto it = sent.find("/" + std::string(k_bucket) + "/kms/" + path);
+    return it == sent.end() ? std::pair<std::string, std::string>() : it->second;
+  };
+  CHECK(headers_of("deb/debian/dists/bookworm/InRelease") ==
+        std::pair<std::string, std::string>("text/plain; charset=utf-8", "no-cache"));
+  CHECK(headers_of("rpm/el/9/x86_64/repodata/repomd.xml") ==
+        std::pair<std::string, std::string>("application/xml", "no-cache"));
+  std::size_t by_hash = 0;
+  for (const auto& [path, headers] : sent)
+    if (path.find("/by-hash/") != std::string::npos) {
+      ++by_hash;
+      CHECK(headers.second == "public, max-age=31536000, immutable");
+    }
+  CHECK(by_hash > 0);
+}
+
 TEST_CASE("publish: every S3 request is signed as botocore signs it, over the SHA-256 of its "
           "body, first publish and incremental, and a wrong secret is caught",
           "[pkgcloud][publish][server]") {
