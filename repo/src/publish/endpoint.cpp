@@ -25,6 +25,31 @@ std::string trimmed_slashes(std::string_view s) {
   return std::string(s);
 }
 
+// Where the user information of `url` ("user:password@" after "://") starts and ends; npos,
+// npos when it has none.
+std::pair<std::size_t, std::size_t> userinfo_of(std::string_view url) {
+  std::size_t host = url.find("://");
+  if (host == std::string_view::npos)
+    return {std::string_view::npos, std::string_view::npos};
+  host += 3;
+  std::string_view authority = url.substr(host, url.find_first_of("/?#", host) - host);
+  std::size_t at = authority.rfind('@');
+  if (at == std::string_view::npos)
+    return {std::string_view::npos, std::string_view::npos};
+  return {host, host + at + 1};
+}
+
+// Refuses a URL with a user or password in it, which would be printed in every message and
+// saved with the target; the message names the URL without them.
+Result<void> no_userinfo(std::string_view what, std::string_view url) {
+  auto [from, to] = userinfo_of(url);
+  if (from == std::string_view::npos)
+    return {};
+  return fail(fmt::format("{} {}{}: a user name or password in the URL would be printed and "
+                          "saved; give them with --user and --password-file or ~/.netrc",
+                          what, url.substr(0, from), url.substr(to)));
+}
+
 Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,
                              const std::string& region) {
   Endpoint e;
@@ -38,6 +63,7 @@ Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,
   e.prefix = slash == std::string_view::npos ? "" : trimmed_slashes(rest.substr(slash));
   if (!e.prefix.empty())
     e.prefix += '/';
+  OPSKIT_TRY(no_userinfo("--endpoint", t.endpoint));
   std::string service = t.endpoint.empty() ? fmt::format("https://s3.{}.amazonaws.com", region)
                                            : trimmed_slashes(t.endpoint);
   auto scheme = service.find("://");
@@ -62,6 +88,7 @@ Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& reg
   if (url.starts_with("s3://"))
     return s3_endpoint(target, url.substr(5), region);
   if (url.starts_with("http://") || url.starts_with("https://")) {
+    OPSKIT_TRY(no_userinfo("publish target", url));
     Endpoint e;
     e.kind = Kind::webdav;
     e.base = std::string(url);

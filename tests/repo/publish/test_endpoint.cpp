@@ -50,6 +50,18 @@ TEST_CASE("publish endpoint: a bad URL is one message naming it", "[publish]") {
   CHECK_FALSE(endpoint_of(target("s3://bucket", "127.0.0.1:9000"), "r"));
 }
 
+TEST_CASE("publish endpoint: a password in a URL is refused, and the message leaves it out",
+          "[publish]") {
+  auto dav = endpoint_of(target("https://alice:s3cret@dav.example.com/repo"), "");
+  REQUIRE_FALSE(dav);
+  CHECK(dav.error().message().starts_with("publish target https://dav.example.com/repo: a user "
+                                          "name or password in the URL"));
+  auto s3 = endpoint_of(target("s3://bucket", "http://key:s3cret@127.0.0.1:9000"), "r");
+  REQUIRE_FALSE(s3);
+  CHECK(s3.error().message().starts_with("--endpoint http://127.0.0.1:9000: a user name"));
+  CHECK(endpoint_of(target("https://dav.example.com/a@b/"), "")); // '@' in the path: no user
+}
+
 TEST_CASE("publish endpoint: WebDAV URLs end in a slash, and paths are escaped but for '/'",
           "[publish]") {
   auto dav = endpoint_of(target("https://dav.example.com/repo"), "");
