@@ -21,6 +21,7 @@ Result<CurlApi> load_curl() {
     return fail(fmt::format("publish needs libcurl (Debian's libcurl4): {}", ::dlerror()));
   CurlApi api{};
   CURLcode (*global_init)(long) = nullptr;
+  curl_version_info_data* (*version_info)(CURLversion) = nullptr;
   bool ok = load(lib, global_init, "curl_global_init") &&
             load(lib, api.easy_init, "curl_easy_init") &&
             load(lib, api.easy_setopt, "curl_easy_setopt") &&
@@ -36,10 +37,14 @@ Result<CurlApi> load_curl() {
             load(lib, api.multi_perform, "curl_multi_perform") &&
             load(lib, api.multi_poll, "curl_multi_poll") &&
             load(lib, api.multi_info_read, "curl_multi_info_read") &&
-            load(lib, api.multi_cleanup, "curl_multi_cleanup");
+            load(lib, api.multi_cleanup, "curl_multi_cleanup") &&
+            load(lib, version_info, "curl_version_info");
   if (!ok)
     return fail(
         fmt::format("libcurl.so.4 is too old for publish (7.68 or later): {}", ::dlerror()));
+  const curl_version_info_data* version = version_info(CURLVERSION_NOW);
+  api.version = version->version_num;
+  api.version_text = version->version;
   if (global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
     return fail("libcurl could not be initialised");
   return api; // the library stays loaded for the life of the process

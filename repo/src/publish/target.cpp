@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "publish/curl_api.hpp"
 #include "publish/endpoint.hpp"
 #include "publish/s3.hpp"
 #include "publish/webdav.hpp"
@@ -21,6 +22,11 @@ Result<OpenRemote> open_remote(const PublishTarget& target, const Variables& var
       return fail(
           fmt::format("--multipart-threshold {} bytes: S3 takes from 5 MiB ({}) to 5 GiB ({})", t,
                       k_multipart_threshold_min, k_multipart_threshold_max));
+    OPSKIT_TRY_ASSIGN(const CurlApi* curl, curl_api());
+    if (curl->version < k_curl_for_s3)
+      return fail(fmt::format("S3 needs libcurl 7.87 or later, which signs the body's SHA-256 "
+                              "into AWS Signature Version 4; this one is {}",
+                              curl->version_text));
     OPSKIT_TRY_ASSIGN(auto credentials, s3_credentials(target, variables));
     OPSKIT_TRY_ASSIGN(auto endpoint, endpoint_of(target, credentials.region));
     if (open.ca_file.empty())
