@@ -75,6 +75,10 @@ void define_cli(CLI::App& app, Options& o) {
       ->excludes(gen);
   init->add_option("--origin", o.origin, "The Origin field of Release files (default: pkgcloud)");
   init->add_option("--label", o.label, "The Label field of Release files (default: pkgcloud)");
+  init->add_option("--arch", o.architectures,
+                   "The machines clients run on, as Debian or rpm names them (default: amd64; "
+                   "e.g. amd64,arm64): an apt suite and dnf repository for each")
+      ->delimiter(',');
   init->add_option("--valid-for", o.valid_for,
                    "Release files expire this many days after they are written (default: never)");
 

@@ -22,6 +22,7 @@ struct Options {
   std::optional<std::string> passphrase_file;
   // init
   std::optional<std::string> generate_key, key, origin, label;
+  std::vector<std::string> architectures; // empty: the default
   unsigned valid_for = 0;
   // push, ls
   std::optional<std::string> dist, component;

@@ -221,6 +221,8 @@ int run(const Options& o) {
     if (o.label)
       init.label = *o.label;
     init.valid_for_days = o.valid_for;
+    if (!o.architectures.empty())
+      init.architectures = o.architectures;
     auto made = Repository::init(root, init, std::move(*env));
     if (!made)
       return failed(made.error());

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // init: a new repository, its key first, so that a failure leaves nothing half-made but
 // .pkgcloud/; then its settings, then empty signed indexes for the default dists.
+#include <algorithm>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "layout/architectures.hpp"
 #include "layout/paths.hpp"
 #include "ops/config.hpp"
 #include "ops/ops.hpp"
@@ -36,14 +39,25 @@ Result<std::string> generate_key(const std::string& root, const std::string& use
   return keyring.generate_key(user_id);
 }
 
-RepositoryConfig config_of(const InitOptions& options) {
+Result<RepositoryConfig> config_of(const InitOptions& options) {
   RepositoryConfig config;
+  config.architectures.clear();
+  config.rpm_architectures.clear();
+  for (const auto& name : options.architectures) {
+    OPSKIT_TRY_ASSIGN(auto arch, detail::architecture(name));
+    if (std::find(config.architectures.begin(), config.architectures.end(), arch.deb) ==
+        config.architectures.end()) {
+      config.architectures.push_back(std::move(arch.deb));
+      config.rpm_architectures.push_back(std::move(arch.rpm));
+    }
+  }
+  if (config.architectures.empty())
+    return fail("--arch: no architecture");
   config.origin = options.origin;
   config.label = options.label;
   config.deb_dist = options.deb_dist;
   config.rpm_dist = options.rpm_dist;
   config.component = options.component;
-  config.architectures = options.architectures;
   config.valid_for_days = options.valid_for_days;
   return config;
 }
@@ -54,13 +68,13 @@ Result<Created> create(const std::string& root, const InitOptions& options,
                        const Environment& env) {
   for (const auto& dist : {options.deb_dist, options.rpm_dist})
     OPSKIT_TRY(split_dist(dist));
+  OPSKIT_TRY_ASSIGN(RepositoryConfig config, config_of(options));
   std::string state = detail::state_dir(root);
   if (::access(join_path(state, "state.db").c_str(), F_OK) == 0)
     return fail(fmt::format("init {}: already a repository", root));
   for (const auto& dir : {state, detail::publication_dir(root)})
     OPSKIT_TRY(make_directories(dir));
   OPSKIT_TRY_ASSIGN(auto lock, FileLock::acquire(detail::lock_file(root)));
-  RepositoryConfig config = config_of(options);
   if (options.generate_key) {
     config.keyring = k_repo_keyring;
     OPSKIT_TRY_ASSIGN(config.key, generate_key(root, *options.generate_key, env));

@@ -73,6 +73,37 @@ TEST_CASE("apt: apt-get update and install --download-only from a signed reposit
   CHECK(policy.out.find("common (1:2.0-3") != std::string::npos);
 }
 
+TEST_CASE("apt: an arm64 machine installs from a repository of packages of all architectures "
+          "that init --arch made for it",
+          "[pkgcloud][apt][server]") {
+  SignedRepo s;
+  REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>", "--arch",
+                            "amd64,aarch64"})
+              .exit_status == 0);
+  auto common = dpkg_deb_build(s.dir.path(), "common", control("common", "2.0-3", "all"), "xz");
+  REQUIRE(pkgcloud(s.repo, {"push", common}).exit_status == 0);
+  std::ofstream(s.key, std::ios::binary) << pkgcloud(s.repo, {"export-key"}).out;
+  HttpServer server(s.repo + "/public");
+  IsolatedApt apt(s.dir / "apt",
+                  "deb [signed-by=" + s.key + "] " + server.url() + "/deb/debian bookworm main");
+  // An arm64 machine with nothing installed (this one's packages are amd64).
+  std::string status = s.dir / "status";
+  std::ofstream{status};
+  auto arm64 = [&](std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {"-o", "APT::Architecture=arm64", "-o", "Dir::State::status=" + status});
+    return apt(args);
+  };
+  auto update = arm64({"update"});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_status == 0);
+  CHECK(update.err.find("W:") == std::string::npos); // not "doesn't support architecture"
+  auto install = arm64({"install", "-y", "--download-only", "common"});
+  INFO(install.out << install.err);
+  CHECK(install.exit_status == 0);
+  CHECK(fs::exists(s.dir / "apt/cache/archives/common_2.0-3_all.deb"));
+}
+
 TEST_CASE("apt: Packages of many runs, a push rewriting one, is read by apt-get update from xz "
           "and from gzip",
           "[pkgcloud][apt][server]") {

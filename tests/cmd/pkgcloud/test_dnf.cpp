@@ -381,6 +381,27 @@ TEST_CASE("dnf: a repository whose last package of its own goes stays, with the 
   CHECK(verify.exit_status == 0);
 }
 
+TEST_CASE("dnf: an aarch64 machine reads a repository of noarch packages that init --arch made "
+          "for it",
+          "[pkgcloud][dnf][server]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Dnf Test <dnf@example.com>", "--arch",
+                          "x86_64,arm64"})
+              .exit_status == 0);
+  auto noarch = rpm_set(dir.path(), {"rnoarch"}, "1.0", "noarch", "one");
+  REQUIRE(pkgcloud(repo, {"push", noarch["rnoarch"]}).exit_status == 0);
+  HttpServer server(repo + "/public");
+  IsolatedDnf dnf(dir / "dnf");
+  dnf.add_repo("pkgcloud", server.url() + "/rpm/el/9/$basearch", repo + "/public/gpg.key", true);
+  auto cache = dnf({"--forcearch=aarch64", "makecache"});
+  INFO(cache.out << cache.err);
+  REQUIRE(cache.exit_status == 0);
+  auto query = dnf({"--forcearch=aarch64", "repoquery", "--qf", "%{name}.%{arch}", "--all"});
+  INFO(query.err);
+  CHECK(query.out == "rnoarch.noarch\n");
+}
+
 TEST_CASE("dnf: a --replace'd noarch package reaches every architecture with its new content",
           "[pkgcloud][dnf][server]") {
   Fixture f;

@@ -42,6 +42,9 @@ struct InitOptions {
   std::string deb_dist = "debian/bookworm";
   std::string rpm_dist = "el/9";
   std::string component = "main";
+  // The machines clients run on, as Debian or rpm names them (arm64 or aarch64): apt suites
+  // and dnf repositories are made for each, also while they hold only packages of all
+  // architectures.
   std::vector<std::string> architectures{"amd64"};
   unsigned valid_for_days = 0; // Valid-Until in Release, this many days after Date; 0: none
 };

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#include "layout/architectures.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace opskit::repo::detail {
+
+namespace {
+
+struct Names {
+  std::string_view deb, rpm;
+};
+
+// Debian's release architectures and ports with an rpm counterpart that Fedora or EL builds.
+constexpr std::array<Names, 9> k_architectures{{
+    {"amd64", "x86_64"},
+    {"arm64", "aarch64"},
+    {"i386", "i686"},
+    {"armhf", "armv7hl"},
+    {"ppc64el", "ppc64le"},
+    {"s390x", "s390x"},
+    {"riscv64", "riscv64"},
+    {"mips64el", "mips64el"},
+    {"loong64", "loongarch64"},
+}};
+
+} // namespace
+
+Result<Architecture> architecture(std::string_view name) {
+  for (const auto& a : k_architectures)
+    if (name == a.deb || name == a.rpm)
+      return Architecture{std::string(a.deb), std::string(a.rpm)};
+  std::string known;
+  for (const auto& a : k_architectures)
+    known += fmt::format("{}{} ({})", known.empty() ? "" : ", ", a.deb, a.rpm);
+  return fail(fmt::format("--arch {}: not an architecture pkgcloud knows: {}", name, known));
+}
+
+} // namespace opskit::repo::detail
