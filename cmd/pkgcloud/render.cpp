@@ -54,10 +54,17 @@ std::string problems_json(const std::vector<repo::Problem>& problems) {
 
 namespace {
 
-// /etc/apt/sources.list.d/<name>.sources and <name>.list, after the line that fetches the key.
+constexpr const char* k_unsigned =
+    "# unsigned: apt and dnf take it only with their signature checks off\n";
+
+// /etc/apt/sources.list.d/<name>.sources and <name>.list, after the line that fetches the key
+// (for an unsigned repository, trusted as it is).
 std::pair<std::string, std::string> apt_entries(const repo::Sources& s) {
   std::string keyring = fmt::format("/etc/apt/keyrings/{}.gpg", s.name);
-  std::string fetch = fmt::format("# curl -fsSL {} -o {}\n", s.gpg_url, keyring);
+  std::string fetch = s.is_signed ? fmt::format("# curl -fsSL {} -o {}\n", s.gpg_url, keyring)
+                                  : std::string(k_unsigned);
+  std::string trust = s.is_signed ? "Signed-By: " + keyring : "Trusted: yes";
+  std::string option = s.is_signed ? "signed-by=" + keyring : "trusted=yes";
   std::string deb822 = fetch, one_line = fetch;
   for (std::size_t i = 0; i < s.apt.size(); ++i) {
     const auto& a = s.apt[i];
@@ -65,25 +72,26 @@ std::pair<std::string, std::string> apt_entries(const repo::Sources& s) {
     if (i > 0)
       deb822 += "\n";
     fmt::format_to(std::back_inserter(deb822),
-                   "Types: deb\nURIs: {}\nSuites: {}\nComponents: {}\nSigned-By: {}\n", a.uri,
-                   a.suite, components, keyring);
-    fmt::format_to(std::back_inserter(one_line), "deb [signed-by={}] {} {} {}\n", keyring, a.uri,
-                   a.suite, components);
+                   "Types: deb\nURIs: {}\nSuites: {}\nComponents: {}\n{}\n", a.uri, a.suite,
+                   components, trust);
+    fmt::format_to(std::back_inserter(one_line), "deb [{}] {} {} {}\n", option, a.uri, a.suite,
+                   components);
   }
   return {deb822, one_line};
 }
 
 // /etc/yum.repos.d/<name>.repo: one section per dist.
 std::string dnf_repo(const repo::Sources& s) {
-  std::string out;
+  std::string out = s.is_signed ? "" : k_unsigned;
+  std::string checks = s.is_signed
+                           ? fmt::format("repo_gpgcheck=1\ngpgcheck=0\ngpgkey={}\n", s.key_url)
+                           : "repo_gpgcheck=0\ngpgcheck=0\n";
   for (std::size_t i = 0; i < s.dnf.size(); ++i) {
     const auto& d = s.dnf[i];
     if (i > 0)
       out += "\n";
-    fmt::format_to(std::back_inserter(out),
-                   "[{}-{}-{}]\nname={} {} {}\nbaseurl={}\nenabled=1\n"
-                   "repo_gpgcheck=1\ngpgcheck=0\ngpgkey={}\n",
-                   s.name, d.distro, d.version, s.label, d.distro, d.version, d.baseurl, s.key_url);
+    fmt::format_to(std::back_inserter(out), "[{}-{}-{}]\nname={} {} {}\nbaseurl={}\nenabled=1\n{}",
+                   s.name, d.distro, d.version, s.label, d.distro, d.version, d.baseurl, checks);
   }
   return out;
 }

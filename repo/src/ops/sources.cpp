@@ -46,6 +46,7 @@ Result<Sources> sources(const State& state, const RepositoryConfig& config,
   out.label = config.label;
   out.key_url = base + "/gpg.key";
   out.gpg_url = base + "/gpg.gpg";
+  out.is_signed = !config.key.empty();
   for (const auto& [dist, components] : deb) {
     auto [distro, codename] = *split_dist(dist);
     out.apt.push_back({fmt::format("{}/{}", base, detail::deb_archive(distro)),

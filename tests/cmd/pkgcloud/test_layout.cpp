@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "../../repo/deb_builder.hpp"
+#include "clients.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
 
@@ -155,6 +156,39 @@ TEST_CASE("pkgcloud: sources names the publication to serve, and its URLs are in
     INFO(text);
     CHECK(sources.out.find(text) != std::string::npos);
   }
+}
+
+TEST_CASE("pkgcloud: the sources of an unsigned repository are what apt-get and dnf take from it",
+          "[pkgcloud][apt][dnf][server]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init"}).exit_status == 0);
+  auto hello = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0-1", "amd64"), "xz");
+  auto rpm = rpm_set(dir.path(), {"rhello"}, "1.0", "noarch", "one");
+  REQUIRE(pkgcloud(repo, {"push", hello, rpm["rhello"]}).exit_status == 0);
+  HttpServer server(repo + "/public");
+  auto sources = pkgcloud(repo, {"sources", "--url", server.url()});
+  REQUIRE(sources.exit_status == 0);
+  INFO(sources.out);
+  for (const char* key : {"gpg.gpg", "gpg.key", "signed-by", "Signed-By"}) // no key to name
+    CHECK(sources.out.find(key) == std::string::npos);
+  // The one-line entry of the .list, and the .repo, as printed.
+  std::string list = sources.out.substr(sources.out.find("\ndeb ") + 1);
+  list = list.substr(0, list.find('\n'));
+  IsolatedApt apt(dir / "apt", list);
+  auto update = apt({"update"});
+  INFO(update.out << update.err);
+  REQUIRE(update.exit_status == 0);
+  auto install = apt({"install", "-y", "--download-only", "hello"});
+  INFO(install.out << install.err);
+  CHECK(install.exit_status == 0);
+  IsolatedDnf dnf(dir / "dnf");
+  std::ofstream(dir / "dnf/repos/pkgcloud.repo")
+      << sources.out.substr(sources.out.find("\n[pkgcloud-el-9]") + 1);
+  auto cache = dnf({"makecache"});
+  INFO(cache.out << cache.err);
+  REQUIRE(cache.exit_status == 0);
+  CHECK(dnf.all("%{name}") == "rhello\n");
 }
 
 TEST_CASE("pkgcloud: a repository of the first layout is moved into public/ once, byte for byte",

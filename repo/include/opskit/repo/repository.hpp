@@ -130,6 +130,7 @@ struct Sources {
   std::string name;             // "pkgcloud": /etc/apt/sources.list.d/<name>.sources, <name>.repo
   std::string label;            // the repository's label, for dnf's name=
   std::string key_url, gpg_url; // the public key, armored (dnf) and binary (apt)
+  bool is_signed = true;        // else there is no key: clients take it with their checks off
   std::vector<AptSource> apt;
   std::vector<DnfSource> dnf;
 };
