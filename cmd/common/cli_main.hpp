@@ -2,11 +2,19 @@
 #pragma once
 
 // What every tool's main shares: parse with CLI11, map usage errors to exit 2, print
-// "<tool>: error: <message>" for failures, and catch what should never be thrown. Included by
-// each tool's cli.cpp alone: CLI11 is header-only, and every file that includes it compiles it.
+// "<tool>: error: <message>" for failures, catch what should never be thrown, and fail when
+// the standard output did not take what was written to it. Included by each tool's cli.cpp
+// alone: CLI11 is header-only, and every file that includes it compiles it.
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <string_view>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,9 +23,23 @@
 
 namespace opskit::cmd {
 
+// What `status` becomes once the standard output is flushed: a failure, told in one line,
+// when what was written to it did not all get there (a full disk, a closed descriptor).
+inline int flushed(std::string_view tool, int status) {
+  std::cout.flush();
+  int err = std::fflush(stdout) != 0 ? errno : 0;
+  if (err == 0 && !std::ferror(stdout) && std::cout.good())
+    return status;
+  if (err == 0 && ::fcntl(STDOUT_FILENO, F_GETFD) < 0) // an earlier write's errno is gone
+    err = EBADF;
+  print_error(tool, fmt::format("write to standard output: {}",
+                                err != 0 ? std::strerror(err) : "not all of it was written"));
+  return status == k_exit_ok ? k_exit_failure : status;
+}
+
 // Parses argv into `app` and, when that succeeds, returns run(). Help and version exit 0.
 template <class Run>
-int run_main(std::string_view tool, CLI::App& app, int argc, char** argv, Run run) {
+int parse_and_call(std::string_view tool, CLI::App& app, int argc, char** argv, Run run) {
   try {
     try {
       app.parse(argc, argv);
@@ -36,6 +58,12 @@ int run_main(std::string_view tool, CLI::App& app, int argc, char** argv, Run ru
     print_error(tool, fmt::format("internal error: {}", e.what()));
     return k_exit_failure;
   }
+}
+
+// parse_and_call(), its status once the standard output has all been written.
+template <class Run>
+int run_main(std::string_view tool, CLI::App& app, int argc, char** argv, Run run) {
+  return flushed(tool, parse_and_call(tool, app, argc, argv, run));
 }
 
 } // namespace opskit::cmd

@@ -188,11 +188,17 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     auto now = Clock::now();
     double seconds = std::chrono::duration<double>(now - last).count();
     last = now;
+    // The next sample on the interval's grid; after a sample missed its time (Ctrl-Z, a
+    // suspend, a slow read), a whole interval from now, as vmstat waits: not a burst of the
+    // missed ones, microseconds apart.
     next += interval;
+    if (next <= now)
+      next = now + interval;
     const auto& readings = watch->sample(seconds, now + budget);
     write_out(render_sample(watch->snapshot(), readings, seconds, layout, lines++ % 20 == 0,
                             options.format));
-    std::fflush(stdout);
+    if (std::fflush(stdout) != 0)
+      break; // told by run_main, which flushes again
     // Names that came or went are shown from the next line on under a header of their own.
     // Mount points, cgroups, interfaces or disks that came or went, and nothing else: the names
     // under them alone are found anew (an interface's: net.dev.veth1), and those of one gone

@@ -10,6 +10,7 @@
 #include <functional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -334,6 +336,47 @@ TEST_CASE("kstat watch: counts, rates and JSON lines", "[kstat][cli]") {
   auto rows = lines(table.out);
   REQUIRE(rows.size() == 3); // header and two samples
   CHECK(rows[0].find("kern.ctxt") != std::string::npos);
+}
+
+TEST_CASE("kstat watch: after a stop (Ctrl-Z) the next sample is an interval away, not a burst",
+          "[kstat][cli]") {
+  opskit::test::TempDir dir;
+  std::string out = dir / "out";
+  pid_t watching = opskit::test::spawn_quiet(
+      {"sh", "-c", "exec " + k_kstat + " watch --json -i 0.5 -c 6 kern.ctxt > " + out});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ::kill(watching, SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ::kill(watching, SIGCONT);
+  int status = 0;
+  REQUIRE(::waitpid(watching, &status, 0) == watching);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  auto samples = lines(*opskit::read_file(out));
+  REQUIRE(samples.size() == 6);
+  bool stopped = false;
+  for (const auto& line : samples) {
+    double interval = nlohmann::json::parse(line)["interval_s"].get<double>();
+    INFO(line);
+    CHECK(interval > 0.05);
+    stopped = stopped || interval > 1.5;
+  }
+  CHECK(stopped); // the sample that came late, over the stop
+}
+
+TEST_CASE("kstat: what standard output does not take (a full disk, a closed descriptor) fails in "
+          "one line",
+          "[kstat][cli]") {
+  for (std::string redirect : {"> /dev/full", ">&-"})
+    for (std::string command : {"read vm", "read --json vm", "list", "read -n vm.swappiness",
+                                "watch -i 0.01 -c 1000 kern.ctxt", "--help"}) {
+      INFO(command << " " << redirect);
+      auto r = run({"sh", "-c", k_kstat + " " + command + " " + redirect});
+      CHECK(r.exit_status == 1);
+      CHECK(r.err.ends_with(
+          "kstat: error: write to standard output: " +
+          std::string(redirect == ">&-" ? "Bad file descriptor" : "not all of it was written") +
+          "\n"));
+    }
 }
 
 namespace {
