@@ -40,8 +40,9 @@ std::string file_name_of(std::string_view component);
 std::optional<std::string> sysctl_path(const std::string& proc_root, std::string_view name);
 
 // Why a /proc/sys name is never read, or nothing when it may be: vm.stat_refresh acts when
-// read, and the deprecated neigh.*.base_reachable_time and retrans_time log a kernel warning
-// (procps sysctl skips them for that).
+// read, the deprecated neigh.*.base_reachable_time and retrans_time log a kernel warning
+// (procps sysctl skips them for that), and an interface's IPv6 stable_secret fails with EIO
+// until set, and is a secret after (procps sysctl -a skips its EIO).
 std::optional<std::string_view> never_read(std::string_view name) noexcept;
 
 // The sources that are many files or none, each adding its fields under `prefix` to `out`:

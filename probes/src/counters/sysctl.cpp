@@ -100,6 +100,8 @@ std::string file_name_of(std::string_view component) {
 std::optional<std::string_view> never_read(std::string_view name) noexcept {
   if (name == "vm.stat_refresh")
     return "reading it acts";
+  if (name.starts_with("net.ipv6.conf.") && name.ends_with(".stable_secret"))
+    return "a secret, which fails to read (EIO) until one is set";
   if (name.starts_with("net.ipv") && name.find(".neigh.") != std::string_view::npos &&
       (name.ends_with(".base_reachable_time") || name.ends_with(".retrans_time")))
     return "deprecated, reading it logs a kernel warning (read the _ms entry)";
