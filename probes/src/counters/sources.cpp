@@ -105,7 +105,7 @@ constexpr std::string_view k_disk_fields[] = {
 
 void enumerate_diskstats(const Record& r, std::string_view, Emitter& e) {
   for (std::size_t i = 0; i < std::size(k_disk_fields) && i < r.tokens.size(); ++i)
-    e.emit(fmt::format("disk.{}.{}", r.key, k_disk_fields[i]),
+    e.emit(fmt::format("disk.{}.{}", component_of(r.key), k_disk_fields[i]),
            fmt::format("disk.*.{}", k_disk_fields[i]), Kind::counter, "",
            {std::string(r.key), static_cast<int>(i), r.offset});
 }

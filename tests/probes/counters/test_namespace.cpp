@@ -361,6 +361,23 @@ TEST_CASE("namespace: a file that grows far past its first read is read whole",
   CHECK(handle->read() == Value(std::uint64_t{11}));
 }
 
+TEST_CASE("namespace: a disk whose name has a dot is named with '/', as sysctl writes one, and "
+          "its own names alone read",
+          "[counters][namespace]") {
+  TempRoot root;
+  root.write("diskstats", "  43 0 nbd 1 2 3 4 5 6 7 8 9 10 11\n"
+                          "  43 1 nbd.x 21 22 23 24 25 26 27 28 29 30 31\n");
+  Namespace ns(root.path);
+  auto nbd = ns.snapshot(std::vector<std::string>{"disk.nbd"});
+  REQUIRE(nbd);
+  CHECK(nbd->size() == 11);
+  auto dotted = ns.snapshot(std::vector<std::string>{"disk.nbd/x.reads"});
+  REQUIRE(dotted);
+  REQUIRE(dotted->size() == 1);
+  CHECK(dotted->read() == 0);
+  CHECK(dotted->value(0) == Value(std::uint64_t{21}));
+}
+
 TEST_CASE("namespace: a record's columns follow it when it moves, and only those that went fail",
           "[counters][namespace]") {
   TempRoot root;
