@@ -20,16 +20,20 @@ namespace {
 void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometheus) {
   auto* json = sub.add_flag_callback(
       "--json", [&options] { options.format = Format::json; }, "Print JSON");
+  CLI::Option* only_values = nullptr;
   if (values)
-    sub.add_flag_callback(
-           "-n,--values", [&options] { options.format = Format::values; },
-           "Print values only, one per line")
-        ->excludes(json);
-  if (prometheus)
-    sub.add_flag_callback(
-           "--prometheus", [&options] { options.format = Format::prometheus; },
-           "Print the Prometheus text exposition format (numbers only)")
-        ->excludes(json);
+    only_values = sub.add_flag_callback(
+                         "-n,--values", [&options] { options.format = Format::values; },
+                         "Print values only, one per line")
+                      ->excludes(json);
+  if (prometheus) {
+    auto* exposition = sub.add_flag_callback(
+                              "--prometheus", [&options] { options.format = Format::prometheus; },
+                              "Print the Prometheus text exposition format (numbers only)")
+                           ->excludes(json);
+    if (only_values)
+      exposition->excludes(only_values);
+  }
 }
 
 // Seconds from `low` to `high`. CLI::Range lets "nan" through, which no comparison is true of:

@@ -53,10 +53,33 @@ std::chrono::steady_clock::time_point deadline(const Options& options) {
   return std::chrono::steady_clock::now() + seconds_option(options.timeout);
 }
 
-int run_read(const counters::Namespace& ns, const Options& options) {
+// The snapshot of the names asked for; where some are unknown, as sysctl does, of the others,
+// each unknown one told in a line and counted in `unknown`.
+Result<counters::Snapshot> known_names(const counters::Namespace& ns, const Options& options,
+                                       std::size_t& unknown) {
   auto snapshot = ns.snapshot(options.names, {}, deadline(options));
+  if (snapshot || options.names.size() < 2)
+    return snapshot;
+  std::vector<std::string> known;
+  for (const auto& name : options.names) {
+    if (auto one = ns.snapshot(std::span(&name, 1), {}, deadline(options))) {
+      known.push_back(name);
+    } else {
+      error(one.error().message());
+      ++unknown;
+    }
+  }
+  if (known.empty())
+    return fail(snapshot.error());
+  return ns.snapshot(known, {}, deadline(options));
+}
+
+int run_read(const counters::Namespace& ns, const Options& options) {
+  std::size_t unknown = 0;
+  auto snapshot = known_names(ns, options, unknown);
   if (!snapshot) {
-    error(snapshot.error().message());
+    if (unknown == 0)
+      error(snapshot.error().message());
     return k_exit_failure;
   }
   snapshot->read(deadline(options));
@@ -86,7 +109,8 @@ int run_read(const counters::Namespace& ns, const Options& options) {
   if (options.format == Format::prometheus)
     counters::Exposition(*snapshot).render(*snapshot, out, TextFormat::prometheus);
   write_out(out);
-  return status_for(report_errors(*snapshot), snapshot->size());
+  int status = status_for(report_errors(*snapshot), snapshot->size());
+  return unknown > 0 ? k_exit_failure : status;
 }
 
 int run_list(const counters::Namespace& ns, const Options& options) {

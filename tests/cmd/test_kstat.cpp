@@ -130,6 +130,11 @@ TEST_CASE("kstat read: an unknown name is one line with a suggestion, exit 1", "
   CHECK(r.exit_status == 1);
   CHECK(r.out.empty());
   CHECK(r.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
+  // Beside names that are known, as sysctl does: they are printed, and the exit is 1 still.
+  auto some = run({k_kstat, "read", "kernel.ostype", "vm.stat", "kernel.ostype"});
+  CHECK(some.exit_status == 1);
+  CHECK(some.out == "kernel.ostype: Linux\n");
+  CHECK(some.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
 }
 
 TEST_CASE("kstat read: a glob reads the names it matches, and one that matches none fails",
@@ -770,6 +775,7 @@ TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
   CHECK(run({k_kstat}).exit_status == 2);
   CHECK(run({k_kstat, "read"}).exit_status == 2);
   CHECK(run({k_kstat, "read", "-n", "--json", "vm.swappiness"}).exit_status == 2);
+  CHECK(run({k_kstat, "read", "-n", "--prometheus", "vm.swappiness"}).exit_status == 2);
   auto bogus = run({k_kstat, "frobnicate"});
   CHECK(bogus.exit_status == 2);
   CHECK(bogus.err.starts_with("kstat: error: "));
