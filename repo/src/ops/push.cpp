@@ -2,10 +2,11 @@
 // push: read, validate and hash every file first, on every CPU, so that nothing changes when
 // one is bad; then, under the lock and one transaction, record each package, stage its copy
 // into the pool, check every staged copy against the hash recorded (an input rewritten while
-// it was pushed is refused), make the pool files visible together, re-index and commit. A
-// failure before the commit (a disk that fills while the indexes are written) takes away the
-// pool files the push added, and a file a replaced record leaves goes only after the commit:
-// the pool is as it was, with the state.
+// it was pushed is refused), build and sign every index it touches, then make the pool files
+// visible together, put the indexes in place and commit. A key that cannot sign leaves the
+// pool as it was, a package replaced (--replace) in it too; a failure after the pool files are
+// in place (a disk that fills while the indexes are written) takes away those the push added,
+// and a file a replaced record leaves goes only after the commit.
 //
 // A pool file shared with another record (another dist's, or a version of the same package
 // that differs only in its epoch, which pool names leave out) must not change under it. Under
@@ -282,9 +283,12 @@ Result<std::vector<PushedPackage>> push(const Context& ctx, const std::vector<st
       ctx.env.progress(candidates.size() + i + 1, candidates.size() * 2);
   }
   OPSKIT_TRY(check_staged(ctx, batch));
-  OPSKIT_TRY(batch.pool_files.commit());
-  OPSKIT_TRY(batch.journal.clear());
-  OPSKIT_TRY(rewrite(ctx, batch.touched));
+  // The pool files go in place once every index is built and signed, before the first is.
+  auto place_pool_files = [&]() -> Result<void> {
+    OPSKIT_TRY(batch.pool_files.commit());
+    return batch.journal.clear();
+  };
+  OPSKIT_TRY(rewrite(ctx, batch.touched, place_pool_files));
   // The files replaced records leave go once nothing can bring those records back.
   std::vector<std::string> unreferenced;
   for (const auto& file : batch.replaced_files)

@@ -79,15 +79,26 @@ Result<void> check_room(const Context& ctx, const Touched& touched) {
   return {};
 }
 
-Result<void> rewrite(const Context& ctx, const Touched& touched) {
+Result<void> rewrite(const Context& ctx, const Touched& touched,
+                     const std::function<Result<void>()>& before_placing) {
   if (touched.suites.empty() && touched.rpm_dists.empty())
-    return {};
+    return before_placing ? before_placing() : Result<void>{};
   OPSKIT_TRY(check_room(ctx, touched));
   OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
-  if (!touched.suites.empty())
-    OPSKIT_TRY(rewrite_deb_suites(ctx, {touched.suites.begin(), touched.suites.end()}, signer));
-  if (!touched.rpm_dists.empty())
-    OPSKIT_TRY(write_rpm_dists(ctx, touched.rpm_dists, signer, Reuse::previous));
+  std::vector<Placing> placings;
+  if (!touched.suites.empty()) {
+    OPSKIT_TRY_ASSIGN(
+        auto deb, build_deb_rewrite(ctx, {touched.suites.begin(), touched.suites.end()}, signer));
+    placings.push_back(std::move(deb));
+  }
+  if (!touched.rpm_dists.empty()) {
+    OPSKIT_TRY_ASSIGN(auto rpm, build_rpm_rewrite(ctx, touched.rpm_dists, signer));
+    placings.push_back(std::move(rpm));
+  }
+  if (before_placing)
+    OPSKIT_TRY(before_placing());
+  for (const auto& place : placings)
+    OPSKIT_TRY(place());
   return {};
 }
 

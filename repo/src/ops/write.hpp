@@ -6,6 +6,7 @@
 // built and signed in memory before its first file is written, and written through tree/ in
 // the order that keeps readers safe. Not installed.
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -28,14 +29,22 @@ write_deb_suites(const Context& ctx, std::vector<PackageRecord> records,
                  const std::vector<std::pair<std::string, std::string>>& suites,
                  std::optional<Signer>& signer);
 
-// Writes the apt suites (distro, codename) after a change to some of their packages (push, rm,
+// What puts indexes built and signed in memory into the publication.
+using Placing = std::function<Result<void>()>;
+
+// Builds the apt suites (distro, codename) after a change to some of their packages (push, rm,
 // prune): each suite's Packages files as the last rewrite left them, with the packages changed
 // since taken out and put in again, where the state saved those files' digests and they are
-// still the files saved (else from all the suite's records, as write_deb_suites does); then
-// saves the digests of the files written, in the caller's transaction.
-Result<void> rewrite_deb_suites(const Context& ctx,
-                                const std::vector<std::pair<std::string, std::string>>& suites,
-                                std::optional<Signer>& signer);
+// still the files saved (else from all the suite's records, as write_deb_suites does). Placing
+// them saves the digests of the files written, in the caller's transaction.
+Result<Placing> build_deb_rewrite(const Context& ctx,
+                                  const std::vector<std::pair<std::string, std::string>>& suites,
+                                  std::optional<Signer>& signer);
+
+// Builds the dnf repositories of `dists` after such a change, copying the unchanged parts of
+// each one's current .xml.gz files; `signer` must outlive the placing.
+Result<Placing> build_rpm_rewrite(const Context& ctx, const std::set<std::string>& dists,
+                                  std::optional<Signer>& signer);
 
 // Writes the dnf repositories of `dists`; Reuse::previous copies the unchanged parts of each
 // repository's current .xml.gz files (push, rm, prune), Reuse::none compresses everything anew.
@@ -63,7 +72,10 @@ struct Touched {
 Result<void> check_room(const Context& ctx, const Touched& touched);
 
 // Rewrites the indexes `touched` names, signed when the repository has a key, once
-// check_room() finds room for them.
-Result<void> rewrite(const Context& ctx, const Touched& touched);
+// check_room() finds room for them: every one built and signed before the first is placed, and
+// `before_placing`, when given, called between (push puts its pool files in place there, so
+// that a key that cannot sign, or a build that fails, leaves the publication as it was).
+Result<void> rewrite(const Context& ctx, const Touched& touched,
+                     const std::function<Result<void>()>& before_placing = {});
 
 } // namespace opskit::repo::ops

@@ -5,7 +5,7 @@
 // kill -9, sees a Release that Release.gpg or InRelease does not sign. The previous
 // generation's by-hash files stay for clients that hold the old Release.
 //
-// A push, rm or prune (rewrite_deb_suites) reads no record but those it changed where it can:
+// A push, rm or prune (build_deb_rewrite) reads no record but those it changed where it can:
 // the state keeps the SHA-256 of each Packages text the last rewrite wrote, and triggers note
 // every deb record changed since (as for the dnf runs, store/state.cpp); the rewrite reads the
 // files, checks them against those digests, and takes out and puts in the changed packages'
@@ -16,6 +16,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -330,12 +331,16 @@ write_deb_suites(const Context& ctx, std::vector<PackageRecord> records,
   return report;
 }
 
-Result<void> rewrite_deb_suites(const Context& ctx,
-                                const std::vector<std::pair<std::string, std::string>>& suites,
-                                std::optional<Signer>& signer) {
-  std::optional<std::vector<PackageRecord>> records; // read once, if a suite needs them
-  std::deque<Spliced> spliced;
-  std::vector<std::pair<std::string, Suite>> built; // by dist
+Result<Placing> build_deb_rewrite(const Context& ctx,
+                                  const std::vector<std::pair<std::string, std::string>>& suites,
+                                  std::optional<Signer>& signer) {
+  struct Built {
+    std::optional<std::vector<PackageRecord>> records; // read once, if a suite needs them
+    std::deque<Spliced> spliced;
+    std::vector<std::pair<std::string, Suite>> suites; // by dist
+  };
+  auto made = std::make_shared<Built>();
+  auto& [records, spliced, built] = *made;
   for (const auto& [distro, codename] : suites) {
     std::string dist = fmt::format("{}/{}", distro, codename);
     std::string dir = join_path(ctx.publication, detail::deb_suite(distro, codename));
@@ -353,11 +358,13 @@ Result<void> rewrite_deb_suites(const Context& ctx,
     OPSKIT_TRY_ASSIGN(auto suite, build_suite(distro, codename, input, signer));
     built.emplace_back(std::move(dist), std::move(suite));
   }
-  for (const auto& [dist, suite] : built) {
-    OPSKIT_TRY(place_suite(ctx, suite));
-    OPSKIT_TRY(ctx.state.save_apt_texts(dist, packages_sha256(suite)));
-  }
-  return {};
+  return [&ctx, made]() -> Result<void> {
+    for (const auto& [dist, suite] : made->suites) {
+      OPSKIT_TRY(place_suite(ctx, suite));
+      OPSKIT_TRY(ctx.state.save_apt_texts(dist, packages_sha256(suite)));
+    }
+    return {};
+  };
 }
 
 } // namespace opskit::repo::ops

@@ -5,6 +5,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <span>
 
@@ -299,6 +300,17 @@ Result<std::vector<WrittenIndex>> write_rpm_dists(const Context& ctx,
   for (const auto& dist : dists)
     OPSKIT_TRY(writer.build_dist(dist));
   return writer.place_all();
+}
+
+Result<Placing> build_rpm_rewrite(const Context& ctx, const std::set<std::string>& dists,
+                                  std::optional<Signer>& signer) {
+  auto writer = std::make_shared<YumWriter>(ctx, signer, Reuse::previous);
+  for (const auto& dist : dists)
+    OPSKIT_TRY(writer->build_dist(dist));
+  return [writer]() -> Result<void> {
+    OPSKIT_TRY(writer->place_all());
+    return {};
+  };
 }
 
 } // namespace opskit::repo::ops

@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS yum_changed (
   dist TEXT NOT NULL, name TEXT NOT NULL, version TEXT NOT NULL, arch TEXT NOT NULL,
   PRIMARY KEY (dist, name, version, arch)) WITHOUT ROWID;
 -- The SHA-256 of each Packages text of an apt suite (a deb dist) as the last rewrite wrote it
--- (see ops::rewrite_deb_suites), and the identities of the dist's deb records changed since.
+-- (see ops::build_deb_rewrite), and the identities of the dist's deb records changed since.
 CREATE TABLE IF NOT EXISTS apt_texts (
   dist TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL,
   PRIMARY KEY (dist, path)) WITHOUT ROWID;

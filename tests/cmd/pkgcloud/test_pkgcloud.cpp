@@ -437,6 +437,30 @@ TEST_CASE("pkgcloud: a passphrase-protected key signs with the passphrase and fa
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
+TEST_CASE("pkgcloud: a push --replace whose indexes cannot be signed leaves the pool file as it "
+          "was",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  std::ofstream(dir / "pass") << "correct horse\n";
+  REQUIRE(pkgcloud(repo, {"--passphrase-file", dir / "pass", "init", "--generate-key",
+                          "P <p@example.com>"})
+              .exit_status == 0);
+  auto first = dpkg_deb_build(dir / "one", "hello", control("hello", "1.0-1", "amd64"), "xz");
+  auto second = dpkg_deb_build(dir / "two", "hello",
+                               control("hello", "1.0-1", "amd64") + "X-Build: 2\n", "xz");
+  REQUIRE(pkgcloud(repo, {"--passphrase-file", dir / "pass", "push", first}).exit_status == 0);
+  std::string pool = repo + "/public/deb/debian/pool/main/h/hello/hello_1.0-1_amd64.deb";
+  std::string before = *opskit::read_file(pool);
+  run({"gpgconf", "--homedir", repo + "/.pkgcloud/gnupg", "--kill", "gpg-agent"});
+  auto replaced = pkgcloud(repo, {"push", "--replace", second}); // no passphrase: cannot sign
+  CHECK(replaced.exit_status == 1);
+  CHECK(*opskit::read_file(pool) == before);
+  auto verify = pkgcloud(repo, {"verify"});
+  INFO(verify.out << verify.err);
+  CHECK(verify.exit_status == 0);
+}
+
 TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epochs included",
           "[pkgcloud]") {
   TempDir dir;
