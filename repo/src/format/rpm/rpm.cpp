@@ -87,7 +87,10 @@ enum : std::uint32_t {
   k_enhancename = 5055,
   k_enhanceversion = 5056,
   k_enhanceflags = 5057,
+  k_sig_size = 1000, // the main header and the payload, in bytes
   k_sig_payloadsize = 1007,
+  k_sig_longsize = 270,        // k_sig_size of a package of 4 GiB or more
+  k_sig_longarchivesize = 271, // the uncompressed payload of 4 GiB or more
 };
 
 constexpr std::uint64_t k_sense_less = 1 << 1, k_sense_greater = 1 << 2, k_sense_equal = 1 << 3,
@@ -231,9 +234,12 @@ void read_description(const RpmHeader& h, const RpmHeader& sig, RpmInfo& r) {
   r.sourcerpm = h.string(k_sourcerpm);
   r.build_time = h.number(k_buildtime).value_or(0);
   r.installed_size = h.number(k_longsize).value_or(h.number(k_size).value_or(0));
-  r.archive_size =
-      h.number(k_longarchivesize)
-          .value_or(h.number(k_archivesize).value_or(sig.number(k_sig_payloadsize).value_or(0)));
+  // Where rpm writes them: the uncompressed payload's size in the signature header (its long
+  // tag for 4 GiB or more), in the main header before rpm 4.14.
+  r.archive_size = sig.number(k_sig_longarchivesize)
+                       .or_else([&] { return sig.number(k_sig_payloadsize); })
+                       .or_else([&] { return h.number(k_longarchivesize); })
+                       .value_or(h.number(k_archivesize).value_or(0));
 }
 
 void read_dependencies(const RpmHeader& h, RpmInfo& r) {
@@ -273,11 +279,12 @@ Result<std::vector<RpmFile>> read_files(const RpmHeader& h, std::string_view wha
   for (std::size_t i = 0; i < basenames.size(); ++i) {
     if (dirindexes[i] >= dirnames.size())
       return fail(fmt::format("{}: rpm file list is inconsistent", what));
+    // A directory first, a %ghost %dir too, as createrepo_c tells them.
     RpmFile f{dirnames[dirindexes[i]] + basenames[i], RpmFileType::file};
-    if (i < fileflags.size() && (fileflags[i] & k_file_ghost))
-      f.type = RpmFileType::ghost;
-    else if (i < modes.size() && (modes[i] & 0170000) == 0040000)
+    if (i < modes.size() && (modes[i] & 0170000) == 0040000)
       f.type = RpmFileType::dir;
+    else if (i < fileflags.size() && (fileflags[i] & k_file_ghost))
+      f.type = RpmFileType::ghost;
     files.push_back(std::move(f));
   }
   std::sort(files.begin(), files.end(),
@@ -313,6 +320,12 @@ Result<RpmInfo> read_rpm(std::string_view bytes, std::string_view what) {
   std::size_t main_at = 96 + sig.size();
   main_at += (8 - main_at % 8) % 8;
   OPSKIT_TRY_ASSIGN(auto h, RpmHeader::parse(bytes, main_at, what));
+  // The signature header gives the size of the rest, which a cut or padded file does not have.
+  if (auto size = sig.number(k_sig_longsize).or_else([&] { return sig.number(k_sig_size); });
+      size && *size != bytes.size() - main_at)
+    return fail(fmt::format("{}: not a whole rpm: its header and payload take {} bytes, where "
+                            "its signature header says {}",
+                            what, bytes.size() - main_at, *size));
 
   RpmInfo r;
   OPSKIT_TRY(read_names(h, what, r));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 
+#include "opskit/repo/codec/digest.hpp"
 #include "opskit/repo/format/rpm/rpm.hpp"
 #include "rpm_builder.hpp"
 
@@ -65,6 +66,29 @@ TEST_CASE("rpm: files join dirnames and basenames, and directories and ghosts ar
   CHECK(r->files[0].type == RpmFileType::dir);
   CHECK(r->files[1].path == "/var/log/hello.log");
   CHECK(r->files[1].type == RpmFileType::ghost);
+}
+
+TEST_CASE("rpm: a %ghost %dir is a directory, as createrepo_c tells it", "[repo][rpm]") {
+  auto tags = basic();
+  for (auto& tag : tags)
+    if (tag.tag == 1037)
+      tag.numbers = {64, 64}; // FILEFLAGS: both %ghost
+  auto r = read_rpm(make_rpm(tags), "hello.rpm");
+  REQUIRE(r);
+  REQUIRE(r->files.size() == 2);
+  CHECK(r->files[0].type == RpmFileType::dir);
+  CHECK(r->files[1].type == RpmFileType::ghost);
+}
+
+TEST_CASE("rpm: a file longer or shorter than its signature header says is refused",
+          "[repo][rpm]") {
+  auto sha256 = [](std::string_view bytes) { return opskit::repo::sha256_hex(bytes); };
+  std::string bytes = opskit::test::make_built_rpm(basic(), sha256);
+  REQUIRE(read_rpm(bytes, "hello.rpm"));
+  auto padded = read_rpm(bytes + std::string(20, 'x'), "hello.rpm");
+  REQUIRE_FALSE(padded);
+  CHECK(padded.error().message().starts_with("hello.rpm: not a whole rpm: its header and payload "
+                                             "take "));
 }
 
 TEST_CASE("rpm: source or binary is decided as rpm does when neither tag says so", "[repo][rpm]") {
