@@ -41,8 +41,17 @@ Result<void> send(publish::Publisher& publisher, const publish::Plan& plan,
   OPSKIT_TRY_ASSIGN(auto md5, publish::md5_each(plan.upload, snapshot));
   OPSKIT_TRY(publisher.lock(options.wait, notice));
   auto sent = publisher.send(plan, md5, plan.next);
-  if (sent && options.delete_stale == DeleteStale::yes)
+  // What is deleted is listed until it is gone: a publish that fails meanwhile leaves it to
+  // the next one to delete.
+  if (sent && options.delete_stale == DeleteStale::yes && !plan.stale.empty()) {
     sent = publisher.remove(plan.stale);
+    if (sent) {
+      publish::Manifest left = plan.next;
+      for (const auto& path : plan.stale)
+        left.erase(path);
+      sent = publisher.write_manifest(left);
+    }
+  }
   auto unlocked = publisher.unlock();
   if (!sent)
     return fail(sent.error());
@@ -66,7 +75,11 @@ Result<PublishReport> publish_to(const Context& ctx, const PublishOptions& optio
   report.had_manifest = previous.has_value();
   publish::Plan plan = publish::plan(snapshot, previous, options.delete_stale);
   report_plan(report, plan, options.delete_stale);
-  bool nothing = previous && plan.upload.empty() && plan.next == *previous;
+  auto same = [](const auto& a, const auto& b) {
+    return a.first == b.first && a.second == b.second && a.second.superseded == b.second.superseded;
+  };
+  bool nothing = previous && plan.upload.empty() && plan.stale.empty() &&
+                 std::ranges::equal(plan.next, *previous, same);
   if (!options.dry_run && !nothing)
     OPSKIT_TRY(send(publisher, plan, snapshot, options, ctx.env.notice));
   report.requests = publisher.stats().requests;

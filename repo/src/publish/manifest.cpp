@@ -17,8 +17,11 @@ bool sha256_ok(const std::string& s) {
 
 std::string manifest_json(const Manifest& manifest) {
   nlohmann::ordered_json files = nlohmann::ordered_json::object();
-  for (const auto& [path, e] : manifest)
+  for (const auto& [path, e] : manifest) {
     files[path] = {{"sha256", e.sha256}, {"size", e.size}};
+    if (e.superseded)
+      files[path]["superseded"] = true;
+  }
   nlohmann::ordered_json doc = {
       {"manifest", 1}, {"generator", std::string("pkgcloud ") + k_version}, {"files", files}};
   return doc.dump(1) + "\n";
@@ -38,7 +41,8 @@ Result<Manifest> parse_manifest(std::string_view json) {
     if (!e.is_object() || !e.contains("sha256") || !e["sha256"].is_string() ||
         !e.contains("size") || !e["size"].is_number_unsigned())
       return fail("an entry without sha256 and size: " + path);
-    ManifestEntry entry{e["sha256"].get<std::string>(), e["size"].get<std::uint64_t>()};
+    ManifestEntry entry{e["sha256"].get<std::string>(), e["size"].get<std::uint64_t>(),
+                        e.contains("superseded") && e["superseded"] == true};
     if (!sha256_ok(entry.sha256))
       return fail("not a SHA-256: " + entry.sha256);
     manifest.emplace(path, std::move(entry));

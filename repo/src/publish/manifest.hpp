@@ -20,7 +20,11 @@ inline constexpr const char* k_lock = ".pkgcloud-lock.json";
 struct ManifestEntry {
   std::string sha256;
   std::uint64_t size = 0;
-  bool operator==(const ManifestEntry&) const = default;
+  // No longer published, and kept on the target for one more publish: the metadata it had
+  // just before, which a client may have read a moment ago, may name it.
+  bool superseded = false;
+  // The same bytes, whether still published or not.
+  bool operator==(const ManifestEntry& o) const { return sha256 == o.sha256 && size == o.size; }
 };
 using Manifest = std::map<std::string, ManifestEntry, std::less<>>;
 

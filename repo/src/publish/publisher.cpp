@@ -284,9 +284,13 @@ Result<void> Publisher::send(const Plan& plan, const std::vector<std::string>& m
       restore_signatures(previous, next);
       return sent;
     }
-  std::vector<Request> manifest;
-  manifest.push_back(put_bytes(k_manifest, manifest_json(next)));
-  return run_batch(std::move(manifest));
+  return write_manifest(next);
+}
+
+Result<void> Publisher::write_manifest(const Manifest& manifest) {
+  std::vector<Request> put;
+  put.push_back(put_bytes(k_manifest, manifest_json(manifest)));
+  return run_batch(std::move(put));
 }
 
 // The target's dnf signatures that `signatures` (PUTs of repomd.xml.asc) replace, as they are

@@ -40,6 +40,8 @@ public:
   Result<void> send(const Plan& plan, const std::vector<std::string>& md5, const Manifest& next);
   // Deletes `paths`; what is gone already is not an error.
   Result<void> remove(const std::vector<std::string>& paths);
+  // Writes `manifest` as the target's.
+  Result<void> write_manifest(const Manifest& manifest);
 
   const TransferStats& stats() const noexcept { return transfer_.stats(); }
   Transfer& transfer() noexcept { return transfer_; }

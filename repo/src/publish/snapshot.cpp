@@ -96,12 +96,16 @@ Plan plan(const Snapshot& snapshot, const std::optional<Manifest>& previous,
       }
     p.upload.push_back(f);
   }
+  // A file the publication no longer has stays listed until it is deleted, which --delete
+  // does a publish after the one that superseded it: the target's metadata named it until then.
   if (previous)
     for (const auto& [path, entry] : *previous)
       if (!snapshot.manifest.contains(path)) {
-        p.stale.push_back(path);
-        if (delete_stale == DeleteStale::no)
-          p.next.emplace(path, entry);
+        if (delete_stale == DeleteStale::yes && entry.superseded)
+          p.stale.push_back(path);
+        ManifestEntry kept = entry;
+        kept.superseded = true;
+        p.next.emplace(path, std::move(kept));
       }
   return p;
 }

@@ -31,10 +31,11 @@ Result<Snapshot> snapshot(const std::string& publication, const std::vector<Pack
 
 struct Plan {
   std::vector<const tree::GenerationFile*> upload; // by phase
-  std::vector<std::string> stale;                  // named by the old manifest only
+  // To delete (--delete): files that were no longer published already at the publish before
+  std::vector<std::string> stale;
   std::size_t unchanged = 0;
-  // The manifest to write: the snapshot's, and the stale files' entries where they stay on
-  // the target, so that a later publish can still delete them.
+  // The manifest to write: the snapshot's, and the entries of the files the publication no
+  // longer has, superseded, until a publish deletes them.
   Manifest next;
 };
 

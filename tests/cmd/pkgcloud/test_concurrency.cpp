@@ -91,7 +91,9 @@ TEST_CASE("pkgcloud: 16 concurrent pushes of debs and rpms, two indexes and a pu
   // Whatever the concurrent publish caught, the clients take it.
   clients_take(p, nginx.url() + "/repo", p.dir / "caught", {"alpha"}, {"rhello"});
 
+  // The first --delete keeps what the target's previous metadata names; the second deletes it.
   to.push_back("--delete");
+  p.publish(to);
   p.publish(to);
   // (snapshot leaves out the manifest, as it does .pkgcloud/)
   CHECK(fs::exists(p.dir / "nginx/www/repo/.pkgcloud-manifest.json"));

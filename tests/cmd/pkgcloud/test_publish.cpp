@@ -240,6 +240,47 @@ TEST_CASE("publish: --delete removes what the publication no longer has, and onl
       CHECK(fetch(s3.url() + "/" + k_bucket + "/r/" + path) == bytes);
 }
 
+TEST_CASE("publish: --delete keeps for one more publish what the target's previous metadata "
+          "names, listed until it is gone",
+          "[pkgcloud][publish][server]") {
+  Published p;
+  S3rver s3(p.dir / "s3");
+  std::vector<std::string> to{"--to",   s3_target("g"), "--endpoint",
+                              s3.url(), "--path-style", "--delete"};
+  p.publish(to);
+  std::string beta = "deb/debian/pool/main/b/beta/beta_1.0-1_amd64.deb";
+  std::string root = s3.url() + "/" + k_bucket + "/g/";
+  // The target's InRelease names beta, and by-hash files of Packages that hold it.
+  auto old_release = fetch(root + "deb/debian/dists/bookworm/InRelease");
+  REQUIRE(old_release);
+  std::vector<std::string> by_hash;
+  for (const auto& [path, bytes] : p.files())
+    if (path.find("/by-hash/") != std::string::npos)
+      by_hash.push_back(path);
+  REQUIRE_FALSE(by_hash.empty());
+  // Two rewrites before the next publish: the publication no longer has the first's files.
+  REQUIRE(pkgcloud(p.repo, {"rm", "beta"}).exit_status == 0);
+  p.push({dpkg_deb_build(p.dir.path(), "delta", control("delta", "1.0-1", "amd64"))});
+  auto first = p.publish(to);
+  CHECK(first["deleted"].empty()); // a client holding the old InRelease still finds them
+  CHECK(fetch(root + beta));
+  for (const auto& path : by_hash) {
+    INFO(path);
+    CHECK(fetch(root + path));
+  }
+  auto manifest = nlohmann::json::parse(*fetch(root + ".pkgcloud-manifest.json"));
+  CHECK(manifest["files"][beta]["superseded"] == true);
+  auto second = p.publish(to);
+  std::set<std::string> deleted;
+  for (const auto& path : second["deleted"])
+    deleted.insert(path.get<std::string>());
+  CHECK(deleted.contains(beta));
+  CHECK_FALSE(fetch(root + beta));
+  manifest = nlohmann::json::parse(*fetch(root + ".pkgcloud-manifest.json"));
+  CHECK_FALSE(manifest["files"].contains(beta)); // listed until gone, and no longer
+  CHECK(p.publish(to)["deleted"].empty());
+}
+
 TEST_CASE("publish: a target held by another publisher's lock is refused, one that expired is "
           "taken",
           "[pkgcloud][publish][server]") {

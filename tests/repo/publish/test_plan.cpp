@@ -54,13 +54,20 @@ TEST_CASE("publish plan: everything without a manifest, by phase, and only chang
   Manifest previous = s->manifest;
   previous["deb/debian/dists/bookworm/InRelease"].sha256 = std::string(64, '0');
   previous["deb/debian/pool/main/o/old/old_1_amd64.deb"] = {std::string(64, '1'), 10};
+  const std::string old = "deb/debian/pool/main/o/old/old_1_amd64.deb";
   auto some = plan(*s, previous, DeleteStale::no);
   CHECK(paths(some) == std::vector<std::string>{"deb/debian/dists/bookworm/InRelease"});
   CHECK(some.unchanged == 3);
-  CHECK(some.stale == std::vector<std::string>{"deb/debian/pool/main/o/old/old_1_amd64.deb"});
-  CHECK(some.next.contains("deb/debian/pool/main/o/old/old_1_amd64.deb")); // still there
-  auto deleting = plan(*s, previous, DeleteStale::yes);
-  CHECK_FALSE(deleting.next.contains("deb/debian/pool/main/o/old/old_1_amd64.deb"));
+  CHECK(some.stale.empty());
+  REQUIRE(some.next.contains(old)); // still there, and superseded
+  CHECK(some.next.at(old).superseded);
+  // Deleted only a publish after the one that superseded it, and listed until it is gone.
+  auto keeping = plan(*s, previous, DeleteStale::yes);
+  CHECK(keeping.stale.empty());
+  CHECK(keeping.next.at(old).superseded);
+  auto deleting = plan(*s, keeping.next, DeleteStale::yes);
+  CHECK(deleting.stale == std::vector<std::string>{old});
+  CHECK(deleting.next.contains(old));
 }
 
 TEST_CASE("publish snapshot: an rpm's SHA-256 comes from its record, which has no MD5, and the "
