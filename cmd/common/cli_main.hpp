@@ -11,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string>
 #include <string_view>
 
 #include <fcntl.h>
@@ -37,6 +38,26 @@ inline int flushed(std::string_view tool, int status) {
   return status == k_exit_ok ? k_exit_failure : status;
 }
 
+// The first word of `argv` that is neither an option, nor the value of one, nor one of `app`'s
+// commands ("reed" of "kstat reed vm"); empty when there is none.
+inline std::string unknown_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view word = argv[i];
+    if (word == "--")
+      return {};
+    if (word.starts_with('-')) {
+      const CLI::Option* option = app.get_option_no_throw(std::string(word));
+      if (option && word.find('=') == std::string_view::npos &&
+          option->get_items_expected_min() > 0)
+        ++i; // its value
+      continue;
+    }
+    auto commands = app.get_subcommands([&](const CLI::App* c) { return c->check_name(argv[i]); });
+    return commands.empty() ? std::string(word) : std::string();
+  }
+  return {};
+}
+
 // Parses argv into `app` and, when that succeeds, returns run(). Help and version exit 0.
 template <class Run>
 int parse_and_call(std::string_view tool, CLI::App& app, int argc, char** argv, Run run) {
@@ -50,7 +71,10 @@ int parse_and_call(std::string_view tool, CLI::App& app, int argc, char** argv, 
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      print_error(tool, fmt::format("{} (see '{} --help')", e.what(), tool));
+      if (std::string word = unknown_command(app, argc, argv); !word.empty())
+        print_error(tool, fmt::format("unknown command '{}' (see '{} --help')", word, tool));
+      else
+        print_error(tool, fmt::format("{} (see '{} --help')", e.what(), tool));
       return k_exit_usage;
     }
     return run();

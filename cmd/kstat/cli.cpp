@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -36,17 +37,21 @@ void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometh
   }
 }
 
-// Seconds from `low` to `high`. CLI::Range lets "nan" through, which no comparison is true of:
-// an interval of it never came, a deadline of it had always passed.
+// Seconds from `low` to `high`, a decimal number ("0.5", "2", "1e-2"). Not what CLI::Range
+// lets through: "nan", which no comparison is true of (an interval of it never came, a
+// deadline of it had always passed), or hexadecimal ("0x10").
 CLI::Validator seconds_between(double low, double high) {
-  CLI::Validator a_number(
-      [](std::string& text) {
-        return std::isnan(std::strtod(text.c_str(), nullptr))
-                   ? fmt::format("{} is not a number of seconds", text)
-                   : std::string();
+  return CLI::Validator(
+      [low, high](std::string& text) {
+        double value = 0;
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+          return fmt::format("{} is not a number of seconds", text);
+        if (value < low || value > high)
+          return fmt::format("{} is not from {:g} to {:g} seconds", text, low, high);
+        return std::string();
       },
-      "");
-  return CLI::Range(low, high) & a_number;
+      fmt::format("SECONDS:{:g}-{:g}", low, high));
 }
 
 // --timeout: what a sensor on a hung bus or a hard NFS mount gone away may hold up.

@@ -53,6 +53,18 @@ std::chrono::steady_clock::time_point deadline(const Options& options) {
   return std::chrono::steady_clock::now() + seconds_option(options.timeout);
 }
 
+// The lines of `text`, one empty one for no text.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0;;) {
+    std::size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    if (end == std::string_view::npos)
+      return lines;
+    start = end + 1;
+  }
+}
+
 // The snapshot of the names asked for; where some are unknown, as sysctl does, of the others,
 // each unknown one told in a line and counted in `unknown`.
 Result<counters::Snapshot> known_names(const counters::Namespace& ns, const Options& options,
@@ -91,9 +103,12 @@ int run_read(const counters::Namespace& ns, const Options& options) {
     const auto& info = snapshot->info(i);
     const Value& value = snapshot->value(i);
     switch (options.format) {
-    case Format::text:
-      out.append(info.name).append(": ").append(counters::format_value(value)).push_back('\n');
+    case Format::text: { // a value of several lines, a line each under its name, as sysctl does
+      std::string text = counters::format_value(value);
+      for (std::string_view line : lines_of(text))
+        out.append(info.name).append(": ").append(line).push_back('\n');
       break;
+    }
     case Format::values:
       out.append(counters::format_value(value)).push_back('\n');
       break;

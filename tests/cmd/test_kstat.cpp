@@ -211,6 +211,18 @@ TEST_CASE("kstat --proc-root reads a copied /proc", "[kstat][cli]") {
         "kern.loadavg.1: 0.81\ndisk.vda.reads: 7051\nkern.cp_time: 31619 0 4383 55 108305\n");
 }
 
+TEST_CASE("kstat read: a value of several lines is a line each under its name, as sysctl prints it",
+          "[kstat][cli]") {
+  opskit::test::TempDir proc;
+  std::filesystem::create_directories(proc / "sys/kernel");
+  std::ofstream(proc / "sys/kernel/core_modes") << "file\npipe\nsocket\n";
+  auto r = run({k_kstat, "--proc-root", proc.path(), "read", "kernel.core_modes"});
+  CHECK(r.exit_status == 0);
+  CHECK(r.out == "kernel.core_modes: file\nkernel.core_modes: pipe\nkernel.core_modes: socket\n");
+  auto values = run({k_kstat, "--proc-root", proc.path(), "read", "-n", "kernel.core_modes"});
+  CHECK(values.out == "file\npipe\nsocket\n");
+}
+
 TEST_CASE("kstat --proc-root and --sys-root read copies of the new sources", "[kstat][cli]") {
   const std::string sys = std::string(OPSKIT_TEST_DATA) + "/sys-basic";
   auto r = run({k_kstat, "--proc-root", k_data, "--sys-root", sys, "read", "kern.openfiles",
@@ -778,7 +790,15 @@ TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
   CHECK(run({k_kstat, "read", "-n", "--prometheus", "vm.swappiness"}).exit_status == 2);
   auto bogus = run({k_kstat, "frobnicate"});
   CHECK(bogus.exit_status == 2);
-  CHECK(bogus.err.starts_with("kstat: error: "));
+  CHECK(bogus.err == "kstat: error: unknown command 'frobnicate' (see 'kstat --help')\n");
+  auto typo = run({k_kstat, "--proc-root", "/proc", "reed", "vm"});
+  CHECK(typo.err == "kstat: error: unknown command 'reed' (see 'kstat --help')\n");
+  for (std::string interval : {"abc", "0x10", "nan"}) {
+    auto wrong = run({k_kstat, "watch", "-i", interval, "kern.ctxt"});
+    CHECK(wrong.exit_status == 2);
+    CHECK(wrong.err == "kstat: error: --interval: " + interval +
+                           " is not a number of seconds (see 'kstat --help')\n");
+  }
   // Seconds that are no number, and counts that are no count, which would run for ever.
   auto nan = run({k_kstat, "watch", "-i", "nan", "kern.ctxt"});
   CHECK(nan.exit_status == 2);
