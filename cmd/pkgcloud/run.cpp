@@ -167,17 +167,17 @@ int print_problems(const Result<std::vector<repo::Problem>>& problems, const Opt
   return k_exit_ok;
 }
 
-// PKGCLOUD_STALL_SECONDS when it is set, else `fallback`: how long a transfer may move no
-// byte before it is tried again.
-Result<std::chrono::seconds> stall_seconds(std::chrono::seconds fallback) {
-  const char* text = std::getenv("PKGCLOUD_STALL_SECONDS");
+// The environment variable `name` when it is set, else `fallback`: seconds from 1 to 3600.
+// PKGCLOUD_STALL_SECONDS: how long a transfer may move no byte before it is tried again;
+// PKGCLOUD_LOCK_REFRESH_SECONDS: how often the target's lock is written again.
+Result<std::chrono::seconds> seconds_from(const char* name, std::chrono::seconds fallback) {
+  const char* text = std::getenv(name);
   if (!text || !*text)
     return fallback;
   char* end = nullptr;
   long value = std::strtol(text, &end, 10);
   if (*end != '\0' || value < 1 || value > 3600)
-    return fail(
-        fmt::format("PKGCLOUD_STALL_SECONDS '{}': not a number of seconds from 1 to 3600", text));
+    return fail(fmt::format("{} '{}': not a number of seconds from 1 to 3600", name, text));
   return std::chrono::seconds(value);
 }
 
@@ -185,9 +185,13 @@ int publish(Repository& r, const Options& o, const std::string& name) {
   auto target = target_of(r, o, name);
   if (!target)
     return failed(target.error());
-  auto stall = stall_seconds(repo::PublishOptions().stall);
+  auto stall = seconds_from("PKGCLOUD_STALL_SECONDS", repo::PublishOptions().stall);
   if (!stall)
     return failed(stall.error());
+  auto lock_refresh =
+      seconds_from("PKGCLOUD_LOCK_REFRESH_SECONDS", repo::PublishOptions().lock_refresh);
+  if (!lock_refresh)
+    return failed(lock_refresh.error());
   if (o.verify_remote)
     return print_problems(r.verify_remote(*target), o);
   repo::PublishOptions options;
@@ -197,6 +201,7 @@ int publish(Repository& r, const Options& o, const std::string& name) {
   options.delete_stale = o.delete_stale ? repo::DeleteStale::yes : repo::DeleteStale::no;
   options.wait = std::chrono::seconds(o.wait);
   options.stall = *stall;
+  options.lock_refresh = *lock_refresh;
   auto report = r.publish(options);
   if (!report)
     return failed(report.error());

@@ -66,7 +66,7 @@ Result<PublishReport> publish_to(const Context& ctx, const PublishOptions& optio
   OPSKIT_TRY_ASSIGN(auto snapshot, publish::snapshot(ctx.publication, records));
   publish::TransferOptions transfer{options.jobs, options.attempts, options.backoff, open.ca_file,
                                     options.stall};
-  publish::Publisher publisher(*open.remote, transfer, ctx.env.progress);
+  publish::Publisher publisher(*open.remote, transfer, ctx.env.progress, options.lock_refresh);
 
   PublishReport report;
   report.target = options.target.url;

@@ -24,7 +24,6 @@ using namespace std::chrono_literals;
 // A lock expires this long after it was last written, so that one whose publisher died does
 // not stop every later publish; a live publisher writes it again well before.
 constexpr auto k_lock_lifetime = 10min;
-constexpr auto k_lock_refresh = 2min;
 
 Request put_bytes(std::string path, std::string data) {
   Request r;
@@ -60,8 +59,18 @@ std::string host_name() {
 } // namespace
 
 Publisher::Publisher(Remote& remote, TransferOptions options,
-                     std::function<void(std::size_t, std::size_t)> progress)
-    : remote_(remote), transfer_(remote, std::move(options)), progress_(std::move(progress)) {}
+                     std::function<void(std::size_t, std::size_t)> progress,
+                     std::chrono::seconds lock_refresh)
+    : remote_(remote), transfer_(remote, options), renewals_(remote, options),
+      progress_(std::move(progress)), lock_refresh_(lock_refresh) {}
+
+TransferStats Publisher::stats() const {
+  TransferStats all = transfer_.stats();
+  for (const auto& [method, n] : renewals_.stats().requests)
+    all.requests[method] += n;
+  all.retries += renewals_.stats().retries;
+  return all;
+}
 
 Result<std::optional<Manifest>>
 Publisher::read_manifest(const std::function<void(std::string_view)>& notice) {
@@ -83,7 +92,7 @@ Publisher::read_manifest(const std::function<void(std::string_view)>& notice) {
   return std::optional<Manifest>(std::move(*manifest));
 }
 
-Result<long> Publisher::put_lock(std::string condition) {
+Result<long> Publisher::put_lock(std::string condition, Transfer& transfer) {
   std::time_t expires = std::time(nullptr) +
                         std::chrono::duration_cast<std::chrono::seconds>(k_lock_lifetime).count();
   nlohmann::json body = {{"owner", fmt::format("{} pid {}", host_name(), ::getpid())},
@@ -98,8 +107,7 @@ Result<long> Publisher::put_lock(std::string condition) {
     r.also_ok = {412, 400, 501};
   }
   // The first PUT of a publish: on WebDAV it makes the target's collection where it is missing.
-  OPSKIT_TRY_ASSIGN(auto answer, remote_.put_at_root(transfer_, r));
-  locked_at_ = std::chrono::steady_clock::now();
+  OPSKIT_TRY_ASSIGN(auto answer, remote_.put_at_root(transfer, r));
   return answer.status;
 }
 
@@ -147,6 +155,7 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
     HeldLock held = held_lock(read[0]);
     if (held.held && held.token == mine) { // ours: no other publisher wrote after us
       token_ = mine;
+      transfer_.every(lock_refresh_, [this] { return renew_lock(); });
       return {};
     }
     if (held.held) {
@@ -171,16 +180,33 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
     std::string condition = read[0].status == 404  ? "If-None-Match: *"
                             : read[0].etag.empty() ? ""
                                                    : fmt::format("If-Match: \"{}\"", read[0].etag);
-    OPSKIT_TRY_ASSIGN(long status, put_lock(std::move(condition)));
+    OPSKIT_TRY_ASSIGN(long status, put_lock(std::move(condition), transfer_));
     if (status == 400 || status == 501)
-      OPSKIT_TRY(put_lock(""));
+      OPSKIT_TRY(put_lock("", transfer_));
     token_.clear();
   }
+}
+
+Result<void> Publisher::renew_lock() {
+  Request r = get(k_lock);
+  OPSKIT_TRY_ASSIGN(auto read, renewals_.run({&r, 1}));
+  HeldLock held = held_lock(read[0]);
+  if (!held.held || held.token != token_) {
+    std::string now = held.held ? "held by " + held.owner : "gone";
+    token_.clear(); // not ours to delete
+    transfer_.every({}, {});
+    return fail(fmt::format("{}{}: the lock of this publish is {} (it went unwritten past its "
+                            "expiry): another publisher may be sending; publish again",
+                            remote_.name(), k_lock, now));
+  }
+  OPSKIT_TRY(put_lock("", renewals_));
+  return {};
 }
 
 Result<void> Publisher::unlock() {
   if (token_.empty())
     return {};
+  transfer_.every({}, {});
   Request r;
   r.method = "DELETE";
   r.path = k_lock;
@@ -238,8 +264,6 @@ Result<void> Publisher::send_in_parts(std::span<const Request> files,
 Result<void> Publisher::run_batch(std::vector<Request> batch) {
   if (batch.empty())
     return {};
-  if (!token_.empty() && std::chrono::steady_clock::now() - locked_at_ > k_lock_refresh)
-    OPSKIT_TRY(put_lock(""));
   auto step = [this] {
     if (progress_)
       progress_(++done_, total_);

@@ -23,9 +23,12 @@ namespace opskit::repo::publish {
 
 class Publisher {
 public:
-  // `progress` (may be empty) is called with (done, total) files as they are sent.
+  // `progress` (may be empty) is called with (done, total) files as they are sent. The lock,
+  // once taken, is checked and written again every `lock_refresh` while requests are in
+  // flight; the publish fails when another publisher has taken it meanwhile.
   Publisher(Remote& remote, TransferOptions options,
-            std::function<void(std::size_t, std::size_t)> progress);
+            std::function<void(std::size_t, std::size_t)> progress,
+            std::chrono::seconds lock_refresh = std::chrono::minutes(2));
 
   // The target's manifest; nothing when it has none, or one that is not pkgcloud's (`notice`
   // says so: the publish sends everything).
@@ -43,13 +46,16 @@ public:
   // Writes `manifest` as the target's.
   Result<void> write_manifest(const Manifest& manifest);
 
-  const TransferStats& stats() const noexcept { return transfer_.stats(); }
+  // The requests made, those that renewed the lock included.
+  TransferStats stats() const;
   Transfer& transfer() noexcept { return transfer_; }
 
 private:
   // Writes this publisher's lock, with `condition` (a header) when not empty; returns the
   // status: 412 when the condition failed, 400 or 501 when the store does not take it.
-  Result<long> put_lock(std::string condition);
+  Result<long> put_lock(std::string condition, Transfer& transfer);
+  // Checks that the target's lock is still this publisher's, and writes it again.
+  Result<void> renew_lock();
   Result<void> send_in_parts(std::span<const Request> files, const std::function<void()>& step);
   Result<void> run_batch(std::vector<Request> batch);
   struct Previous {
@@ -60,10 +66,11 @@ private:
 
   Remote& remote_;
   Transfer transfer_;
+  Transfer renewals_; // the lock's, from within a run of transfer_
   std::function<void(std::size_t, std::size_t)> progress_;
   std::size_t done_ = 0, total_ = 0;
   std::string token_; // of the lock this publisher holds; empty: none
-  std::chrono::steady_clock::time_point locked_at_;
+  std::chrono::seconds lock_refresh_;
 };
 
 } // namespace opskit::repo::publish

@@ -340,6 +340,13 @@ Result<void> Transfer::collect(Batch& b, const std::function<void()>& done) {
   return {};
 }
 
+void Transfer::every(std::chrono::steady_clock::duration period,
+                     std::function<Result<void>()> call) {
+  period_ = period;
+  call_ = std::move(call);
+  called_at_ = std::chrono::steady_clock::now();
+}
+
 Result<std::vector<Response>> Transfer::run(std::span<const Request> requests,
                                             const std::function<void()>& done) {
   OPSKIT_TRY_ASSIGN(const CurlApi* c, curl_api());
@@ -363,6 +370,10 @@ Result<std::vector<Response>> Transfer::run(std::span<const Request> requests,
       c->multi_perform(multi_, &running);
     if (going)
       going = collect(b, done);
+    if (going && call_ && std::chrono::steady_clock::now() - called_at_ >= period_) {
+      called_at_ = std::chrono::steady_clock::now();
+      going = call_();
+    }
     if (going && b.active.empty() && !b.retries.empty()) {
       auto next = std::min_element(
           b.retries.begin(), b.retries.end(),

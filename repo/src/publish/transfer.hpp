@@ -112,6 +112,9 @@ public:
   // the error names its method, path and why (status and the server's message, or libcurl's).
   Result<std::vector<Response>> run(std::span<const Request> requests,
                                     const std::function<void()>& done = {});
+  // Calls `call` from run() every `period`, while requests are in flight (a publisher
+  // writing its lock again during a long batch); an error it returns ends the run.
+  void every(std::chrono::steady_clock::duration period, std::function<Result<void>()> call);
   const TransferStats& stats() const noexcept { return stats_; }
 
   struct Slot; // a request in flight, which libcurl's callbacks see (transfer.cpp)
@@ -128,6 +131,9 @@ private:
   TransferOptions options_;
   CURLM* multi_;
   TransferStats stats_;
+  std::chrono::steady_clock::duration period_{};
+  std::function<Result<void>()> call_;
+  std::chrono::steady_clock::time_point called_at_;
 };
 
 } // namespace opskit::repo::publish

@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <future>
 #include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -117,6 +119,58 @@ TEST_CASE("publish: a bucket encrypting with SSE-KMS, whose ETags are no MD5, ta
       CHECK(headers.second == "public, max-age=31536000, immutable");
     }
   CHECK(by_hash > 0);
+}
+
+TEST_CASE("publish: the lock is written again during a long upload, and a publish whose lock "
+          "another publisher took stops",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  // Each PUT a little late, one at a time: the publish lasts seconds, its lock renewed each.
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--delay-put", "0.2"});
+  auto args = publish_args(s3_via("renew", proxy.url()));
+  args.insert(args.end(), {"--jobs", "1"});
+  const std::vector<std::string> env{"PKGCLOUD_LOCK_REFRESH_SECONDS=1"};
+  auto lock_puts = [&] {
+    auto requests = proxy.requests();
+    return std::count_if(requests.begin(), requests.end(), [](const nlohmann::json& r) {
+      return r["method"] == "PUT" && r["path"].get<std::string>().ends_with("/.pkgcloud-lock.json");
+    });
+  };
+  auto renewed = pkgcloud_env(p.repo, p.home, args, env);
+  INFO(renewed.err);
+  REQUIRE(renewed.exit_status == 0);
+  CHECK(lock_puts() >= 3); // taken, then written again at least twice
+
+  // Another publisher's lock written over this one's as it sends: it stops, and leaves that
+  // lock alone.
+  p.push({deb(p, "delta", "1.0-1"), deb(p, "epsilon", "1.0-1")});
+  std::string lock = s3.url() + "/" + k_bucket + "/renew/.pkgcloud-lock.json";
+  args.push_back("--delete");
+  auto publishing =
+      std::async(std::launch::async, [&] { return pkgcloud_env(p.repo, p.home, args, env); });
+  auto sending = [&, before = proxy.requests().size()] { // a file's PUT: the lock is held
+    auto requests = proxy.requests();
+    return std::any_of(requests.begin() + static_cast<long>(before), requests.end(),
+                       [](const nlohmann::json& r) {
+                         return r["method"] == "PUT" &&
+                                !r["path"].get<std::string>().ends_with("/.pkgcloud-lock.json");
+                       });
+  };
+  while (!sending())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::string theirs = R"({"owner":"builder-9 pid 7","token":"theirs","expires":)" +
+                       std::to_string(std::time(nullptr) + 3600) + "}";
+  REQUIRE(run({"curl", "-sf", "-X", "PUT", "--data-binary", theirs, "-H",
+               "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--aws-sigv4", "aws:amz:us-east-1:s3",
+               "--user", "S3RVER:S3RVER", lock})
+              .exit_status == 0);
+  auto stopped = publishing.get();
+  CHECK(stopped.exit_status == 1);
+  CHECK(stopped.err.find("the lock of this publish is held by builder-9 pid 7") !=
+        std::string::npos);
+  CHECK(fetch(lock) == theirs);
 }
 
 TEST_CASE("publish: every S3 request is signed as botocore signs it, over the SHA-256 of its "

@@ -47,6 +47,9 @@ struct PublishOptions {
   unsigned attempts = 5;                  // of each request, before a publish fails
   std::chrono::milliseconds backoff{250}; // before the first retry; doubled, with jitter
   std::chrono::seconds stall{30};         // a transfer moving no byte this long is retried
+  // How often the target's lock, which expires 10 minutes after it was written, is checked
+  // and written again while requests are in flight.
+  std::chrono::seconds lock_refresh{120};
 };
 
 struct PublishedFile {
