@@ -29,10 +29,11 @@
 // actions syscount replaced before anything else (the signals are blocked around the fork), so
 // a signal that reaches it before its exec acts as it would on the command, rather than run
 // syscount's handler, inherited, and be lost. Once the command has ended, a signal (from a
-// terminal too) ends the wait for what it left running: the ptrace backend kills that, as
-// syscount's death would, the eBPF backend leaves it to run on uncounted. In attach mode a
-// signal means "stop tracing": the ptrace backend's wait is interrupted with PTRACE_INTERRUPT on
-// the attached process, the eBPF backend polls wake_fd().
+// terminal too, or one forwarded before, which it may have ended of) ends the wait for what it
+// left running: the ptrace backend kills that, as syscount's death would, its wait interrupted
+// with PTRACE_INTERRUPT on one of them, the eBPF backend leaves it to run on uncounted, polling
+// wake_fd(). In attach mode a signal means "stop tracing": the ptrace backend's wait is
+// interrupted with PTRACE_INTERRUPT on the attached process, the eBPF backend polls wake_fd().
 #include "launch.hpp"
 
 #include <array>
@@ -180,7 +181,6 @@ void SignalGuard::forward_to(pid_t pid) noexcept {
 
 void SignalGuard::command_ended() noexcept {
   g_forward_to.store(0);
-  g_stop_signal.store(0);
 }
 
 void SignalGuard::interrupt_on_signal(pid_t pid) noexcept {

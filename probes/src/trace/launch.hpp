@@ -38,8 +38,8 @@ public:
 
   void forward_to(pid_t pid) noexcept;
   // The command has ended (reaped: its pid may be taken by another process): signals are no
-  // longer forwarded, and stop_signal() starts again from none, so that it tells a signal that
-  // came since, which ends the wait for the command's remaining processes.
+  // longer forwarded. A signal received, before (forwarded, the command may have ended of it)
+  // or since, ends the wait for the command's remaining processes.
   void command_ended() noexcept;
   void interrupt_on_signal(pid_t pid) noexcept; // 0: no longer
   // The last signal received, 0 when none.

@@ -116,15 +116,21 @@ struct Ended {
   std::uint64_t at_ns = 0;
 };
 
-// Reaps every child until none is left, or until a signal comes after `main`, one of them,
-// has ended (the rest then runs on, uncounted).
+// Reaps every child until none is left, or, once `main` (one of them) has ended, until a
+// signal comes (the rest then runs on, uncounted); after `main`, waiting on the signals' wake
+// descriptor beside, so that one that comes just before a wait does not go unseen.
 Result<Ended> wait_all(pid_t main, SignalGuard& signals) {
   Ended ended;
   for (;;) {
     if (ended.at_ns != 0 && signals.stop_signal() != 0)
       return ended;
     int status = 0;
-    pid_t pid = ::waitpid(-1, &status, 0);
+    pid_t pid = ::waitpid(-1, &status, ended.at_ns != 0 ? WNOHANG : 0);
+    if (pid == 0) { // children left, none ended yet
+      pollfd wake{signals.wake_fd(), POLLIN, 0};
+      ::poll(&wake, 1, 200);
+      continue;
+    }
     if (pid < 0) {
       if (errno == EINTR)
         continue;

@@ -362,6 +362,7 @@ void Tracer::begin_detach() {
 
 void Tracer::kill_rest() {
   killing_ = true;
+  signals_.interrupt_on_signal(0);
   for (const auto& [pid, t] : tracees_)
     ::kill(pid, SIGKILL);
 }
@@ -423,8 +424,12 @@ Result<void> Tracer::loop() {
   while (!tracees_.empty()) {
     if (attached_ && !detaching_ && signals_.stop_signal() != 0)
       begin_detach();
-    if (!attached_ && main_status_ && !killing_ && signals_.stop_signal() != 0)
-      kill_rest();
+    if (!attached_ && main_status_ && !killing_) {
+      // A signal from now on wakes the wait below; one before it ends the wait here.
+      signals_.interrupt_on_signal(tracees_.begin()->first);
+      if (signals_.stop_signal() != 0)
+        kill_rest();
+    }
     int status = 0;
     pid_t pid = wait_any(status);
     if (pid < 0) {
