@@ -69,12 +69,13 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 // each unknown one told in a line and counted in `unknown`.
 Result<counters::Snapshot> known_names(const counters::Namespace& ns, const Options& options,
                                        std::size_t& unknown) {
-  auto snapshot = ns.snapshot(options.names, {}, deadline(options));
+  auto found_by = deadline(options); // one --timeout to find them all in
+  auto snapshot = ns.snapshot(options.names, {}, found_by);
   if (snapshot || options.names.size() < 2)
     return snapshot;
   std::vector<std::string> known;
   for (const auto& name : options.names) {
-    if (auto one = ns.snapshot(std::span(&name, 1), {}, deadline(options))) {
+    if (auto one = ns.snapshot(std::span(&name, 1), {}, found_by)) {
       known.push_back(name);
     } else {
       error(one.error().message());
@@ -83,7 +84,7 @@ Result<counters::Snapshot> known_names(const counters::Namespace& ns, const Opti
   }
   if (known.empty())
     return fail(snapshot.error());
-  return ns.snapshot(known, {}, deadline(options));
+  return ns.snapshot(known, {}, found_by);
 }
 
 int run_read(const counters::Namespace& ns, const Options& options) {

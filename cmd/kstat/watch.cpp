@@ -197,8 +197,8 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     const auto& readings = watch->sample(seconds, now + budget);
     write_out(render_sample(watch->snapshot(), readings, seconds, layout, lines++ % 20 == 0,
                             options.format));
-    if (std::fflush(stdout) != 0)
-      break; // told by run_main, which flushes again
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      break; // told by run_main, which flushes again (a terminal's lines are written already)
     // Names that came or went are shown from the next line on under a header of their own.
     // Mount points, cgroups, interfaces or disks that came or went, and nothing else: the names
     // under them alone are found anew (an interface's: net.dev.veth1), and those of one gone
