@@ -167,17 +167,20 @@ int print_problems(const Result<std::vector<repo::Problem>>& problems, const Opt
   return k_exit_ok;
 }
 
-// The environment variable `name` when it is set, else `fallback`: seconds from 1 to 3600.
+// The environment variable `name` when it is set, else `fallback`: seconds from 1 to `most`.
 // PKGCLOUD_STALL_SECONDS: how long a transfer may move no byte before it is tried again;
-// PKGCLOUD_LOCK_REFRESH_SECONDS: how often the target's lock is written again.
-Result<std::chrono::seconds> seconds_from(const char* name, std::chrono::seconds fallback) {
+// PKGCLOUD_LOCK_REFRESH_SECONDS: how often the target's lock is written again, well within
+// the ten minutes it lasts.
+Result<std::chrono::seconds> seconds_from(const char* name, std::chrono::seconds fallback,
+                                          std::chrono::seconds most = std::chrono::hours(1)) {
   const char* text = std::getenv(name);
   if (!text || !*text)
     return fallback;
   char* end = nullptr;
   long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < 1 || value > 3600)
-    return fail(fmt::format("{} '{}': not a number of seconds from 1 to 3600", name, text));
+  if (*end != '\0' || value < 1 || value > most.count())
+    return fail(
+        fmt::format("{} '{}': not a number of seconds from 1 to {}", name, text, most.count()));
   return std::chrono::seconds(value);
 }
 
@@ -188,8 +191,8 @@ int publish(Repository& r, const Options& o, const std::string& name) {
   auto stall = seconds_from("PKGCLOUD_STALL_SECONDS", repo::PublishOptions().stall);
   if (!stall)
     return failed(stall.error());
-  auto lock_refresh =
-      seconds_from("PKGCLOUD_LOCK_REFRESH_SECONDS", repo::PublishOptions().lock_refresh);
+  auto lock_refresh = seconds_from("PKGCLOUD_LOCK_REFRESH_SECONDS",
+                                   repo::PublishOptions().lock_refresh, std::chrono::minutes(5));
   if (!lock_refresh)
     return failed(lock_refresh.error());
   if (o.verify_remote)

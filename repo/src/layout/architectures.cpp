@@ -13,12 +13,12 @@ struct Names {
   std::string_view deb, rpm;
 };
 
-// Debian's release architectures and ports with an rpm counterpart that Fedora or EL builds.
-constexpr std::array<Names, 9> k_architectures{{
+// Debian's release architectures and ports with an rpm counterpart that Fedora or EL builds,
+// and whose dnf $basearch is the rpm architecture (i686's is i386, armv7hl's armhfp: not
+// repositories pkgcloud names by their packages' architecture).
+constexpr std::array<Names, 7> k_architectures{{
     {"amd64", "x86_64"},
     {"arm64", "aarch64"},
-    {"i386", "i686"},
-    {"armhf", "armv7hl"},
     {"ppc64el", "ppc64le"},
     {"s390x", "s390x"},
     {"riscv64", "riscv64"},

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "ops/ops.hpp"
+#include "publish/endpoint.hpp"
 #include "publish/publisher.hpp"
 #include "publish/snapshot.hpp"
 #include "publish/target.hpp"
@@ -69,7 +70,7 @@ Result<PublishReport> publish_to(const Context& ctx, const PublishOptions& optio
   publish::Publisher publisher(*open.remote, transfer, ctx.env.progress, options.lock_refresh);
 
   PublishReport report;
-  report.target = options.target.url;
+  report.target = publish::without_userinfo(options.target.url);
   report.dry_run = options.dry_run;
   OPSKIT_TRY_ASSIGN(auto previous, publisher.read_manifest(ctx.env.notice));
   report.had_manifest = previous.has_value();
@@ -93,7 +94,8 @@ Result<PublishReport> publish_to(const Context& ctx, const PublishOptions& optio
 Result<PublishReport> publish(const Context& ctx, const PublishOptions& options) {
   auto report = publish_to(ctx, options);
   if (!report)
-    return fail(report.error().with_context(fmt::format("publish to {}", options.target.url)));
+    return fail(report.error().with_context(
+        fmt::format("publish to {}", publish::without_userinfo(options.target.url))));
   return report;
 }
 
@@ -133,6 +135,8 @@ Result<std::vector<Problem>> verify_remote(const Context& ctx, const PublishTarg
 Result<void> save_target(const Context& ctx, const std::string& name, const PublishTarget& target) {
   if (!publish::target_name_ok(name))
     return fail(fmt::format("--save '{}': a target's name is [a-z0-9._-]+", name));
+  OPSKIT_TRY(publish::no_userinfo("publish target", target.url));
+  OPSKIT_TRY(publish::no_userinfo("--endpoint", target.endpoint));
   return ctx.state.set_config("publish." + name, publish::target_json(target));
 }
 

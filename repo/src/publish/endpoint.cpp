@@ -39,17 +39,6 @@ std::pair<std::size_t, std::size_t> userinfo_of(std::string_view url) {
   return {host, host + at + 1};
 }
 
-// Refuses a URL with a user or password in it, which would be printed in every message and
-// saved with the target; the message names the URL without them.
-Result<void> no_userinfo(std::string_view what, std::string_view url) {
-  auto [from, to] = userinfo_of(url);
-  if (from == std::string_view::npos)
-    return {};
-  return fail(fmt::format("{} {}{}: a user name or password in the URL would be printed and "
-                          "saved; give them with --user and --password-file or ~/.netrc",
-                          what, url.substr(0, from), url.substr(to)));
-}
-
 Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,
                              const std::string& region) {
   Endpoint e;
@@ -82,6 +71,21 @@ Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,
 }
 
 } // namespace
+
+std::string without_userinfo(std::string_view url) {
+  auto [from, to] = userinfo_of(url);
+  if (from == std::string_view::npos)
+    return std::string(url);
+  return fmt::format("{}{}", url.substr(0, from), url.substr(to));
+}
+
+Result<void> no_userinfo(std::string_view what, std::string_view url) {
+  if (userinfo_of(url).first == std::string_view::npos)
+    return {};
+  return fail(fmt::format("{} {}: a user name or password in the URL would be printed and "
+                          "saved; give them with --user and --password-file or ~/.netrc",
+                          what, without_userinfo(url)));
+}
 
 Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& region) {
   std::string_view url = target.url;

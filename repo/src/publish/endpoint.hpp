@@ -27,6 +27,13 @@ struct Endpoint {
 // and what is wrong with it.
 Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& region);
 
+// `url` without the user and password it may carry ("https://u:p@host/x" -> "https://host/x"):
+// what a message shows of it.
+std::string without_userinfo(std::string_view url);
+// Refuses a URL with a user or password in it, which would be printed and saved with the
+// target; the message names `what` and the URL without them.
+Result<void> no_userinfo(std::string_view what, std::string_view url);
+
 // `path` with each segment percent-encoded as S3 and WebDAV want it: unreserved characters
 // and '/' kept.
 std::string escape_path(std::string_view path);

@@ -199,7 +199,19 @@ Result<void> Publisher::renew_lock() {
                             "expiry): another publisher may be sending; publish again",
                             remote_.name(), k_lock, now));
   }
-  OPSKIT_TRY(put_lock("", renewals_));
+  // Only over the lock just read, where the store takes the condition: another publisher's
+  // written since is not overwritten.
+  std::string condition = read[0].etag.empty() ? "" : fmt::format("If-Match: \"{}\"", read[0].etag);
+  OPSKIT_TRY_ASSIGN(long status, put_lock(std::move(condition), renewals_));
+  if (status == 400 || status == 501)
+    OPSKIT_TRY(put_lock("", renewals_));
+  if (status == 412) {
+    token_.clear();
+    transfer_.every({}, {});
+    return fail(fmt::format("{}{}: another publisher wrote the lock of this publish as it was "
+                            "written again; publish again",
+                            remote_.name(), k_lock));
+  }
   return {};
 }
 

@@ -90,7 +90,10 @@ Plan plan(const Snapshot& snapshot, const std::optional<Manifest>& previous,
   for (const auto* f : snapshot.files.files()) {
     const ManifestEntry& now = snapshot.manifest.find(f->path)->second;
     if (previous)
-      if (auto it = previous->find(f->path); it != previous->end() && it->second == now) {
+      // A superseded file may be gone already (a DELETE went through, the manifest after it
+      // did not): one the publication has again is sent again.
+      if (auto it = previous->find(f->path);
+          it != previous->end() && it->second == now && !it->second.superseded) {
         ++p.unchanged;
         continue;
       }

@@ -385,6 +385,15 @@ TEST_CASE("publish: a failure is one line naming the target and why, and no secr
   auto bad = pkgcloud_env(p.repo, p.home, {"publish", "--to", "ftp://host/x"});
   CHECK(bad.exit_status == 1);
   CHECK(bad.err.find("ftp://host/x: not a publish target") != std::string::npos);
+  // A password in the URL is refused before anything is saved, and never printed.
+  auto password =
+      pkgcloud_env(p.repo, p.home,
+                   {"publish", "--to", "https://alice:s3cret@127.0.0.1:1/repo/", "--save", "dav"});
+  CHECK(password.exit_status == 1);
+  CHECK(password.err.find("https://127.0.0.1:1/repo/: a user name or password") !=
+        std::string::npos);
+  CHECK(password.err.find("s3cret") == std::string::npos);
+  CHECK(pkgcloud_env(p.repo, p.home, {"publish", "dav"}).err.find("s3cret") == std::string::npos);
 }
 
 TEST_CASE("publish: TLS is verified, a certificate not trusted is one line, --ca-file trusts one",

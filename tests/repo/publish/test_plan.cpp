@@ -68,6 +68,12 @@ TEST_CASE("publish plan: everything without a manifest, by phase, and only chang
   auto deleting = plan(*s, keeping.next, DeleteStale::yes);
   CHECK(deleting.stale == std::vector<std::string>{old});
   CHECK(deleting.next.contains(old));
+  // A superseded file the publication has again may be gone from the target: it is sent.
+  Manifest gone = s->manifest;
+  gone.at("gpg.key").superseded = true;
+  auto again = plan(*s, gone, DeleteStale::yes);
+  CHECK(paths(again) == std::vector<std::string>{"gpg.key"});
+  CHECK_FALSE(again.next.at("gpg.key").superseded);
 }
 
 TEST_CASE("publish snapshot: an rpm's SHA-256 comes from its record, which has no MD5, and the "
