@@ -23,7 +23,8 @@ namespace {
 
 constexpr const char* k_repo_keyring = ".pkgcloud/gnupg";
 
-// A new ed25519 key in `root`'s own keyring; returns its fingerprint.
+// A new ed25519 key in `root`'s own keyring, or the one of `user_id` there already; returns its
+// fingerprint.
 Result<std::string> generate_key(const std::string& root, const std::string& user_id,
                                  const Environment& env) {
   std::string home = join_path(root, k_repo_keyring);
@@ -36,6 +37,10 @@ Result<std::string> generate_key(const std::string& root, const std::string& use
                                "default-preference-list SHA512 SHA384 SHA256 AES256 AES192 "
                                "AES ZLIB BZIP2 ZIP Uncompressed\n"));
   OPSKIT_TRY_ASSIGN(auto keyring, Keyring::open(home, env.passphrase));
+  // The repository's own key of that user id, kept where its database was lost: used again, as
+  // its clients trust it, rather than a new one made.
+  if (auto kept = keyring.find_secret_key(user_id))
+    return kept;
   return keyring.generate_key(user_id);
 }
 

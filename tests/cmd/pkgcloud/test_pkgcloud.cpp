@@ -376,6 +376,25 @@ TEST_CASE("pkgcloud: index --rebuild recovers a repository whose database was lo
   CHECK(*opskit::read_file(packages) == before);
 }
 
+TEST_CASE("pkgcloud: a signed repository whose database was lost is recovered with the key its "
+          "clients trust",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  std::vector<std::string> init{"init", "--generate-key", "Recover <recover@example.com>"};
+  REQUIRE(pkgcloud(repo, init, k_epoch).exit_status == 0);
+  std::string key = *opskit::read_file(repo + "/public/gpg.gpg");
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
+  fs::remove(repo + "/.pkgcloud/state.db");
+  REQUIRE(pkgcloud(repo, init, k_epoch).exit_status == 0); // as the man page says
+  REQUIRE(pkgcloud(repo, {"index", "--rebuild"}, k_epoch).exit_status == 0);
+  CHECK(*opskit::read_file(repo + "/public/gpg.gpg") == key);
+  auto verify = pkgcloud(repo, {"verify"});
+  INFO(verify.out << verify.err);
+  CHECK(verify.exit_status == 0);
+}
+
 TEST_CASE("pkgcloud: index --rebuild records a pool file replaced by hand and keeps the rest",
           "[pkgcloud]") {
   TempDir dir;
