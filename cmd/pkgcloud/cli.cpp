@@ -113,7 +113,14 @@ void define_cli(CLI::App& app, Options& o) {
   prune->callback([&o] { o.command = Command::prune; });
   prune->add_option("--keep", o.keep, "How many versions to keep per name, dist and arch")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return text.find_first_not_of("0123456789") == std::string::npos && !text.empty() &&
+                           text.find_first_not_of('0') != std::string::npos
+                       ? std::string()
+                       : fmt::format("{} is not a number of versions from 1", text);
+          },
+          "N>=1"));
   prune->add_option("--dist", o.dist, "Only in this DISTRO/RELEASE");
 
   auto* verify =

@@ -216,6 +216,11 @@ Result<void> add_candidate(const Context& ctx, const Candidate& c, Replace repla
       batch.pushed.push_back({c.input, *existing, PushAction::unchanged});
       return {};
     }
+    if (replace == Replace::no && existing->sha256 == r.sha256)
+      return fail(fmt::format("{}: {} {} {} is already in {}, in component {} (use --replace to "
+                              "move it to {})",
+                              c.input, r.name, r.version, r.arch, r.dist, existing->component,
+                              r.component));
     if (replace == Replace::no)
       return fail(fmt::format("{}: {} {} {} is already in {} with other content (use --replace)",
                               c.input, r.name, r.version, r.arch, r.dist));

@@ -77,16 +77,30 @@ Result<IndexReport> Repository::index(const IndexOptions& options) {
   return ops::index(context(), options);
 }
 
+namespace {
+
+// A --dist that is no DISTRO/RELEASE is one line, not a selection of nothing.
+Result<void> check_dist(const std::optional<std::string>& dist) {
+  if (dist)
+    OPSKIT_TRY(split_dist(*dist));
+  return {};
+}
+
+} // namespace
+
 Result<std::vector<PackageRecord>> Repository::remove(const RemoveFilter& filter) {
+  OPSKIT_TRY(check_dist(filter.dist));
   return ops::remove(context(), filter);
 }
 
 Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep,
                                                      const std::optional<std::string>& dist) {
+  OPSKIT_TRY(check_dist(dist));
   return ops::prune(context(), keep, dist);
 }
 
 Result<std::vector<PackageRecord>> Repository::list(const std::optional<std::string>& dist) const {
+  OPSKIT_TRY(check_dist(dist));
   return state_.listing(dist);
 }
 

@@ -4,6 +4,7 @@
 // its Release lists (by-hash copies too), every dnf repository's signature, the files its
 // repomd.xml lists, and the packages its primary.xml lists.
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 
 #include <unistd.h>
@@ -71,7 +72,9 @@ void verify_pool(const Context& ctx, const std::vector<PackageRecord>& records,
         const PackageRecord& r = records[i];
         auto bytes = PackageBytes::open(join_path(ctx.publication, r.file));
         if (!bytes)
-          found[i] = Problem{r.file, "unreadable", "", "", bytes.error().message()};
+          found[i] =
+              Problem{r.file, bytes.error().errno_value() == ENOENT ? "missing" : "unreadable", "",
+                      "", bytes.error().message()};
         else if (bytes->view().size() != r.size)
           differs(i);
         else

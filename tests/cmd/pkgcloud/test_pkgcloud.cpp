@@ -241,6 +241,37 @@ TEST_CASE("pkgcloud: verify reports a tampered index and damaged or missing pool
   CHECK(missing != std::string::npos);
   CHECK(damaged < missing);
   CHECK(verify.out.find("missing, though Release says Acquire-By-Hash") != std::string::npos);
+  auto json = nlohmann::json::parse(pkgcloud(repo, {"verify", "--json"}).out);
+  bool gone = false;
+  for (const auto& problem : json)
+    gone = gone || (problem["file"] == "deb/debian/pool/main/w/world/world_1.0_amd64.deb" &&
+                    problem["what"] == "missing");
+  CHECK(gone);
+}
+
+TEST_CASE("pkgcloud: ls, rm and prune refuse a --dist that is no DISTRO/RELEASE, prune a --keep "
+          "of 0, and push names the component a package is in",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"ls", "--dist", "debian"},
+                                             {"rm", "--dist", "debian", "hello"},
+                                             {"prune", "--keep", "1", "--dist", "debian"}}) {
+    auto refused = pkgcloud(repo, args);
+    CHECK(refused.exit_status == 1);
+    CHECK(refused.err == "pkgcloud: error: bad dist 'debian': expected DISTRO/RELEASE such as "
+                         "debian/bookworm or el/9\n");
+  }
+  auto none = pkgcloud(repo, {"prune", "--keep", "0"});
+  CHECK(none.exit_status == 2);
+  CHECK(none.err.find("--keep: 0 is not a number of versions from 1") != std::string::npos);
+  auto moved = pkgcloud(repo, {"push", "--component", "contrib", a});
+  CHECK(moved.exit_status == 1);
+  CHECK(moved.err.find("is already in debian/bookworm, in component main (use --replace to move "
+                       "it to contrib)") != std::string::npos);
 }
 
 TEST_CASE("pkgcloud: a suite whose Release listed SHA512 keeps those copies one generation",
