@@ -23,6 +23,9 @@
 // were; a pool file written by then is new and unreferenced.
 #include "opskit/repo/repository.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -30,6 +33,7 @@
 #include "layout/paths.hpp"
 #include "ops/config.hpp"
 #include "ops/ops.hpp"
+#include "opskit/repo/format/version.hpp"
 #include "tree/migrate.hpp"
 
 namespace opskit::repo {
@@ -101,7 +105,17 @@ Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep,
 
 Result<std::vector<PackageRecord>> Repository::list(const std::optional<std::string>& dist) const {
   OPSKIT_TRY(check_dist(dist));
-  return state_.listing(dist);
+  OPSKIT_TRY_ASSIGN(auto records, state_.listing(dist));
+  // A package's versions in the order of its format (1.2 before 1.10, 1.0~rc1 before 1.0),
+  // not of their text.
+  std::ranges::stable_sort(records, [](const PackageRecord& a, const PackageRecord& b) {
+    if (std::tie(a.format, a.dist, a.name) != std::tie(b.format, b.dist, b.name))
+      return std::tie(a.format, a.dist, a.name) < std::tie(b.format, b.dist, b.name);
+    int by_version = a.format == PackageFormat::deb ? compare_deb_versions(a.version, b.version)
+                                                    : compare_rpm_versions(a.version, b.version);
+    return by_version != 0 ? by_version < 0 : a.arch < b.arch;
+  });
+  return records;
 }
 
 Result<std::vector<Problem>> Repository::verify() {

@@ -522,6 +522,11 @@ TEST_CASE("pkgcloud: prune --keep keeps the newest versions by dpkg order, epoch
     args.push_back(dpkg_deb_build(sub, "tool", control("tool", version, "amd64")));
   }
   REQUIRE(pkgcloud(repo, args, k_epoch).exit_status == 0);
+  // ls lists them in the same order, oldest first.
+  std::vector<std::string> listed;
+  for (const auto& p : nlohmann::json::parse(pkgcloud(repo, {"ls", "--json"}).out))
+    listed.push_back(p["version"]);
+  CHECK(listed == std::vector<std::string>{"1.9", "1.10~rc1", "1.10", "1:0.1"});
   auto prune = pkgcloud(repo, {"prune", "--keep", "2"}, k_epoch);
   INFO(prune.err);
   REQUIRE(prune.exit_status == 0);
