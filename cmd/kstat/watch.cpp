@@ -68,9 +68,20 @@ std::size_t terminal_width() {
   return 0;
 }
 
+// A rate to two significant digits below 1 (CPU seconds a second: 0.12, not 0.1), to one
+// decimal up to 100, whole above.
+std::string format_rate(double rate) {
+  double size = std::fabs(rate);
+  if (size >= 100 || size == 0)
+    return fmt::format("{:.0f}", rate);
+  if (size >= 1)
+    return fmt::format("{:.1f}", rate);
+  return fmt::format("{:.2g}", rate);
+}
+
 std::string format_reading(const counters::Reading& r) {
   if (r.is_rate)
-    return r.rate ? fmt::format("{:.1f}", *r.rate) : "-";
+    return r.rate ? format_rate(*r.rate) : "-";
   return r.value ? counters::format_value(*r.value) : "-";
 }
 
