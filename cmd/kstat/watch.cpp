@@ -76,7 +76,8 @@ std::string format_rate(double rate) {
     return fmt::format("{:.0f}", rate);
   if (size >= 1)
     return fmt::format("{:.1f}", rate);
-  return fmt::format("{:.2g}", rate);
+  auto decimals = static_cast<int>(1 - std::floor(std::log10(size))); // 0.12, 0.000030
+  return fmt::format("{:.{}f}", rate, decimals);
 }
 
 std::string format_reading(const counters::Reading& r) {

@@ -115,8 +115,8 @@ void define_cli(CLI::App& app, Options& o) {
       ->required()
       ->check(CLI::Validator(
           [](std::string& text) {
-            return text.find_first_not_of("0123456789") == std::string::npos && !text.empty() &&
-                           text.find_first_not_of('0') != std::string::npos
+            return !text.empty() && text[0] != '0' &&
+                           text.find_first_not_of("0123456789") == std::string::npos
                        ? std::string()
                        : fmt::format("{} is not a number of versions from 1", text);
           },

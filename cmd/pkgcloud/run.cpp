@@ -135,7 +135,8 @@ repo::PublishTarget overlaid(repo::PublishTarget saved, const repo::PublishTarge
 // given as the target, or a saved target's name with the settings given beside it.
 Result<repo::PublishTarget> target_of(Repository& r, const Options& o, const std::string& name) {
   if (!o.target.url.empty() && !name.empty())
-    return fail(fmt::format("publish: '{}' and --to {}: name one target", name, o.target.url));
+    return fail(fmt::format("publish: '{}' and --to {}: name one target", repo::shown_url(name),
+                            repo::shown_url(o.target.url)));
   if (o.target.url.empty() && name.empty())
     return fail("publish: no target: give --to URL, or the name of one saved with --save");
   repo::PublishTarget target = o.target;

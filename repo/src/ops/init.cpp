@@ -39,7 +39,7 @@ Result<std::string> generate_key(const std::string& root, const std::string& use
   OPSKIT_TRY_ASSIGN(auto keyring, Keyring::open(home, env.passphrase));
   // The repository's own key of that user id, kept where its database was lost: used again, as
   // its clients trust it, rather than a new one made.
-  if (auto kept = keyring.find_secret_key(user_id))
+  if (auto kept = keyring.find_secret_key("=" + user_id)) // that user id exactly
     return kept;
   return keyring.generate_key(user_id);
 }

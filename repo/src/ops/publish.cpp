@@ -157,3 +157,11 @@ Result<PublishTarget> saved_target(const Context& ctx, const std::string& name) 
 }
 
 } // namespace opskit::repo::ops
+
+namespace opskit::repo {
+
+std::string shown_url(std::string_view url) {
+  return publish::without_userinfo(url);
+}
+
+} // namespace opskit::repo

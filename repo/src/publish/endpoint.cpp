@@ -82,17 +82,21 @@ std::string without_userinfo(std::string_view url) {
 Result<void> no_userinfo(std::string_view what, std::string_view url) {
   if (userinfo_of(url).first == std::string_view::npos)
     return {};
+  std::string_view where = url.starts_with("s3://")
+                               ? "S3 keys go in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or "
+                                 "~/.aws/credentials"
+                               : "give them with --user and --password-file or ~/.netrc";
   return fail(fmt::format("{} {}: a user name or password in the URL would be printed and "
-                          "saved; give them with --user and --password-file or ~/.netrc",
-                          what, without_userinfo(url)));
+                          "saved; {}",
+                          what, without_userinfo(url), where));
 }
 
 Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& region) {
   std::string_view url = target.url;
+  OPSKIT_TRY(no_userinfo("publish target", url)); // before any message names the URL
   if (url.starts_with("s3://"))
     return s3_endpoint(target, url.substr(5), region);
   if (url.starts_with("http://") || url.starts_with("https://")) {
-    OPSKIT_TRY(no_userinfo("publish target", url));
     Endpoint e;
     e.kind = Kind::webdav;
     e.base = std::string(url);

@@ -205,12 +205,15 @@ Result<void> Publisher::renew_lock() {
   OPSKIT_TRY_ASSIGN(long status, put_lock(std::move(condition), renewals_));
   if (status == 400 || status == 501)
     OPSKIT_TRY(put_lock("", renewals_));
-  if (status == 412) {
-    token_.clear();
-    transfer_.every({}, {});
-    return fail(fmt::format("{}{}: another publisher wrote the lock of this publish as it was "
-                            "written again; publish again",
-                            remote_.name(), k_lock));
+  if (status == 412) { // another publisher's write came first, or our own retried
+    OPSKIT_TRY_ASSIGN(auto again, renewals_.run({&r, 1}));
+    if (HeldLock now = held_lock(again[0]); !now.held || now.token != token_) {
+      token_.clear();
+      transfer_.every({}, {});
+      return fail(fmt::format("{}{}: another publisher wrote the lock of this publish as it was "
+                              "written again; publish again",
+                              remote_.name(), k_lock));
+    }
   }
   return {};
 }

@@ -265,9 +265,12 @@ TEST_CASE("pkgcloud: ls, rm and prune refuse a --dist that is no DISTRO/RELEASE,
     CHECK(refused.err == "pkgcloud: error: bad dist 'debian': expected DISTRO/RELEASE such as "
                          "debian/bookworm or el/9\n");
   }
-  auto none = pkgcloud(repo, {"prune", "--keep", "0"});
-  CHECK(none.exit_status == 2);
-  CHECK(none.err.find("--keep: 0 is not a number of versions from 1") != std::string::npos);
+  for (std::string keep : {"0", "010", "-1", "x"}) { // 010: not read as octal 8
+    auto none = pkgcloud(repo, {"prune", "--keep", keep});
+    CHECK(none.exit_status == 2);
+    CHECK(none.err.find("--keep: " + keep + " is not a number of versions from 1") !=
+          std::string::npos);
+  }
   auto moved = pkgcloud(repo, {"push", "--component", "contrib", a});
   CHECK(moved.exit_status == 1);
   CHECK(moved.err.find("is already in debian/bookworm, in component main (use --replace to move "

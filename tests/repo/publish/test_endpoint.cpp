@@ -60,6 +60,11 @@ TEST_CASE("publish endpoint: a password in a URL is refused, and the message lea
   REQUIRE_FALSE(s3);
   CHECK(s3.error().message().starts_with("--endpoint http://127.0.0.1:9000: a user name"));
   CHECK(endpoint_of(target("https://dav.example.com/a@b/"), "")); // '@' in the path: no user
+  auto keys = endpoint_of(target("s3://AKIA:s3cret@bucket/repo"), "r");
+  REQUIRE_FALSE(keys);
+  CHECK(keys.error().message() ==
+        "publish target s3://bucket/repo: a user name or password in the URL would be printed and "
+        "saved; S3 keys go in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or ~/.aws/credentials");
 }
 
 TEST_CASE("publish endpoint: WebDAV URLs end in a slash, and paths are escaped but for '/'",

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace opskit::repo {
@@ -72,5 +73,8 @@ struct PublishReport {
   std::size_t retries = 0;
   double seconds = 0;
 };
+
+// `url` as a message shows it: without the user and password it may carry.
+std::string shown_url(std::string_view url);
 
 } // namespace opskit::repo
