@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include <seccomp.h>
@@ -136,6 +137,13 @@ std::string syscall_name(Abi abi, int nr) {
 std::string errno_name(int err) {
   if (const char* name = ::strerrorname_np(err))
     return name;
+  // The kernel's own, which a tracer sees where a call was interrupted (as strace names
+  // them, include/linux/errno.h); libc knows none.
+  constexpr std::array<std::string_view, 8> k_kernel{
+      "ERESTARTSYS",           "ERESTARTNOINTR", "ERESTARTNOHAND", "ENOIOCTLCMD",
+      "ERESTART_RESTARTBLOCK", "EPROBE_DEFER",   "EOPENSTALE",     "ENOPARAM"};
+  if (err >= 512 && err < 512 + static_cast<int>(k_kernel.size()))
+    return std::string(k_kernel[static_cast<std::size_t>(err - 512)]);
   return "E" + std::to_string(err);
 }
 

@@ -58,6 +58,8 @@ TEST_CASE("syscalls: names of classes, calls and errnos", "[probes][trace]") {
   CHECK(errno_name(ENOENT) == "ENOENT");
   CHECK(errno_name(ENOTDIR) == "ENOTDIR");
   CHECK(errno_name(4000) == "E4000");
+  CHECK(errno_name(512) == "ERESTARTSYS"); // the kernel's, as strace names them
+  CHECK(errno_name(516) == "ERESTART_RESTARTBLOCK");
 }
 
 #if defined(__x86_64__)
