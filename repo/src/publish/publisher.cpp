@@ -103,13 +103,27 @@ Result<long> Publisher::put_lock(std::string condition, Transfer& transfer) {
   if (!condition.empty()) {
     r.headers.push_back(std::move(condition));
     // 412: another publisher's write came first; 400, 501: a store that does not take the
-    // condition (the caller writes again without it).
+    // condition, written again without it.
     r.also_ok = {412, 400, 501};
   }
   // The first PUT of a publish: on WebDAV it makes the target's collection where it is missing.
   OPSKIT_TRY_ASSIGN(auto answer, remote_.put_at_root(transfer, r));
+  if (answer.status == 400 || answer.status == 501) {
+    r.headers.clear();
+    r.also_ok.clear();
+    OPSKIT_TRY_ASSIGN(answer, remote_.put_at_root(transfer, r));
+  }
   return answer.status;
 }
+
+namespace {
+
+// The condition of a write over the lock `read`: that it is still that one.
+std::string if_match(const Response& read) {
+  return read.etag.empty() ? "" : fmt::format("If-Match: \"{}\"", read.etag);
+}
+
+} // namespace
 
 namespace {
 
@@ -177,12 +191,7 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
     // store can tell (S3's conditional writes: If-None-Match, or If-Match of the lock seen),
     // then read it back, for where it cannot, two that wrote at once see the same last writer.
     token_ = mine;
-    std::string condition = read[0].status == 404  ? "If-None-Match: *"
-                            : read[0].etag.empty() ? ""
-                                                   : fmt::format("If-Match: \"{}\"", read[0].etag);
-    OPSKIT_TRY_ASSIGN(long status, put_lock(std::move(condition), transfer_));
-    if (status == 400 || status == 501)
-      OPSKIT_TRY(put_lock("", transfer_));
+    OPSKIT_TRY(put_lock(read[0].status == 404 ? "If-None-Match: *" : if_match(read[0]), transfer_));
     token_.clear();
   }
 }
@@ -191,31 +200,24 @@ Result<void> Publisher::renew_lock() {
   Request r = get(k_lock);
   OPSKIT_TRY_ASSIGN(auto read, renewals_.run({&r, 1}));
   HeldLock held = held_lock(read[0]);
-  if (!held.held || held.token != token_) {
-    std::string now = held.held ? "held by " + held.owner : "gone";
-    token_.clear(); // not ours to delete
-    transfer_.every({}, {});
-    return fail(fmt::format("{}{}: the lock of this publish is {} (it went unwritten past its "
-                            "expiry): another publisher may be sending; publish again",
-                            remote_.name(), k_lock, now));
+  if (held.held && held.token == token_) {
+    // Only over the lock just read, where the store takes the condition: another publisher's
+    // written since is not overwritten.
+    OPSKIT_TRY_ASSIGN(long status, put_lock(if_match(read[0]), renewals_));
+    if (status != 412)
+      return {};
+    // Another publisher's write came first, or this one's own, retried after its answer was
+    // lost: the lock tells which.
+    OPSKIT_TRY_ASSIGN(read, renewals_.run({&r, 1}));
+    held = held_lock(read[0]);
+    if (held.held && held.token == token_)
+      return {};
   }
-  // Only over the lock just read, where the store takes the condition: another publisher's
-  // written since is not overwritten.
-  std::string condition = read[0].etag.empty() ? "" : fmt::format("If-Match: \"{}\"", read[0].etag);
-  OPSKIT_TRY_ASSIGN(long status, put_lock(std::move(condition), renewals_));
-  if (status == 400 || status == 501)
-    OPSKIT_TRY(put_lock("", renewals_));
-  if (status == 412) { // another publisher's write came first, or our own retried
-    OPSKIT_TRY_ASSIGN(auto again, renewals_.run({&r, 1}));
-    if (HeldLock now = held_lock(again[0]); !now.held || now.token != token_) {
-      token_.clear();
-      transfer_.every({}, {});
-      return fail(fmt::format("{}{}: another publisher wrote the lock of this publish as it was "
-                              "written again; publish again",
-                              remote_.name(), k_lock));
-    }
-  }
-  return {};
+  token_.clear(); // not ours to delete
+  transfer_.every({}, {});
+  return fail(fmt::format("{}{}: the lock of this publish is {} now (another publisher took it, "
+                          "or it went unwritten past its expiry); publish again",
+                          remote_.name(), k_lock, held.held ? "held by " + held.owner : "gone"));
 }
 
 Result<void> Publisher::unlock() {

@@ -51,8 +51,9 @@ public:
   Transfer& transfer() noexcept { return transfer_; }
 
 private:
-  // Writes this publisher's lock, with `condition` (a header) when not empty; returns the
-  // status: 412 when the condition failed, 400 or 501 when the store does not take it.
+  // Writes this publisher's lock, with `condition` (a header) when not empty, and again without
+  // it where the store does not take it (400, 501); returns the status: 412 when the condition
+  // failed.
   Result<long> put_lock(std::string condition, Transfer& transfer);
   // Checks that the target's lock is still this publisher's, and writes it again.
   Result<void> renew_lock();
