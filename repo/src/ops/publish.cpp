@@ -34,29 +34,35 @@ void report_plan(PublishReport& report, const publish::Plan& plan, DeleteStale d
   report.unchanged = plan.unchanged;
 }
 
-// Sends what `plan` names and, asked to, deletes what the publication no longer has; the
-// target's lock is held throughout and released even when sending fails.
-Result<void> send(publish::Publisher& publisher, const publish::Plan& plan,
-                  const publish::Snapshot& snapshot, const PublishOptions& options,
-                  const std::function<void(std::string_view)>& notice) {
+bool nothing_to_send(const publish::Plan& plan, const std::optional<publish::Manifest>& previous) {
+  auto same = [](const auto& a, const auto& b) {
+    return a.first == b.first && a.second == b.second && a.second.superseded == b.second.superseded;
+  };
+  return previous && plan.upload.empty() && plan.stale.empty() &&
+         std::ranges::equal(plan.next, *previous, same);
+}
+
+// Under the target's lock: its manifest read again (a publish that held the lock before this
+// one may have changed the target since it was first read), what changed sent, and, asked to,
+// what the publication no longer has deleted. `plan` and `previous` end as what was done.
+Result<void> send(publish::Publisher& publisher, publish::Plan& plan,
+                  std::optional<publish::Manifest>& previous, const publish::Snapshot& snapshot,
+                  const PublishOptions& options) {
+  OPSKIT_TRY_ASSIGN(previous, publisher.read_manifest({}));
+  plan = publish::plan(snapshot, previous, options.delete_stale);
+  if (nothing_to_send(plan, previous))
+    return {};
   OPSKIT_TRY_ASSIGN(auto md5, publish::md5_each(plan.upload, snapshot));
-  OPSKIT_TRY(publisher.lock(options.wait, notice));
-  auto sent = publisher.send(plan, md5, plan.next);
+  OPSKIT_TRY(publisher.send(plan, md5, plan.next));
+  if (options.delete_stale == DeleteStale::no || plan.stale.empty())
+    return {};
   // What is deleted is listed until it is gone: a publish that fails meanwhile leaves it to
   // the next one to delete.
-  if (sent && options.delete_stale == DeleteStale::yes && !plan.stale.empty()) {
-    sent = publisher.remove(plan.stale);
-    if (sent) {
-      publish::Manifest left = plan.next;
-      for (const auto& path : plan.stale)
-        left.erase(path);
-      sent = publisher.write_manifest(left);
-    }
-  }
-  auto unlocked = publisher.unlock();
-  if (!sent)
-    return fail(sent.error());
-  return unlocked;
+  OPSKIT_TRY(publisher.remove(plan.stale));
+  publish::Manifest left = plan.next;
+  for (const auto& path : plan.stale)
+    left.erase(path);
+  return publisher.write_manifest(left);
 }
 
 Result<PublishReport> publish_to(const Context& ctx, const PublishOptions& options) {
@@ -73,16 +79,16 @@ Result<PublishReport> publish_to(const Context& ctx, const PublishOptions& optio
   report.target = publish::without_userinfo(options.target.url);
   report.dry_run = options.dry_run;
   OPSKIT_TRY_ASSIGN(auto previous, publisher.read_manifest(ctx.env.notice));
-  report.had_manifest = previous.has_value();
   publish::Plan plan = publish::plan(snapshot, previous, options.delete_stale);
+  if (!options.dry_run && !nothing_to_send(plan, previous)) {
+    OPSKIT_TRY(publisher.lock(options.wait, ctx.env.notice));
+    auto sent = send(publisher, plan, previous, snapshot, options);
+    auto unlocked = publisher.unlock(); // also after a failure
+    OPSKIT_TRY(sent);
+    OPSKIT_TRY(unlocked);
+  }
+  report.had_manifest = previous.has_value();
   report_plan(report, plan, options.delete_stale);
-  auto same = [](const auto& a, const auto& b) {
-    return a.first == b.first && a.second == b.second && a.second.superseded == b.second.superseded;
-  };
-  bool nothing = previous && plan.upload.empty() && plan.stale.empty() &&
-                 std::ranges::equal(plan.next, *previous, same);
-  if (!options.dry_run && !nothing)
-    OPSKIT_TRY(send(publisher, plan, snapshot, options, ctx.env.notice));
   report.requests = publisher.stats().requests;
   report.retries = publisher.stats().retries;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

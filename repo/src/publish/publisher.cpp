@@ -163,6 +163,8 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
                              const std::function<void(std::string_view)>& notice) {
   auto deadline = std::chrono::steady_clock::now() + wait;
   std::string mine = random_token();
+  bool wrote = false;
+  int unseen = 0; // writes of ours read back as no lock at all
   for (;;) {
     Request r = get(k_lock);
     OPSKIT_TRY_ASSIGN(auto read, transfer_.run({&r, 1}));
@@ -184,6 +186,17 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
           1s, deadline - std::chrono::steady_clock::now()));
       continue;
     }
+    if (wrote) {
+      // Written, then read back as no lock: another publish may have come and gone between,
+      // but again and again is a store that does not give back what is put there.
+      if (++unseen == 3)
+        return fail(fmt::format("{}{}: written, then read back as {}, three times: the target "
+                                "does not serve what is put there (a cache, or a rewrite of "
+                                "missing files, in front of it?)",
+                                remote_.name(), k_lock,
+                                read[0].status == 404 ? "missing" : "something else"));
+      std::this_thread::sleep_for(1s);
+    }
     if (!held.dead.empty() && notice)
       notice(fmt::format("{}{}: taking over the lock of {}, which is no longer running",
                          remote_.name(), k_lock, held.dead));
@@ -191,8 +204,11 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
     // store can tell (S3's conditional writes: If-None-Match, or If-Match of the lock seen),
     // then read it back, for where it cannot, two that wrote at once see the same last writer.
     token_ = mine;
-    OPSKIT_TRY(put_lock(read[0].status == 404 ? "If-None-Match: *" : if_match(read[0]), transfer_));
+    auto written =
+        put_lock(read[0].status == 404 ? "If-None-Match: *" : if_match(read[0]), transfer_);
     token_.clear();
+    OPSKIT_TRY(written);
+    wrote = true;
   }
 }
 

@@ -16,10 +16,11 @@ goes upstream as it came.
 Faults, each written to the log as "fault": --fail-put-every N answers 500 to every Nth PUT;
 --drop-put-every N reads half of every Nth PUT's body and closes the connection; a path gets
 one of these two faults at most, so that a client that retries at all gets through.
---fail-path S answers 500 to every request whose path ends with S; --stall-once-path S
-SECONDS holds the first request whose path contains S that long, then closes without
-answering; --delay-put SECONDS waits before forwarding each PUT, to make a publish last while
-clients read.
+--fail-path S answers 500 to every request whose path ends with S; --missing-path S answers
+404 to every GET whose path ends with S, as a cache or a rewrite of missing files in front of
+a store would; --stall-once-path S SECONDS holds the first request whose path contains S that
+long, then closes without answering; --delay-put SECONDS waits before forwarding each PUT, to
+make a publish last while clients read.
 
 --sse-kms answers each PUT of a whole object as a bucket encrypting with SSE-KMS does: with
 x-amz-server-side-encryption: aws:kms, and an ETag of 32 hex digits that is not the MD5 of
@@ -55,6 +56,8 @@ AUTH_RE = re.compile(r"AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/s3/aw
                      r"SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$")
 INTERNAL_ERROR = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError</Code>"
                   b"<Message>We encountered an internal error. Please try again.</Message></Error>")
+NO_SUCH_KEY = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code>"
+               b"<Message>The specified key does not exist.</Message></Error>")
 
 
 def sigv4_signature(method, path, headers, signed, secret, key_id, region):
@@ -162,6 +165,8 @@ class Faults:
         with self.lock:
             if a.fail_path and path.split("?")[0].endswith(a.fail_path):
                 return "fail"
+            if a.missing_path and method == "GET" and path.split("?")[0].endswith(a.missing_path):
+                return "missing"
             if a.stall_once_path and a.stall_once_path[0] in path and not self.stalled:
                 self.stalled = True
                 return "stall"
@@ -210,6 +215,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if fault == "fail":
             status, reply = 500, INTERNAL_ERROR
+            reply_headers = [("Content-Type", "application/xml")]
+        elif fault == "missing":
+            status, reply = 404, NO_SUCH_KEY
             reply_headers = [("Content-Type", "application/xml")]
         else:
             if self.command == "PUT" and server.args.delay_put:
@@ -284,6 +292,7 @@ def main():
     p.add_argument("--fail-put-every", type=int, metavar="N")
     p.add_argument("--drop-put-every", type=int, metavar="N")
     p.add_argument("--fail-path", metavar="SUFFIX")
+    p.add_argument("--missing-path", metavar="SUFFIX")
     p.add_argument("--stall-once-path", nargs=2, metavar=("SUBSTRING", "SECONDS"))
     p.add_argument("--delay-put", type=float, metavar="SECONDS")
     p.add_argument("--sse-kms", action="store_true")

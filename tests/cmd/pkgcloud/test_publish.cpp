@@ -5,12 +5,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,9 +113,9 @@ TEST_CASE("publish: after one more deb, only its pool file, the suite's indexes 
     CHECK((path.starts_with("deb/debian/dists/bookworm/") ||
            path == "deb/debian/pool/main/d/delta/delta_2.0-1_amd64.deb"));
   }
-  // GETs of the manifest and of the lock (twice: before and after writing it); PUTs of the
-  // files, the lock and the manifest; the lock's DELETE. No LIST.
-  CHECK(report["requests"]["GET"] == 3);
+  // GETs of the manifest (before and under the lock) and of the lock (before and after writing
+  // it); PUTs of the files, the lock and the manifest; the lock's DELETE. No LIST.
+  CHECK(report["requests"]["GET"] == 4);
   CHECK(report["requests"]["PUT"] == sent.size() + 2);
   CHECK(report["requests"]["DELETE"] == 1);
   CHECK(fetch(s3.url() + "/" + k_bucket + "/deb/debian/pool/main/d/delta/delta_2.0-1_amd64.deb"));
@@ -513,6 +516,58 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
   auto refused = pkgcloud_env(p.repo, p.home, {"publish", "--to", nginx.url() + "/other/"});
   CHECK(refused.exit_status == 1);
   CHECK(refused.err.find("HTTP 401") != std::string::npos);
+}
+
+TEST_CASE("publish: one that waited for another publisher's lock sends what that one changed, "
+          "and the target ends as its own publication",
+          "[pkgcloud][publish][server]") {
+  require_nginx();
+  Published p;
+  Nginx nginx(p.dir / "nginx");
+  p.publish(nginx.to("/repo/"));
+  // The other publisher's repository: this one and a package more. Published beside the target
+  // after this one, its publication there is what it would have made of the target.
+  p.publish(nginx.to("/other/"));
+  std::string other = p.dir / "other";
+  REQUIRE(run({"cp", "-a", p.repo, other}).exit_status == 0);
+  auto deb = dpkg_deb_build(p.dir.path(), "delta", control("delta", "1.0-1", "amd64"), "xz");
+  REQUIRE(pkgcloud(other, {"push", deb}).exit_status == 0);
+  std::vector<std::string> beside = nginx.to("/other/");
+  beside.insert(beside.begin(), "publish");
+  REQUIRE(pkgcloud_env(other, p.home, beside).exit_status == 0);
+  // This repository indexed again: its Release alone differs from what it published.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  REQUIRE(pkgcloud(p.repo, {"index"}).exit_status == 0);
+
+  // The other publisher holds the target's lock while this publish starts, then puts its
+  // publication there and lets go.
+  std::string www = p.dir / "nginx/www";
+  std::ofstream(www + "/repo/.pkgcloud-lock.json")
+      << R"({"owner":"builder-7 pid 42","token":"abc","expires":)" << std::time(nullptr) + 3600
+      << "}\n";
+  std::vector<std::string> args = nginx.to("/repo/");
+  args.insert(args.begin(), "publish");
+  args.insert(args.end(), {"--wait", "60"});
+  auto waited = std::async(std::launch::async, [&] { return pkgcloud_env(p.repo, p.home, args); });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  REQUIRE(run({"cp", "-a", www + "/other/.", www + "/repo/"}).exit_status == 0);
+  fs::remove(www + "/repo/.pkgcloud-lock.json");
+  auto published = waited.get();
+  INFO(published.err);
+  REQUIRE(published.exit_status == 0);
+
+  // Every file of this publication is on the target as it is here, the indexes the other
+  // publisher replaced too, and the manifest says so.
+  for (const auto& [path, bytes] : p.files()) {
+    INFO(path);
+    CHECK(opskit::read_file(www + "/repo/" + path).value_or("") == bytes);
+  }
+  std::vector<std::string> check = nginx.to("/repo/");
+  check.insert(check.begin(), "publish");
+  check.push_back("--verify-remote");
+  auto verified = pkgcloud_env(p.repo, p.home, check);
+  INFO(verified.out);
+  CHECK(verified.exit_status == 0);
 }
 
 TEST_CASE("publish: to a WebDAV server whose PUT makes no collection, each is made by MKCOL "

@@ -89,6 +89,25 @@ std::string deb(const Published& p, const std::string& name, const std::string& 
 
 } // namespace
 
+TEST_CASE("publish: a target that does not give back the lock put there fails in one line "
+          "after three writes of it",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  S3rver s3(p.dir / "s3");
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log", {"--missing-path", ".pkgcloud-lock.json"});
+  auto refused = pkgcloud_env(p.repo, p.home, publish_args(s3_via("cached", proxy.url())));
+  CHECK(refused.exit_status == 1);
+  CHECK(refused.err.find("written, then read back as missing, three times") != std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  int lock_writes = 0;
+  for (const auto& r : proxy.requests())
+    if (r["method"] == "PUT" && r["path"].get<std::string>().ends_with(".pkgcloud-lock.json"))
+      ++lock_writes;
+  CHECK(lock_writes == 3);
+  CHECK_FALSE(fetch(object_url(s3, "cached", ".pkgcloud-manifest.json")));
+}
+
 TEST_CASE("publish: a bucket encrypting with SSE-KMS, whose ETags are no MD5, takes a publish, "
           "and each object goes with its Content-Type and Cache-Control",
           "[pkgcloud][publish][server]") {
