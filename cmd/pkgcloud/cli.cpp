@@ -12,10 +12,17 @@ namespace {
 void define_publish(CLI::App& app, Options& o) {
   auto* pub = app.add_subcommand(
       "publish", "Send public/ to S3 or a WebDAV server: what changed, top-level files last");
-  pub->callback([&o] { o.command = Command::publish; });
-  pub->add_option("target", o.target_name, "A target saved with --save, or a URL as for --to");
+  pub->callback([&o] {
+    o.command = Command::publish;
+    if (o.target_name.empty() && o.target.url.empty())
+      throw CLI::ValidationError(
+          "publish: no target: give --to URL, or the name of one saved with --save");
+  });
+  auto* name =
+      pub->add_option("target", o.target_name, "A target saved with --save, or a URL as for --to");
   pub->add_option("--to", o.target.url,
-                  "s3://BUCKET/PREFIX, or the http:// or https:// URL of a WebDAV collection");
+                  "s3://BUCKET/PREFIX, or the http:// or https:// URL of a WebDAV collection")
+      ->excludes(name);
   pub->add_option("--save", o.save, "Remember the target (no secret) under this name");
   pub->add_option("--endpoint", o.target.endpoint,
                   "S3: the service's URL, for a store other than AWS (MinIO, Ceph RGW, ...)");
@@ -45,9 +52,11 @@ void define_publish(CLI::App& app, Options& o) {
   pub->add_flag("--delete", o.delete_stale,
                 "Delete from the target the files the publication no longer has, after the "
                 "manifest is written");
-  pub->add_flag("--dry-run,-n", o.dry_run, "List what would be sent and deleted; send nothing");
+  auto* dry_run =
+      pub->add_flag("--dry-run,-n", o.dry_run, "List what would be sent and deleted; send nothing");
   pub->add_flag("--verify-remote", o.verify_remote,
-                "List the target and check it against its manifest; send nothing");
+                "List the target and check it against its manifest; send nothing")
+      ->excludes(dry_run);
   pub->add_flag("--json", o.json, "Print what was done as a JSON object");
 }
 

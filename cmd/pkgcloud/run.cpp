@@ -134,11 +134,6 @@ repo::PublishTarget overlaid(repo::PublishTarget saved, const repo::PublishTarge
 // The target the command line names: --to URL with its settings (saved with --save), a URL
 // given as the target, or a saved target's name with the settings given beside it.
 Result<repo::PublishTarget> target_of(Repository& r, const Options& o, const std::string& name) {
-  if (!o.target.url.empty() && !name.empty())
-    return fail(fmt::format("publish: '{}' and --to {}: name one target", repo::shown_url(name),
-                            repo::shown_url(o.target.url)));
-  if (o.target.url.empty() && name.empty())
-    return fail("publish: no target: give --to URL, or the name of one saved with --save");
   repo::PublishTarget target = o.target;
   if (is_url(name))
     target.url = name;
@@ -185,27 +180,27 @@ Result<std::chrono::seconds> seconds_from(const char* name, std::chrono::seconds
   return std::chrono::seconds(value);
 }
 
-int publish(Repository& r, const Options& o, const std::string& name) {
-  auto target = target_of(r, o, name);
-  if (!target)
-    return failed(target.error());
-  auto stall = seconds_from("PKGCLOUD_STALL_SECONDS", repo::PublishOptions().stall);
-  if (!stall)
-    return failed(stall.error());
-  auto lock_refresh = seconds_from("PKGCLOUD_LOCK_REFRESH_SECONDS",
-                                   repo::PublishOptions().lock_refresh, std::chrono::minutes(5));
-  if (!lock_refresh)
-    return failed(lock_refresh.error());
-  if (o.verify_remote)
-    return print_problems(r.verify_remote(*target), o);
+// What publish is to do, from the command line (and a saved target it names): all of it read
+// before the repository is changed, so that push --publish fails before the push.
+Result<repo::PublishOptions> publish_options(Repository& r, const Options& o,
+                                             const std::string& name) {
   repo::PublishOptions options;
-  options.target = std::move(*target);
+  OPSKIT_TRY_ASSIGN(options.target, target_of(r, o, name));
+  OPSKIT_TRY_ASSIGN(options.stall,
+                    seconds_from("PKGCLOUD_STALL_SECONDS", repo::PublishOptions().stall));
+  OPSKIT_TRY_ASSIGN(options.lock_refresh,
+                    seconds_from("PKGCLOUD_LOCK_REFRESH_SECONDS",
+                                 repo::PublishOptions().lock_refresh, std::chrono::minutes(5)));
   options.jobs = o.jobs;
   options.dry_run = o.dry_run;
   options.delete_stale = o.delete_stale ? repo::DeleteStale::yes : repo::DeleteStale::no;
   options.wait = std::chrono::seconds(o.wait);
-  options.stall = *stall;
-  options.lock_refresh = *lock_refresh;
+  return options;
+}
+
+int publish(Repository& r, const Options& o, const repo::PublishOptions& options) {
+  if (o.verify_remote)
+    return print_problems(r.verify_remote(options.target), o);
   auto report = r.publish(options);
   if (!report)
     return failed(report.error());
@@ -250,6 +245,13 @@ int run(const Options& o) {
   Repository& r = *opened;
   switch (o.command) {
   case Command::push: {
+    std::optional<repo::PublishOptions> then;
+    if (o.publish_to) {
+      auto options = publish_options(r, o, *o.publish_to);
+      if (!options)
+        return failed(options.error());
+      then = std::move(*options);
+    }
     repo::PushOptions push{o.dist, o.component, o.replace ? repo::Replace::yes : repo::Replace::no};
     auto pushed = r.push(o.files, push);
     if (!pushed)
@@ -258,7 +260,7 @@ int run(const Options& o) {
       fmt::print("{} {} {} {} -> {}{}{}\n", action_word(p.action), p.record.name, p.record.version,
                  p.record.arch, p.record.dist, p.record.component.empty() ? "" : " ",
                  p.record.component);
-    return o.publish_to ? publish(r, o, *o.publish_to) : k_exit_ok;
+    return then ? publish(r, o, *then) : k_exit_ok;
   }
   case Command::index: {
     repo::IndexOptions index{o.sign ? repo::SignRequest::required : repo::SignRequest::if_key,
@@ -312,8 +314,10 @@ int run(const Options& o) {
     fmt::print("{}", sources_text(*sources, r.publication(), o.url));
     return k_exit_ok;
   }
-  case Command::publish:
-    return publish(r, o, o.target_name);
+  case Command::publish: {
+    auto options = publish_options(r, o, o.target_name);
+    return options ? publish(r, o, *options) : failed(options.error());
+  }
   default:
     return k_exit_usage;
   }

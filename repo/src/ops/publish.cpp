@@ -4,6 +4,7 @@
 // publish::Publisher in the order that keeps clients safe.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -143,14 +144,19 @@ Result<void> save_target(const Context& ctx, const std::string& name, const Publ
     return fail(fmt::format("--save '{}': a target's name is [a-z0-9._-]+", name));
   OPSKIT_TRY(publish::no_userinfo("publish target", target.url));
   OPSKIT_TRY(publish::no_userinfo("--endpoint", target.endpoint));
-  return ctx.state.set_config("publish." + name, publish::target_json(target));
+  // Files as they are named here, wherever the saved target is published from.
+  PublishTarget saved = target;
+  for (auto* file : {&saved.password_file, &saved.ca_file})
+    if (!file->empty())
+      *file = std::filesystem::absolute(*file).lexically_normal().string();
+  return ctx.state.set_config("publish." + name, publish::target_json(saved));
 }
 
 Result<PublishTarget> saved_target(const Context& ctx, const std::string& name) {
   if (!publish::target_name_ok(name))
     return fail(fmt::format("'{}': neither a URL (s3://, http://, https://) nor the name of a "
                             "saved target",
-                            name));
+                            publish::without_userinfo(name)));
   OPSKIT_TRY_ASSIGN(auto json, ctx.state.config("publish." + name));
   if (!json)
     return fail(fmt::format("no target saved as '{}' (save one with pkgcloud publish --to URL "

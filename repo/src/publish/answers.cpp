@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "opskit/handle.hpp"
+#include "publish/endpoint.hpp"
 
 namespace opskit::repo::publish {
 
@@ -55,18 +56,6 @@ std::optional<std::uint64_t> number(const std::string& s) {
   if (ec != std::errc() || end != s.data() + s.size() || s.empty())
     return std::nullopt;
   return v;
-}
-
-// Whether `path` has a "." or ".." segment: below the root as text, outside it on the server.
-bool has_dot_segment(std::string_view path) {
-  for (std::size_t at = 0; at <= path.size();) {
-    std::size_t end = std::min(path.find('/', at), path.size());
-    std::string_view segment = path.substr(at, end - at);
-    if (segment == "." || segment == "..")
-      return true;
-    at = end + 1;
-  }
-  return false;
 }
 
 } // namespace

@@ -25,13 +25,11 @@ std::string trimmed_slashes(std::string_view s) {
   return std::string(s);
 }
 
-// Where the user information of `url` ("user:password@" after "://") starts and ends; npos,
-// npos when it has none.
+// Where the user information of `url` ("user:password@" after "://", or at the start of one
+// without a scheme) starts and ends; npos, npos when it has none.
 std::pair<std::size_t, std::size_t> userinfo_of(std::string_view url) {
   std::size_t host = url.find("://");
-  if (host == std::string_view::npos)
-    return {std::string_view::npos, std::string_view::npos};
-  host += 3;
+  host = host == std::string_view::npos ? 0 : host + 3;
   std::string_view authority = url.substr(host, url.find_first_of("/?#", host) - host);
   std::size_t at = authority.rfind('@');
   if (at == std::string_view::npos)
@@ -72,6 +70,17 @@ Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,
 
 } // namespace
 
+bool has_dot_segment(std::string_view path) {
+  for (std::size_t at = 0; at <= path.size();) {
+    std::size_t end = std::min(path.find('/', at), path.size());
+    std::string_view segment = path.substr(at, end - at);
+    if (segment == "." || segment == "..")
+      return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 std::string without_userinfo(std::string_view url) {
   auto [from, to] = userinfo_of(url);
   if (from == std::string_view::npos)
@@ -94,6 +103,10 @@ Result<void> no_userinfo(std::string_view what, std::string_view url) {
 Result<Endpoint> endpoint_of(const PublishTarget& target, const std::string& region) {
   std::string_view url = target.url;
   OPSKIT_TRY(no_userinfo("publish target", url)); // before any message names the URL
+  // Each object's path goes after the URL: after a query or a fragment, every file would be
+  // put to the one resource before them.
+  if (url.find_first_of("?#") != std::string_view::npos)
+    return fail(fmt::format("{}: a publish target has no query (?) or fragment (#)", url));
   if (url.starts_with("s3://"))
     return s3_endpoint(target, url.substr(5), region);
   if (url.starts_with("http://") || url.starts_with("https://")) {

@@ -34,6 +34,9 @@ std::string without_userinfo(std::string_view url);
 // target; the message names `what` and the URL without them.
 Result<void> no_userinfo(std::string_view what, std::string_view url);
 
+// Whether `path` has a "." or ".." segment: below the root as text, outside it on a server.
+bool has_dot_segment(std::string_view path);
+
 // `path` with each segment percent-encoded as S3 and WebDAV want it: unreserved characters
 // and '/' kept.
 std::string escape_path(std::string_view path);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "opskit/version.hpp"
+#include "publish/endpoint.hpp"
 
 namespace opskit::repo::publish {
 
@@ -38,6 +39,10 @@ Result<Manifest> parse_manifest(std::string_view json) {
     return fail("no files");
   Manifest manifest;
   for (const auto& [path, e] : files.items()) {
+    // Each is put and deleted under the target's URL: never above it, or at it.
+    if (path.empty() || path.starts_with('/') || path.ends_with('/') ||
+        path.find("//") != std::string::npos || has_dot_segment(path))
+      return fail("a path that is not a file below the target: " + path);
     if (!e.is_object() || !e.contains("sha256") || !e["sha256"].is_string() ||
         !e.contains("size") || !e["size"].is_number_unsigned())
       return fail("an entry without sha256 and size: " + path);

@@ -13,19 +13,31 @@ namespace opskit::repo::publish {
 WebDavRemote::WebDavRemote(Endpoint endpoint, WebDavLogin login)
     : endpoint_(std::move(endpoint)), login_(std::move(login)) {}
 
+namespace {
+
+// `url` with `user` before its host: libcurl looks up that login's password in ~/.netrc then,
+// where a user name given by CURLOPT_USERNAME goes without one.
+std::string with_user(std::string_view url, std::string_view user) {
+  std::size_t host = url.find("://") + 3;
+  return fmt::format("{}{}@{}", url.substr(0, host), escape_query(user), url.substr(host));
+}
+
+} // namespace
+
 void WebDavRemote::prepare(CURL* easy, const Request& r, curl_slist*& /*headers*/) const {
   const CurlApi& c = **curl_api();
   std::string url = r.url.empty() ? endpoint_.base + escape_path(r.path) : r.url;
-  c.easy_setopt(easy, CURLOPT_URL, url.c_str());
-  if (!login_.user.empty())
-    c.easy_setopt(easy, CURLOPT_USERNAME, login_.user.c_str());
   if (!login_.password.empty()) {
     c.easy_setopt(easy, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
+    c.easy_setopt(easy, CURLOPT_USERNAME, login_.user.c_str());
     c.easy_setopt(easy, CURLOPT_PASSWORD, login_.password.c_str());
   } else { // the user's entry for the host in ~/.netrc, when there is one
+    if (!login_.user.empty())
+      url = with_user(url, login_.user);
     c.easy_setopt(easy, CURLOPT_NETRC, static_cast<long>(CURL_NETRC_OPTIONAL));
     c.easy_setopt(easy, CURLOPT_NETRC_FILE, login_.netrc.c_str());
   }
+  c.easy_setopt(easy, CURLOPT_URL, url.c_str());
 }
 
 void WebDavRemote::holds(std::span<const std::string> paths) {
@@ -179,6 +191,8 @@ Result<WebDavLogin> webdav_login(const PublishTarget& target, const std::string&
   login.user = target.user;
   login.netrc = home + "/.netrc";
   if (!target.password_file.empty()) {
+    if (target.user.empty())
+      return fail("--password-file: give the user it is the password of with --user");
     auto text = read_file(target.password_file);
     if (!text)
       return fail(text.error().with_context("--password-file"));

@@ -397,6 +397,19 @@ TEST_CASE("publish: a failure is one line naming the target and why, and no secr
         std::string::npos);
   CHECK(password.err.find("s3cret") == std::string::npos);
   CHECK(pkgcloud_env(p.repo, p.home, {"publish", "dav"}).err.find("s3cret") == std::string::npos);
+  for (std::string given : {"HTTPS://alice:s3cret@127.0.0.1:1/repo/", "alice:s3cret@host/repo"}) {
+    auto named = pkgcloud_env(p.repo, p.home, {"publish", given});
+    CHECK(named.exit_status == 1);
+    CHECK(named.err.find("neither a URL") != std::string::npos);
+    CHECK(named.err.find("s3cret") == std::string::npos);
+  }
+  // Each file's path goes after the URL: never after a query, which would name one resource.
+  auto query = pkgcloud_env(p.repo, p.home, {"publish", "--to", "https://127.0.0.1:1/r?x=1"});
+  CHECK(query.exit_status == 1);
+  CHECK(query.err.find("has no query (?) or fragment (#)") != std::string::npos);
+  // Two targets, or none, is a mistake of the command line.
+  CHECK(pkgcloud_env(p.repo, p.home, {"publish"}).exit_status == 2);
+  CHECK(pkgcloud_env(p.repo, p.home, {"publish", "dav", "--to", s3_target("x")}).exit_status == 2);
 }
 
 TEST_CASE("publish: TLS is verified, a certificate not trusted is one line, --ca-file trusts one",
@@ -447,6 +460,62 @@ TEST_CASE("publish: a target saved with --save is published by name, with settin
   auto unknown = pkgcloud_env(p.repo, p.home, {"publish", "elsewhere"});
   CHECK(unknown.exit_status == 1);
   CHECK(unknown.err.find("no target saved as 'elsewhere'") != std::string::npos);
+  // push --publish to a target that is not there fails before the push.
+  auto zeta = dpkg_deb_build(p.dir.path(), "zeta", control("zeta", "1.0-1", "amd64"), "xz");
+  auto nowhere = pkgcloud_env(p.repo, p.home, {"push", "--publish", "elsewhere", zeta});
+  CHECK(nowhere.exit_status == 1);
+  CHECK(nowhere.err.find("no target saved as 'elsewhere'") != std::string::npos);
+  CHECK(pkgcloud(p.repo, {"ls"}).out.find("zeta") == std::string::npos);
+}
+
+TEST_CASE("publish: a target saved with a file's relative name is published by name from "
+          "elsewhere, and a password file needs its user",
+          "[pkgcloud][publish][server]") {
+  require_nginx();
+  Published p;
+  Nginx nginx(p.dir / "nginx");
+  fs::copy_file(p.dir / "nginx/password", p.dir / "password");
+  auto saved = run({"sh", "-c",
+                    "cd " + p.dir.path() + " && env HOME=" + p.home + " " + tool("pkgcloud") +
+                        " --repo repo publish --to " + nginx.url() +
+                        "/repo/ --user pub --password-file password --save dav"});
+  INFO(saved.err);
+  REQUIRE(saved.exit_status == 0);
+  auto by_name = pkgcloud_env(p.repo, p.home, {"publish", "dav", "--json"});
+  INFO(by_name.err);
+  CHECK(by_name.exit_status == 0);
+  CHECK(fs::exists(p.dir / "nginx/www/repo/.pkgcloud-manifest.json"));
+
+  auto no_user = pkgcloud_env(
+      p.repo, p.home,
+      {"publish", "--to", nginx.url() + "/repo/", "--password-file", p.dir / "password"});
+  CHECK(no_user.exit_status == 1);
+  CHECK(no_user.err.find("--password-file: give the user") != std::string::npos);
+}
+
+TEST_CASE("publish: a manifest on the target naming a path above it is not followed, and "
+          "--delete deletes nothing outside the target",
+          "[pkgcloud][publish][server]") {
+  require_nginx();
+  Published p;
+  Nginx nginx(p.dir / "nginx");
+  p.publish(nginx.to("/t/sub/"));
+  std::string www = p.dir / "nginx/www";
+  std::ofstream(www + "/t/victim.txt") << "keep me\n";
+  auto manifest = nlohmann::json::parse(*opskit::read_file(www + "/t/sub/.pkgcloud-manifest.json"));
+  manifest["files"]["../victim.txt"] = {
+      {"sha256", std::string(64, '0')}, {"size", 8}, {"superseded", true}};
+  std::ofstream(www + "/t/sub/.pkgcloud-manifest.json") << manifest.dump();
+  std::ofstream(p.repo + "/public/extra.txt") << "one more file, so that there is work\n";
+  std::vector<std::string> args = nginx.to("/t/sub/");
+  args.insert(args.begin(), "publish");
+  args.push_back("--delete");
+  auto published = pkgcloud_env(p.repo, p.home, args);
+  INFO(published.err);
+  CHECK(published.exit_status == 0);
+  CHECK(published.err.find("a path that is not a file below the target: ../victim.txt") !=
+        std::string::npos);
+  CHECK(fs::exists(www + "/t/victim.txt"));
 }
 
 TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
@@ -516,6 +585,13 @@ TEST_CASE("publish: to WebDAV (nginx), from which apt-get and dnf install",
   auto refused = pkgcloud_env(p.repo, p.home, {"publish", "--to", nginx.url() + "/other/"});
   CHECK(refused.exit_status == 1);
   CHECK(refused.err.find("HTTP 401") != std::string::npos);
+  // The password of the user --user names comes from ~/.netrc.
+  std::ofstream(p.home + "/.netrc") << "machine 127.0.0.1 login pub password secret\n";
+  auto from_netrc =
+      pkgcloud_env(p.repo, p.home, {"publish", "--to", nginx.url() + "/other/", "--user", "pub"});
+  INFO(from_netrc.err);
+  CHECK(from_netrc.exit_status == 0);
+  CHECK(fs::exists(p.dir / "nginx/www/other/deb/debian/dists/bookworm/InRelease"));
 }
 
 TEST_CASE("publish: one that waited for another publisher's lock sends what that one changed, "
