@@ -127,20 +127,25 @@ Result<std::shared_ptr<const TlsKeys>> TlsKeys::load(const web::TlsConfig& tls) 
   if (int rc =
           gnutls_certificate_set_x509_key_mem(credentials.get(), &cert, &key, GNUTLS_X509_FMT_PEM);
       rc < 0)
-    return fail(fmt::format("web config: the certificate and key: {}", gnutls_strerror(rc)),
+    return fail(fmt::format("web config {}: {}, {}: {}", tls.config_path, tls.cert_from,
+                            tls.key_from, gnutls_strerror(rc)),
                 EINVAL);
   unsigned length = k_chain_max;
   keys->chain_ = std::make_unique<gnutls_pcert_st[]>(length);
   if (int rc = gnutls_pcert_list_import_x509_raw(keys->chain_.get(), &length, &cert,
                                                  GNUTLS_X509_FMT_PEM, 0);
       rc < 0)
-    return fail(fmt::format("web config: the certificate: {}", gnutls_strerror(rc)), EINVAL);
+    return fail(
+        fmt::format("web config {}: {}: {}", tls.config_path, tls.cert_from, gnutls_strerror(rc)),
+        EINVAL);
   keys->length_ = length;
   if (int rc = gnutls_privkey_init(&keys->key_); rc < 0)
     return fail(fmt::format("TLS: {}", gnutls_strerror(rc)));
   if (int rc = gnutls_privkey_import_x509_raw(keys->key_, &key, GNUTLS_X509_FMT_PEM, nullptr, 0);
       rc < 0)
-    return fail(fmt::format("web config: the key: {}", gnutls_strerror(rc)), EINVAL);
+    return fail(
+        fmt::format("web config {}: {}: {}", tls.config_path, tls.key_from, gnutls_strerror(rc)),
+        EINVAL);
   if (!tls.client_ca_pem.empty()) {
     if (int rc = gnutls_x509_trust_list_init(&keys->client_cas_, 0); rc < 0)
       return fail(fmt::format("TLS: {}", gnutls_strerror(rc)));
@@ -148,7 +153,7 @@ Result<std::shared_ptr<const TlsKeys>> TlsKeys::load(const web::TlsConfig& tls) 
     int rc = gnutls_x509_trust_list_add_trust_mem(keys->client_cas_, &ca, nullptr,
                                                   GNUTLS_X509_FMT_PEM, 0, 0);
     if (rc <= 0)
-      return fail(fmt::format("web config: client_ca_file: {}",
+      return fail(fmt::format("web config {}: {}: {}", tls.config_path, tls.client_ca_from,
                               rc < 0 ? gnutls_strerror(rc) : "no certificate in it"),
                   EINVAL);
   }

@@ -26,6 +26,7 @@
 #include <charconv>
 #include <cmath>
 #include <initializer_list>
+#include <set>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -96,7 +97,7 @@ public:
 
   // A PEM given inline under `inline_key` or as a file under `file_key`, not both; "" if neither.
   Result<std::string> pem(const YAML::Node& tls, std::string_view inline_key,
-                          std::string_view file_key) const {
+                          std::string_view file_key, std::string& from) const {
     auto given = tls[std::string(inline_key)];
     auto file = tls[std::string(file_key)];
     OPSKIT_TRY_ASSIGN(auto text, given ? string_of(given, scoped(inline_key)) : std::string());
@@ -104,13 +105,19 @@ public:
     if (!text.empty() && !name.empty())
       return error("tls_server_config",
                    fmt::format("{} and {} are both set: give one", inline_key, file_key));
-    if (name.empty())
+    if (name.empty()) {
+      from = scoped(inline_key);
       return text;
+    }
     std::string full = name.starts_with('/') ? name : dir_ + name;
+    from = fmt::format("{} {}", scoped(file_key), full);
     files_.push_back(full);
     auto read = read_file(full);
     if (!read)
       return error(scoped(file_key), read.error().message());
+    // Taken for "not set", an empty file would serve plain HTTP where TLS was asked for.
+    if (read->find_first_not_of(" \t\r\n") == std::string::npos)
+      return error(scoped(file_key), fmt::format("{}: empty", full));
     return std::move(*read);
   }
 
@@ -120,6 +127,7 @@ public:
 
   // The PEM files named so far, read or not.
   const std::vector<std::string>& files() const noexcept { return files_; }
+  const std::string& path() const noexcept { return path_; }
 
 private:
   std::string path_;
@@ -165,7 +173,8 @@ Result<void> read_client_auth(const Reader& r, const YAML::Node& tls, TlsConfig&
     OPSKIT_TRY_ASSIGN(out.client_auth,
                       one_of(r, "tls_server_config.client_auth_type", k_client_auths, name));
   }
-  OPSKIT_TRY_ASSIGN(out.client_ca_pem, r.pem(tls, "client_ca", "client_ca_file"));
+  OPSKIT_TRY_ASSIGN(out.client_ca_pem,
+                    r.pem(tls, "client_ca", "client_ca_file", out.client_ca_from));
   if (auto node = tls["client_allowed_sans"]) {
     OPSKIT_TRY_ASSIGN(out.client_allowed_sans,
                       r.strings_of(node, "tls_server_config.client_allowed_sans"));
@@ -213,8 +222,9 @@ Result<std::optional<TlsConfig>> read_tls(const Reader& r, const YAML::Node& tls
                      "not supported: kstat's TLS (GnuTLS) has no spelling of Go's names; remove "
                      "it, or limit the versions with min_version");
   TlsConfig out;
-  OPSKIT_TRY_ASSIGN(out.cert_pem, r.pem(tls, "cert", "cert_file"));
-  OPSKIT_TRY_ASSIGN(out.key_pem, r.pem(tls, "key", "key_file"));
+  out.config_path = r.path();
+  OPSKIT_TRY_ASSIGN(out.cert_pem, r.pem(tls, "cert", "cert_file", out.cert_from));
+  OPSKIT_TRY_ASSIGN(out.key_pem, r.pem(tls, "key", "key_file", out.key_from));
   OPSKIT_TRY(read_client_auth(r, tls, out));
   OPSKIT_TRY(read_versions(r, tls, out));
   if (auto node = tls["prefer_server_cipher_suites"]) {
@@ -223,6 +233,9 @@ Result<std::optional<TlsConfig>> read_tls(const Reader& r, const YAML::Node& tls
   }
   if (out.cert_pem.empty() && out.key_pem.empty() && out.client_auth == ClientAuth::none)
     return std::nullopt; // nothing set: plain HTTP, as the toolkit does
+  if (out.cert_pem.empty() && out.key_pem.empty())
+    return r.error("tls_server_config",
+                   "client_auth_type is set and cert_file and key_file are not");
   if (out.cert_pem.empty())
     return r.error("tls_server_config", "key_file is set and cert_file is not");
   if (out.key_pem.empty())
@@ -338,6 +351,25 @@ Result<void> read_rate_limit(const Reader& r, const YAML::Node& limit, WebConfig
   return {};
 }
 
+// A key given twice in one mapping anywhere in `node`: YAML forbids it, the exporter toolkit
+// refuses it, and yaml-cpp would take the first silently (basic_auth_users given empty, then
+// with its users, would turn authentication off).
+Result<void> no_duplicate_keys(const Reader& r, const YAML::Node& node) {
+  if (node.IsSequence())
+    for (const auto& item : node)
+      OPSKIT_TRY(no_duplicate_keys(r, item));
+  if (!node.IsMap())
+    return {};
+  std::set<std::string, std::less<>> seen;
+  for (const auto& item : node) {
+    if (item.first.IsScalar() && !seen.insert(item.first.Scalar()).second)
+      return r.error(fmt::format("line {}", item.first.Mark().line + 1),
+                     fmt::format("'{}' is given twice", item.first.Scalar()));
+    OPSKIT_TRY(no_duplicate_keys(r, item.second));
+  }
+  return {};
+}
+
 } // namespace
 
 Result<WebConfig> parse_web_config(std::string_view text, const std::string& path) {
@@ -352,6 +384,7 @@ Result<WebConfig> parse_web_config(std::string_view text, const std::string& pat
   if (root.IsNull())
     return out; // an empty file: plain HTTP, no authentication
   try {
+    OPSKIT_TRY(no_duplicate_keys(r, root));
     OPSKIT_TRY(r.only_keys(
         root, "", {"tls_server_config", "http_server_config", "basic_auth_users", "rate_limit"}));
     OPSKIT_TRY_ASSIGN(out.tls, read_tls(r, root["tls_server_config"]));

@@ -242,7 +242,9 @@ TEST_CASE("kstat serve --web-config: a wrong configuration is one line and exit 
                              "  key_file: client.key\n");
   CHECK(mismatch.exit_status == 1);
   CHECK(mismatch.out == "");
-  CHECK(mismatch.err.starts_with("kstat: error: web config: the certificate and key: "));
+  CHECK(mismatch.err.starts_with("kstat: error: web config " + path +
+                                 ": tls_server_config.cert_file " + dir / "server.crt" +
+                                 ", tls_server_config.key_file " + dir / "client.key" + ": "));
   CHECK(std::count(mismatch.err.begin(), mismatch.err.end(), '\n') == 1);
   auto missing =
       run({tool("kstat"), "serve", "--listen", "127.0.0.1:0", "--web-config", dir / "absent.yml"});

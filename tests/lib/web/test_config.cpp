@@ -169,6 +169,27 @@ TEST_CASE("web config: each mistake is one line naming the file, the key and wha
             .starts_with("web config /etc/kstat/web.yml: line 2, column 1: "));
   CHECK(refused("- a\n- b\n") ==
         "web config /etc/kstat/web.yml: expected a mapping of keys to values");
+  // Given twice, at the top or within, the first would be taken: an empty basic_auth_users
+  // before the one with users would turn authentication off.
+  CHECK(refused(std::string("basic_auth_users:\nbasic_auth_users:\n  alice: ") + k_hash + "\n") ==
+        "web config /etc/kstat/web.yml: line 2: 'basic_auth_users' is given twice");
+  CHECK(refused(std::string("basic_auth_users:\n  alice: ") + k_hash + "\n  alice: " + k_hash +
+                "\n") == "web config /etc/kstat/web.yml: line 3: 'alice' is given twice");
+  CHECK(refused("tls_server_config:\n  client_auth_type: RequireAndVerifyClientCert\n  "
+                "client_ca: CA\n") ==
+        "web config /etc/kstat/web.yml: tls_server_config: client_auth_type is set and cert_file "
+        "and key_file are not");
+}
+
+TEST_CASE("web config: an empty certificate or key file is a mistake, not plain HTTP",
+          "[lib][web]") {
+  opskit::test::TempDir dir;
+  write(dir / "empty.crt", "");
+  write(dir / "empty.key", "\n");
+  CHECK(refused("tls_server_config:\n  cert_file: empty.crt\n  key_file: empty.key\n",
+                dir / "web.yml") == "web config " + dir / "web.yml" +
+                                        ": tls_server_config.cert_file: " + dir / "empty.crt" +
+                                        ": empty");
 }
 
 TEST_CASE("web config: Go durations", "[lib][web]") {

@@ -34,6 +34,9 @@ struct TlsConfig {
   std::string cert_pem;      // the server's certificate chain, PEM
   std::string key_pem;       // its private key, PEM
   std::string client_ca_pem; // the CAs client certificates are checked against, PEM, or ""
+  // Where each came from, for a message about what is in it: the web config's path, and each
+  // PEM's key in it ("tls_server_config.cert_file /etc/kstat/kstat.crt", or the inline key).
+  std::string config_path, cert_from, key_from, client_ca_from;
   ClientAuth client_auth = ClientAuth::none;
   std::vector<std::string> client_allowed_sans; // a client certificate must name one, if any
   TlsVersion min_version = TlsVersion::tls12;
