@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "exit.hpp"
 #include "opskit/handle.hpp"
 #include "opskit/http_accept.hpp"
 #include "opskit/scrape_timeout.hpp"
@@ -339,13 +340,13 @@ std::shared_ptr<const HttpServer::Live> HttpServer::live() {
     live_ = std::move(*made);
     if (live_->keys && (keys_.empty() || keys_.back() != live_->keys))
       keys_.push_back(live_->keys);
-    fmt::print(stderr, "kstat: {}: read again, in effect\n", (*reloaded)->files.front());
+    print_stderr("kstat: {}: read again, in effect\n", (*reloaded)->files.front());
     return live_;
   }
   auto broken = std::make_shared<Live>(*live_);
   broken->broken = why;
   live_ = broken;
-  fmt::print(stderr, "kstat: {}; answering 500 until it is put right\n", why);
+  print_stderr("kstat: {}; answering 500 until it is put right\n", why);
   return live_;
 }
 

@@ -103,9 +103,9 @@ int run_serve(const Options& options) {
                        : std::make_shared<const Textfiles>(options.textfile_directory);
   settings.tell = [](const std::string& source, const Error* why) {
     if (why != nullptr)
-      fmt::print(stderr, "kstat: warning: scrape error: {}\n", why->message());
+      print_stderr("kstat: warning: scrape error: {}\n", why->message());
     else
-      fmt::print(stderr, "kstat: {} reads again\n", source);
+      print_stderr("kstat: {} reads again\n", source);
   };
   settings.append_own = [process = std::make_shared<const ProcessMetrics>(),
                          textfiles](std::string& out, TextFormat format) {
@@ -122,7 +122,7 @@ int run_serve(const Options& options) {
   }
   // A name given with nothing under it yet is served when it comes; a typo shows here.
   for (const auto& name : (*scraper)->awaited())
-    fmt::print(stderr, "kstat: warning: nothing under '{}' now: served when it comes\n", name);
+    print_stderr("kstat: warning: nothing under '{}' now: served when it comes\n", name);
   sigset_t stop = block_stop_signals();
   auto server = HttpServer::start(*where, answer, scraper->get(), std::move(web));
   if (!server) {

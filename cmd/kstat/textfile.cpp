@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "exit.hpp"
 #include "opskit/file.hpp"
 #include "opskit/text_exposition.hpp"
 
@@ -43,7 +44,7 @@ void Textfiles::tell(const std::string& path, const std::optional<std::string>& 
   }
   if (told != told_.end() && told->second == *failure)
     return;
-  fmt::print(stderr, "kstat: warning: textfile {}: {}; left out\n", path, *failure);
+  print_stderr("kstat: warning: textfile {}: {}; left out\n", path, *failure);
   told_[path] = *failure;
 }
 

@@ -33,10 +33,10 @@ int failed(const Error& error) {
 void draw_progress(std::size_t done, std::size_t total) {
   constexpr std::size_t k_width = 30;
   std::size_t filled = total ? done * k_width / total : k_width;
-  fmt::print(stderr, "\r[{}{}] {}/{}", std::string(filled, '#'), std::string(k_width - filled, ' '),
-             done, total);
+  print_stderr("\r[{}{}] {}/{}", std::string(filled, '#'), std::string(k_width - filled, ' '), done,
+               total);
   if (done == total)
-    fmt::print(stderr, "\r{}\r", std::string(k_width + 24, ' '));
+    print_stderr("\r{}\r", std::string(k_width + 24, ' '));
   std::fflush(stderr);
 }
 
@@ -61,7 +61,7 @@ Result<Environment> environment(const Options& o) {
   }
   if (::isatty(STDERR_FILENO))
     env.progress = draw_progress;
-  env.notice = [](std::string_view line) { fmt::print(stderr, "pkgcloud: {}\n", line); };
+  env.notice = [](std::string_view line) { print_stderr("pkgcloud: {}\n", line); };
   env.variable = [](std::string_view name) -> std::optional<std::string> {
     const char* value = std::getenv(std::string(name).c_str());
     return value ? std::optional<std::string>(value) : std::nullopt;

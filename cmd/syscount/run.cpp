@@ -66,12 +66,12 @@ trace::TraceRequest make_request(const Options& options) {
                               .idle_poll = !options.no_idle_poll,
                               .backend = options.backend,
                               .on_fallback = [](const std::string& why) {
-                                fmt::print(stderr, "syscount: counting with ptrace: {}\n", why);
+                                print_stderr("syscount: counting with ptrace: {}\n", why);
                               }};
   if (options.pid > 0)
     request.on_attached = [pid = options.pid](std::size_t threads) {
-      fmt::print(stderr, "syscount: attached to process {} ({} thread{}); Ctrl-C detaches\n", pid,
-                 threads, threads == 1 ? "" : "s");
+      print_stderr("syscount: attached to process {} ({} thread{}); Ctrl-C detaches\n", pid,
+                   threads, threads == 1 ? "" : "s");
     };
   return request;
 }
@@ -139,7 +139,7 @@ int run(const Options& options) {
     return outcome.error().errno_value() == ENOENT ? k_exit_not_found : k_exit_cannot_run;
   }
   if (!outcome->warning.empty())
-    fmt::print(stderr, "syscount: warning: {}\n", outcome->warning);
+    print_stderr("syscount: warning: {}\n", outcome->warning);
   info.exit_status = outcome->exit_status;
   info.detached = outcome->detached;
   info.wall_s = outcome->wall_s;

@@ -254,6 +254,22 @@ TEST_CASE("syscount: exits with the command's status, 128+N for signal N", "[sys
   CHECK(killed.report.at("exit_status") == 137);
 }
 
+TEST_CASE(
+    "syscount: a standard error that cannot be written loses its messages and not the command",
+    "[syscount]") {
+  // Without the privilege for eBPF, auto says on stderr that it counts with ptrace before the
+  // command runs.
+  auto unprivileged =
+      run({"setpriv", "--bounding-set=-all", "--inh-caps=-all", "--", "sh", "-c",
+           tool("syscount") + " stats -o /dev/null -- sh -c 'echo ran; exit 3' 2>/dev/full"});
+  if (unprivileged.exit_status == 127 && unprivileged.err.find("setpriv") != std::string::npos)
+    OPSKIT_SKIP("setpriv cannot drop capabilities here: " << unprivileged.err);
+  CHECK(unprivileged.out == "ran\n");
+  CHECK(unprivileged.exit_status == 3);
+  auto closed = run({"sh", "-c", tool("syscount") + " stats -- sh -c 'exit 3' 2>&-"});
+  CHECK(closed.exit_status == 3);
+}
+
 TEST_CASE("syscount: the report file given by -o is not open in the traced command", "[syscount]") {
   OPSKIT_EACH_BACKEND(backend);
   TempDir tmp;
