@@ -14,6 +14,7 @@
 #include "ops/ops.hpp"
 #include "ops/write.hpp"
 #include "opskit/file.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::repo::ops {
 
@@ -58,6 +59,12 @@ Result<RepositoryConfig> config_of(const InitOptions& options) {
   }
   if (config.architectures.empty())
     return fail("--arch: no architecture");
+  // Each is a field of every Release file and the name of the dnf repository: one line, or it
+  // would write fields of its own.
+  for (auto [option, text] : {std::pair{"--origin", &options.origin}, {"--label", &options.label}})
+    if (text->empty() || std::any_of(text->begin(), text->end(),
+                                     [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+      return fail(fmt::format("{} '{}': not one line of text", option, printable(*text)));
   config.origin = options.origin;
   config.label = options.label;
   config.deb_dist = options.deb_dist;

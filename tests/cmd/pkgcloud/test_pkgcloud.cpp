@@ -466,6 +466,23 @@ TEST_CASE("pkgcloud: a command on a directory without a repository says how to m
   CHECK(ls.err.find("pkgcloud init") != std::string::npos);
 }
 
+TEST_CASE("pkgcloud: init takes --origin and --label as one line each into every Release",
+          "[pkgcloud]") {
+  TempDir dir;
+  auto injected = pkgcloud(dir / "r", {"init", "--label", "a\nSuite: evil"});
+  CHECK(injected.exit_status == 1);
+  CHECK(injected.err == "pkgcloud: error: --label 'a\\nSuite: evil': not one line of text\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "r"));
+  REQUIRE(
+      pkgcloud(dir / "r", {"init", "--origin", "Example Corp", "--label", "Tools"}).exit_status ==
+      0);
+  auto deb = dpkg_deb_build(dir.path(), "alpha", control("alpha", "1.0-1", "amd64"));
+  REQUIRE(pkgcloud(dir / "r", {"push", deb}).exit_status == 0);
+  auto release = opskit::read_file(dir / "r/public/deb/debian/dists/bookworm/Release");
+  REQUIRE(release);
+  CHECK(release->starts_with("Origin: Example Corp\nLabel: Tools\n"));
+}
+
 TEST_CASE("pkgcloud: a passphrase-protected key signs with the passphrase and fails without it",
           "[pkgcloud]") {
   TempDir dir;
