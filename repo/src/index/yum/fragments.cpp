@@ -18,6 +18,9 @@
 // does, filelists all of them.
 #include "opskit/repo/index/yum/fragments.hpp"
 
+#include <algorithm>
+#include <ranges>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -133,11 +136,16 @@ Result<std::string> filelists_fragment(const YumPackage& p) {
   return xml.finish("filelists.xml");
 }
 
+constexpr std::size_t k_changelogs_kept = 10;
+
 Result<std::string> other_fragment(const YumPackage& p) {
   Xml xml(Xml::Part::fragment);
   xml.open("package").attr("pkgid", p.sha256).attr("name", p.rpm.name).attr("arch", p.rpm.arch);
   version_element(xml, p.rpm);
-  for (const auto& c : p.rpm.changelogs)
+  // As createrepo_c writes them: the newest ten (rpm keeps them newest first), oldest first,
+  // the order dnf reads them in and shows reversed.
+  auto newest = std::min(p.rpm.changelogs.size(), k_changelogs_kept);
+  for (const auto& c : std::views::reverse(std::span(p.rpm.changelogs).first(newest)))
     xml.open("changelog")
         .attr("author", c.author)
         .attr("date", std::to_string(c.date))

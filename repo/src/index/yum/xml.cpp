@@ -7,13 +7,26 @@ namespace opskit::repo::detail {
 
 namespace {
 
-// Characters XML 1.0 forbids (controls but tab, newline, carriage return) removed.
+// Characters XML 1.0 forbids removed from UTF-8 `text`: controls but tab, newline and
+// carriage return, U+FFFE and U+FFFF (EF BF BE, EF BF BF) and surrogates (ED A0..BF ..). One
+// of them in one package's text made the whole repository's primary.xml unreadable to dnf.
 std::string xml_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text)
-    if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r')
-      out.push_back(c);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+      continue;
+    if (i + 2 < text.size()) {
+      auto c1 = static_cast<unsigned char>(text[i + 1]),
+           c2 = static_cast<unsigned char>(text[i + 2]);
+      if ((c == 0xEF && c1 == 0xBF && (c2 == 0xBE || c2 == 0xBF)) || (c == 0xED && c1 >= 0xA0)) {
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(static_cast<char>(c));
+  }
   return out;
 }
 

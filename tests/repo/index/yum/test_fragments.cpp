@@ -25,3 +25,32 @@ TEST_CASE("yum index: primary carries the package count, epoch=\"0\" and escaped
   CHECK(uncompressed(*index, "filelists").find("<file type=\"dir\">/usr/share/x</file>") !=
         std::string::npos);
 }
+
+TEST_CASE("yum index: characters XML forbids are left out of a package's text", "[repo][rpm]") {
+  auto p = package("a", "", "1.0");
+  // U+FFFE and U+FFFF, valid UTF-8 that XML 1.0 forbids, beside a control character and text
+  // that stays: one of them made dnf refuse the whole primary.xml.
+  p.rpm.summary = "x\xEF\xBF\xBEy\xEF\xBF\xBFz\x01 \xC3\xA9\xEF\xBF\xBD";
+  auto index = build_yum_repo({p}, 1764000000);
+  REQUIRE(index);
+  CHECK(uncompressed(*index, "primary").find("<summary>xyz \xC3\xA9\xEF\xBF\xBD</summary>") !=
+        std::string::npos);
+}
+
+TEST_CASE("yum index: other.xml holds the newest ten changelog entries oldest first, as "
+          "createrepo_c writes them",
+          "[repo][rpm]") {
+  auto p = package("a", "", "1.0");
+  for (int i = 12; i >= 1; --i) // as rpm keeps them: newest first
+    p.rpm.changelogs.push_back(
+        {"Dev <dev@example.com>", 1700000000u + i * 86400u, "- change " + std::to_string(i)});
+  auto index = build_yum_repo({p}, 1764000000);
+  REQUIRE(index);
+  std::string other = uncompressed(*index, "other");
+  CHECK(other.find("- change 2<") == std::string::npos);
+  auto third = other.find("- change 3<"), last = other.find("- change 12<");
+  CHECK(third != std::string::npos);
+  CHECK(third < other.find("- change 4<"));
+  CHECK(last != std::string::npos);
+  CHECK(other.find("<changelog", last) == std::string::npos); // the newest is the last
+}
