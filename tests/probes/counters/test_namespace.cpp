@@ -172,6 +172,9 @@ TEST_CASE("namespace: every name knows its kind and unit", "[counters][namespace
   CHECK(info("vm.stats.nr_free_pages").kind == Kind::gauge);
   CHECK(info("vm.stats.nr_free_pages").unit == "pages");
   CHECK(info("vm.stats.nr_dirtied").kind == Kind::counter); // nr_ but cumulative
+  CHECK(info("vm.stats.nr_foll_pin_acquired").kind == Kind::counter);
+  CHECK(info("vm.stats.nr_file_hugepages").unit == "huge pages");
+  CHECK(info("vm.stats.workingset_nodes").kind == Kind::gauge); // not nr_ but a level
   CHECK(info("vm.stats.pgpgin").unit == "KiB");
   CHECK(info("vm.meminfo.MemTotal").unit == "bytes");
   CHECK(info("cpu.0.user").kind == Kind::counter);
@@ -249,7 +252,9 @@ TEST_CASE("namespace: a glob names what it matches, across components and with a
   for (std::size_t i = 0; i < snap->size(); ++i)
     names.push_back(snap->info(i).name);
   CHECK(names == std::vector<std::string>{"kern.loadavg.1", "kern.loadavg.5", "vm.stats.nr_dirtied",
-                                          "vm.stats.nr_dirty", "vm.stats.nr_free_pages"});
+                                          "vm.stats.nr_dirty", "vm.stats.nr_file_hugepages",
+                                          "vm.stats.nr_foll_pin_acquired",
+                                          "vm.stats.nr_free_pages"});
   CHECK(ns.list("vm.stats.zz*").error().message() == "no name matches 'vm.stats.zz*'");
   // A name that holds a wildcard's character is still itself.
   TempRoot root;
@@ -436,7 +441,7 @@ TEST_CASE("namespace: a source snapshot holds every name of the same file",
   Namespace ns(k_root);
   auto vmstat = ns.source_snapshot("vm.stats.pgfault");
   REQUIRE(vmstat);
-  CHECK(vmstat->size() == 8);
+  CHECK(vmstat->size() == 11);
   CHECK(vmstat->source_count() == 1);
   auto stat = ns.source_snapshot("kern.ctxt");
   REQUIRE(stat);
