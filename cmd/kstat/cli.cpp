@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -37,6 +38,22 @@ void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometh
   }
 }
 
+// sysctl(8)'s other spelling of a name, taken as it takes it: where a '/' comes before any
+// '.', slashes separate and dots are part of a component ("net/ipv4/conf/eth0.100/rp_filter"
+// is net.ipv4.conf.eth0/100.rp_filter). In an assignment, the name before '='.
+CLI::Validator sysctl_spelling() {
+  return CLI::Validator(
+      [](std::string& text) {
+        std::size_t end = std::min(text.find('='), text.size());
+        std::size_t slash = text.find('/'), dot = text.find('.');
+        if (slash < end && slash < dot)
+          for (std::size_t i = 0; i < end; ++i)
+            text[i] = text[i] == '/' ? '.' : text[i] == '.' ? '/' : text[i];
+        return std::string();
+      },
+      "");
+}
+
 // Seconds from `low` to `high`, a decimal number ("0.5", "2", "1e-2"). Not what CLI::Range
 // lets through: "nan", which no comparison is true of (an interval of it never came, a
 // deadline of it had always passed), or hexadecimal ("0x10").
@@ -66,20 +83,25 @@ void add_timeout(CLI::App& sub, Options& options) {
 void define_read(CLI::App& sub, Options& options) {
   sub.add_option("name", options.names,
                  "Names, prefixes or globs (vm.swappiness, vm.stats, 'vm.stats.pg*fault')")
-      ->required();
+      ->required()
+      ->transform(sysctl_spelling());
   add_format_flags(sub, options, true, true);
   add_timeout(sub, options);
 }
 
 void define_list(CLI::App& sub, Options& options) {
-  sub.add_option("prefix", options.names, "Prefixes or globs to list")->expected(0, -1);
+  sub.add_option("prefix", options.names, "Prefixes or globs to list")
+      ->expected(0, -1)
+      ->transform(sysctl_spelling());
   sub.add_flag("-d,--describe", options.describe, "Add kind, unit and description");
   add_format_flags(sub, options, false, false);
   add_timeout(sub, options);
 }
 
 void define_watch(CLI::App& sub, Options& options) {
-  sub.add_option("name", options.names, "Names, prefixes or globs")->required();
+  sub.add_option("name", options.names, "Names, prefixes or globs")
+      ->required()
+      ->transform(sysctl_spelling());
   sub.add_option("-i,--interval", options.interval, "Seconds between samples (default 1)")
       ->check(seconds_between(0.01, 86400.0));
   // A whole number: "-5" would be read as 2^64 - 5, and "0" is the default's never.
@@ -96,11 +118,16 @@ void define_watch(CLI::App& sub, Options& options) {
 }
 
 void define_write(CLI::App& sub, Options& options) {
-  sub.add_option("assignment", options.names, "NAME=VALUE pairs")->required();
+  sub.add_option("assignment", options.names, "NAME=VALUE pairs")
+      ->required()
+      ->transform(sysctl_spelling());
 }
 
 void define_bench(CLI::App& sub, Options& options) {
-  sub.add_option("name", options.names, "One name")->required()->expected(1);
+  sub.add_option("name", options.names, "One name")
+      ->required()
+      ->expected(1)
+      ->transform(sysctl_spelling());
   sub.add_option("-n,--iterations", options.iterations, "Reads per method (default 100000)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
   add_format_flags(sub, options, false, false);

@@ -67,6 +67,24 @@ TEST_CASE("kstat read: values match procps sysctl", "[kstat][cli]") {
   }
 }
 
+TEST_CASE("kstat read: a name with slashes for separators is read as sysctl reads it",
+          "[kstat][cli]") {
+  auto dotted = run({k_kstat, "read", "kernel.printk", "vm.swappiness"});
+  auto slashed = run({k_kstat, "read", "kernel/printk", "vm/swappiness"});
+  CHECK(slashed.exit_status == 0);
+  CHECK(slashed.out == dotted.out);
+  CHECK(run({k_kstat, "read", "-n", "kernel/printk"}).out == sysctl_value("kernel/printk"));
+  // A dot after the first slash is part of a component, as in an interface's name.
+  opskit::test::TempDir dir;
+  std::filesystem::copy(k_data, dir / "proc", std::filesystem::copy_options::recursive);
+  std::filesystem::create_directories(dir / "proc/sys/net/ipv4/conf/eth0.100");
+  std::ofstream(dir / "proc/sys/net/ipv4/conf/eth0.100/rp_filter") << "2\n";
+  auto vlan =
+      run({k_kstat, "--proc-root", dir / "proc", "read", "net/ipv4/conf/eth0.100/rp_filter"});
+  INFO(vlan.err);
+  CHECK(vlan.out == "net.ipv4.conf.eth0/100.rp_filter: 2\n");
+}
+
 TEST_CASE("kstat list: the /proc/sys names are sysctl -a's", "[kstat][cli]") {
   auto ours = run({k_kstat, "list", "kernel", "vm", "fs", "net", "dev", "user", "abi", "debug"});
   REQUIRE(ours.exit_status == 0);

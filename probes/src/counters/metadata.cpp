@@ -410,6 +410,8 @@ constexpr Known k_known[] = {
     {"kernel.pid_max", G, "", "Largest process ID plus one"},
     {"kernel.threads-max", G, "threads", "Limit on threads system-wide"},
     {"kernel.hostname", T, "", "Host name"},
+    {"kernel.domainname", T, "", "NIS domain name"},
+    {"kernel.core_pattern", T, "", "Where core dumps go: a file name pattern, or |program"},
     {"kernel.osrelease", T, "", "Kernel release"},
     {"fs.file-max", G, "files", "Limit on open files system-wide"},
     {"fs.file-nr", T, "",

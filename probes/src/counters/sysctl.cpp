@@ -19,6 +19,23 @@ namespace opskit::counters {
 
 namespace {
 
+// A file of /proc/sys as a name: a number is a gauge, anything else text, unless the name is
+// known as text (kernel.hostname "007" is not the number 7).
+Field sysctl_field(std::string name, std::string path) {
+  Info info{std::move(name), Kind::text, {}, {}};
+  bool text = false;
+  if (const Known* k = known(info.name)) {
+    info.unit = k->unit;
+    info.description = k->description;
+    text = k->kind == Kind::text;
+  }
+  return Field{std::move(info),
+               std::move(path),
+               {.shape = Layout::Shape::whole},
+               {},
+               {.text = text, .kind_from_value = !text}};
+}
+
 void walk_sysctl(int dir_fd, dev_t device, const std::string& path, const std::string& name,
                  std::vector<Field>& out) {
   DIR* dir = ::fdopendir(dir_fd);
@@ -42,16 +59,7 @@ void walk_sysctl(int dir_fd, dev_t device, const std::string& path, const std::s
       if (fd >= 0)
         walk_sysctl(fd, device, child_path, child_name, out);
     } else if (S_ISREG(st.st_mode) && (st.st_mode & 0444) != 0 && !never_read(child_name)) {
-      Info info{child_name, Kind::text, {}, {}};
-      if (const Known* k = known(child_name)) {
-        info.unit = k->unit;
-        info.description = k->description;
-      }
-      out.push_back(Field{std::move(info),
-                          child_path,
-                          {.shape = Layout::Shape::whole},
-                          {},
-                          {.kind_from_value = true}});
+      out.push_back(sysctl_field(std::move(child_name), std::move(child_path)));
     }
   }
 }
@@ -75,13 +83,7 @@ void find_sysctl(const std::string& proc_root, std::string_view prefix, std::vec
   struct stat st {};
   if (::stat(path->c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0444) != 0 &&
       !never_read(prefix)) {
-    Info info{std::string(prefix), Kind::text, {}, {}};
-    if (const Known* k = known(prefix)) {
-      info.unit = k->unit;
-      info.description = k->description;
-    }
-    out.push_back(Field{
-        std::move(info), *path, {.shape = Layout::Shape::whole}, {}, {.kind_from_value = true}});
+    out.push_back(sysctl_field(std::string(prefix), std::move(*path)));
   }
 }
 

@@ -436,6 +436,16 @@ TEST_CASE("namespace: an unreadable source fails its entries and no others",
   }
 }
 
+TEST_CASE("namespace: a /proc/sys number is a gauge but in a name known as text",
+          "[counters][namespace]") {
+  TempRoot root;
+  root.write("sys/kernel/hostname", "007\n");
+  root.write("sys/kernel/threads-max", "007\n");
+  Namespace ns(root.path.string());
+  CHECK(std::get<std::string>(read_one(ns, "kernel.hostname")) == "007");
+  CHECK(std::get<std::uint64_t>(read_one(ns, "kernel.threads-max")) == 7);
+}
+
 TEST_CASE("namespace: a source snapshot holds every name of the same file",
           "[counters][namespace]") {
   Namespace ns(k_root);
