@@ -65,31 +65,9 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   }
 }
 
-// The snapshot of the names asked for; where some are unknown, as sysctl does, of the others,
-// each unknown one told in a line and counted in `unknown`.
-Result<counters::Snapshot> known_names(const counters::Namespace& ns, const Options& options,
-                                       std::size_t& unknown) {
-  auto found_by = deadline(options); // one --timeout to find them all in
-  auto snapshot = ns.snapshot(options.names, {}, found_by);
-  if (snapshot || options.names.size() < 2)
-    return snapshot;
-  std::vector<std::string> known;
-  for (const auto& name : options.names) {
-    if (auto one = ns.snapshot(std::span(&name, 1), {}, found_by)) {
-      known.push_back(name);
-    } else {
-      error(one.error().message());
-      ++unknown;
-    }
-  }
-  if (known.empty())
-    return fail(snapshot.error());
-  return ns.snapshot(known, {}, found_by);
-}
-
 int run_read(const counters::Namespace& ns, const Options& options) {
   std::size_t unknown = 0;
-  auto snapshot = known_names(ns, options, unknown);
+  auto snapshot = known_names(ns, options.names, deadline(options), unknown);
   if (!snapshot) {
     if (unknown == 0)
       error(snapshot.error().message());
@@ -133,9 +111,11 @@ int run_list(const counters::Namespace& ns, const Options& options) {
   std::vector<std::string> prefixes = options.names;
   if (prefixes.empty())
     prefixes.emplace_back();
-  auto snapshot = ns.snapshot(prefixes, {}, deadline(options));
+  std::size_t unknown = 0;
+  auto snapshot = known_names(ns, prefixes, deadline(options), unknown);
   if (!snapshot) {
-    error(snapshot.error().message());
+    if (unknown == 0)
+      error(snapshot.error().message());
     return k_exit_failure;
   }
   // /proc/sys entries show their kind only once read.
@@ -173,7 +153,7 @@ int run_list(const counters::Namespace& ns, const Options& options) {
   if (whole_proc && options.format != Format::json) // like sysctl -a, no walk of every process
     std::fputs("kstat: processes other than proc.self are listed by pid: kstat list proc.1234\n",
                stderr);
-  return k_exit_ok;
+  return unknown > 0 ? k_exit_failure : k_exit_ok;
 }
 
 int run_write(const counters::Namespace& ns, const Options& options) {
@@ -238,6 +218,27 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
 }
 
 } // namespace
+
+Result<counters::Snapshot> known_names(const counters::Namespace& ns,
+                                       std::span<const std::string> names,
+                                       std::chrono::steady_clock::time_point found_by,
+                                       std::size_t& unknown) {
+  auto snapshot = ns.snapshot(names, {}, found_by);
+  if (snapshot || names.size() < 2)
+    return snapshot;
+  std::vector<std::string> known;
+  for (const auto& name : names) {
+    if (auto one = ns.snapshot(std::span(&name, 1), {}, found_by)) {
+      known.push_back(name);
+    } else {
+      error(one.error().message());
+      ++unknown;
+    }
+  }
+  if (known.empty())
+    return fail(snapshot.error());
+  return ns.snapshot(known, {}, found_by);
+}
 
 int run(const Options& options) {
   raise_open_file_limit(); // a snapshot holds each source file open: five for each cgroup

@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <chrono>
+#include <span>
+#include <string>
+
 #include "cli.hpp"
+#include "opskit/probes/counters.hpp"
 
 namespace opskit::cmd::kstat {
 
 // Exit statuses (see kstat(1)).
 inline constexpr int k_exit_partial = 3; // printed what it could; some entries could not be read
+
+// The snapshot of `names`, found by `found_by`; where some are unknown, as sysctl does, of the
+// others, each unknown one told in a line and counted in `unknown`.
+Result<counters::Snapshot> known_names(const counters::Namespace& ns,
+                                       std::span<const std::string> names,
+                                       std::chrono::steady_clock::time_point found_by,
+                                       std::size_t& unknown);
 
 // Runs the subcommand `options.command` and returns kstat's exit status. Prints results on
 // stdout and one "kstat: error: ..." line per problem on stderr.

@@ -174,9 +174,11 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   // then fails its samples, and the others go on.
   auto budget = std::max(interval, Clock::duration(std::chrono::seconds(1)));
   counters::NameChanges changes(ns, options.names);
-  auto snapshot = ns.snapshot(options.names, {}, Clock::now() + budget);
+  std::size_t unknown = 0;
+  auto snapshot = known_names(ns, options.names, Clock::now() + budget, unknown);
   if (!snapshot) {
-    error(snapshot.error().message());
+    if (unknown == 0)
+      error(snapshot.error().message());
     return k_exit_failure;
   }
   auto watch = std::make_unique<counters::Watch>(std::move(*snapshot));
@@ -239,6 +241,8 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
       lines = 0;
     }
   }
+  if (unknown > 0)
+    return k_exit_failure;
   return failed_any == 0 ? k_exit_ok : k_exit_partial;
 }
 

@@ -153,6 +153,15 @@ TEST_CASE("kstat read: an unknown name is one line with a suggestion, exit 1", "
   CHECK(some.exit_status == 1);
   CHECK(some.out == "kernel.ostype: Linux\n");
   CHECK(some.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
+  // list and watch likewise.
+  auto listed = run({k_kstat, "list", "kernel.ostype", "vm.stat"});
+  CHECK(listed.exit_status == 1);
+  CHECK(listed.out == "kernel.ostype\n");
+  CHECK(listed.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
+  auto watched = run({k_kstat, "watch", "-c", "1", "-i", "0.1", "vm.swappiness", "vm.stat"});
+  CHECK(watched.exit_status == 1);
+  CHECK(watched.out.starts_with("vm.swappiness\n"));
+  CHECK(watched.err == "kstat: error: unknown name 'vm.stat': did you mean vm.stats?\n");
 }
 
 TEST_CASE("kstat read: a glob reads the names it matches, and one that matches none fails",
@@ -783,11 +792,11 @@ TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects",
   CHECK(read_only.exit_status == 1);
   CHECK(read_only.err == "kstat: error: kernel.ostype: read-only, not writable\n");
   CHECK(sysctl_value("vm.swappiness") == current + "\n");
-  // A secret, which kstat never reads, is set and not read back.
+  // A secret, which kstat never reads, is set and not read, before or after.
   auto secret =
       run({"unshare", "--net", k_kstat, "write", "net.ipv6.conf.lo.stable_secret=2001:db8::1"});
   CHECK(secret.exit_status == 0);
-  CHECK(secret.out == "net.ipv6.conf.lo.stable_secret: 2001:db8::1 (write-only)\n");
+  CHECK(secret.out == "net.ipv6.conf.lo.stable_secret: - -> 2001:db8::1\n");
 }
 
 TEST_CASE("kstat bench: three methods, figures per read", "[kstat][cli]") {

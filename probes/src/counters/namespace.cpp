@@ -462,12 +462,12 @@ Result<std::optional<Value>> Namespace::write(std::string_view name, std::string
     return fail(fmt::format("{}: not a /proc/sys entry, so not writable", name), ENOENT);
   if ((st.st_mode & 0222) == 0)
     return fail(fmt::format("{}: read-only, not writable", name), EACCES);
-  // The value before, "-" where it cannot be read: net.ipv6.conf.*.stable_secret fails to read
-  // (EIO) until it is first set.
+  // The value before, "-" where it cannot be read, or is not (net.ipv6.conf.*.stable_secret
+  // fails to read until it is first set, and is a secret after); none where it is write-only.
   std::optional<Value> before;
-  if ((st.st_mode & 0444) != 0 && !never_read(name)) {
-    auto old = read_file(*path);
-    std::string_view text = old ? trim(*old) : "-";
+  if ((st.st_mode & 0444) != 0) {
+    auto old = never_read(name) ? std::nullopt : std::optional(read_file(*path));
+    std::string_view text = old && *old ? trim(**old) : "-";
     before = parse_number(text).value_or(Value(std::string(text)));
   }
   auto fd = open_file(*path, O_WRONLY | O_TRUNC);
