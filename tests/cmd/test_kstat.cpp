@@ -499,6 +499,38 @@ TEST_CASE("kstat watch: a counter that went back, reset or wrapped at 32 bits, c
   CHECK(counted(2, "disk.vda.read_ms") == Approx(1000));
 }
 
+TEST_CASE("kstat watch: a CPU's iowait that goes back a tick is kept, one back 3 s or more "
+          "counts from zero",
+          "[kstat][cli]") {
+  opskit::test::TempDir root;
+  std::filesystem::copy(k_data, root.path(), std::filesystem::copy_options::recursive);
+  const std::string stat = root / "stat";
+  set_field(stat, 0, "cpu0", 5, 1816);
+  FILE* watch = ::popen(
+      ("'" + k_kstat + "' --proc-root '" + root.path() + "' watch --json -i 0.5 -c 4 cpu.0.iowait")
+          .c_str(),
+      "r");
+  REQUIRE(watch != nullptr);
+  // After each line, the iowait the next interval is to see (in ticks, USER_HZ 100): a tick
+  // back, 99 on from there, then back 10 s (a CPU online again).
+  const std::vector<std::uint64_t> next{1815, 1915, 915};
+  std::vector<nlohmann::json> seen;
+  char line[4096];
+  while (std::fgets(line, sizeof line, watch) != nullptr) {
+    seen.push_back(nlohmann::json::parse(line));
+    if (seen.size() <= next.size())
+      set_field(stat, 0, "cpu0", 5, next[seen.size() - 1]);
+  }
+  CHECK(::pclose(watch) == 0);
+  REQUIRE(seen.size() == 4);
+  auto counted = [&](std::size_t at) {
+    return seen[at]["values"]["cpu.0.iowait"].get<double>() * seen[at]["interval_s"].get<double>();
+  };
+  CHECK(counted(1) == Approx(0));    // not 18.15 s, the whole count
+  CHECK(counted(2) == Approx(0.99)); // from the 1816 kept
+  CHECK(counted(3) == Approx(9.15)); // from zero
+}
+
 namespace {
 
 // The lines `kstat watch ARGS...` prints on --proc-root `root`, with `change` called after the

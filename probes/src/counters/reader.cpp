@@ -388,7 +388,11 @@ bool convert_into(std::string_view token, const Convert& how, Value& out) {
       return true;
     }
     if (how.divide != 1 && how.sum_columns == 0 && parse_count(token, 1, count)) {
-      out = static_cast<double>(count) / how.divide;
+      double now = static_cast<double>(count) / how.divide;
+      if (const auto* before = how.never_back ? std::get_if<double>(&out) : nullptr;
+          before && now < *before && *before - now < k_back_seconds)
+        now = *before;
+      out = now;
       return true;
     }
     // A real as it is ("0.66": a load average, pressure's averages).

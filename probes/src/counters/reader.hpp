@@ -68,11 +68,18 @@ struct Locator {
   std::size_t hint = 0;
 };
 
+inline constexpr double k_back_seconds = 3;
+
 // How the token becomes a value.
 struct Convert {
-  bool text = false;            // keep the token as text
-  std::uint64_t multiply = 1;   // numbers: scale ("kB" -> bytes: 1024), past 64 bits as a real
-  double divide = 1;            // reals: ticks -> seconds
+  bool text = false;          // keep the token as text
+  std::uint64_t multiply = 1; // numbers: scale ("kB" -> bytes: 1024), past 64 bits as a real
+  double divide = 1;          // reals: ticks -> seconds
+  // A real the kernel may move back a little between reads, a CPU's idle and iowait time
+  // (NO_HZ accounts a sleeping CPU's time when it wakes): kept at the last read's unless back
+  // by k_back_seconds or more (a CPU online again, counting from zero), as node_exporter keeps
+  // it, where a rate would take the step back for a reset and jump.
+  bool never_back = false;
   bool kind_from_value = false; // /proc/sys: gauge when a number, text otherwise
   // The rest of /proc/stat's "cpu" line folded into FreeBSD's kern.cp_time order: user nice
   // sys intr idle, where intr = irq + softirq and idle = idle + iowait.

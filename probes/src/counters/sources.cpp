@@ -54,7 +54,7 @@ void enumerate_stat(const Record& r, std::string_view, Emitter& e) {
       std::string name = fmt::format("cpu.{}.{}", cpu, k_cpu_states[i]);
       at.column = static_cast<int>(i);
       e.emit(name, fmt::format("cpu.*.{}", k_cpu_states[i]), Kind::counter, "seconds", at,
-             {.divide = ticks_per_second()});
+             {.divide = ticks_per_second(), .never_back = true});
     }
     if (r.key == "cpu")
       e.emit("kern.cp_time", "kern.cp_time", Kind::text, "ticks", {"cpu", -1, r.offset},
