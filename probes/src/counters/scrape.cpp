@@ -155,7 +155,9 @@ Scraper::Body Scraper::scrape(TextFormat format, Clock::duration budget) {
     read_at_ = Clock::now();
     read_time_ = std::chrono::system_clock::now();
     bodies_ = {};
-    read(read_at_ + std::min(settings_.timeout, budget));
+    // From when the scrape came, not from when the one before it let go: the scraper's own
+    // timeout runs from its request.
+    read(arrived + std::min(settings_.timeout, budget));
     tell_failures();
   }
   body = std::make_shared<const std::string>(render(format, Clock::now() - read_at_));
