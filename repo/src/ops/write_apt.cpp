@@ -51,6 +51,18 @@ struct Suite {
   bool is_signed = false;
 };
 
+// The architectures the suite lists: those configured and those its Release in `suite_dir`
+// lists now. One a package brought stays when its last package goes, so that its clients keep
+// the suite's "all" packages, as a dnf repository made for an architecture stays.
+std::vector<std::string> listed_architectures(const Context& ctx, const std::string& suite_dir) {
+  std::vector<std::string> out = ctx.config.architectures;
+  if (auto release = read_file(join_path(suite_dir, "Release")))
+    for (auto& arch : release_architectures(*release))
+      if (std::find(out.begin(), out.end(), arch) == out.end())
+        out.push_back(std::move(arch));
+  return out;
+}
+
 // The suite's input but its packages: its Release fields from the configuration, and its
 // current files to copy compressed runs from.
 AptSuiteInput suite_input(const Context& ctx, const std::string& codename,
@@ -60,7 +72,7 @@ AptSuiteInput suite_input(const Context& ctx, const std::string& codename,
   input.codename = codename;
   input.origin = config.origin;
   input.label = config.label;
-  input.architectures = config.architectures;
+  input.architectures = listed_architectures(ctx, suite_dir);
   input.components = {config.component};
   input.date = ctx.env.now;
   if (config.valid_for_days > 0)
@@ -148,12 +160,12 @@ std::optional<std::set<std::string>> tracked_dirs(const Context& ctx, const AptT
 }
 
 // Whether each component and architecture of `stanzas` is still one the suite lists: one the
-// configuration names, or one a package is of ("all" making no architecture).
-bool still_listed(const Context& ctx,
+// configuration names or the suite listed (`listed`), or one a package is of ("all" making no
+// architecture).
+bool still_listed(const Context& ctx, const std::vector<std::string>& listed,
                   const std::map<std::string, std::vector<AptStanza>>& stanzas) {
   std::set<std::string> components{ctx.config.component};
-  std::set<std::string> architectures(ctx.config.architectures.begin(),
-                                      ctx.config.architectures.end());
+  std::set<std::string> architectures(listed.begin(), listed.end());
   for (const auto& [dir, list] : stanzas) {
     auto slash = dir.find("/binary-");
     if (!list.empty())
@@ -227,7 +239,7 @@ Result<std::optional<Spliced>> splice_suite(const Context& ctx, const std::strin
       stanzas.insert(at, s);
     }
   }
-  if (!still_listed(ctx, out.stanzas))
+  if (!still_listed(ctx, listed_architectures(ctx, suite_dir), out.stanzas))
     return std::nullopt;
   return out;
 }

@@ -581,6 +581,30 @@ TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when not
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
+TEST_CASE("pkgcloud: an architecture a package brought stays listed with the all packages "
+          "after the last package of it is removed",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto arm = dpkg_deb_build(dir.path(), "armtool", control("armtool", "1.0", "arm64"));
+  auto all = dpkg_deb_build(dir.path(), "docs", control("docs", "1.0", "all"));
+  REQUIRE(pkgcloud(repo, {"push", arm, all}, k_epoch).exit_status == 0);
+  REQUIRE(pkgcloud(repo, {"rm", "armtool"}, k_epoch).exit_status == 0);
+  std::string suite = repo + "/public/deb/debian/dists/bookworm/";
+  auto release = opskit::read_file(suite + "Release");
+  REQUIRE(release);
+  CHECK(release->find("Architectures: amd64 arm64\n") != std::string::npos);
+  auto packages = opskit::read_file(suite + "main/binary-arm64/Packages");
+  REQUIRE(packages);
+  CHECK(packages->find("Package: docs") != std::string::npos);
+  CHECK(packages->find("Package: armtool") == std::string::npos);
+  // An index from scratch lists it too.
+  REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0);
+  CHECK(opskit::read_file(suite + "Release")->find("Architectures: amd64 arm64\n") !=
+        std::string::npos);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
 TEST_CASE("pkgcloud: a progress bar is drawn on a terminal and never into a pipe", "[pkgcloud]") {
   if (!have_program("script"))
     FAIL("script(1) from bsdutils is needed");

@@ -34,4 +34,10 @@ std::map<std::string, ReleaseEntry> release_hashes(std::string_view release,
   return out;
 }
 
+std::vector<std::string> release_architectures(std::string_view release) {
+  auto stanza = parse_stanza(release, "Release");
+  const std::string* field = stanza ? stanza->find("Architectures") : nullptr;
+  return field ? words(*field) : std::vector<std::string>();
+}
+
 } // namespace opskit::repo

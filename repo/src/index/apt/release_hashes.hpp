@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace opskit::repo {
 
@@ -21,5 +22,8 @@ struct ReleaseEntry {
 // when the text or the list is missing or malformed (a malformed line is skipped).
 std::map<std::string, ReleaseEntry> release_hashes(std::string_view release,
                                                    std::string_view list_name);
+
+// The Architectures field of Release text `release`, split; none when there is none.
+std::vector<std::string> release_architectures(std::string_view release);
 
 } // namespace opskit::repo
