@@ -17,6 +17,7 @@
 #include "ops/ops.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/codec/compress.hpp"
+#include "opskit/repo/index/apt/release.hpp"
 #include "opskit/repo/index/yum/repomd.hpp"
 
 namespace fs = std::filesystem;
@@ -127,6 +128,12 @@ void verify_apt_suite(const Context& ctx, const fs::path& path, std::optional<Si
     return problems.unreadable(suite + "/Release", release.error());
   if (signer)
     verify_apt_signatures(dir, suite, *release, signer->keyring, problems);
+  // Against the clock, not SOURCE_DATE_EPOCH: what a client would see now.
+  if (auto until = release_valid_until(*release); until && *until < std::time(nullptr))
+    problems.add(suite + "/Release", "expired",
+                 fmt::format("{}/Release: expired {} (Valid-Until), which apt refuses; index "
+                             "again to renew it",
+                             suite, rfc2822_utc(*until)));
   auto listed = release_hashes(*release, "SHA256");
   if (listed.empty())
     problems.add(suite + "/Release", "malformed", fmt::format("{}/Release: no SHA256 list", suite));

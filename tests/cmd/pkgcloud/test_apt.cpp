@@ -279,7 +279,12 @@ TEST_CASE("apt: a Release past its Valid-Until is refused as expired", "[pkgclou
   auto expired = apt({"update"});
   INFO(expired.out << expired.err);
   CHECK(expired.err.find("is expired") != std::string::npos);
+  // verify, which checks the repository as clients see it, says so too.
+  auto verified = pkgcloud(s.repo, {"verify"});
+  CHECK(verified.exit_status == 1);
+  CHECK(verified.out.find("deb/debian/dists/bookworm/Release: expired ") != std::string::npos);
   REQUIRE(pkgcloud(s.repo, {"index"}).exit_status == 0); // re-signed now: valid again
+  CHECK(pkgcloud(s.repo, {"verify"}).exit_status == 0);
   auto fresh = apt({"update"});
   INFO(fresh.out << fresh.err);
   CHECK(fresh.exit_status == 0);

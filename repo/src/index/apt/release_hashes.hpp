@@ -5,7 +5,9 @@
 // installed.
 
 #include <cstdint>
+#include <ctime>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,5 +27,9 @@ std::map<std::string, ReleaseEntry> release_hashes(std::string_view release,
 
 // The Architectures field of Release text `release`, split; none when there is none.
 std::vector<std::string> release_architectures(std::string_view release);
+
+// The Valid-Until time of Release text `release` (as pkgcloud writes it, "Mon, 07 Dec 2026
+// 19:00:00 UTC"); none when it has none, or one in another form.
+std::optional<std::time_t> release_valid_until(std::string_view release);
 
 } // namespace opskit::repo
