@@ -187,12 +187,13 @@ Result<void> check_control_fields(const Stanza& control) {
         return fail(ok.error().with_context(f.name));
       if (iequals(f.name, "Provides") && trim(f.value).empty())
         return fail("Provides: empty, which apt cannot parse");
-    } else if (iequals(f.name, "Multi-Arch")) {
-      if (f.value != "no" && f.value != "same" && f.value != "foreign" && f.value != "allowed")
+    } else if (iequals(f.name, "Multi-Arch")) { // apt and dpkg take any case
+      if (!iequals(f.value, "no") && !iequals(f.value, "same") && !iequals(f.value, "foreign") &&
+          !iequals(f.value, "allowed"))
         return fail(fmt::format("Multi-Arch: '{}' is none of no, same, foreign, allowed",
                                 excerpt(f.value)));
     } else if (is_one_of(f.name, k_yes_no_fields)) {
-      if (f.value != "yes" && f.value != "no")
+      if (!iequals(f.value, "yes") && !iequals(f.value, "no"))
         return fail(fmt::format("{}: '{}' is neither yes nor no", f.name, excerpt(f.value)));
     }
   }
@@ -316,6 +317,8 @@ Result<void> check_deb_version(std::string_view version) {
           fmt::format("bad version '{}': only [A-Za-z0-9.+~:-] are allowed", excerpt(version)));
   if (version.find("..") != std::string_view::npos)
     return fail(fmt::format("bad version '{}': '..' is not allowed", excerpt(version)));
+  if (version.ends_with('-')) // dpkg refuses to install it
+    return fail(fmt::format("bad version '{}': the revision after '-' is empty", excerpt(version)));
   return {};
 }
 
@@ -358,7 +361,7 @@ struct Members {
 
 Result<void> read_debian_binary(archive* a, std::string_view what) {
   OPSKIT_TRY_ASSIGN(auto text, read_entry(a, 64, fmt::format("{}: debian-binary", what)));
-  if (!starts_with(text, "2."))
+  if (!starts_with(text, "2.") || text.find('\n') == std::string::npos) // dpkg wants a line
     return fail(fmt::format("{}: unsupported deb format version '{}'", what,
                             excerpt(text.substr(0, text.find('\n')))));
   return {};

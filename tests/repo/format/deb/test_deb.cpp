@@ -190,6 +190,18 @@ TEST_CASE("deb: control fields apt could not read are refused in one line", "[re
         "x.deb: control field: Multi-Arch: 'bogus' is none of no, same, foreign, allowed");
   CHECK(with("Essential: maybe\n").error().message() ==
         "x.deb: control field: Essential: 'maybe' is neither yes nor no");
+  // In any case, as apt and dpkg read them.
+  CHECK(with("Essential: Yes\nMulti-Arch: Foreign\n"));
+  // What dpkg would refuse to install: an empty revision, a debian-binary that is no line.
+  CHECK(read_deb(make_deb("Package: hello\nVersion: 1.0-\nArchitecture: all\n"), "x.deb")
+            .error()
+            .message() == "x.deb: bad version '1.0-': the revision after '-' is empty");
+  CHECK(read_deb(make_ar({{"debian-binary", "2.0"},
+                          {"control.tar.gz", make_tar("./control", k_control, "gz")},
+                          {"data.tar.gz", make_tar("./x", "x", "gz")}}),
+                 "x.deb")
+            .error()
+            .message() == "x.deb: unsupported deb format version '2.0'");
   CHECK(with("Section: " + std::string(70000, 's') + "\n").error().message() ==
         "x.deb: control field: Section: 70000 bytes, past apt's limit of 65534");
   CHECK(read_deb(make_deb("Package: hello\r\nVersion: 1\r\nArchitecture: all\r\n"), "x.deb")
