@@ -49,6 +49,18 @@ Result<void> remove_records(const Context& ctx, const std::vector<PackageRecord>
   return {};
 }
 
+// Whether `asked` names the version of `r` as dpkg or rpm would: an epoch of 0 given or not
+// (0:1.0-1 is 1.0-1), and for an rpm, without its release, any release of that version.
+bool is_version(const PackageRecord& r, std::string_view asked) {
+  if (r.format == PackageFormat::deb)
+    return compare_deb_versions(r.version, asked) == 0;
+  std::string_view version = r.version;
+  std::string_view asked_version = asked.substr(asked.find(':') + 1);
+  if (asked_version.find('-') == std::string_view::npos)
+    version = version.substr(0, version.rfind('-'));
+  return compare_rpm_versions(version, asked) == 0;
+}
+
 } // namespace
 
 Result<std::vector<PackageRecord>> remove(const Context& ctx, const RemoveFilter& filter) {
@@ -59,8 +71,7 @@ Result<std::vector<PackageRecord>> remove(const Context& ctx, const RemoveFilter
     if (r.name != filter.name || (filter.dist && r.dist != *filter.dist) ||
         (filter.arch && r.arch != *filter.arch))
       continue;
-    if (filter.version && r.version != *filter.version &&
-        !(r.format == PackageFormat::rpm && strip_epoch(r.version) == *filter.version))
+    if (filter.version && !is_version(r, *filter.version))
       continue;
     doomed.push_back(std::move(r));
   }

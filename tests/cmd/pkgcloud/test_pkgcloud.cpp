@@ -578,6 +578,14 @@ TEST_CASE("pkgcloud: rm removes a package from index and pool, and says when not
   auto again = pkgcloud(repo, {"rm", "hello"}, k_epoch);
   CHECK(again.exit_status == 1);
   CHECK(again.err == "pkgcloud: error: rm: no package hello\n");
+  // A version as dpkg and rpm compare them: an epoch of 0 written or not, and an rpm's
+  // version without its release naming every release of it.
+  CHECK(pkgcloud(repo, {"rm", "other=0:1.0"}, k_epoch).out ==
+        "removed other 1.0 amd64 from debian/bookworm\n");
+  auto rpm = rpmbuild(dir.path(), "rtool", "2.0", "x86_64", "", "");
+  REQUIRE(pkgcloud(repo, {"push", "--dist", "el/9", rpm}, k_epoch).exit_status == 0);
+  CHECK(pkgcloud(repo, {"rm", "rtool=0:2.0"}, k_epoch).out ==
+        "removed rtool 2.0-1 x86_64 from el/9\n");
   CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
