@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -77,6 +78,41 @@ trace::TraceRequest make_request(const Options& options) {
 }
 
 // Writes the report to `file` (stderr when none) and closes it; syscount's exit status.
+// The report file -o names, opened before the run (a typo in it should not cost a whole
+// traced run) but emptied only when the report is written: a run that fails leaves a report
+// there before it as it was, and removes a file it made.
+struct ReportFile {
+  FilePtr file;
+  std::string made; // the path, when this run created the file
+
+  Result<void> open(const std::string& path) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0)
+      made = path;
+    else if (errno == EEXIST)
+      fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC); // not the traced command's
+    if (fd < 0)
+      return fail(Error::from_errno("open", path));
+    file.reset(::fdopen(fd, "w"));
+    if (!file) {
+      ::close(fd);
+      return fail(Error::from_errno("open", path));
+    }
+    return {};
+  }
+  // Empties it (a terminal or a pipe named by -o has nothing to empty) and hands it over.
+  FilePtr take() {
+    if (file)
+      (void)::ftruncate(::fileno(file.get()), 0);
+    made.clear();
+    return std::move(file);
+  }
+  ~ReportFile() {
+    if (!made.empty())
+      ::unlink(made.c_str());
+  }
+};
+
 int write_report(const Options& options, const RunInfo& info, const trace::Aggregator& aggregator,
                  FilePtr file) {
   auto summary = aggregator.summary(options.top == 0 ? static_cast<std::size_t>(-1) : options.top);
@@ -106,12 +142,10 @@ int run(const Options& options) {
   if (options.pid == 0 && options.command.empty())
     return usage_error("no command to trace: give one after --, or -p PID");
 
-  // Open the report file first: a typo in -o should not cost a whole traced run.
-  FilePtr file;
+  ReportFile file;
   if (!options.output.empty()) {
-    file.reset(std::fopen(options.output.c_str(), "we")); // not the traced command's
-    if (!file) {
-      print_error("syscount", Error::from_errno("open", options.output).message());
+    if (auto opened = file.open(options.output); !opened) {
+      print_error("syscount", opened.error().message());
       return k_exit_failure;
     }
   }
@@ -143,7 +177,7 @@ int run(const Options& options) {
   info.exit_status = outcome->exit_status;
   info.detached = outcome->detached;
   info.wall_s = outcome->wall_s;
-  return write_report(options, info, aggregator, std::move(file));
+  return write_report(options, info, aggregator, file.take());
 }
 
 } // namespace opskit::cmd::syscount

@@ -328,6 +328,16 @@ TEST_CASE("syscount: a missing command is reported and exits 127", "[syscount]")
   CHECK(done.err == "syscount: error: perl5-does-not-exist: command not found\n");
   done = run({tool("syscount"), "stats", "--backend", backend, "--", "/nonexistent/perl5"});
   CHECK(done.exit_status == 127);
+  // No report: a report file -o named is left as it was, or not made.
+  TempDir tmp;
+  std::ofstream(tmp.file("kept.json")) << "the last report\n";
+  for (const char* name : {"kept.json", "new.json"}) {
+    done = run({tool("syscount"), "stats", "--json", "--backend", backend, "-o", tmp.file(name),
+                "--", "perl5-does-not-exist"});
+    CHECK(done.exit_status == 127);
+  }
+  CHECK(slurp(tmp.file("kept.json")) == "the last report\n");
+  CHECK_FALSE(std::filesystem::exists(tmp.file("new.json")));
 }
 
 TEST_CASE("syscount: the command after -- runs word for word, brackets and commas too",
