@@ -193,7 +193,15 @@ struct Dispatch {
     // so that every scrape paid a new TCP (and TLS) handshake. Answer on the second call, when
     // the request is whole; a body, which no GET needs, is consumed unread.
     static int k_started;
+    auto* server = static_cast<HttpServer*>(cls);
+    std::string_view verb = method;
+    bool readable = verb == MHD_HTTP_METHOD_GET || verb == MHD_HTTP_METHOD_HEAD;
     if (*request_state == nullptr) {
+      // Another method is refused at once, its body unread (a POST of 100 MB that asks
+      // Expect: 100-continue is not taken in to be refused), and its connection closed.
+      if (!readable)
+        return send_text(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n",
+                         server->live()->config.headers);
       *request_state = &k_started;
       return MHD_YES;
     }
@@ -201,14 +209,10 @@ struct Dispatch {
       *upload_size = 0;
       return MHD_YES;
     }
-    auto* server = static_cast<HttpServer*>(cls);
     auto live = server->live();
     if (!live->broken.empty())
       return send_text(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal server error\n", {});
     const Headers& headers = live->config.headers;
-    std::string_view verb = method;
-    if (verb != MHD_HTTP_METHOD_GET && verb != MHD_HTTP_METHOD_HEAD)
-      return send_text(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", headers);
     if (!live->limiter->allow())
       return send_text(connection, MHD_HTTP_TOO_MANY_REQUESTS, "too many requests\n", headers);
     if (live->keys) {
