@@ -194,7 +194,8 @@ constexpr Rule k_rules[] = {
     {"disk.*.weighted_io_ms", "disk_io_time_weighted", {k_device}},
     {"disk.*.discards", "disk_discards_completed", {k_device}},
     {"disk.*.discards_merged", "disk_discards_merged", {k_device}},
-    {"disk.*.discard_sectors", "disk_discarded", {k_device}},
+    // in sectors of 512 bytes, as node_exporter counts them (its one disk family not in bytes)
+    {"disk.*.discard_sectors", "disk_discarded_sectors", {k_device}, Units::keep},
     {"disk.*.discard_ms", "disk_discard_time", {k_device}},
     {"disk.*.flushes", "disk_flush_requests", {k_device}},
     {"disk.*.flush_ms", "disk_flush_requests_time", {k_device}},
@@ -207,10 +208,12 @@ constexpr Rule k_rules[] = {
     {"disk.*.*", "disk_$2", {k_device}},
     // /proc/<pid>/{stat,status,io}
     {"proc.*.**", "process_$2", {{{"pid", "$1"}}}},
-    // /proc/pressure/{cpu,memory,io,irq}: node_exporter's pressure collector has the totals only
-    {"kern.pressure.*.*.total", "pressure", k_pressure, Units::base,
-     "Time tasks stalled on the resource, in seconds "
-     "(kind some: at least one task; full: all non-idle tasks at once)"},
+    // /proc/pressure/{cpu,memory,io,irq}: node_exporter's pressure collector has the totals only,
+    // named as it names them; the averages, which it leaves out, with labels
+    {"kern.pressure.*.some.total", "pressure_$1_waiting", {}, Units::base,
+     "Time at least one task waited on the resource (pressure some), in seconds"},
+    {"kern.pressure.*.full.total", "pressure_$1_stalled", {}, Units::base,
+     "Time all non-idle tasks stalled on the resource at once (pressure full), in seconds"},
     {"kern.pressure.*.*.avg10", "pressure_avg10", k_pressure, Units::keep,
      "Share of the last 10 seconds tasks stalled on the resource, in percent "
      "(kind some: at least one task; full: all non-idle tasks at once)"},

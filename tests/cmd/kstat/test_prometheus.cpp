@@ -364,6 +364,8 @@ TEST_CASE("kstat serve and node_exporter agree on the families both expose",
           4e9 * (elapsed + 1));
     later("node_disk_io_time_seconds_total" + labels, "kstat_disk_io_time_seconds_total" + labels,
           elapsed + 0.01);
+    later("node_disk_discarded_sectors_total" + labels,
+          "kstat_disk_discarded_sectors_total" + labels, 8e6 * (elapsed + 1));
   });
   CHECK(disks > 0);
   int interfaces =
@@ -524,6 +526,13 @@ TEST_CASE("kstat serve and node_exporter agree on the scheduler's statistics",
   auto [theirs, compared] = agree_on_copy({"kern.schedstat"}, "schedstat", {"node_schedstat_"});
   CHECK(compared == 2 * 3);
   CHECK(theirs["node_schedstat_waiting_seconds_total{cpu=\"1\"}"] == 290.25);
+}
+
+TEST_CASE("kstat serve and node_exporter name and count pressure stalls alike",
+          "[kstat][serve][node_exporter]") {
+  auto [theirs, compared] = agree_on_copy({"kern.pressure"}, "pressure", {"node_pressure_"});
+  CHECK(compared >= 5); // cpu waiting, io and memory waiting and stalled, by this node_exporter
+  CHECK(theirs["node_pressure_io_waiting_seconds_total"] == Approx(498.961726));
 }
 
 TEST_CASE("kstat serve and node_exporter agree on the CPUs' frequencies and thermal throttling",

@@ -70,7 +70,7 @@ TEST_CASE("exposition: /proc/sys numbers are one family labelled by name, text l
 TEST_CASE("exposition: pressure in seconds, interfaces by device, softirqs by type and cpu",
           "[counters][exposition]") {
   auto out = render({"kern.pressure.io", "net.dev.lo", "kern.softirqs.TIMER"});
-  CHECK(has_line(out, "kstat_pressure_seconds_total{resource=\"io\",kind=\"some\"} 498.961726"));
+  CHECK(has_line(out, "kstat_pressure_io_waiting_seconds_total 498.961726"));
   CHECK(has_line(out, "kstat_pressure_avg10{resource=\"io\",kind=\"full\"} 0.5"));
   CHECK(has_line(out, "kstat_network_receive_bytes_total{device=\"lo\"} 63164848253"));
   CHECK(has_line(out, "kstat_network_transmit_packets_total{device=\"lo\"} 3340808"));
