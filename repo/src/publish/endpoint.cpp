@@ -26,15 +26,27 @@ std::string trimmed_slashes(std::string_view s) {
 }
 
 // Where the user information of `url` ("user:password@" after "://", or at the start of one
-// without a scheme) starts and ends; npos, npos when it has none.
+// without a scheme) starts and ends; npos, npos when it has none. A password may hold '/', '?'
+// or '#' left unescaped: the last '@' ends the user information unless what comes before it
+// reads as a host, an optional port of digits, and a path (https://host:8080/a@b/).
 std::pair<std::size_t, std::size_t> userinfo_of(std::string_view url) {
+  constexpr auto k_none = std::pair(std::string_view::npos, std::string_view::npos);
   std::size_t host = url.find("://");
   host = host == std::string_view::npos ? 0 : host + 3;
-  std::string_view authority = url.substr(host, url.find_first_of("/?#", host) - host);
-  std::size_t at = authority.rfind('@');
-  if (at == std::string_view::npos)
-    return {std::string_view::npos, std::string_view::npos};
-  return {host, host + at + 1};
+  std::size_t at = url.rfind('@');
+  if (at == std::string_view::npos || at < host)
+    return k_none;
+  std::string_view before = url.substr(host, at - host);
+  std::size_t end = before.find_first_of("/?#");
+  if (end != std::string_view::npos) {
+    std::size_t colon = before.find(':');
+    if (colon > end)
+      return k_none; // an '@' in the path
+    std::string_view port = before.substr(colon + 1, end - colon - 1);
+    if (!port.empty() && port.find_first_not_of("0123456789") == std::string_view::npos)
+      return k_none; // host:port/path@...
+  }
+  return {host, at + 1};
 }
 
 Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,

@@ -164,7 +164,7 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
   auto deadline = std::chrono::steady_clock::now() + wait;
   std::string mine = random_token();
   bool wrote = false;
-  int unseen = 0; // writes of ours read back as no lock at all
+  int unseen = 0; // writes of ours read back, one after the other, as no lock at all
   for (;;) {
     Request r = get(k_lock);
     OPSKIT_TRY_ASSIGN(auto read, transfer_.run({&r, 1}));
@@ -175,6 +175,8 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
       return {};
     }
     if (held.held) {
+      wrote = false; // another's: what it lets go is not ours gone missing
+      unseen = 0;
       if (std::chrono::steady_clock::now() >= deadline) {
         char when[32] = {};
         std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&held.expires));
