@@ -222,22 +222,27 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
 Result<counters::Snapshot> known_names(const counters::Namespace& ns,
                                        std::span<const std::string> names,
                                        std::chrono::steady_clock::time_point found_by,
-                                       std::size_t& unknown) {
+                                       std::size_t& unknown, std::vector<std::string>* known) {
   auto snapshot = ns.snapshot(names, {}, found_by);
-  if (snapshot || names.size() < 2)
-    return snapshot;
-  std::vector<std::string> known;
-  for (const auto& name : names) {
-    if (auto one = ns.snapshot(std::span(&name, 1), {}, found_by)) {
-      known.push_back(name);
-    } else {
-      error(one.error().message());
-      ++unknown;
+  std::vector<std::string> found;
+  if (snapshot || names.size() < 2) {
+    found.assign(names.begin(), names.end());
+  } else {
+    for (const auto& name : names) {
+      if (auto one = ns.snapshot(std::span(&name, 1), {}, found_by)) {
+        found.push_back(name);
+      } else {
+        error(one.error().message());
+        ++unknown;
+      }
     }
+    if (found.empty())
+      return fail(snapshot.error());
+    snapshot = ns.snapshot(found, {}, found_by);
   }
-  if (known.empty())
-    return fail(snapshot.error());
-  return ns.snapshot(known, {}, found_by);
+  if (known)
+    *known = std::move(found);
+  return snapshot;
 }
 
 int run(const Options& options) {

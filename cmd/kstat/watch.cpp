@@ -173,16 +173,19 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   // (a large tree at -i 0.01 is late, not failed): a mount or sensor that does not answer by
   // then fails its samples, and the others go on.
   auto budget = std::max(interval, Clock::duration(std::chrono::seconds(1)));
-  counters::NameChanges changes(ns, options.names);
+  // The names watched: those given, less those unknown (told once, and left out of every
+  // finding again, which they would fail).
   std::size_t unknown = 0;
-  auto snapshot = known_names(ns, options.names, Clock::now() + budget, unknown);
+  std::vector<std::string> names;
+  auto snapshot = known_names(ns, options.names, Clock::now() + budget, unknown, &names);
   if (!snapshot) {
     if (unknown == 0)
       error(snapshot.error().message());
     return k_exit_failure;
   }
+  counters::NameChanges changes(ns, names);
   auto watch = std::make_unique<counters::Watch>(std::move(*snapshot));
-  const std::vector<counters::Selection> selections{{options.names}};
+  const std::vector<counters::Selection> selections{{names}};
 
   struct sigaction action {};
   action.sa_handler = on_stop;
@@ -225,8 +228,8 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
       renamed = watch->follow(ns, selections, seen.subtrees, Clock::now() + budget);
     std::unique_ptr<counters::Watch> again;
     if (seen.everything || watch->names_changed()) {
-      changes.renew(ns, options.names);
-      if (auto fresh = ns.snapshot(options.names, {}, Clock::now() + budget))
+      changes.renew(ns, names);
+      if (auto fresh = ns.snapshot(names, {}, Clock::now() + budget))
         again = std::make_unique<counters::Watch>(std::move(*fresh), *watch);
       else
         watch->keep_failures(); // not looked for again at each sample

@@ -77,7 +77,6 @@ trace::TraceRequest make_request(const Options& options) {
   return request;
 }
 
-// Writes the report to `file` (stderr when none) and closes it; syscount's exit status.
 // The report file -o names, opened before the run (a typo in it should not cost a whole
 // traced run) but emptied only when the report is written: a run that fails leaves a report
 // there before it as it was, and removes a file it made.
@@ -113,6 +112,7 @@ struct ReportFile {
   }
 };
 
+// Writes the report to `file` (stderr when none) and closes it; syscount's exit status.
 int write_report(const Options& options, const RunInfo& info, const trace::Aggregator& aggregator,
                  FilePtr file) {
   auto summary = aggregator.summary(options.top == 0 ? static_cast<std::size_t>(-1) : options.top);

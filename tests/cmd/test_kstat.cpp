@@ -507,7 +507,7 @@ TEST_CASE("kstat watch: a CPU's iowait that goes back a tick is kept, one back 3
   const std::string stat = root / "stat";
   set_field(stat, 0, "cpu0", 5, 1816);
   FILE* watch = ::popen(
-      ("'" + k_kstat + "' --proc-root '" + root.path() + "' watch --json -i 0.5 -c 4 cpu.0.iowait")
+      ("'" + k_kstat + "' --proc-root '" + root.path() + "' watch --json -i 1 -c 4 cpu.0.iowait")
           .c_str(),
       "r");
   REQUIRE(watch != nullptr);

@@ -152,12 +152,17 @@ Scraper::Body Scraper::scrape(TextFormat format, Clock::duration budget) {
   if (read_at_ >= arrived && body)
     return body;
   if (read_at_ < arrived) {
+    // From when the scrape came, not from when the one before it let go: the scraper's own
+    // timeout runs from its request. One that waited past it, its scraper gone, is given the
+    // last body: a read now would fail every source that has a deadline, and its body would
+    // be given to the scrapes that came meanwhile and have time left.
+    auto deadline = arrived + std::min(settings_.timeout, budget);
+    if (body && Clock::now() >= deadline)
+      return body;
     read_at_ = Clock::now();
     read_time_ = std::chrono::system_clock::now();
     bodies_ = {};
-    // From when the scrape came, not from when the one before it let go: the scraper's own
-    // timeout runs from its request.
-    read(arrived + std::min(settings_.timeout, budget));
+    read(deadline);
     tell_failures();
   }
   body = std::make_shared<const std::string>(render(format, Clock::now() - read_at_));

@@ -150,11 +150,13 @@ TEST_CASE("kstat serve: / links to /metrics, other paths are 404, POST is refuse
   auto post =
       run({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", serve.url()});
   CHECK(post.out == "405");
-  // Refused before its body, which is not taken in: curl, told no 100 Continue, sends none.
-  auto large = run({"sh", "-c",
-                    "head -c 100000000 /dev/zero | curl -s -o /dev/null -w '%{http_code} "
-                    "%{size_upload}' -H 'Expect: 100-continue' --data-binary @- " +
-                        serve.url("/metrics")});
+  // Refused before its body, which is not taken in: curl, told no 100 Continue (and waiting for
+  // one however slow the server), sends none.
+  auto large =
+      run({"sh", "-c",
+           "head -c 100000000 /dev/zero | curl -s -o /dev/null -w '%{http_code} "
+           "%{size_upload}' -H 'Expect: 100-continue' --expect100-timeout 30 --data-binary @- " +
+               serve.url("/metrics")});
   CHECK(large.out == "405 0");
 }
 

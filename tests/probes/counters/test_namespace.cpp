@@ -444,6 +444,10 @@ TEST_CASE("namespace: a /proc/sys number is a gauge but in a name known as text"
   Namespace ns(root.path.string());
   CHECK(std::get<std::string>(read_one(ns, "kernel.hostname")) == "007");
   CHECK(std::get<std::uint64_t>(read_one(ns, "kernel.threads-max")) == 7);
+  auto before = ns.write("kernel.hostname", "008"); // what write prints as the old value
+  REQUIRE(before);
+  REQUIRE(*before);
+  CHECK(std::get<std::string>(**before) == "007");
 }
 
 TEST_CASE("namespace: a source snapshot holds every name of the same file",

@@ -187,9 +187,8 @@ Result<void> check_control_fields(const Stanza& control) {
         return fail(ok.error().with_context(f.name));
       if (iequals(f.name, "Provides") && trim(f.value).empty())
         return fail("Provides: empty, which apt cannot parse");
-    } else if (iequals(f.name, "Multi-Arch")) { // apt and dpkg take any case
-      if (!iequals(f.value, "no") && !iequals(f.value, "same") && !iequals(f.value, "foreign") &&
-          !iequals(f.value, "allowed"))
+    } else if (iequals(f.name, "Multi-Arch")) { // as apt reads it: lower case
+      if (f.value != "no" && f.value != "same" && f.value != "foreign" && f.value != "allowed")
         return fail(fmt::format("Multi-Arch: '{}' is none of no, same, foreign, allowed",
                                 excerpt(f.value)));
     } else if (is_one_of(f.name, k_yes_no_fields)) {
@@ -361,9 +360,12 @@ struct Members {
 
 Result<void> read_debian_binary(archive* a, std::string_view what) {
   OPSKIT_TRY_ASSIGN(auto text, read_entry(a, 64, fmt::format("{}: debian-binary", what)));
-  if (!starts_with(text, "2.") || text.find('\n') == std::string::npos) // dpkg wants a line
+  if (!starts_with(text, "2."))
     return fail(fmt::format("{}: unsupported deb format version '{}'", what,
                             excerpt(text.substr(0, text.find('\n')))));
+  if (text.find('\n') == std::string::npos) // dpkg refuses it
+    return fail(
+        fmt::format("{}: debian-binary '{}' is not a line (no newline)", what, excerpt(text)));
   return {};
 }
 
