@@ -2,11 +2,14 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "opskit/table.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::cmd::syscount {
 
@@ -26,11 +29,26 @@ std::string seconds(double s) {
   return fmt::format("{:.6f}", s);
 }
 
+// The command as a shell would take it back: a word with anything but [A-Za-z0-9_./=:,+@%-]
+// in single quotes, control characters escaped (a newline shows as \n).
 std::string command_line(const RunInfo& run) {
+  auto plain = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=:,+@%-", c) != nullptr;
+  };
   std::string out;
-  for (const auto& word : run.command)
-    out += (out.empty() ? "" : " ") + word;
-  return out;
+  for (const auto& word : run.command) {
+    if (!out.empty())
+      out += ' ';
+    if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) {
+      out += word;
+      continue;
+    }
+    out += '\'';
+    for (char c : word)
+      out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return printable(out);
 }
 
 // `line` cut to `width` bytes (0: no limit), marked "..." at the end where it was cut.
@@ -84,16 +102,19 @@ Table calls_table(const std::vector<trace::SyscallSummary>& syscalls) {
 std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
                         const TextLayout& layout) {
   auto width = layout.width;
-  std::string header;
-  if (run.attached_pid > 0)
-    header =
-        fmt::format("syscount {}: process {} ({}), {}", trace::to_string(run.cls), run.attached_pid,
-                    command_line(run),
-                    run.detached ? "detached" : fmt::format("exit status {}", run.exit_status));
-  else
-    header = fmt::format("syscount {}: {}, exit status {}", trace::to_string(run.cls),
-                         command_line(run), run.exit_status);
-  std::string out = fit(header, width) + "\n";
+  // The command is what is cut to the width, not how it ended.
+  std::string before, after;
+  if (run.attached_pid > 0) {
+    before = fmt::format("syscount {}: process {} (", trace::to_string(run.cls), run.attached_pid);
+    after = run.detached ? "), detached" : fmt::format("), exit status {}", run.exit_status);
+  } else {
+    before = fmt::format("syscount {}: ", trace::to_string(run.cls));
+    after = fmt::format(", exit status {}", run.exit_status);
+  }
+  std::size_t room = before.size() + after.size() + 8;
+  std::string out =
+      before + fit(command_line(run), width > room ? width - before.size() - after.size() : 0) +
+      after + "\n";
 
   section(out, "Calls", calls_table(summary.syscalls), width);
 

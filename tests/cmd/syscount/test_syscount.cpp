@@ -294,8 +294,15 @@ TEST_CASE("syscount: the command's output is untouched, the report goes to stder
                    "echo out; echo err >&2"});
   CHECK(done.exit_status == 0);
   CHECK(done.out == "out\n");
-  CHECK(done.err.starts_with("err\nsyscount stats: sh -c"));
+  CHECK(
+      done.err.starts_with("err\nsyscount stats: sh -c 'echo out; echo err >&2', exit status 0\n"));
   CHECK(done.err.find("\nTotal: ") != std::string::npos);
+  // Cut to the width, the command is what gives way, not how it ended.
+  auto narrow = run({"env", "COLUMNS=60", tool("syscount"), "stats", "--backend", backend, "--",
+                     "sh", "-c", "exit 3; " + std::string(100, 'x')});
+  CHECK(narrow.exit_status == 3);
+  CHECK(narrow.err.starts_with("syscount stats: sh -c 'exit 3; xxx"));
+  CHECK(narrow.err.find("..., exit status 3\n") != std::string::npos);
 }
 
 TEST_CASE("syscount: idle CPUs poll while it traces, unless --no-idle-poll", "[syscount]") {
