@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "bpf/backend.hpp"
+#include "launch.hpp"
 #include "ptrace/tracer.hpp"
 
 namespace opskit::trace {
@@ -90,8 +91,13 @@ Result<TraceOutcome> run_trace(const TraceRequest& request, TraceBackend& backen
     if (request.command.empty())
       return fail("no command to trace");
     OPSKIT_TRY_ASSIGN(program, find_program(request.command.front()));
+    return backend.run(request, program, sink);
   }
-  return backend.run(request, program, sink);
+  // -p of a thread is its process, as ptrace, which seizes every thread of the group /proc
+  // lists, takes it; eBPF follows a process by its thread group's id.
+  TraceRequest process = request;
+  process.attach_pid = task_identity(request.attach_pid).first;
+  return backend.run(process, program, sink);
 }
 
 Result<TraceOutcome> run_trace(const TraceRequest& request, Aggregator& sink) {

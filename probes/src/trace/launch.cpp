@@ -39,6 +39,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <ctime>
 #include <string>
@@ -50,6 +51,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "counters/reader.hpp"
+#include "opskit/file.hpp"
 
 namespace opskit::trace {
 
@@ -299,6 +305,20 @@ Result<void> HeldCommand::exec_result(const std::string& program) const {
       failure.stage == k_stage_exec)
     return fail(Error::from_errno("exec", program, failure.err));
   return {};
+}
+
+std::pair<pid_t, std::string> task_identity(pid_t pid) {
+  std::pair<pid_t, std::string> out{pid, "?"};
+  auto text = read_file(fmt::format("/proc/{}/status", pid));
+  if (!text)
+    return out;
+  const counters::Layout status; // "Key:" and its values, a record a line
+  counters::Locator name{"Name", -1}, tgid{"Tgid", 0};
+  if (auto token = counters::locate(*text, status, name))
+    out.second = std::string(*token);
+  if (auto token = counters::locate(*text, status, tgid))
+    std::from_chars(token->data(), token->data() + token->size(), out.first);
+  return out;
 }
 
 } // namespace opskit::trace

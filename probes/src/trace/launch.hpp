@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/types.h>
@@ -21,6 +22,10 @@ std::uint64_t now_ns() noexcept;
 
 // The status as a shell reports it: the exit code, or 128+N when signal N ended the process.
 int shell_status(int wait_status) noexcept;
+
+// The task's thread group (its process) and command name from /proc/<pid>/status ({pid, "?"}
+// when it is gone).
+std::pair<pid_t, std::string> task_identity(pid_t pid);
 
 // For its lifetime, SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught (without SA_RESTART, so a
 // blocking call returns EINTR): each is remembered, forwarded to the command set with

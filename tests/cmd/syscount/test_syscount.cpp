@@ -459,6 +459,33 @@ TEST_CASE("syscount: -p reports the exit of a process that ends while traced", "
   CHECK(report.at("detached") == false);
 }
 
+TEST_CASE("syscount: -p of a thread traces its process, with either backend", "[syscount]") {
+  OPSKIT_EACH_BACKEND(backend);
+  TempDir tmp;
+  Child target({"/usr/bin/python3", "-c",
+                "import sys, threading\n"
+                "done = threading.Event()\n"
+                "t = threading.Thread(target=done.wait)\n"
+                "t.start()\n"
+                "print('ready', t.native_id, flush=True)\n"
+                "sys.stdin.read()\n"
+                "done.set()\n"
+                "t.join()\n"});
+  std::string ready = Child::read_line(target.out);
+  REQUIRE(ready.starts_with("ready "));
+  std::string thread = ready.substr(6, ready.find_first_of("\r\n") - 6);
+  REQUIRE(thread != std::to_string(target.pid));
+  Child tracer({tool("syscount"), "stats", "--backend", backend, "-p", thread, "--json", "-o",
+                tmp.file("report.json")});
+  REQUIRE(Child::read_line(tracer.err).starts_with("syscount: attached"));
+  target.in.reset(); // end of input: the target exits 0
+  CHECK(tracer.wait() == 0);
+  target.wait();
+  json report = json::parse(slurp(tmp.file("report.json")));
+  CHECK(report.at("detached") == false);
+  CHECK(report.at("exit_status") == 0);
+}
+
 TEST_CASE("syscount: -p on a process that does not exist fails", "[syscount]") {
   OPSKIT_EACH_BACKEND(backend);
   auto done = run({tool("syscount"), "stats", "--backend", backend, "-p", "999999999"});

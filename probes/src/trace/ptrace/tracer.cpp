@@ -144,21 +144,6 @@ bool more_than_one_cpu() noexcept {
   return ::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1;
 }
 
-// The pid's thread group and command name from /proc/<pid>/status ({pid, "?"} when it is gone).
-std::pair<pid_t, std::string> task_identity(pid_t pid) {
-  std::pair<pid_t, std::string> out{pid, "?"};
-  auto text = read_file(fmt::format("/proc/{}/status", pid));
-  if (!text)
-    return out;
-  const counters::Layout status; // "Key:" and its values, a record a line
-  counters::Locator name{"Name", -1}, tgid{"Tgid", 0};
-  if (auto token = counters::locate(*text, status, name))
-    out.second = std::string(*token);
-  if (auto token = counters::locate(*text, status, tgid))
-    std::from_chars(token->data(), token->data() + token->size(), out.first);
-  return out;
-}
-
 // The error of a PTRACE_SEIZE of task `tid` that failed with `err`: "OP OBJECT: why", and for
 // EPERM its name and, when another tracer holds the task, which one (from its TracerPid).
 Error seize_error(std::string_view op, std::string_view object, pid_t tid, int err) {
