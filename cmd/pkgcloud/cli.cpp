@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
 #include "cli_main.hpp"
 
 #include "opskit/version.hpp"
@@ -37,6 +43,17 @@ void define_publish(CLI::App& app, Options& o) {
                   "S3: send a file larger than this as a multipart upload, in parts of 16 MiB "
                   "(from 5MiB to 5GiB; KB and MB are 1000, KiB and MiB 1024 bytes)")
       ->transform(CLI::AsSizeValue(true).description(""))
+      ->check(CLI::Validator(
+          [](std::string& bytes) {
+            constexpr std::uint64_t k_least = std::uint64_t{5} << 20,
+                                    k_most = std::uint64_t{5} << 30;
+            std::uint64_t n = std::strtoull(bytes.c_str(), nullptr, 10);
+            return n >= k_least && n <= k_most
+                       ? std::string()
+                       : fmt::format("{} bytes: S3 takes from 5 MiB ({}) to 5 GiB ({})", bytes,
+                                     k_least, k_most);
+          },
+          ""))
       ->type_name("SIZE")
       ->default_str("64MiB");
   pub->add_option("--user", o.target.user, "WebDAV: the user for basic authentication");
@@ -50,8 +67,8 @@ void define_publish(CLI::App& app, Options& o) {
                   "Wait this many seconds for another publish to the target to finish "
                   "(default: fail at once)");
   pub->add_flag("--delete", o.delete_stale,
-                "Delete from the target the files the publication no longer has, after the "
-                "manifest is written");
+                "Delete from the target the files the publication no longer has, a publish after "
+                "the one that left them out (clients may still read them meanwhile)");
   auto* dry_run =
       pub->add_flag("--dry-run,-n", o.dry_run, "List what would be sent and deleted; send nothing");
   pub->add_flag("--verify-remote", o.verify_remote,

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
-#include "cli_main.hpp"
-
+#include <limits>
 #include <string>
 #include <string_view>
 
+#include "cli_main.hpp"
 #include "opskit/version.hpp"
 
 namespace opskit::cmd::syscount {
@@ -52,7 +52,7 @@ void define_cli(CLI::App& app, Options& options) {
     cmd->add_option("--max-paths", options.max_paths,
                     "Keep at most N distinct paths exactly; fold the rest into their directory")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
     cmd->add_option("-o,--output", options.output, "Write the report to FILE instead of stderr");
     cmd->add_flag("--json", options.json, "Write the report as JSON");
     cmd->add_flag("--no-idle-poll", options.no_idle_poll,
