@@ -175,6 +175,7 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   auto budget = std::max(interval, Clock::duration(std::chrono::seconds(1)));
   // The names watched: those given, less those unknown (told once, and left out of every
   // finding again, which they would fail).
+  counters::NameChanges changes(ns, options.names); // first: what comes meanwhile is seen
   std::size_t unknown = 0;
   std::vector<std::string> names;
   auto snapshot = known_names(ns, options.names, Clock::now() + budget, unknown, &names);
@@ -183,7 +184,6 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
       error(snapshot.error().message());
     return k_exit_failure;
   }
-  counters::NameChanges changes(ns, names);
   auto watch = std::make_unique<counters::Watch>(std::move(*snapshot));
   const std::vector<counters::Selection> selections{{names}};
 

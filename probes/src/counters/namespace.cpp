@@ -19,7 +19,6 @@
 #include "driver_reads.hpp"
 #include "emitter.hpp"
 #include "metadata.hpp"
-#include "metadata.hpp"
 #include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/text.hpp"

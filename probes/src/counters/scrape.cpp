@@ -154,11 +154,14 @@ Scraper::Body Scraper::scrape(TextFormat format, Clock::duration budget) {
   if (read_at_ < arrived) {
     // From when the scrape came, not from when the one before it let go: the scraper's own
     // timeout runs from its request. One that waited past it, its scraper gone, is given the
-    // last body: a read now would fail every source that has a deadline, and its body would
-    // be given to the scrapes that came meanwhile and have time left.
+    // last read's values: a read now would fail every source that has a deadline, and its body
+    // would be given to the scrapes that came meanwhile and have time left.
     auto deadline = arrived + std::min(settings_.timeout, budget);
-    if (body && Clock::now() >= deadline)
+    if (Clock::now() >= deadline && read_at_ != Clock::time_point{}) {
+      if (!body)
+        body = std::make_shared<const std::string>(render(format, Clock::now() - read_at_));
       return body;
+    }
     read_at_ = Clock::now();
     read_time_ = std::chrono::system_clock::now();
     bodies_ = {};

@@ -26,26 +26,15 @@ std::string trimmed_slashes(std::string_view s) {
 }
 
 // Where the user information of `url` ("user:password@" after "://", or at the start of one
-// without a scheme) starts and ends; npos, npos when it has none. A password may hold '/', '?'
-// or '#' left unescaped: the last '@' ends the user information unless what comes before it
-// reads as a host, an optional port of digits, and a path (https://host:8080/a@b/).
+// without a scheme) starts and ends; npos, npos when it has none. Up to the last '@': a
+// password may hold '/', '?' or '#' left unescaped, which no parse can tell from a path, so an
+// '@' anywhere is taken for one (a path's own is written %40).
 std::pair<std::size_t, std::size_t> userinfo_of(std::string_view url) {
-  constexpr auto k_none = std::pair(std::string_view::npos, std::string_view::npos);
   std::size_t host = url.find("://");
   host = host == std::string_view::npos ? 0 : host + 3;
   std::size_t at = url.rfind('@');
   if (at == std::string_view::npos || at < host)
-    return k_none;
-  std::string_view before = url.substr(host, at - host);
-  std::size_t end = before.find_first_of("/?#");
-  if (end != std::string_view::npos) {
-    std::size_t colon = before.find(':');
-    if (colon > end)
-      return k_none; // an '@' in the path
-    std::string_view port = before.substr(colon + 1, end - colon - 1);
-    if (!port.empty() && port.find_first_not_of("0123456789") == std::string_view::npos)
-      return k_none; // host:port/path@...
-  }
+    return {std::string_view::npos, std::string_view::npos};
   return {host, at + 1};
 }
 
@@ -106,7 +95,8 @@ Result<void> no_userinfo(std::string_view what, std::string_view url) {
   std::string_view where = url.starts_with("s3://")
                                ? "S3 keys go in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or "
                                  "~/.aws/credentials"
-                               : "give them with --user and --password-file or ~/.netrc";
+                               : "give them with --user and --password-file or ~/.netrc (an "
+                                 "'@' of the path is written %40)";
   return fail(fmt::format("{} {}: a user name or password in the URL would be printed and "
                           "saved; {}",
                           what, without_userinfo(url), where));

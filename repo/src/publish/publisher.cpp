@@ -210,7 +210,7 @@ Result<void> Publisher::lock(std::chrono::seconds wait,
         put_lock(read[0].status == 404 ? "If-None-Match: *" : if_match(read[0]), transfer_);
     token_.clear();
     OPSKIT_TRY(written);
-    wrote = true;
+    wrote = *written != 412; // 412: another's write came first
   }
 }
 

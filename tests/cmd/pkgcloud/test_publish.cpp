@@ -398,7 +398,8 @@ TEST_CASE("publish: a failure is one line naming the target and why, and no secr
   CHECK(pkgcloud_env(p.repo, p.home, {"publish", "dav"}).err.find("s3cret") == std::string::npos);
   for (std::string given :
        {"HTTPS://alice:s3cret@127.0.0.1:1/repo/", "alice:s3cret@host/repo",
-        "https://alice:s3#cret@127.0.0.1:1/repo/", "https://alice:s3/cret@127.0.0.1:1/repo/"}) {
+        "https://alice:s3#cret@127.0.0.1:1/repo/", "https://alice:s3/cret@127.0.0.1:1/repo/",
+        "https://alice:12/cret@127.0.0.1:1/repo/"}) {
     INFO(given);
     auto named = pkgcloud_env(p.repo, p.home, {"publish", given});
     CHECK(named.exit_status == 1);

@@ -59,7 +59,11 @@ TEST_CASE("publish endpoint: a password in a URL is refused, and the message lea
   auto s3 = endpoint_of(target("s3://bucket", "http://key:s3cret@127.0.0.1:9000"), "r");
   REQUIRE_FALSE(s3);
   CHECK(s3.error().message().starts_with("--endpoint http://127.0.0.1:9000: a user name"));
-  CHECK(endpoint_of(target("https://dav.example.com/a@b/"), "")); // '@' in the path: no user
+  // An '@' anywhere may end a password that holds '/' unescaped: a path's is written %40.
+  auto path = endpoint_of(target("https://alice:12/cret@dav.example.com/a/"), "");
+  REQUIRE_FALSE(path);
+  CHECK(path.error().message().starts_with("publish target https://dav.example.com/a/: a user"));
+  CHECK(endpoint_of(target("https://dav.example.com/a%40b/"), ""));
   auto keys = endpoint_of(target("s3://AKIA:s3cret@bucket/repo"), "r");
   REQUIRE_FALSE(keys);
   CHECK(keys.error().message() ==
