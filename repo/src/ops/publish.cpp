@@ -35,6 +35,7 @@ void report_plan(PublishReport& report, const publish::Plan& plan, DeleteStale d
   report.unchanged = plan.unchanged;
 }
 
+// Whether the target, by its manifest `previous`, holds what `plan` would leave there.
 bool nothing_to_send(const publish::Plan& plan, const std::optional<publish::Manifest>& previous) {
   auto same = [](const auto& a, const auto& b) {
     return a.first == b.first && a.second == b.second && a.second.superseded == b.second.superseded;

@@ -61,11 +61,11 @@ std::string shown(const std::string& publication, const fs::path& path) {
 void verify_pool(const Context& ctx, const std::vector<PackageRecord>& records,
                  Problems& problems) {
   std::vector<std::optional<Problem>> found(records.size());
-  auto differs = [&](std::size_t i) {
+  auto differs = [&](std::size_t i, std::string what, std::string expected, std::string seen) {
     const PackageRecord& r = records[i];
-    found[i] = Problem{r.file, "sha256", r.sha256, "",
-                       fmt::format("{}: size or SHA-256 differs from the recorded {} {}", r.file,
-                                   r.name, r.version)};
+    found[i] = Problem{r.file, what, std::move(expected), std::move(seen),
+                       fmt::format("{}: {} differs from the recorded {} {}", r.file,
+                                   what == "size" ? "size" : "SHA-256", r.name, r.version)};
   };
   detail::hash_each(
       records.size(),
@@ -77,14 +77,14 @@ void verify_pool(const Context& ctx, const std::vector<PackageRecord>& records,
               Problem{r.file, bytes.error().errno_value() == ENOENT ? "missing" : "unreadable", "",
                       "", bytes.error().message()};
         else if (bytes->view().size() != r.size)
-          differs(i);
+          differs(i, "size", std::to_string(r.size), std::to_string(bytes->view().size()));
         else
           return std::move(*bytes);
         return std::nullopt;
       },
       [&](std::size_t i, const Sha256& digest) {
-        if (hex(digest) != records[i].sha256)
-          differs(i);
+        if (auto seen = hex(digest); seen != records[i].sha256)
+          differs(i, "sha256", records[i].sha256, std::move(seen));
       });
   for (auto& problem : found)
     if (problem)
