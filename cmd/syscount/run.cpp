@@ -136,11 +136,15 @@ int write_report(const Options& options, const RunInfo& info, const trace::Aggre
 
 } // namespace
 
-int run(const Options& options) {
-  if (options.pid > 0 && !options.command.empty())
+int run(const Options& given) {
+  if (given.pid > 0 && !given.command.empty())
     return usage_error("give either -p PID or a command after --, not both");
-  if (options.pid == 0 && options.command.empty())
+  if (given.pid == 0 && given.command.empty())
     return usage_error("no command to trace: give one after --, or -p PID");
+  // -p of a thread is its process, named so in the messages and the report.
+  Options options = given;
+  if (options.pid > 0)
+    options.pid = trace::process_of(options.pid);
 
   ReportFile file;
   if (!options.output.empty()) {

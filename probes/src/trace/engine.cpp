@@ -84,6 +84,10 @@ Result<std::unique_ptr<TraceBackend>> open_backend(const TraceRequest& request,
   return std::make_unique<PtraceBackend>();
 }
 
+pid_t process_of(pid_t pid) {
+  return task_identity(pid).first;
+}
+
 Result<TraceOutcome> run_trace(const TraceRequest& request, TraceBackend& backend,
                                Aggregator& sink) {
   std::string program;
@@ -96,7 +100,7 @@ Result<TraceOutcome> run_trace(const TraceRequest& request, TraceBackend& backen
   // -p of a thread is its process, as ptrace, which seizes every thread of the group /proc
   // lists, takes it; eBPF follows a process by its thread group's id.
   TraceRequest process = request;
-  process.attach_pid = task_identity(request.attach_pid).first;
+  process.attach_pid = process_of(request.attach_pid);
   return backend.run(process, program, sink);
 }
 

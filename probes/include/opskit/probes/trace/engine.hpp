@@ -57,6 +57,10 @@ struct TraceOutcome {
   std::string warning;      // when not empty, worth telling the user (no seccomp filter: slower)
 };
 
+// The process (thread group) task `pid` belongs to: itself for a process, its group's leader
+// for another thread, and `pid` when it is gone.
+pid_t process_of(pid_t pid);
+
 // The executable `name` names: itself when it contains a '/', else the first executable match
 // in $PATH (execvp's search). Fails with "NAME: command not found" (ENOENT) when there is none,
 // or "run NAME: Permission denied" (EACCES) when the only matches are not executable.
