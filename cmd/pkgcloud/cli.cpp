@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
-#include <cstdint>
 #include <cstdlib>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "cli_main.hpp"
 
@@ -45,13 +42,8 @@ void define_publish(CLI::App& app, Options& o) {
       ->transform(CLI::AsSizeValue(true).description(""))
       ->check(CLI::Validator(
           [](std::string& bytes) {
-            constexpr std::uint64_t k_least = std::uint64_t{5} << 20,
-                                    k_most = std::uint64_t{5} << 30;
-            std::uint64_t n = std::strtoull(bytes.c_str(), nullptr, 10);
-            return n >= k_least && n <= k_most
-                       ? std::string()
-                       : fmt::format("{} bytes: S3 takes from 5 MiB ({}) to 5 GiB ({})", bytes,
-                                     k_least, k_most);
+            return repo::multipart_threshold_problem(std::strtoull(bytes.c_str(), nullptr, 10))
+                .value_or("");
           },
           ""))
       ->type_name("SIZE")

@@ -11,17 +11,27 @@
 #include "publish/s3.hpp"
 #include "publish/webdav.hpp"
 
+namespace opskit::repo {
+
+std::optional<std::string> multipart_threshold_problem(std::uint64_t bytes) {
+  if (bytes >= k_multipart_threshold_min && bytes <= k_multipart_threshold_max)
+    return std::nullopt;
+  return fmt::format("{} bytes: S3 takes from 5 MiB ({}) to 5 GiB ({})", bytes,
+                     k_multipart_threshold_min, k_multipart_threshold_max);
+}
+
+} // namespace opskit::repo
+
 namespace opskit::repo::publish {
 
 Result<OpenRemote> open_remote(const PublishTarget& target, const Variables& variables) {
   OpenRemote open;
   open.ca_file = target.ca_file;
   if (std::string_view(target.url).starts_with("s3://")) {
-    if (auto t = target.multipart_threshold;
-        t != 0 && (t < k_multipart_threshold_min || t > k_multipart_threshold_max))
-      return fail(
-          fmt::format("--multipart-threshold {} bytes: S3 takes from 5 MiB ({}) to 5 GiB ({})", t,
-                      k_multipart_threshold_min, k_multipart_threshold_max));
+    if (auto problem = target.multipart_threshold == 0
+                           ? std::nullopt // not set: the default
+                           : multipart_threshold_problem(target.multipart_threshold))
+      return fail("--multipart-threshold " + *problem);
     OPSKIT_TRY_ASSIGN(const CurlApi* curl, curl_api());
     if (curl->version < k_curl_for_s3)
       return fail(fmt::format("S3 needs libcurl 7.87 or later, which signs the body's SHA-256 "

@@ -73,6 +73,14 @@ struct Published {
   std::map<std::string, std::string> files() const { return snapshot(repo + "/public"); }
 };
 
+// pkgcloud's arguments to publish with `to` (--to URL and the settings beside it), then `more`.
+inline std::vector<std::string> publish_args(std::vector<std::string> to,
+                                             const std::vector<std::string>& more = {}) {
+  to.insert(to.begin(), "publish");
+  to.insert(to.end(), more.begin(), more.end());
+  return to;
+}
+
 inline std::string s3_target(const std::string& prefix) {
   return std::string("s3://") + k_bucket + "/" + prefix;
 }

@@ -511,10 +511,7 @@ TEST_CASE("publish: a manifest on the target naming a path above it is not follo
       {"sha256", std::string(64, '0')}, {"size", 8}, {"superseded", true}};
   std::ofstream(www + "/t/sub/.pkgcloud-manifest.json") << manifest.dump();
   std::ofstream(p.repo + "/public/extra.txt") << "one more file, so that there is work\n";
-  std::vector<std::string> args = nginx.to("/t/sub/");
-  args.insert(args.begin(), "publish");
-  args.push_back("--delete");
-  auto published = pkgcloud_env(p.repo, p.home, args);
+  auto published = pkgcloud_env(p.repo, p.home, publish_args(nginx.to("/t/sub/"), {"--delete"}));
   INFO(published.err);
   CHECK(published.exit_status == 0);
   CHECK(published.err.find("a path that is not a file below the target: ../victim.txt") !=
@@ -612,9 +609,7 @@ TEST_CASE("publish: one that waited for another publisher's lock sends what that
   REQUIRE(run({"cp", "-a", p.repo, other}).exit_status == 0);
   auto deb = dpkg_deb_build(p.dir.path(), "delta", control("delta", "1.0-1", "amd64"), "xz");
   REQUIRE(pkgcloud(other, {"push", deb}).exit_status == 0);
-  std::vector<std::string> beside = nginx.to("/other/");
-  beside.insert(beside.begin(), "publish");
-  REQUIRE(pkgcloud_env(other, p.home, beside).exit_status == 0);
+  REQUIRE(pkgcloud_env(other, p.home, publish_args(nginx.to("/other/"))).exit_status == 0);
   // This repository indexed again: its Release alone differs from what it published.
   std::this_thread::sleep_for(std::chrono::seconds(1));
   REQUIRE(pkgcloud(p.repo, {"index"}).exit_status == 0);
@@ -625,9 +620,7 @@ TEST_CASE("publish: one that waited for another publisher's lock sends what that
   std::ofstream(www + "/repo/.pkgcloud-lock.json")
       << R"({"owner":"builder-7 pid 42","token":"abc","expires":)" << std::time(nullptr) + 3600
       << "}\n";
-  std::vector<std::string> args = nginx.to("/repo/");
-  args.insert(args.begin(), "publish");
-  args.insert(args.end(), {"--wait", "60"});
+  auto args = publish_args(nginx.to("/repo/"), {"--wait", "60"});
   auto waited = std::async(std::launch::async, [&] { return pkgcloud_env(p.repo, p.home, args); });
   std::this_thread::sleep_for(std::chrono::seconds(2));
   REQUIRE(run({"cp", "-a", www + "/other/.", www + "/repo/"}).exit_status == 0);
@@ -642,10 +635,8 @@ TEST_CASE("publish: one that waited for another publisher's lock sends what that
     INFO(path);
     CHECK(opskit::read_file(www + "/repo/" + path).value_or("") == bytes);
   }
-  std::vector<std::string> check = nginx.to("/repo/");
-  check.insert(check.begin(), "publish");
-  check.push_back("--verify-remote");
-  auto verified = pkgcloud_env(p.repo, p.home, check);
+  auto verified =
+      pkgcloud_env(p.repo, p.home, publish_args(nginx.to("/repo/"), {"--verify-remote"}));
   INFO(verified.out);
   CHECK(verified.exit_status == 0);
 }

@@ -28,11 +28,6 @@ std::vector<std::string> s3_via(const std::string& prefix, const std::string& en
   return {"--to", s3_target(prefix), "--endpoint", endpoint, "--path-style"};
 }
 
-std::vector<std::string> publish_args(std::vector<std::string> to) {
-  to.insert(to.begin(), "publish");
-  return to;
-}
-
 std::string object_url(const S3rver& s3, const std::string& prefix, const std::string& path) {
   return s3.url() + "/" + k_bucket + "/" + prefix + "/" + path;
 }

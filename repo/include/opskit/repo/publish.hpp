@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,10 @@ namespace opskit::repo {
 inline constexpr std::uint64_t k_multipart_threshold_default = 64ull << 20;
 inline constexpr std::uint64_t k_multipart_threshold_min = 5ull << 20;
 inline constexpr std::uint64_t k_multipart_threshold_max = 5ull << 30;
+
+// What is wrong with a multipart threshold of `bytes` ("N bytes: S3 takes from 5 MiB ... to
+// 5 GiB ..."), or nothing when it is within the bounds.
+std::optional<std::string> multipart_threshold_problem(std::uint64_t bytes);
 
 // Where a publication goes and how to reach it: "s3://BUCKET/PREFIX" or an http(s) URL of a
 // WebDAV collection. It holds no secret: credentials are read when publishing, from the
