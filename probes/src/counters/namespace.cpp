@@ -18,7 +18,6 @@
 
 #include "driver_reads.hpp"
 #include "emitter.hpp"
-#include "metadata.hpp"
 #include "opskit/file.hpp"
 #include "opskit/probes/counters.hpp"
 #include "opskit/text.hpp"
@@ -469,9 +468,8 @@ Result<std::optional<Value>> Namespace::write(std::string_view name, std::string
   if ((st.st_mode & 0444) != 0) {
     auto old = never_read(name) ? std::nullopt : std::optional(read_file(*path));
     std::string_view text = old && *old ? trim(**old) : "-";
-    const Known* k = known(name); // a host name "007" is text
-    before = k && k->kind == Kind::text ? Value(std::string(text))
-                                        : parse_number(text).value_or(Value(std::string(text)));
+    before = known_text(name) ? Value(std::string(text))
+                              : parse_number(text).value_or(Value(std::string(text)));
   }
   auto fd = open_file(*path, O_WRONLY | O_TRUNC);
   if (!fd)

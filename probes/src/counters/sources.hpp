@@ -45,6 +45,10 @@ std::optional<std::string> sysctl_path(const std::string& proc_root, std::string
 // until set, and is a secret after (procps sysctl -a skips its EIO).
 std::optional<std::string_view> never_read(std::string_view name) noexcept;
 
+// Whether a /proc/sys name is known as text whatever it holds (kernel.hostname "007" is not the
+// number 7): every other is a number when it reads as one.
+bool known_text(std::string_view name) noexcept;
+
 // The sources that are many files or none, each adding its fields under `prefix` to `out`:
 // /proc/sys (sysctl.cpp), /proc/<pid> (pids.cpp), mount points (mounts.cpp), cgroups
 // (cgroups.cpp), the kernel clock (timex.cpp), the network links (links.cpp); and

@@ -23,12 +23,11 @@ namespace {
 // known as text (kernel.hostname "007" is not the number 7).
 Field sysctl_field(std::string name, std::string path) {
   Info info{std::move(name), Kind::text, {}, {}};
-  bool text = false;
   if (const Known* k = known(info.name)) {
     info.unit = k->unit;
     info.description = k->description;
-    text = k->kind == Kind::text;
   }
+  bool text = known_text(info.name);
   return Field{std::move(info),
                std::move(path),
                {.shape = Layout::Shape::whole},
@@ -108,6 +107,11 @@ std::optional<std::string_view> never_read(std::string_view name) noexcept {
       (name.ends_with(".base_reachable_time") || name.ends_with(".retrans_time")))
     return "deprecated, reading it logs a kernel warning (read the _ms entry)";
   return std::nullopt;
+}
+
+bool known_text(std::string_view name) noexcept {
+  const Known* k = known(name);
+  return k && k->kind == Kind::text;
 }
 
 std::optional<std::string> sysctl_path(const std::string& proc_root, std::string_view name) {

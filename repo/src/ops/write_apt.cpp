@@ -184,10 +184,11 @@ bool still_listed(const Context& ctx, const std::vector<std::string>& listed,
 // since taken out and put in again as recorded now; nothing where that cannot be trusted: no
 // texts saved, a file that is not what was saved (a run killed before its commit, a hand's
 // edit), a changed package of a component or architecture the suite has no file for, a
-// component or architecture left with no package and not configured, or a configuration that
-// names another.
+// component or architecture left with no package and not configured nor `listed` (the suite's
+// architectures, listed_architectures()), or a configuration that names another.
 Result<std::optional<Spliced>> splice_suite(const Context& ctx, const std::string& dist,
-                                            const std::string& suite_dir) {
+                                            const std::string& suite_dir,
+                                            const std::vector<std::string>& listed) {
   OPSKIT_TRY_ASSIGN(auto tracked, ctx.state.apt_tracked(dist));
   if (!tracked)
     return std::nullopt;
@@ -239,7 +240,7 @@ Result<std::optional<Spliced>> splice_suite(const Context& ctx, const std::strin
       stanzas.insert(at, s);
     }
   }
-  if (!still_listed(ctx, listed_architectures(ctx, suite_dir), out.stanzas))
+  if (!still_listed(ctx, listed, out.stanzas))
     return std::nullopt;
   return out;
 }
@@ -357,7 +358,7 @@ Result<Placing> build_deb_rewrite(const Context& ctx,
     std::string dist = fmt::format("{}/{}", distro, codename);
     std::string dir = join_path(ctx.publication, detail::deb_suite(distro, codename));
     auto input = suite_input(ctx, codename, dir);
-    OPSKIT_TRY_ASSIGN(auto splice, splice_suite(ctx, dist, dir));
+    OPSKIT_TRY_ASSIGN(auto splice, splice_suite(ctx, dist, dir, input.architectures));
     if (splice) {
       input.stanzas = std::move(spliced.emplace_back(std::move(*splice)).stanzas);
     } else {

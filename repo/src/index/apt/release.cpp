@@ -12,7 +12,10 @@
 //   the by-hash copies the suite writes (suite.cpp).
 #include "opskit/repo/index/apt/release.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <iterator>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -20,14 +23,35 @@
 
 namespace opskit::repo {
 
+namespace {
+
+constexpr std::string_view k_months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+} // namespace
+
 std::string rfc2822_utc(std::time_t t) {
   static constexpr const char* k_days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-  static constexpr const char* k_months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                             "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   std::tm tm{};
   gmtime_r(&t, &tm);
   return fmt::format("{}, {:02} {} {} {:02}:{:02}:{:02} UTC", k_days[tm.tm_wday], tm.tm_mday,
                      k_months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::optional<std::time_t> parse_rfc2822_utc(std::string_view text) {
+  std::tm tm{};
+  char day[4] = {}, month[4] = {}, zone[4] = {};
+  std::string line(text);
+  if (std::sscanf(line.c_str(), "%3s, %d %3s %d %d:%d:%d %3s", day, &tm.tm_mday, month, &tm.tm_year,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, zone) != 8 ||
+      std::string_view(zone) != "UTC")
+    return std::nullopt;
+  auto at = std::find(std::begin(k_months), std::end(k_months), std::string_view(month));
+  if (at == std::end(k_months))
+    return std::nullopt;
+  tm.tm_mon = static_cast<int>(at - std::begin(k_months));
+  tm.tm_year -= 1900;
+  return ::timegm(&tm);
 }
 
 std::string apt_release(const AptReleaseFields& fields,

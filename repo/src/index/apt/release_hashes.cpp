@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "index/apt/release_hashes.hpp"
 
-#include <algorithm>
 #include <charconv>
-#include <cstdio>
 
 #include "opskit/repo/format/deb/control.hpp"
+#include "opskit/repo/index/apt/release.hpp"
 #include "opskit/text.hpp"
 
 namespace opskit::repo {
@@ -43,24 +42,9 @@ std::vector<std::string> release_architectures(std::string_view release) {
 }
 
 std::optional<std::time_t> release_valid_until(std::string_view release) {
-  static constexpr std::string_view k_months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   auto stanza = parse_stanza(release, "Release");
   const std::string* field = stanza ? stanza->find("Valid-Until") : nullptr;
-  if (!field)
-    return std::nullopt;
-  std::tm tm{};
-  char day[4] = {}, month[4] = {}, zone[4] = {};
-  if (std::sscanf(field->c_str(), "%3s, %d %3s %d %d:%d:%d %3s", day, &tm.tm_mday, month,
-                  &tm.tm_year, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, zone) != 8 ||
-      std::string_view(zone) != "UTC")
-    return std::nullopt;
-  auto at = std::find(std::begin(k_months), std::end(k_months), std::string_view(month));
-  if (at == std::end(k_months))
-    return std::nullopt;
-  tm.tm_mon = static_cast<int>(at - std::begin(k_months));
-  tm.tm_year -= 1900;
-  return ::timegm(&tm);
+  return field ? parse_rfc2822_utc(*field) : std::nullopt;
 }
 
 } // namespace opskit::repo

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "opskit/repo/codec/digest.hpp"
 
@@ -33,5 +34,7 @@ std::string apt_release(const AptReleaseFields& fields,
 
 // RFC 2822 date in UTC as apt wants it: "Sat, 30 Nov 2026 05:52:41 UTC".
 std::string rfc2822_utc(std::time_t t);
+// A time as rfc2822_utc() writes it read back; none for any other form.
+std::optional<std::time_t> parse_rfc2822_utc(std::string_view text);
 
 } // namespace opskit::repo
