@@ -44,13 +44,15 @@ Result<Environment> environment(const Options& o) {
   Environment env;
   if (o.passphrase_file) {
     OPSKIT_TRY_ASSIGN(auto text, read_file(*o.passphrase_file));
-    std::string pass = text;
-    if (auto nl = pass.find('\n'); nl != std::string::npos)
-      pass.resize(nl);
+    std::string pass = text.substr(0, text.find('\n')); // its first line, as gpg reads one
+    if (pass.ends_with('\r'))
+      pass.pop_back();
     env.passphrase = std::move(pass);
   } else if (const char* pass = std::getenv("PKGCLOUD_GPG_PASSPHRASE")) {
     env.passphrase = pass;
   }
+  // Not handed down: gpg would pass it on to the gpg-agent it starts, which outlives us.
+  ::unsetenv("PKGCLOUD_GPG_PASSPHRASE");
   env.now = std::time(nullptr);
   if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch && *epoch) {
     char* end = nullptr;

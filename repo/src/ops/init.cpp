@@ -2,6 +2,7 @@
 // init: a new repository, its key first, so that a failure leaves nothing half-made but
 // .pkgcloud/; then its settings, then empty signed indexes for the default dists.
 #include <algorithm>
+#include <cerrno>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,8 +41,9 @@ Result<std::string> generate_key(const std::string& root, const std::string& use
   OPSKIT_TRY_ASSIGN(auto keyring, Keyring::open(home, env.passphrase));
   // The repository's own key of that user id, kept where its database was lost: used again, as
   // its clients trust it, rather than a new one made.
-  if (auto kept = keyring.find_secret_key("=" + user_id)) // that user id exactly
-    return kept;
+  auto kept = keyring.find_secret_key("=" + user_id); // that user id exactly
+  if (kept || kept.error().errno_value() != ENOENT)
+    return kept; // or why the key there cannot be used: a new key would lose the clients' trust
   return keyring.generate_key(user_id);
 }
 

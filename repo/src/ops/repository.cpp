@@ -45,7 +45,14 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
                                     Environment env) {
   OPSKIT_TRY_ASSIGN(auto created, ops::create(root, options, env));
   Repository repo(root, std::move(created.state), std::move(created.config), std::move(env));
-  OPSKIT_TRY(ops::publish_empty(repo.context(), options));
+  if (auto published = ops::publish_empty(repo.context(), options); !published) {
+    // Its first signed indexes could not be written (a key that needs its passphrase, a full
+    // disk): no repository, and init may be run again.
+    { State closed = std::move(repo.state_); }
+    for (const char* suffix : {"", "-wal", "-shm"})
+      ::unlink(join_path(detail::state_dir(root), fmt::format("state.db{}", suffix)).c_str());
+    return fail(published.error());
+  }
   return repo;
 }
 

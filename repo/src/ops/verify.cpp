@@ -91,9 +91,47 @@ void verify_pool(const Context& ctx, const std::vector<PackageRecord>& records,
       problems.add(std::move(*problem));
 }
 
+// The signing key as verify checks with it: the repository's keyring, and the fingerprints of
+// the keys and subkeys published in gpg.gpg, the only ones apt and dnf clients have.
+struct Checker {
+  Keyring& keyring;
+  std::vector<std::string> published;
+
+  // Whether a good signature's (sub)key is one the clients have; else `file`'s problem.
+  bool published_key(const SignatureCheck& check, const std::string& file,
+                     Problems& problems) const {
+    if (std::find(published.begin(), published.end(), check.fingerprint) != published.end())
+      return true;
+    problems.add(file, "signature",
+                 fmt::format("{}: signed by {}, which the published gpg.gpg lacks: clients "
+                             "report NO_PUBKEY (pkgcloud index writes the key again)",
+                             file, check.fingerprint));
+    return false;
+  }
+};
+
+// The checker of a repository with a signing key, or nothing; a published key that cannot be
+// read is a problem, and no signature is then good.
+std::optional<Checker> checker(const Context& ctx, std::optional<Signer>& signer,
+                               Problems& problems) {
+  if (!signer)
+    return std::nullopt;
+  Checker checker{signer->keyring, {}};
+  auto key = read_file(join_path(ctx.publication, "gpg.gpg"));
+  if (!key)
+    problems.add("gpg.gpg", key.error().errno_value() == ENOENT ? "missing" : "unreadable",
+                 key.error().message());
+  else if (auto fingerprints = signer->keyring.fingerprints_in(*key); !fingerprints)
+    problems.unreadable("gpg.gpg", fingerprints.error());
+  else
+    checker.published = std::move(*fingerprints);
+  return checker;
+}
+
 // InRelease and Release.gpg of the suite in `dir` against its Release text.
 void verify_apt_signatures(const std::string& dir, const std::string& suite,
-                           const std::string& release, Keyring& keyring, Problems& problems) {
+                           const std::string& release, const Checker& checker, Problems& problems) {
+  Keyring& keyring = checker.keyring;
   std::string in_release_file = suite + "/InRelease", gpg_file = suite + "/Release.gpg";
   auto in_release = read_file(dir + "/InRelease");
   if (!in_release) {
@@ -106,6 +144,8 @@ void verify_apt_signatures(const std::string& dir, const std::string& suite,
   } else if (check->signed_text != release) {
     problems.add(in_release_file, "signature",
                  fmt::format("{}/InRelease: signs another text than Release", suite));
+  } else {
+    checker.published_key(*check, in_release_file, problems);
   }
   auto detached = read_file(dir + "/Release.gpg");
   if (!detached) {
@@ -115,19 +155,21 @@ void verify_apt_signatures(const std::string& dir, const std::string& suite,
   } else if (!check->good) {
     problems.add(gpg_file, "signature",
                  fmt::format("{}/Release.gpg: bad signature: {}", suite, check->problem));
+  } else {
+    checker.published_key(*check, gpg_file, problems);
   }
 }
 
 // One apt suite: signatures, then each listed index's size and SHA-256, then the by-hash
 // copies apt fetches instead with Acquire-By-Hash.
-void verify_apt_suite(const Context& ctx, const fs::path& path, std::optional<Signer>& signer,
-                      Problems& problems) {
+void verify_apt_suite(const Context& ctx, const fs::path& path,
+                      const std::optional<Checker>& checker, Problems& problems) {
   std::string dir = path.string(), suite = shown(ctx.publication, path);
   auto release = read_file(dir + "/Release");
   if (!release)
     return problems.unreadable(suite + "/Release", release.error());
-  if (signer)
-    verify_apt_signatures(dir, suite, *release, signer->keyring, problems);
+  if (checker)
+    verify_apt_signatures(dir, suite, *release, *checker, problems);
   // Against the clock, not SOURCE_DATE_EPOCH: what a client would see now.
   if (auto until = release_valid_until(*release); until && *until < std::time(nullptr))
     problems.add(suite + "/Release", "expired",
@@ -218,22 +260,24 @@ void verify_repomd_entry(const Context& ctx, const fs::path& dir, const std::str
 }
 
 // One dnf repository: repomd.xml's signature, then each file it lists.
-void verify_yum_repo(const Context& ctx, const fs::path& path, std::optional<Signer>& signer,
-                     Problems& problems) {
+void verify_yum_repo(const Context& ctx, const fs::path& path,
+                     const std::optional<Checker>& checker, Problems& problems) {
   fs::path dir = path.parent_path().parent_path();
   std::string repomd_file = shown(ctx.publication, path);
   auto repomd = read_file(path.string());
   if (!repomd)
     return problems.unreadable(repomd_file, repomd.error());
-  if (signer) {
+  if (checker) {
     auto asc = read_file(path.string() + ".asc");
     if (!asc)
       problems.unreadable(repomd_file + ".asc", asc.error());
-    else if (auto check = signer->keyring.verify_detached(*asc, *repomd); !check)
+    else if (auto check = checker->keyring.verify_detached(*asc, *repomd); !check)
       problems.unreadable(repomd_file + ".asc", check.error());
     else if (!check->good)
       problems.add(repomd_file + ".asc", "signature",
                    fmt::format("{}.asc: bad signature: {}", repomd_file, check->problem));
+    else
+      checker->published_key(*check, repomd_file + ".asc", problems);
   }
   auto entries = parse_repomd(*repomd);
   if (!entries)
@@ -248,6 +292,7 @@ void verify_yum_repo(const Context& ctx, const fs::path& path, std::optional<Sig
 Result<std::vector<Problem>> verify(const Context& ctx) {
   Problems problems;
   OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
+  auto signing = checker(ctx, signer, problems);
   OPSKIT_TRY_ASSIGN(auto records, ctx.state.packages());
   verify_pool(ctx, records, problems);
   std::error_code ec;
@@ -257,15 +302,28 @@ Result<std::vector<Problem>> verify(const Context& ctx) {
       if (!suite.path().filename().string().starts_with('.')) // a suite being built
         suites.push_back(suite.path());
   std::sort(suites.begin(), suites.end());
+  // The default dists are always written: without them, clients set up by the README fail.
+  auto [distro, codename] = *split_dist(ctx.config.deb_dist);
+  std::string default_suite = detail::deb_suite(distro, codename);
+  if (!std::binary_search(suites.begin(), suites.end(),
+                          fs::path(join_path(ctx.publication, default_suite))))
+    problems.add(default_suite + "/Release", "missing",
+                 fmt::format("{}/Release: missing (pkgcloud index writes it)", default_suite));
   for (const auto& suite : suites)
-    verify_apt_suite(ctx, suite, signer, problems);
+    verify_apt_suite(ctx, suite, signing, problems);
   std::vector<fs::path> repomds;
   for (const auto& e : fs::recursive_directory_iterator(join_path(ctx.publication, "rpm"), ec))
     if (e.path().filename() == "repomd.xml" && e.path().parent_path().filename() == "repodata")
       repomds.push_back(e.path());
   std::sort(repomds.begin(), repomds.end());
+  std::string default_dist = join_path(ctx.publication, detail::rpm_dist_dir(ctx.config.rpm_dist));
+  if (std::none_of(repomds.begin(), repomds.end(),
+                   [&](const fs::path& p) { return p.string().starts_with(default_dist + "/"); }))
+    problems.add(detail::rpm_dist_dir(ctx.config.rpm_dist), "missing",
+                 fmt::format("{}: no repodata/repomd.xml (pkgcloud index writes it)",
+                             detail::rpm_dist_dir(ctx.config.rpm_dist)));
   for (const auto& path : repomds)
-    verify_yum_repo(ctx, path, signer, problems);
+    verify_yum_repo(ctx, path, signing, problems);
   return problems.take();
 }
 

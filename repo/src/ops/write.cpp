@@ -21,8 +21,10 @@ namespace opskit::repo::ops {
 using detail::join_path;
 
 Result<void> write_public_key(const Context& ctx, Signer& signer) {
-  OPSKIT_TRY_ASSIGN(auto armored, signer.keyring.export_key(signer.fingerprint, Armor::yes));
   OPSKIT_TRY_ASSIGN(auto binary, signer.keyring.export_key(signer.fingerprint, Armor::no));
+  if (auto published = read_file(join_path(ctx.publication, "gpg.gpg")); published == binary)
+    return {};
+  OPSKIT_TRY_ASSIGN(auto armored, signer.keyring.export_key(signer.fingerprint, Armor::yes));
   StagedFiles files;
   for (auto [name, data] : {std::pair{"gpg.key", &armored}, std::pair{"gpg.gpg", &binary}})
     OPSKIT_TRY(files.stage(join_path(ctx.publication, name), *data));
@@ -85,6 +87,8 @@ Result<void> rewrite(const Context& ctx, const Touched& touched,
     return before_placing ? before_placing() : Result<void>{};
   OPSKIT_TRY(check_room(ctx, touched));
   OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
+  if (signer) // a subkey added since it was written signs too: apt needs it before the signatures
+    OPSKIT_TRY(write_public_key(ctx, *signer));
   std::vector<Placing> placings;
   if (!touched.suites.empty()) {
     OPSKIT_TRY_ASSIGN(

@@ -5,12 +5,13 @@
 // detached signature); dnf wants repomd.xml.asc, an armored detached signature of repomd.xml.
 // What is subtle: apt 2.6 rejects signatures made with SHA-1 ("weak digest"), and gpg picks the
 // digest from the key's preferences, so the digest of each new signature is checked here and a
-// signature under SHA-256 is an error, not a repository apt will refuse later. Keys made by
+// digest weaker than SHA-256 is an error, not a repository apt will refuse later. Keys made by
 // `init --generate-key` live in a GNUPGHOME of their own whose gpg.conf prefers SHA-512. With
 // a passphrase, pinentry runs in loopback mode so gpg-agent asks this process (the callback
 // below) and never a terminal or a GUI.
 #include "opskit/repo/store/keyring.hpp"
 
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -65,6 +66,12 @@ void initialise_once() {
   });
 }
 
+// Digests apt refuses or that are weaker than SHA-256: refused in what is signed and verified.
+bool weak_digest(gpgme_hash_algo_t algo) {
+  return algo == GPGME_MD_MD5 || algo == GPGME_MD_SHA1 || algo == GPGME_MD_RMD160 ||
+         algo == GPGME_MD_SHA224;
+}
+
 SignatureCheck check_result(gpgme_verify_result_t result) {
   SignatureCheck check;
   if (!result || !result->signatures) {
@@ -77,8 +84,7 @@ SignatureCheck check_result(gpgme_verify_result_t result) {
     check.problem = gpg_problem(sig->status);
     return check;
   }
-  if (sig->hash_algo == GPGME_MD_MD5 || sig->hash_algo == GPGME_MD_SHA1 ||
-      sig->hash_algo == GPGME_MD_RMD160) {
+  if (weak_digest(sig->hash_algo)) {
     check.problem = "made with a weak digest";
     return check;
   }
@@ -91,12 +97,34 @@ SignatureCheck check_result(gpgme_verify_result_t result) {
 gpgme_error_t passphrase_callback(void* hook, const char* /*uid_hint*/, const char* /*info*/,
                                   int previous_bad, int fd) {
   const auto& passphrase = *static_cast<const std::optional<std::string>*>(hook);
-  if (!passphrase || previous_bad)
+  if (!passphrase)
+    return gpgme_error(GPG_ERR_NO_PASSPHRASE);
+  if (previous_bad)
     return gpgme_error(GPG_ERR_BAD_PASSPHRASE);
   std::string line = *passphrase + "\n";
   if (gpgme_io_writen(fd, line.data(), line.size()) != 0)
     return gpgme_error(GPG_ERR_CANCELED);
   return 0;
+}
+
+// Why `key` makes no signature now (it, or each of its signing subkeys, revoked, expired,
+// disabled or unable to sign), or null when it can.
+const char* unusable_for_signing(gpgme_key_t key) {
+  if (key->revoked)
+    return "revoked";
+  if (key->expired)
+    return "expired";
+  if (key->disabled)
+    return "disabled";
+  const char* problem = "cannot sign";
+  for (gpgme_subkey_t sub = key->subkeys; sub; sub = sub->next) {
+    if (!sub->can_sign)
+      continue;
+    if (!sub->revoked && !sub->expired && !sub->disabled && !sub->invalid)
+      return nullptr;
+    problem = sub->revoked ? "its signing subkeys are revoked" : "its signing subkeys expired";
+  }
+  return problem;
 }
 
 } // namespace
@@ -136,7 +164,8 @@ Result<gpgme_key_t> Keyring::Impl::secret_key(const std::string& spec) {
   }
   gpgme_op_keylist_end(ctx.get());
   if (err)
-    return fail(gpgme_err_code(err) == GPG_ERR_EOF ? "not in the keyring" : gpg_problem(err));
+    return gpgme_err_code(err) == GPG_ERR_EOF ? fail("not in the keyring", ENOENT)
+                                              : fail(gpg_problem(err));
   return secret_keys.emplace(spec, std::move(key)).first->second.get();
 }
 
@@ -179,8 +208,8 @@ Result<std::string> Keyring::find_secret_key(const std::string& spec) {
   auto key = impl_->secret_key(spec);
   if (!key)
     return std::unexpected(key.error().with_context(fmt::format("secret key {}", spec)));
-  if (!(*key)->can_sign)
-    return fail(fmt::format("secret key {}: cannot sign", spec));
+  if (auto problem = unusable_for_signing(*key))
+    return fail(fmt::format("secret key {}: {}", spec, problem));
   return std::string((*key)->fpr);
 }
 
@@ -194,6 +223,22 @@ Result<std::string> Keyring::export_key(const std::string& fingerprint, Armor ar
   if (key.empty())
     return fail(fmt::format("export key {}: not in the keyring", fingerprint));
   return key;
+}
+
+Result<std::vector<std::string>> Keyring::fingerprints_in(std::string_view key_data) {
+  OPSKIT_TRY_ASSIGN(auto data, data_from(key_data));
+  std::vector<std::string> fingerprints;
+  auto err = gpgme_op_keylist_from_data_start(impl_->ctx.get(), data.get(), 0);
+  for (gpgme_key_t raw = nullptr; !err && !(err = gpgme_op_keylist_next(impl_->ctx.get(), &raw));) {
+    Key key(raw);
+    for (gpgme_subkey_t sub = key->subkeys; sub; sub = sub->next)
+      if (sub->fpr)
+        fingerprints.emplace_back(sub->fpr);
+  }
+  gpgme_op_keylist_end(impl_->ctx.get());
+  if (gpgme_err_code(err) != GPG_ERR_EOF)
+    return fail(fmt::format("list keys: {}", gpg_problem(err)));
+  return fingerprints;
 }
 
 Result<std::string> Keyring::Impl::sign(const std::string& fingerprint, std::string_view text,
@@ -210,14 +255,18 @@ Result<std::string> Keyring::Impl::sign(const std::string& fingerprint, std::str
   auto out = empty_data();
   if (!in || !out)
     return fail(!in ? in.error() : out.error());
-  if (auto err = gpgme_op_sign(ctx.get(), in->get(), out->get(), mode))
+  if (auto err = gpgme_op_sign(ctx.get(), in->get(), out->get(), mode)) {
+    if (gpgme_err_code(err) == GPG_ERR_NO_PASSPHRASE)
+      return fail(fmt::format("sign with {}: the key needs its passphrase (--passphrase-file FILE "
+                              "or PKGCLOUD_GPG_PASSPHRASE)",
+                              fingerprint));
     return fail(fmt::format("sign with {}: {}", fingerprint, gpg_problem(err)));
+  }
   gpgme_sign_result_t result = gpgme_op_sign_result(ctx.get());
   if (!result || !result->signatures || result->invalid_signers)
     return fail(fmt::format("sign with {}: gpg made no signature", fingerprint));
   auto algo = result->signatures->hash_algo;
-  if (algo == GPGME_MD_MD5 || algo == GPGME_MD_SHA1 || algo == GPGME_MD_RMD160 ||
-      algo == GPGME_MD_SHA224)
+  if (weak_digest(algo))
     return fail(fmt::format("sign with {}: gpg chose the weak digest {}, which apt rejects; set "
                             "personal-digest-preferences SHA512 in gpg.conf",
                             fingerprint, gpgme_hash_algo_name(algo)));

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "opskit/error.hpp"
 
@@ -37,11 +38,13 @@ public:
   // Creates an ed25519 signing key for `user_id` ("Name <mail>") that does not expire, protected
   // by the passphrase when there is one; returns its fingerprint.
   Result<std::string> generate_key(const std::string& user_id);
-  // Fails unless a secret key with this fingerprint (or other gpg key spec) is in the keyring;
-  // returns its full fingerprint.
+  // Fails unless a secret key with this fingerprint (or other gpg key spec) is in the keyring
+  // (with ENOENT when none is) and can sign now; returns its full fingerprint.
   Result<std::string> find_secret_key(const std::string& spec);
   // The public key, armored or as a binary OpenPGP keyring apt's signed-by accepts.
   Result<std::string> export_key(const std::string& fingerprint, Armor armor);
+  // The fingerprints of the keys and subkeys in exported key data, which is not imported.
+  Result<std::vector<std::string>> fingerprints_in(std::string_view key_data);
   // A clear-signed copy of `text` (InRelease) and an armored detached signature (Release.gpg,
   // repomd.xml.asc).
   Result<std::string> clear_sign(const std::string& fingerprint, std::string_view text);
