@@ -226,6 +226,28 @@ TEST_CASE("syscount: a thread that execs takes over the process", "[syscount][st
   CHECK(report.at("processes")[0].at("comm") == "true");
 }
 
+TEST_CASE("syscount: execveat's path is the name it was given, and none for a descriptor's "
+          "program",
+          "[syscount][strace]") {
+  OPSKIT_EACH_BACKEND(backend);
+  auto report = check_against_strace(backend, {workload("exec_at")}, "files");
+  CHECK(json_counts(report)["execveat"] == Count{2, 0});
+  const json* name = find_path(report, "true");
+  REQUIRE(name != nullptr);
+  CHECK(name->at("calls") == 1);
+  for (const auto& p : report.at("paths"))
+    CHECK_FALSE(p.at("path").get<std::string>().starts_with("/dev/fd/"));
+}
+
+TEST_CASE("syscount: a call cut short by SIGKILL is not counted, as strace does not count it",
+          "[syscount][strace]") {
+  OPSKIT_EACH_BACKEND(backend);
+  auto report = check_against_strace(backend, {workload("kill_blocked"), "3"}, "all");
+  auto counts = json_counts(report);
+  CHECK(counts["kill"] == Count{3, 0});
+  CHECK(counts["read"].errors == 0); // no ERESTARTSYS of a read that never returned
+}
+
 TEST_CASE("syscount: long paths, paths at a page's end and calls on an fd", "[syscount][strace]") {
   OPSKIT_EACH_BACKEND(backend);
   auto report = check_against_strace(backend, {workload("odd_paths")});

@@ -27,7 +27,13 @@
  * the process's counters grow, and the path is read now, not at entry, when a name in a page
  * not yet faulted in reads as nothing. A successful execve has no old memory left at its exit:
  * sched_process_exec points the path at the copy of the name on the new program's stack
- * (bprm->exec, AT_EXECFN), read at exit like any other.
+ * (bprm->exec, AT_EXECFN), read at exit like any other. For an execveat relative to a
+ * descriptor the kernel wrote that name "/dev/fd/N/name": the path is the name after it, as it
+ * was passed, and none at all for the descriptor itself (AT_EMPTY_PATH), which looks up no path.
+ *
+ * A call that returns to a task with SIGKILL pending (killed, or a thread of a process whose
+ * other thread exited) is not counted: the task never sees its result, and ptrace reports no
+ * exit of it, so strace does not count it either.
  *
  * Paths. Hash maps hash and compare whole keys, so a name goes into the smallest key it fits:
  * shorter than SC_TINY_PATH into `tiny_paths` (most names), than SC_SHORT_PATH into
@@ -57,6 +63,7 @@
 #define MAX_ERRNO 4095
 #define NR_EXECVE 59 /* x86_64 */
 #define NR_EXECVEAT 322
+#define SIGKILL_BIT (1UL << (9 - 1))
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -341,6 +348,8 @@ int BPF_PROG(sys_exit, struct pt_regs* regs, long ret) {
   if (!f || !f->active)
     return 0;
   f->active = 0;
+  if (task->pending.signal.sig[0] & SIGKILL_BIT)
+    return 0;
   __u32 err = ret < 0 && ret >= -MAX_ERRNO ? (__u32)-ret : 0;
   count_call(f, err, bpf_ktime_get_ns() - f->start_ns);
   struct sc_process* p = bpf_map_lookup_elem(&processes, &f->process);
@@ -391,8 +400,26 @@ int BPF_PROG(sched_process_exec, struct task_struct* exec_task, pid_t old_pid,
     bpf_get_current_comm(p->comm, sizeof p->comm);
   struct task_struct* task = bpf_get_current_task_btf(); /* the task that execs */
   struct inflight* f = bpf_task_storage_get(&inflight, task, 0, 0);
-  if (f && f->active && f->path)
-    f->path = BPF_CORE_READ(bprm, exec); /* the name where the new stack holds it */
+  if (!f || !f->active || !f->path)
+    return 0;
+  f->path = BPF_CORE_READ(bprm, exec); /* the name where the new stack holds it */
+  if (f->abi != 0 || f->nr != NR_EXECVEAT)
+    return 0;
+  char name[24] = {};
+  bpf_probe_read_kernel_str(name, sizeof name, BPF_CORE_READ(bprm, filename));
+  const char prefix[] = "/dev/fd/";
+  for (int i = 0; i < 8; i++)
+    if (name[i] != prefix[i])
+      return 0;
+  for (int i = 8; i < (int)sizeof name; i++) {
+    if (name[i] >= '0' && name[i] <= '9')
+      continue;
+    if (name[i] == '/')
+      f->path += i + 1; /* the name given, after "/dev/fd/N/" */
+    else
+      f->path = 0; /* "/dev/fd/N": the descriptor itself */
+    break;
+  }
   return 0;
 }
 
