@@ -52,7 +52,7 @@ void enumerate_cpu_stat(const Record& r, std::string_view base, Emitter& e) {
 // memory.stat holds sizes in bytes and, from "pgfault" on, event counts.
 bool is_memory_event(std::string_view key) noexcept {
   for (std::string_view events : {"pg", "workingset_", "thp_", "zswpin", "zswpout", "zswpwb",
-                                  "swpin", "swpout", "numa_", "hugetlb_"})
+                                  "swpin", "swpout", "pswpin", "pswpout", "numa_", "hugetlb_"})
     if (key.starts_with(events))
       return true;
   return false;

@@ -50,13 +50,15 @@ constexpr std::string_view k_skipped_below[] = {"/var/lib/docker", "/var/lib/con
                                                 "/run/credentials"};
 
 // File systems whose statvfs(3) answers from memory, never waiting on a server or a daemon: read
-// in place. Any other (nfs, cifs, fuse.*, ceph, 9p, ...) is read on a thread with a deadline.
-constexpr std::string_view k_local_types[] = {"btrfs", "exfat", "ext2",    "ext3",  "ext4",
-                                              "f2fs",  "ramfs", "tmpfs",   "vfat",  "xfs",
-                                              "zfs",   "ntfs3", "overlay", "erofs", "jfs"};
+// in place. Any other (nfs, cifs, fuse.*, ceph, 9p, and overlay, which asks its upper and lower
+// layers, a FUSE or NFS mount among them) is read on a thread with a deadline.
+constexpr std::string_view k_local_types[] = {"btrfs", "exfat", "ext2",  "ext3", "ext4",
+                                              "f2fs",  "ramfs", "tmpfs", "vfat", "xfs",
+                                              "zfs",   "ntfs3", "erofs", "jfs"};
 
 struct Mount {
-  std::string_view point; // escaped, as mountinfo writes it
+  std::string_view id, parent; // the mount's ID and its parent's
+  std::string_view point;      // escaped, as mountinfo writes it
   std::string_view type;
   std::string_view source; // escaped; "none" where mountinfo has none
 };
@@ -69,7 +71,8 @@ std::optional<Mount> mount_of(const Record& r) {
   auto dash = std::find(r.tokens.begin() + 4, r.tokens.end(), "-");
   if (dash == r.tokens.end() || dash + 1 == r.tokens.end())
     return std::nullopt;
-  return Mount{r.tokens[3], *(dash + 1), r.tokens.end() - dash > 3 ? *(dash + 2) : "none"};
+  return Mount{r.key, r.tokens[0], r.tokens[3], *(dash + 1),
+               r.tokens.end() - dash > 3 ? *(dash + 2) : "none"};
 }
 
 // True when `point` is below `tree` ("/sys/kernel" below "/sys"), not `tree` itself.
@@ -200,12 +203,14 @@ std::vector<std::string> mount_points(const Roots& roots, std::string_view type)
 namespace {
 
 // Calls `f` with each mount point of mountinfo's `text` that fs.mount lists, in the table's
-// order, each once: the mount last made there, on top of any before it, which statvfs(3) sees,
-// and whose file system and device label it.
+// order, each once: the mount on top of any others there, which statvfs(3) sees, and whose file
+// system and device label it. The top one is no other's parent there; mountinfo lists it last
+// unless mounts were moved (mount --move) onto the point.
 template <class F>
 void for_each_listed(std::string_view text, F&& f) {
-  std::vector<Mount> mounts;
+  std::vector<Mount> mounts; // the first at each point, in the table's order
   std::map<std::string_view, std::size_t> at;
+  std::vector<Mount> others; // the rest at points with more than one
   for_each_record(text, Layout{}, [&](const Record& r) {
     auto mount = mount_of(r);
     if (!mount)
@@ -213,8 +218,17 @@ void for_each_listed(std::string_view text, F&& f) {
     if (auto [it, first] = at.try_emplace(mount->point, mounts.size()); first)
       mounts.push_back(*mount);
     else
-      mounts[it->second] = *mount;
+      others.push_back(*mount);
   });
+  auto covered = [&](const Mount& m) {
+    auto covers = [&](const Mount& other) {
+      return other.point == m.point && other.parent == m.id;
+    };
+    return covers(mounts[at[m.point]]) || std::ranges::any_of(others, covers);
+  };
+  for (const Mount& m : others)
+    if (!covered(m))
+      mounts[at[m.point]] = m;
   for (const Mount& mount : mounts)
     if (!skipped(mount))
       f(mount);

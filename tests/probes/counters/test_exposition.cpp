@@ -193,6 +193,7 @@ TEST_CASE("exposition: a cgroup is a label holding its path, as /proc/<pid>/cgro
   CHECK(has_line(
       out, "kstat_cgroup_memory_current_bytes{cgroup=\"/system.slice/ssh.service\"} 8388608"));
   CHECK(has_line(out, "kstat_cgroup_memory_pgfault_total{cgroup=\"/system.slice\"} 123456"));
+  CHECK(has_line(out, "kstat_cgroup_memory_pswpin_total{cgroup=\"/system.slice\"} 6")); // pages
   CHECK(has_line(out, "kstat_cgroup_pids_current{cgroup=\"/system.slice/ssh.service\"} 3"));
   CHECK(has_line(out, "kstat_cgroup_io_read_bytes_total{cgroup=\"/system.slice\",device=\"254:0\"} "
                       "1048576"));

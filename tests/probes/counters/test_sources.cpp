@@ -262,8 +262,12 @@ TEST_CASE("sources: with the machine's root mounted here, its init's mount point
   std::ofstream(proc.path() + "/1/mountinfo")
       << "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
          "28 27 0:40 / /data rw,relatime - tmpfs tmpfs rw,size=1024k\n"
-         "29 27 0:41 / /data/empty rw,relatime - tmpfs  rw,size=1024k\n"; // source ""
+         "29 27 0:41 / /data/empty rw,relatime - tmpfs  rw,size=1024k\n" // source ""
+         // mount --move of "first" onto "second": the one on top listed before the one under it
+         "31 32 0:45 / /data/moved rw,relatime - tmpfs first rw\n"
+         "32 27 0:44 / /data/moved rw,relatime - tmpfs second rw\n";
   std::filesystem::create_directories(rootfs.path() + "/data/empty");
+  std::filesystem::create_directories(rootfs.path() + "/data/moved");
   std::ofstream(proc.path() + "/self/mountinfo")
       << "90 1 0:50 / / rw,relatime - overlay overlay rw\n"
          "91 90 254:0 / /host ro,relatime - ext4 /dev/vda rw\n";
@@ -271,7 +275,7 @@ TEST_CASE("sources: with the machine's root mounted here, its init's mount point
   auto listed = ns.list("fs.mount");
   REQUIRE(listed);
   auto points = mount_points(*listed);
-  CHECK(points == std::vector<std::string>{"/", "/data", "/data/empty"});
+  CHECK(points == std::vector<std::string>{"/", "/data", "/data/empty", "/data/moved"});
   Read data(ns, "fs.mount./data");
   struct statvfs st {};
   REQUIRE(::statvfs((rootfs.path() + "/data").c_str(), &st) == 0);
@@ -281,6 +285,8 @@ TEST_CASE("sources: with the machine's root mounted here, its init's mount point
         Labels{{"device", "tmpfs"}, {"fstype", "tmpfs"}});
   CHECK(Read(ns, "fs.mount./data/empty.size").info("fs.mount./data/empty.size").labels ==
         Labels{{"device", "none"}, {"fstype", "tmpfs"}});
+  CHECK(Read(ns, "fs.mount./data/moved.size").info("fs.mount./data/moved.size").labels ==
+        Labels{{"device", "first"}, {"fstype", "tmpfs"}});
   // Without it, this process's own mounts, as before.
   auto own = Namespace(proc.path(), k_sys).list("fs.mount");
   REQUIRE(own);
