@@ -221,12 +221,18 @@ Result<void> StagedFiles::commit() {
   return {};
 }
 
-Result<FileLock> FileLock::acquire(const std::string& path) {
+Result<FileLock> FileLock::acquire(const std::string& path, Mode mode,
+                                   const std::function<void()>& on_wait) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
     return fail(Error::from_errno("open", path));
   UniqueFd owner(fd);
-  while (::flock(fd, LOCK_EX) != 0)
+  int how = mode == Mode::shared ? LOCK_SH : LOCK_EX;
+  if (::flock(fd, how | LOCK_NB) == 0)
+    return FileLock(std::move(owner));
+  if (errno == EWOULDBLOCK && on_wait)
+    on_wait();
+  while (::flock(fd, how) != 0)
     if (errno != EINTR)
       return fail(Error::from_errno("lock", path));
   return FileLock(std::move(owner));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -70,11 +71,14 @@ private:
   std::vector<std::string> created_; // directories made for files not yet committed
 };
 
-// An exclusive advisory lock (flock) on a lock file, held while the object lives. acquire()
-// creates the file and waits for other holders.
+// An advisory lock (flock) on a lock file, held while the object lives: exclusive, or shared
+// with other shared holders. acquire() creates the file and waits for the holders it cannot share
+// with, calling `on_wait` first when it has to.
 class FileLock {
 public:
-  static Result<FileLock> acquire(const std::string& path);
+  enum class Mode { exclusive, shared };
+  static Result<FileLock> acquire(const std::string& path, Mode mode = Mode::exclusive,
+                                  const std::function<void()>& on_wait = {});
 
 private:
   explicit FileLock(UniqueFd fd) : fd_(std::move(fd)) {}

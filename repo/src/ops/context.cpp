@@ -22,8 +22,11 @@ Result<std::optional<Signer>> open_signer(const Context& ctx, SignRequest reques
   return std::optional<Signer>(Signer{std::move(keyring), fingerprint});
 }
 
-Result<FileLock> lock_repository(const Context& ctx) {
-  return FileLock::acquire(detail::lock_file(ctx.root));
+Result<FileLock> lock_repository(const Context& ctx, FileLock::Mode mode) {
+  return FileLock::acquire(detail::lock_file(ctx.root), mode, [&] {
+    if (ctx.env.notice)
+      ctx.env.notice(fmt::format("waiting for another pkgcloud command on {} to finish", ctx.root));
+  });
 }
 
 } // namespace opskit::repo::ops

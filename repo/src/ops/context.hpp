@@ -34,7 +34,9 @@ struct Signer {
 // an error naming the repository. A gpgme context is one thread's: each thread opens its own.
 Result<std::optional<Signer>> open_signer(const Context& ctx, SignRequest request);
 
-// The lock every change to the repository holds, beside its state database.
-Result<FileLock> lock_repository(const Context& ctx);
+// The lock every change to the repository holds, beside its state database; shared by the
+// commands that only read it (verify). Says so when it waits for another command.
+Result<FileLock> lock_repository(const Context& ctx,
+                                 FileLock::Mode mode = FileLock::Mode::exclusive);
 
 } // namespace opskit::repo::ops

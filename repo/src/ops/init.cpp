@@ -96,10 +96,20 @@ Result<Created> create(const std::string& root, const InitOptions& options,
     OPSKIT_TRY_ASSIGN(auto keyring, Keyring::open("", env.passphrase));
     OPSKIT_TRY_ASSIGN(config.key, keyring.find_secret_key(*options.key));
   }
-  OPSKIT_TRY_ASSIGN(auto db, State::open(join_path(state, "state.db"), State::Create::yes));
-  OPSKIT_TRY_ASSIGN(auto txn, db.begin());
-  OPSKIT_TRY(save_config(db, config));
-  OPSKIT_TRY(txn.commit());
+  // Made whole beside its name and renamed to it: a killed init leaves no database without
+  // settings, which init would take for a repository and push for one without a key.
+  std::string path = join_path(state, "state.db"), made = path + ".new";
+  for (const char* suffix : {"", "-wal", "-shm"})
+    ::unlink((made + suffix).c_str());
+  {
+    OPSKIT_TRY_ASSIGN(auto db, State::open(made, State::Create::yes));
+    OPSKIT_TRY_ASSIGN(auto txn, db.begin());
+    OPSKIT_TRY(save_config(db, config));
+    OPSKIT_TRY(txn.commit());
+  } // closed: its log is checkpointed into it and removed
+  if (::rename(made.c_str(), path.c_str()) != 0)
+    return fail(Error::from_errno("rename", made));
+  OPSKIT_TRY_ASSIGN(auto db, State::open(path, State::Create::no));
   return Created{std::move(lock), std::move(db), std::move(config)};
 }
 

@@ -142,7 +142,7 @@ read_candidates(const Context& ctx, const std::vector<std::string>& files, const
 }
 
 // The pool files a push adds where there were none, removed again (with the directories that
-// then hold nothing) unless the push is committed: no record refers to them then.
+// then hold nothing) when the push fails before it places them: nothing refers to them then.
 class AddedFiles {
 public:
   AddedFiles(const std::string& publication) : publication_(publication) {}
@@ -288,9 +288,12 @@ Result<std::vector<PushedPackage>> push(const Context& ctx, const std::vector<st
       ctx.env.progress(candidates.size() + i + 1, candidates.size() * 2);
   }
   OPSKIT_TRY(check_staged(ctx, batch));
-  // The pool files go in place once every index is built and signed, before the first is.
+  // The pool files go in place once every index is built and signed, before the first is; and
+  // stay from then on, also when a later index or the database cannot be written (a full disk):
+  // an index placed before names them.
   auto place_pool_files = [&]() -> Result<void> {
     OPSKIT_TRY(batch.pool_files.commit());
+    batch.added.keep();
     return batch.journal.clear();
   };
   OPSKIT_TRY(rewrite(ctx, batch.touched, place_pool_files));
@@ -301,7 +304,6 @@ Result<std::vector<PushedPackage>> push(const Context& ctx, const std::vector<st
         refs && *refs == 0 && !batch.staged_sha.contains(file))
       unreferenced.push_back(file);
   OPSKIT_TRY(txn.commit());
-  batch.added.keep();
   for (const auto& file : unreferenced)
     ::unlink(join_path(ctx.publication, file).c_str());
   return std::move(batch.pushed);

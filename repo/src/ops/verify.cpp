@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <unordered_map>
 
 #include <unistd.h>
 
@@ -160,10 +161,59 @@ void verify_apt_signatures(const std::string& dir, const std::string& suite,
   }
 }
 
-// One apt suite: signatures, then each listed index's size and SHA-256, then the by-hash
-// copies apt fetches instead with Acquire-By-Hash.
+// The record of each pool file, by its path in the publication.
+using Recorded = std::unordered_map<std::string_view, const PackageRecord*>;
+
+// Every package a Packages file (`file`, its `text`) of the archive in `archive` lists has the
+// Size and SHA256 recorded for its Filename, whose pool file verify_pool checks; or, where it
+// has no record, is there with that size: what apt would download and check.
+void check_filenames(const std::string& archive, const std::string& file, std::string_view text,
+                     const Context& ctx, const Recorded& recorded, Problems& problems) {
+  std::string_view filename, size, sha256;
+  auto check = [&] {
+    if (filename.empty())
+      return;
+    std::string pool = archive + "/" + std::string(filename);
+    std::error_code ec;
+    if (auto r = recorded.find(pool); r != recorded.end()) {
+      if (std::to_string(r->second->size) != size)
+        problems.add(
+            pool, "size",
+            fmt::format("{}: {} gives size {}, recorded {}", pool, file, size, r->second->size),
+            std::to_string(r->second->size), std::string(size));
+      else if (r->second->sha256 != sha256)
+        problems.add(pool, "sha256",
+                     fmt::format("{}: {} gives another SHA-256 than recorded", pool, file),
+                     r->second->sha256, std::string(sha256));
+    } else if (auto found = fs::file_size(join_path(ctx.publication, pool), ec); ec) {
+      problems.add(pool, "missing", fmt::format("{}: listed in {} but missing", pool, file));
+    } else if (std::to_string(found) != size) {
+      problems.add(pool, "size", fmt::format("{}: size {} but {} says {}", pool, found, file, size),
+                   std::string(size), std::to_string(found));
+    }
+    filename = size = sha256 = {};
+  };
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.empty())
+      check();
+    else if (line.starts_with("Filename: "))
+      filename = line.substr(10);
+    else if (line.starts_with("Size: "))
+      size = line.substr(6);
+    else if (line.starts_with("SHA256: "))
+      sha256 = line.substr(8);
+  }
+  check();
+}
+
+// One apt suite: signatures, then each listed index's size and SHA-256 (and what each Packages
+// file lists against the pool), then the by-hash copies apt fetches instead with Acquire-By-Hash.
 void verify_apt_suite(const Context& ctx, const fs::path& path,
-                      const std::optional<Checker>& checker, Problems& problems) {
+                      const std::optional<Checker>& checker, const Recorded& recorded,
+                      Problems& problems) {
   std::string dir = path.string(), suite = shown(ctx.publication, path);
   auto release = read_file(dir + "/Release");
   if (!release)
@@ -191,6 +241,9 @@ void verify_apt_suite(const Context& ctx, const fs::path& path,
     else if (auto sha = sha256_hex(*bytes); sha != entry.hash)
       problems.add(file, "sha256", fmt::format("{}: SHA-256 differs from Release", file),
                    entry.hash, sha);
+    else if (name.ends_with("/Packages"))
+      check_filenames(shown(ctx.publication, path.parent_path().parent_path()), file, *bytes, ctx,
+                      recorded, problems);
   }
   if (release->find("\nAcquire-By-Hash: yes\n") == std::string::npos)
     return;
@@ -291,10 +344,15 @@ void verify_yum_repo(const Context& ctx, const fs::path& path,
 
 Result<std::vector<Problem>> verify(const Context& ctx) {
   Problems problems;
+  // Shared: no push or index swaps a suite between the reads of its Release and its indexes.
+  OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx, FileLock::Mode::shared));
   OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
   auto signing = checker(ctx, signer, problems);
   OPSKIT_TRY_ASSIGN(auto records, ctx.state.packages());
   verify_pool(ctx, records, problems);
+  Recorded recorded;
+  for (const auto& r : records)
+    recorded.emplace(r.file, &r);
   std::error_code ec;
   std::vector<fs::path> suites;
   for (const auto& distro : fs::directory_iterator(join_path(ctx.publication, "deb"), ec))
@@ -310,7 +368,7 @@ Result<std::vector<Problem>> verify(const Context& ctx) {
     problems.add(default_suite + "/Release", "missing",
                  fmt::format("{}/Release: missing (pkgcloud index writes it)", default_suite));
   for (const auto& suite : suites)
-    verify_apt_suite(ctx, suite, signing, problems);
+    verify_apt_suite(ctx, suite, signing, recorded, problems);
   std::vector<fs::path> repomds;
   for (const auto& e : fs::recursive_directory_iterator(join_path(ctx.publication, "rpm"), ec))
     if (e.path().filename() == "repomd.xml" && e.path().parent_path().filename() == "repodata")

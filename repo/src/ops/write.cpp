@@ -33,6 +33,8 @@ Result<void> write_public_key(const Context& ctx, Signer& signer) {
 
 void Touched::add(const PackageRecord& record) {
   ++records;
+  text_bytes += record.metadata.size() + record.xml_primary.size() + record.xml_filelists.size() +
+                record.xml_other.size();
   if (record.format == PackageFormat::deb)
     suites.insert(*split_dist(record.dist));
   else
@@ -66,7 +68,7 @@ Result<void> check_room(const Context& ctx, const Touched& touched) {
   if (::statvfs(ctx.publication.c_str(), &st) != 0)
     return fail(Error::from_errno("statvfs", ctx.publication));
   std::uint64_t block = st.f_frsize;
-  std::uint64_t need = k_room_margin + k_room_per_record * touched.records;
+  std::uint64_t need = k_room_margin + k_room_per_record * touched.records + 4 * touched.text_bytes;
   for (const auto& [distro, codename] : touched.suites)
     need += taken(join_path(ctx.publication, detail::deb_suite(distro, codename)), block);
   for (const auto& dist : touched.rpm_dists) {

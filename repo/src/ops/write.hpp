@@ -60,15 +60,17 @@ Result<void> write_public_key(const Context& ctx, Signer& signer);
 struct Touched {
   std::set<std::pair<std::string, std::string>> suites;
   std::set<std::string> rpm_dists;
-  std::size_t records = 0; // added, changed or removed
+  std::size_t records = 0;      // added, changed or removed
+  std::uint64_t text_bytes = 0; // their metadata, the indexes' and the database's text of them
   void add(const PackageRecord& record);
 };
 
 // Fails with ENOSPC, naming the publication, when its file system has less room than
 // rewriting the indexes of `touched` takes: about what they hold now (each is written anew
 // before the old one goes, and a suite's by-hash files with it), and a margin for the state's
-// log and the records changed. A disk filled midway by another process is still possible:
-// each index then fails whole, as ever.
+// log and the records changed: their text four times (the database and its log, the dnf
+// metadata kept under .pkgcloud/, the indexes). A disk filled midway by another process is still
+// possible: each index then fails whole, as ever.
 Result<void> check_room(const Context& ctx, const Touched& touched);
 
 // Rewrites the indexes `touched` names, signed when the repository has a key, once

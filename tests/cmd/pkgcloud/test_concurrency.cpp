@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include "../../repo/deb_builder.hpp"
 #include "clients.hpp"
 #include "opskit/file.hpp"
@@ -99,4 +103,30 @@ TEST_CASE("pkgcloud: 16 concurrent pushes of debs and rpms, two indexes and a pu
   CHECK(fs::exists(p.dir / "nginx/www/repo/.pkgcloud-manifest.json"));
   CHECK(snapshot(p.dir / "nginx/www/repo") == p.files());
   clients_take(p, nginx.url() + "/repo", p.dir / "final", debs, rpms);
+}
+
+TEST_CASE("pkgcloud: a command that waits for another's lock says so, and verify shares it with "
+          "another reader",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
+  auto deb = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  int lock = ::open((repo + "/.pkgcloud/lock").c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(lock >= 0);
+
+  REQUIRE(::flock(lock, LOCK_SH) == 0); // another verify, say
+  auto verify = std::async(std::launch::async, [&] { return pkgcloud(repo, {"verify"}); });
+  REQUIRE(verify.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  auto verified = verify.get();
+  CHECK(verified.exit_status == 0);
+  CHECK(verified.err.empty());
+
+  REQUIRE(::flock(lock, LOCK_EX) == 0); // another push, say
+  auto push = std::async(std::launch::async, [&] { return pkgcloud(repo, {"push", deb}); });
+  CHECK(push.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout);
+  ::close(lock);
+  auto pushed = push.get();
+  CHECK(pushed.exit_status == 0);
+  CHECK(pushed.err == "pkgcloud: waiting for another pkgcloud command on " + repo + " to finish\n");
 }

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -103,6 +104,36 @@ TEST_CASE("pkgcloud: on a full disk push and index --sign fail in one line sayin
     if (!indexed)
       indexed = run_short_of_space(disk, repo, left * k_kib, {"index", "--sign"});
   CHECK(indexed);
+}
+
+TEST_CASE("pkgcloud: on a full disk a push of an rpm of 6,000 files fails before any index is "
+          "placed",
+          "[pkgcloud][root]") {
+  // Its metadata (the file list, 400 KiB) goes into the database and its log, the dnf text kept
+  // under .pkgcloud/ and the indexes: more than the room kept for a record of a few KiB.
+  TempDir dir;
+  Tmpfs disk(dir / "disk", k_disk);
+  if (!disk.mounted())
+    OPSKIT_SKIP(disk.why());
+  std::string spec = dir / "many.spec";
+  std::ofstream(spec) << "Name: many\nVersion: 1.0\nRelease: 1\nSummary: many\nLicense: MIT\n"
+                         "BuildArch: noarch\n%description\nmany\n%install\n"
+                         "mkdir -p %{buildroot}/usr/share/many\n"
+                         "for i in $(seq 6000); do echo $i > "
+                         "%{buildroot}/usr/share/many/a-file-of-a-longer-name-$i; done\n"
+                         "%files\n/usr/share/many\n";
+  auto built = run({"rpmbuild", "-bb", "--define", "_topdir " + (dir / "top"), "--define",
+                    "__spec_install_post %{nil}", spec}); // no scripts over each file: 4x faster
+  REQUIRE(built.exit_status == 0);
+  std::string rpm = dir / "top/RPMS/noarch/many-1.0-1.noarch.rpm";
+  std::string repo = disk / "repo";
+  REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
+  auto deb = dpkg_deb_build(dir.path(), "small", control("small", "1.0", "amd64"));
+  bool pushed = false;
+  for (std::size_t left : {1400, 2000, 2600, 3200, 4400, 6000})
+    if (!pushed)
+      pushed = run_short_of_space(disk, repo, left * k_kib, {"push", rpm, deb});
+  CHECK(pushed);
 }
 
 TEST_CASE("publish: to a WebDAV server out of space fails in one line, leaves the target as it "

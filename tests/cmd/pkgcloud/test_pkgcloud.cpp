@@ -248,6 +248,37 @@ TEST_CASE("pkgcloud: verify reports a tampered index and damaged or missing pool
   CHECK(gone);
 }
 
+TEST_CASE("pkgcloud: verify reports a package Packages lists that is not in the pool, or not as "
+          "recorded",
+          "[pkgcloud]") {
+  // Indexes a killed or failed run left ahead of the database and the pool: apt would fetch a
+  // file that is not there, or check it against another SHA-256.
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  auto b = dpkg_deb_build(dir.path(), "world", control("world", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", a, b}, k_epoch).exit_status == 0);
+  std::string dists = repo + "/public/deb/debian/dists";
+  fs::copy(dists, dir / "dists", fs::copy_options::recursive);
+  REQUIRE(pkgcloud(repo, {"rm", "world"}, k_epoch).exit_status == 0);
+  fs::create_directories(dir / "other");
+  auto rebuilt =
+      dpkg_deb_build(dir / "other", "hello", control("hello", "1.0", "amd64") + " Rebuilt.\n");
+  REQUIRE(pkgcloud(repo, {"push", "--replace", rebuilt}, k_epoch).exit_status == 0);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+  fs::remove_all(dists);
+  fs::copy(dir / "dists", dists, fs::copy_options::recursive); // the indexes of before
+  auto verify = pkgcloud(repo, {"verify"});
+  CHECK(verify.exit_status == 1);
+  CHECK(verify.out.find("deb/debian/pool/main/w/world/world_1.0_amd64.deb: listed in "
+                        "deb/debian/dists/bookworm/main/binary-amd64/Packages but missing\n") !=
+        std::string::npos);
+  CHECK(verify.out.find("deb/debian/pool/main/h/hello/hello_1.0_amd64.deb: "
+                        "deb/debian/dists/bookworm/main/binary-amd64/Packages gives ") !=
+        std::string::npos);
+}
+
 TEST_CASE("pkgcloud: ls, rm and prune refuse a --dist that is no DISTRO/RELEASE, prune a --keep "
           "of 0, and push names the component a package is in",
           "[pkgcloud]") {
@@ -463,6 +494,25 @@ TEST_CASE("pkgcloud: a command on a directory without a repository says how to m
   CHECK(ls.exit_status == 1);
   CHECK(ls.err.find("not a pkgcloud repository") != std::string::npos);
   CHECK(ls.err.find("pkgcloud init") != std::string::npos);
+}
+
+TEST_CASE("pkgcloud: an init killed while it made its database leaves none, and runs again",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  fs::create_directories(repo + "/.pkgcloud");
+  std::ofstream(repo + "/.pkgcloud/state.db.new") << "half a database"; // where it is made
+  std::ofstream(repo + "/.pkgcloud/state.db.new-wal") << "and its log";
+  auto killed = pkgcloud(repo, {"ls"});
+  CHECK(killed.exit_status == 1);
+  CHECK(killed.err.find("not a pkgcloud repository") != std::string::npos);
+  auto init = pkgcloud(repo, {"init", "--generate-key", "Again <again@example.com>"}, k_epoch);
+  INFO(init.err);
+  REQUIRE(init.exit_status == 0);
+  CHECK(fs::exists(repo + "/.pkgcloud/state.db"));
+  CHECK_FALSE(fs::exists(repo + "/.pkgcloud/state.db.new"));
+  CHECK_FALSE(fs::exists(repo + "/.pkgcloud/state.db.new-wal"));
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
 TEST_CASE("pkgcloud: init takes --origin and --label as one line each into every Release",
