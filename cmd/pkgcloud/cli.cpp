@@ -32,12 +32,12 @@ void define_publish(CLI::App& app, Options& o) {
   pub->add_option("--region", o.target.region,
                   "S3: the region to sign for (default: $AWS_REGION, the profile's, us-east-1)");
   pub->add_option("--profile", o.target.profile,
-                  "S3: the profile of ~/.aws/credentials (default: $AWS_PROFILE, else the "
-                  "environment's AWS_ACCESS_KEY_ID, else default)");
+                  "S3: the profile of ~/.aws/credentials (default: the environment's "
+                  "AWS_ACCESS_KEY_ID, else $AWS_PROFILE, else default)");
   pub->add_flag("--path-style", o.target.path_style,
                 "S3: put the bucket in the URL's path, not in its host name");
   pub->add_option("--multipart-threshold", o.target.multipart_threshold,
-                  "S3: send a file larger than this as a multipart upload, in parts of 16 MiB "
+                  "S3: send a file larger than this as a multipart upload, in parts of 16 MiB+ "
                   "(from 5MiB to 5GiB; KB and MB are 1000, KiB and MiB 1024 bytes)")
       ->transform(CLI::AsSizeValue(true).description(""))
       ->check(CLI::Validator(

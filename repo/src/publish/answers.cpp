@@ -90,10 +90,12 @@ Result<S3Page> parse_s3_listing(std::string_view xml, std::string_view prefix) {
       continue;
     std::string key = text(child(c, "Key"));
     auto size = number(text(child(c, "Size")));
-    if (!size || !key.starts_with(prefix) || key.size() == prefix.size())
+    if (!size || !key.starts_with(prefix))
       return fail(fmt::format("the bucket's listing: an entry without a key under '{}' and a "
                               "size",
                               prefix));
+    if (key.size() == prefix.size())
+      continue; // the "folder" the S3 console makes: an empty object named as the prefix
     page.objects.push_back({key.substr(prefix.size()), *size, false});
   }
   if (text(child(root, "IsTruncated")) == "true") {
@@ -113,7 +115,7 @@ Result<std::string> parse_upload_id(std::string_view xml) {
   return id;
 }
 
-std::optional<std::string> s3_error(std::string_view xml) {
+std::optional<S3Error> s3_error(std::string_view xml) {
   if (xml.find("<Error") == std::string_view::npos)
     return std::nullopt;
   auto doc = parse(xml, "an S3 answer");
@@ -122,8 +124,7 @@ std::optional<std::string> s3_error(std::string_view xml) {
   const xmlNode* root = xmlDocGetRootElement(doc->get());
   if (!is(root, "Error"))
     return std::nullopt;
-  std::string code = text(child(root, "Code")), message = text(child(root, "Message"));
-  return message.empty() ? code : fmt::format("{}: {}", code, message);
+  return S3Error{text(child(root, "Code")), text(child(root, "Message"))};
 }
 
 Result<std::vector<Listed>> parse_multistatus(std::string_view xml, std::string_view root,

@@ -31,9 +31,12 @@ Result<S3Page> parse_s3_listing(std::string_view xml, std::string_view prefix);
 
 // The UploadId of an InitiateMultipartUploadResult.
 Result<std::string> parse_upload_id(std::string_view xml);
-// The message of an S3 <Error> document (which CompleteMultipartUpload may send with status
-// 200); nothing when `xml` is not one.
-std::optional<std::string> s3_error(std::string_view xml);
+// An S3 <Error> document (which CompleteMultipartUpload may send with status 200): its code
+// ("InternalError") and message; nothing when `xml` is not one.
+struct S3Error {
+  std::string code, message;
+};
+std::optional<S3Error> s3_error(std::string_view xml);
 
 // A multistatus of the members of a collection; hrefs (absolute paths or URLs) are made
 // relative to `root`, the target's path ("/repo/"); the collection itself is left out. Fails

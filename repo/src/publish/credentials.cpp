@@ -13,7 +13,10 @@ std::optional<std::string> ini_value(std::string_view text, std::string_view sec
   bool in_section = false;
   while (!text.empty()) {
     auto nl = text.find('\n');
-    std::string_view line = trim(text.substr(0, nl));
+    std::string_view line = text.substr(0, nl);
+    if (line.ends_with('\r')) // a file written on Windows
+      line.remove_suffix(1);
+    line = trim(line);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     if (line.empty() || line[0] == '#' || line[0] == ';')
       continue;
@@ -53,7 +56,9 @@ Result<S3Credentials> s3_credentials(const PublishTarget& target, const Variable
       !target.profile.empty() ? target.profile : variables("AWS_PROFILE").value_or("");
   auto key = variables("AWS_ACCESS_KEY_ID");
   auto secret = variables("AWS_SECRET_ACCESS_KEY");
-  if (profile.empty() && key && secret && !key->empty() && !secret->empty()) {
+  // The environment's keys beat AWS_PROFILE, not --profile, as with the AWS CLI: a job's
+  // short-lived keys win over the profile its image names.
+  if (target.profile.empty() && key && secret && !key->empty() && !secret->empty()) {
     c.access_key = *key;
     c.secret_key = *secret;
     c.session_token = variables("AWS_SESSION_TOKEN").value_or("");

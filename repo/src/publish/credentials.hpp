@@ -22,8 +22,9 @@ struct S3Credentials {
   std::string region;
 };
 
-// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, unless a profile is asked for
-// (target.profile, else AWS_PROFILE), whose keys come from the shared credentials file
+// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, unless target.profile names
+// a profile; without them that profile, else AWS_PROFILE's, else "default", whose keys come
+// from the shared credentials file
 // (AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials); the region from target.region,
 // AWS_REGION, AWS_DEFAULT_REGION, the profile's in the config file (AWS_CONFIG_FILE, else
 // ~/.aws/config), else us-east-1. The error names the file or variable missing, never a key.

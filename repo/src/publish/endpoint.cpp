@@ -59,8 +59,10 @@ Result<Endpoint> s3_endpoint(const PublishTarget& t, std::string_view rest,
       !(service.starts_with("http://") || service.starts_with("https://")))
     return fail(fmt::format("--endpoint '{}': not an http:// or https:// URL", t.endpoint));
   // Path style puts the bucket in the path (what most S3-compatible servers want, and the
-  // only way for a bucket with dots over https); the default puts it in the host name.
-  if (t.path_style)
+  // only way for a bucket with dots over https, whose host name no certificate's wildcard
+  // covers: taken for one, as the AWS CLI does); the default puts it in the host name.
+  bool dotted_over_tls = service.starts_with("https://") && e.bucket.find('.') != std::string::npos;
+  if (t.path_style || dotted_over_tls)
     e.bucket_url = fmt::format("{}/{}/", service, e.bucket);
   else
     e.bucket_url = fmt::format("{}{}.{}/", service.substr(0, scheme + 3), e.bucket,

@@ -290,9 +290,6 @@ Result<void> Publisher::send_in_parts(std::span<const Request> files,
   auto answers = transfer_.run(completes, step);
   if (!answers)
     return abandon(answers.error());
-  for (std::size_t i = 0; i < completes.size(); ++i)
-    if (auto error = remote_.completion_error(completes[i], (*answers)[i]))
-      return abandon(Error(*error));
   return {};
 }
 

@@ -10,6 +10,10 @@
 
 namespace opskit::repo::publish {
 
+// The size of the parts of a multipart upload of `size` bytes: 16 MiB, or more, in whole MiB, for
+// a file of more than S3's 10,000 parts of that (156.25 GiB).
+std::uint64_t part_size(std::uint64_t size);
+
 class S3Remote final : public Remote {
 public:
   // Files larger than `multipart_threshold` go as multipart uploads (0: 64 MiB); it must lie
@@ -18,13 +22,11 @@ public:
   void prepare(CURL* easy, const Request& r, curl_slist*& headers) const override;
   std::string name() const override;
   Result<std::vector<Listed>> list(Transfer& transfer) const override;
-  // Files over the threshold go in parts of 16 MiB, sent at once (s3_multipart.cpp).
+  // Files over the threshold go in parts (part_size), sent at once (s3_multipart.cpp).
   bool in_parts(const Request& r) const override;
   Result<std::vector<Request>> parts_of(const Request& whole) const override;
   Result<SentParts> put_parts(Transfer& transfer, const Request& whole,
                               std::vector<Request> parts) const override;
-  std::optional<std::string> completion_error(const Request& complete,
-                                              const Response& answer) const override;
 
 private:
   Request abort_request(const Request& whole, const std::string& id) const;

@@ -18,14 +18,20 @@ namespace opskit::repo::publish {
 
 namespace {
 
-constexpr std::uint64_t k_part = 16ull << 20;
+constexpr std::uint64_t k_part = 16ull << 20, k_mib = 1ull << 20, k_max_parts = 10000;
 
 } // namespace
+
+std::uint64_t part_size(std::uint64_t size) {
+  std::uint64_t least = (size + k_max_parts - 1) / k_max_parts;
+  return std::max(k_part, (least + k_mib - 1) / k_mib * k_mib);
+}
 
 // The parts of `whole`, each with its range and digests, read on every CPU.
 Result<std::vector<Request>> S3Remote::parts_of(const Request& whole) const {
   OPSKIT_TRY_ASSIGN(auto opened, detail::open_regular(whole.file));
-  std::size_t count = (whole.size + k_part - 1) / k_part;
+  const std::uint64_t part = part_size(whole.size);
+  std::size_t count = (whole.size + part - 1) / part;
   std::vector<Request> parts(count);
   std::vector<std::string> errors(count);
   parallel_for(count, std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
@@ -33,8 +39,8 @@ Result<std::vector<Request>> S3Remote::parts_of(const Request& whole) const {
     p.method = "PUT";
     p.path = fmt::format("{} (part {} of {})", whole.path, i + 1, count);
     p.file = whole.file;
-    p.from = i * k_part;
-    p.size = std::min(k_part, whole.size - p.from);
+    p.from = i * part;
+    p.size = std::min(part, whole.size - p.from);
     auto digests = detail::md5_and_sha256(opened.first, p.from, p.size, whole.file);
     if (!digests)
       errors[i] = digests.error().message();
@@ -84,6 +90,7 @@ Result<SentParts> S3Remote::put_parts(Transfer& transfer, const Request& whole,
   end.method = "POST";
   end.path = whole.path;
   end.url = fmt::format("{}?uploadId={}", object, escape_query(id));
+  end.error_in_ok = true; // retried when its error is one to retry (InternalError)
   end.data = "<CompleteMultipartUpload>";
   for (std::size_t i = 0; i < parts.size(); ++i)
     end.data += fmt::format("<Part><PartNumber>{}</PartNumber><ETag>\"{}\"</ETag></Part>", i + 1,
@@ -92,13 +99,6 @@ Result<SentParts> S3Remote::put_parts(Transfer& transfer, const Request& whole,
   end.sha256 = sha256_hex(end.data);
   end.md5 = digest_all(end.data, Hash::md5).md5;
   return sent;
-}
-
-std::optional<std::string> S3Remote::completion_error(const Request& complete,
-                                                      const Response& answer) const {
-  if (auto error = s3_error(answer.body))
-    return fmt::format("POST {}{}: {}", name(), complete.path, *error);
-  return std::nullopt;
 }
 
 } // namespace opskit::repo::publish

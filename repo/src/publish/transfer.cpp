@@ -14,6 +14,7 @@
 
 #include "opskit/handle.hpp"
 #include "opskit/text.hpp"
+#include "publish/answers.hpp"
 #include "publish/curl_api.hpp"
 
 namespace opskit::repo::publish {
@@ -136,6 +137,17 @@ bool transient(CURLcode code) {
 
 bool transient(long status) {
   return status >= 500 || status == 429 || status == 408;
+}
+
+// S3's errors that another attempt may get past, whatever their status: a request that went
+// idle too long (400), a body that arrived other than sent (400 BadDigest), and those of 5xx,
+// which CompleteMultipartUpload sends with a 200.
+bool transient(const S3Error& error) {
+  for (std::string_view code :
+       {"RequestTimeout", "BadDigest", "InternalError", "SlowDown", "ServiceUnavailable"})
+    if (error.code == code)
+      return true;
+  return false;
 }
 
 // What the server said of an error: S3's <Message>, else its first line.
@@ -281,6 +293,10 @@ Transfer::Verdict Transfer::judge(const Slot& s, CURLcode code, std::string& why
   bool answered = code == CURLE_OK &&
                   ((status >= 200 && status < 300) ||
                    std::find(r.also_ok.begin(), r.also_ok.end(), status) != r.also_ok.end());
+  std::optional<S3Error> refused;
+  if (code == CURLE_OK && (!answered || r.error_in_ok))
+    refused = s3_error(s.response.body);
+  answered = answered && !(r.error_in_ok && refused);
   bool again = false;
   if (answered && r.method == "PUT" && !r.md5.empty() && !s.encrypted && hex_md5(s.etag) &&
       s.etag != r.md5) {
@@ -294,7 +310,9 @@ Transfer::Verdict Transfer::judge(const Slot& s, CURLcode code, std::string& why
   } else {
     std::string said = server_message(s.response.body);
     why = said.empty() ? fmt::format("HTTP {}", status) : fmt::format("HTTP {}: {}", status, said);
-    again = transient(status);
+    if (refused && !refused->code.empty())
+      why += fmt::format(" ({})", refused->code);
+    again = transient(status) || (refused && transient(*refused));
   }
   return again && s.attempt + 1 < options_.attempts ? Verdict::retry : Verdict::failed;
 }

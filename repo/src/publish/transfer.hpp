@@ -36,6 +36,8 @@ struct Request {
   std::string md5;    // hex
   // Statuses besides 2xx that answer the request: 404 for a GET of what may be missing.
   std::vector<long> also_ok;
+  // S3's CompleteMultipartUpload: its 200 may carry an <Error> document instead of the object.
+  bool error_in_ok = false;
 };
 
 class Transfer;
@@ -72,9 +74,6 @@ public:
   virtual Result<std::vector<Request>> parts_of(const Request&) const { return {}; }
   virtual Result<SentParts> put_parts(Transfer&, const Request&, std::vector<Request>) const {
     return SentParts{};
-  }
-  virtual std::optional<std::string> completion_error(const Request&, const Response&) const {
-    return std::nullopt;
   }
   // Notes files the target holds (its manifest's), whose collections need no MKCOL.
   virtual void holds(std::span<const std::string> /*paths*/) {}

@@ -14,8 +14,11 @@ endpoint, so the client signs the Host it sends to the proxy (127.0.0.1:PORT), a
 goes upstream as it came.
 
 Faults, each written to the log as "fault": --fail-put-every N answers 500 to every Nth PUT;
---drop-put-every N reads half of every Nth PUT's body and closes the connection; a path gets
-one of these two faults at most, so that a client that retries at all gets through.
+--drop-put-every N reads half of every Nth PUT's body and closes the connection;
+--timeout-put-every N answers every Nth PUT as S3 answers an upload that went idle, 400
+RequestTimeout; a path gets one of these faults at most, so that a client that retries at all
+gets through. --complete-error-once answers the first completion of a multipart upload 200 with
+an InternalError document, as S3 may.
 --fail-path S answers 500 to every request whose path ends with S; --missing-path S answers
 404 to every GET whose path ends with S, as a cache or a rewrite of missing files in front of
 a store would; --stall-once-path S SECONDS holds the first request whose path contains S that
@@ -56,6 +59,9 @@ AUTH_RE = re.compile(r"AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/s3/aw
                      r"SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$")
 INTERNAL_ERROR = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError</Code>"
                   b"<Message>We encountered an internal error. Please try again.</Message></Error>")
+REQUEST_TIMEOUT = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>RequestTimeout</Code>"
+                   b"<Message>Your socket connection to the server was not read from or written to "
+                   b"within the timeout period.</Message></Error>")
 NO_SUCH_KEY = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code>"
                b"<Message>The specified key does not exist.</Message></Error>")
 
@@ -159,6 +165,7 @@ class Faults:
         self.puts = 0
         self.faulted = set()  # paths that had a PUT fault
         self.stalled = False
+        self.completions = 0
 
     def pick(self, method, path):
         a = self.args
@@ -170,10 +177,15 @@ class Faults:
             if a.stall_once_path and a.stall_once_path[0] in path and not self.stalled:
                 self.stalled = True
                 return "stall"
+            if method == "POST" and "uploadId=" in path and a.complete_error_once:
+                self.completions += 1
+                if self.completions == 1:
+                    return "complete-error"
             if method != "PUT":
                 return None
             self.puts += 1
-            for fault, every in (("fail", a.fail_put_every), ("drop", a.drop_put_every)):
+            for fault, every in (("fail", a.fail_put_every), ("drop", a.drop_put_every),
+                                 ("timeout", a.timeout_put_every)):
                 if every and self.puts % every == 0 and path not in self.faulted:
                     self.faulted.add(path)
                     return fault
@@ -215,6 +227,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if fault == "fail":
             status, reply = 500, INTERNAL_ERROR
+            reply_headers = [("Content-Type", "application/xml")]
+        elif fault == "timeout":
+            status, reply = 400, REQUEST_TIMEOUT
+            reply_headers = [("Content-Type", "application/xml")]
+        elif fault == "complete-error":
+            status, reply = 200, INTERNAL_ERROR
             reply_headers = [("Content-Type", "application/xml")]
         elif fault == "missing":
             status, reply = 404, NO_SUCH_KEY
@@ -291,6 +309,8 @@ def main():
     p.add_argument("--check-sigv4", metavar="KEY_ID:SECRET:REGION")
     p.add_argument("--fail-put-every", type=int, metavar="N")
     p.add_argument("--drop-put-every", type=int, metavar="N")
+    p.add_argument("--timeout-put-every", type=int, metavar="N")
+    p.add_argument("--complete-error-once", action="store_true")
     p.add_argument("--fail-path", metavar="SUFFIX")
     p.add_argument("--missing-path", metavar="SUFFIX")
     p.add_argument("--stall-once-path", nargs=2, metavar=("SUBSTRING", "SECONDS"))

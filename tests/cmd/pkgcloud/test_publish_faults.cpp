@@ -9,6 +9,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <map>
 #include <thread>
@@ -262,6 +263,34 @@ TEST_CASE("publish: with a 500 on every third PUT and connections dropped mid-bo
   check_faults_met(proxy, p.publish(to));
   check_bucket_holds(p, s3, "faults");
   CHECK_FALSE(fetch(object_url(s3, "faults", ".pkgcloud-lock.json")));
+  check_nothing_left(p, to);
+}
+
+TEST_CASE("publish: S3's answers to retry though not 5xx, 400 RequestTimeout and a completion's "
+          "200 with InternalError, are retried",
+          "[pkgcloud][publish][server]") {
+  require_s3rver();
+  Published p;
+  std::string src = p.dir / "parts";
+  fs::create_directories(src + "/DEBIAN");
+  fs::create_directories(src + "/usr/share/parts");
+  std::ofstream(src + "/DEBIAN/control") << control("parts", "1.0", "amd64");
+  REQUIRE(run({"sh", "-c", "head -c 6000000 /dev/urandom > " + src + "/usr/share/parts/data"})
+              .exit_status == 0);
+  std::string deb = p.dir / "parts_1.0_amd64.deb";
+  REQUIRE(run({"dpkg-deb", "-Znone", "--root-owner-group", "--build", src, deb}).exit_status == 0);
+  REQUIRE(pkgcloud(p.repo, {"push", deb}).exit_status == 0);
+  S3rver s3(p.dir / "s3");
+  S3Proxy proxy(s3.url(), p.dir / "proxy.log",
+                {"--timeout-put-every", "4", "--complete-error-once"});
+  auto to = s3_via("retried", proxy.url());
+  to.insert(to.end(), {"--multipart-threshold", "5MiB"}); // the package goes in two parts
+  auto report = p.publish(to);
+  auto requests = proxy.requests();
+  CHECK(count_faults(requests, "timeout") > 0);
+  CHECK(count_faults(requests, "complete-error") == 1);
+  CHECK(report["retries"].get<std::size_t>() >= count_faults(requests, "timeout") + 1);
+  check_bucket_holds(p, s3, "retried");
   check_nothing_left(p, to);
 }
 

@@ -6,10 +6,13 @@
 
 using namespace opskit::repo::publish;
 
-TEST_CASE("publish listing: an S3 page, its keys made relative to the prefix", "[publish]") {
+TEST_CASE("publish listing: an S3 page, its keys made relative to the prefix, the console's "
+          "folder left out",
+          "[publish]") {
   auto page = parse_s3_listing(
       R"(<?xml version="1.0"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
       <IsTruncated>true</IsTruncated><NextContinuationToken>t+1/=</NextContinuationToken>
+      <Contents><Key>repo/</Key><Size>0</Size></Contents>
       <Contents><Key>repo/deb/a b.deb</Key><Size>12</Size><ETag>"x"</ETag></Contents>
       <Contents><Key>repo/gpg.key</Key><Size>0</Size></Contents></ListBucketResult>)",
       "repo/");
@@ -30,6 +33,17 @@ TEST_CASE("publish listing: an S3 page, its keys made relative to the prefix", "
                                ""));
   CHECK_FALSE(parse_s3_listing("<Error><Code>AccessDenied</Code></Error>", ""));
   CHECK_FALSE(parse_s3_listing("not xml", ""));
+}
+
+TEST_CASE("publish answers: an S3 error document's code and message, also in a 200's body",
+          "[publish]") {
+  auto error = s3_error(R"(<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>InternalError</Code><Message>Please try again.</Message></Error>)");
+  REQUIRE(error);
+  CHECK(error->code == "InternalError");
+  CHECK(error->message == "Please try again.");
+  CHECK_FALSE(s3_error("<CompleteMultipartUploadResult><ETag>\"x-2\"</ETag>"
+                       "</CompleteMultipartUploadResult>"));
 }
 
 TEST_CASE("publish listing: a WebDAV multistatus, the collection itself left out", "[publish]") {

@@ -62,6 +62,27 @@ TEST_CASE("publish credentials: a profile of the shared files, which beats the e
   CHECK(s3_credentials(t, of({{"HOME", home.path()}}))->region == "sa-east-1");
 }
 
+TEST_CASE("publish credentials: the environment's keys beat AWS_PROFILE, whose region stays, and "
+          "a file with CR LF reads as one with LF",
+          "[publish]") {
+  opskit::test::TempDir home;
+  std::filesystem::create_directories(home / ".aws");
+  std::ofstream(home / ".aws/credentials")
+      << "[ci]\r\naws_access_key_id = STALE\r\naws_secret_access_key = S\r\n";
+  std::ofstream(home / ".aws/config") << "[profile ci]\r\nregion = ap-south-1\r\n";
+  auto env = s3_credentials({}, of({{"HOME", home.path()},
+                                    {"AWS_PROFILE", "ci"},
+                                    {"AWS_ACCESS_KEY_ID", "FRESH"},
+                                    {"AWS_SECRET_ACCESS_KEY", "F"}}));
+  REQUIRE(env);
+  CHECK(env->access_key == "FRESH");
+  CHECK(env->region == "ap-south-1");
+  auto profile = s3_credentials({}, of({{"HOME", home.path()}, {"AWS_PROFILE", "ci"}}));
+  REQUIRE(profile);
+  CHECK(profile->access_key == "STALE");
+  CHECK(profile->secret_key == "S");
+}
+
 TEST_CASE("publish credentials: none found names what was looked for, never a key", "[publish]") {
   opskit::test::TempDir home;
   auto none = s3_credentials({}, of({{"HOME", home.path()}}));

@@ -20,7 +20,9 @@ PublishTarget target(std::string url, std::string endpoint = "", bool path_style
 
 } // namespace
 
-TEST_CASE("publish endpoint: S3 in the host name by default, in the path when asked", "[publish]") {
+TEST_CASE("publish endpoint: S3 in the host name by default, in the path when asked or when a "
+          "bucket with dots goes over https",
+          "[publish]") {
   auto aws = endpoint_of(target("s3://packages/repo/"), "eu-west-1");
   REQUIRE(aws);
   CHECK(aws->kind == Kind::s3);
@@ -35,7 +37,10 @@ TEST_CASE("publish endpoint: S3 in the host name by default, in the path when as
   auto nested = endpoint_of(target("s3://b.example.com//a/b//", "https://s3.example.com"), "r");
   REQUIRE(nested);
   CHECK(nested->prefix == "a/b/");
-  CHECK(nested->base == "https://b.example.com.s3.example.com/a/b/");
+  CHECK(nested->base == "https://s3.example.com/b.example.com/a/b/"); // no wildcard covers it
+  auto plain = endpoint_of(target("s3://b.example.com", "http://s3.example.com"), "r");
+  REQUIRE(plain);
+  CHECK(plain->base == "http://b.example.com.s3.example.com/");
 }
 
 TEST_CASE("publish endpoint: a bad URL is one message naming it", "[publish]") {
