@@ -157,31 +157,40 @@ int run_list(const counters::Namespace& ns, const Options& options) {
 }
 
 int run_write(const counters::Namespace& ns, const Options& options) {
+  // Every assignment is checked before the first is written: a mistake of the command line
+  // changes nothing.
+  bool malformed = false;
+  for (const auto& assignment : options.names)
+    if (auto eq = assignment.find('='); eq == std::string::npos || eq == 0) {
+      error(fmt::format("'{}': expected NAME=VALUE", assignment));
+      malformed = true;
+    }
+  if (malformed)
+    return k_exit_usage;
   int status = k_exit_ok;
   for (const auto& assignment : options.names) {
     auto eq = assignment.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      error(fmt::format("'{}': expected NAME=VALUE", assignment));
-      status = k_exit_usage;
-      continue;
-    }
     std::string name = assignment.substr(0, eq);
     std::string value = assignment.substr(eq + 1);
-    auto before = ns.write(name, value);
-    if (!before) {
-      error(before.error().message());
+    auto written = ns.write(name, value);
+    if (!written) {
+      error(written.error().message());
       status = k_exit_failure;
       continue;
     }
-    if (!*before) { // write-only: there is nothing to read back
+    if (!written->before) { // write-only: there is nothing to read back
       fmt::print("{}: {} (write-only)\n", name, value);
-      continue;
+    } else {
+      std::string now = value;
+      if (auto handle = ns.resolve(name))
+        if (auto v = handle->read())
+          now = counters::format_value(*v);
+      fmt::print("{}: {} -> {}\n", name, counters::format_value(*written->before), now);
     }
-    std::string now = value;
-    if (auto handle = ns.resolve(name))
-      if (auto v = handle->read())
-        now = counters::format_value(*v);
-    fmt::print("{}: {} -> {}\n", name, counters::format_value(**before), now);
+    if (!written->ignored.empty()) { // what it took is set: said above, and this is an error
+      error(fmt::format("{} = {}: the kernel ignored '{}'", name, value, written->ignored));
+      status = k_exit_failure;
+    }
   }
   return status;
 }

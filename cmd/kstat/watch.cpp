@@ -187,8 +187,11 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   auto watch = std::make_unique<counters::Watch>(std::move(*snapshot));
   const std::vector<counters::Selection> selections{{names}};
 
+  // Restarted: a write blocked on a full pipe (watch | less) goes on when a stop comes, and the
+  // line ends whole; the wait for the next sample is never restarted, so it ends at once.
   struct sigaction action {};
   action.sa_handler = on_stop;
+  action.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
 

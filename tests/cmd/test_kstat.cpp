@@ -795,7 +795,8 @@ TEST_CASE("kstat watch: a process that exits is told once, and not looked for ea
   CHECK(looked <= 2);
 }
 
-TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0", "[kstat][cli]") {
+TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0, also while its output is blocked",
+          "[kstat][cli]") {
   auto r = run({"sh", "-c",
                 "out=$(mktemp); \"$0\" watch -i 0.05 kern.forks >\"$out\" & pid=$!; "
                 "while [ ! -s \"$out\" ]; do sleep 0.05; done; kill -INT $pid; wait $pid; "
@@ -803,6 +804,16 @@ TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0", "[kstat][cli]") {
                 k_kstat});
   CHECK(r.out.find("status=0\n") != std::string::npos);
   CHECK(r.out.find("\\n") != std::string::npos); // the last line is complete
+  // Stopped while its output waits on a full pipe (watch | less): the line goes out whole.
+  auto blocked =
+      run({"sh", "-c",
+           "d=$(mktemp -d); mkfifo \"$d/pipe\"; "
+           "\"$0\" watch --json -i 0.01 vm.stats >\"$d/pipe\" 2>\"$d/err\" & pid=$!; "
+           "exec 3<\"$d/pipe\"; sleep 1; kill -INT $pid; tail -c 1 <&3 | od -An -c; wait $pid; "
+           "echo status=$?; cat \"$d/err\"; rm -r \"$d\"",
+           k_kstat});
+  CHECK(blocked.out.find("\\n") != std::string::npos);
+  CHECK(blocked.out.ends_with("status=0\n")); // and nothing on stderr
 }
 
 TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects",
@@ -824,6 +835,17 @@ TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects",
   CHECK(read_only.exit_status == 1);
   CHECK(read_only.err == "kstat: error: kernel.ostype: read-only, not writable\n");
   CHECK(sysctl_value("vm.swappiness") == current + "\n");
+  // The kernel takes the first number of two: set, said, and the rest an error.
+  auto partly = run({k_kstat, "write", "vm.swappiness=" + current + " 70"});
+  CHECK(partly.exit_status == 1);
+  CHECK(partly.out == "vm.swappiness: " + current + " -> " + current + "\n");
+  CHECK(partly.err ==
+        "kstat: error: vm.swappiness = " + current + " 70: the kernel ignored '70'\n");
+  // A malformed assignment after a good one: nothing written.
+  auto malformed = run({k_kstat, "write", "vm.swappiness=" + current, "swappiness"});
+  CHECK(malformed.exit_status == 2);
+  CHECK(malformed.out.empty());
+  CHECK(malformed.err == "kstat: error: 'swappiness': expected NAME=VALUE\n");
   // A secret, which kstat never reads, is set and not read, before or after.
   auto secret =
       run({"unshare", "--net", k_kstat, "write", "net.ipv6.conf.lo.stable_secret=2001:db8::1"});

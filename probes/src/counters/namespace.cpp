@@ -455,7 +455,7 @@ Result<Snapshot> Namespace::source_snapshot(std::string_view name) const {
   return Snapshot(std::move(all));
 }
 
-Result<std::optional<Value>> Namespace::write(std::string_view name, std::string_view value) const {
+Result<Namespace::Written> Namespace::write(std::string_view name, std::string_view value) const {
   auto path = sysctl_path(proc_root_, name);
   struct stat st {};
   if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode))
@@ -479,10 +479,8 @@ Result<std::optional<Value>> Namespace::write(std::string_view name, std::string
   ssize_t n = ::write(fd->get(), line.data(), line.size());
   if (n < 0)
     return fail(Error::from_errno("write", fmt::format("{} = {}", name, value)));
-  if (static_cast<std::size_t>(n) != line.size())
-    return fail(
-        fmt::format("write {} = {}: the kernel took {} of {} bytes", name, value, n, line.size()));
-  return before;
+  std::string ignored(trim(std::string_view(line).substr(static_cast<std::size_t>(n))));
+  return Written{std::move(before), std::move(ignored)};
 }
 
 } // namespace opskit::counters

@@ -444,10 +444,10 @@ TEST_CASE("namespace: a /proc/sys number is a gauge but in a name known as text"
   Namespace ns(root.path.string());
   CHECK(std::get<std::string>(read_one(ns, "kernel.hostname")) == "007");
   CHECK(std::get<std::uint64_t>(read_one(ns, "kernel.threads-max")) == 7);
-  auto before = ns.write("kernel.hostname", "008"); // what write prints as the old value
-  REQUIRE(before);
-  REQUIRE(*before);
-  CHECK(std::get<std::string>(**before) == "007");
+  auto written = ns.write("kernel.hostname", "008"); // what write prints as the old value
+  REQUIRE(written);
+  REQUIRE(written->before);
+  CHECK(std::get<std::string>(*written->before) == "007");
 }
 
 TEST_CASE("namespace: a source snapshot holds every name of the same file",
@@ -469,14 +469,15 @@ TEST_CASE("namespace: write sets a /proc/sys entry and returns the old value",
           "[counters][namespace]") {
   TempRoot root;
   Namespace ns(root.path);
-  auto before = ns.write("vm.swappiness", "10");
-  REQUIRE(before);
-  CHECK(*before == Value(std::uint64_t{60}));
+  auto written = ns.write("vm.swappiness", "10");
+  REQUIRE(written);
+  CHECK(written->before == Value(std::uint64_t{60}));
+  CHECK(written->ignored.empty());
   root.write("sys/vm/drop_caches", "");
   fs::permissions(root.path / "sys/vm/drop_caches", fs::perms::owner_write);
   auto write_only = ns.write("vm.drop_caches", "3");
   REQUIRE(write_only);
-  CHECK_FALSE(*write_only);
+  CHECK_FALSE(write_only->before);
   CHECK(read_one(ns, "vm.swappiness") == Value(std::uint64_t{10}));
   auto outside = ns.write("vm.stats.pgfault", "1");
   REQUIRE_FALSE(outside);

@@ -187,10 +187,16 @@ public:
   // vm.stats.pgfault; the entry alone for a /proc/sys name).
   Result<Snapshot> source_snapshot(std::string_view name) const;
 
-  // Writes `value` to a /proc/sys entry and returns the value it held before (nothing for an
-  // entry that is never read: write-only, or acting when read). Fails for a name outside
-  // /proc/sys, and with the kernel's reason when it rejects the value.
-  Result<std::optional<Value>> write(std::string_view name, std::string_view value) const;
+  // What a write did: the value the entry held before (nothing for an entry that is never read:
+  // write-only, or acting when read), and the end of the value the kernel left unread (an
+  // integer entry takes its first number of "61 70" and leaves " 70"), "" when it took it all.
+  struct Written {
+    std::optional<Value> before;
+    std::string ignored;
+  };
+  // Writes `value` to a /proc/sys entry. Fails for a name outside /proc/sys, and with the
+  // kernel's reason when it rejects the value.
+  Result<Written> write(std::string_view name, std::string_view value) const;
 
   const std::string& proc_root() const noexcept { return proc_root_; }
   const std::string& sys_root() const noexcept { return sys_root_; }
