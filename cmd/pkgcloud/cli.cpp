@@ -123,7 +123,15 @@ void define_cli(CLI::App& app, Options& o) {
 
   auto* rm = app.add_subcommand("rm", "Remove packages and re-index what they were in");
   rm->callback([&o] { o.command = Command::rm; });
-  rm->add_option("package", o.spec, "NAME or NAME=VERSION")->required();
+  rm->add_option("package", o.spec, "NAME or NAME=VERSION")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& spec) {
+            return spec.empty() || spec[0] == '=' || spec.back() == '='
+                       ? fmt::format("'{}': expected NAME or NAME=VERSION", spec)
+                       : std::string();
+          },
+          ""));
   rm->add_option("--dist", o.dist, "Only from this DISTRO/RELEASE");
   rm->add_option("--arch", o.arch, "Only this architecture");
 

@@ -87,7 +87,7 @@ Result<void> check_dist_format(const Context& ctx, const PackageRecord& r, std::
 
 Result<std::pair<std::string, std::string>> split_dist(const std::string& dist) {
   auto slash = dist.find('/');
-  if (slash == std::string::npos)
+  if (slash == std::string::npos || dist.find('/', slash + 1) != std::string::npos)
     return fail(fmt::format(
         "bad dist '{}': expected DISTRO/RELEASE such as debian/bookworm or el/9", dist));
   std::string distro = dist.substr(0, slash), release = dist.substr(slash + 1);

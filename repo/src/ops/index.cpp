@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // index: every apt suite and dnf repository written anew from state (after a rescan of the
 // pool with --rebuild), and the public key.
+#include <filesystem>
 #include <future>
 #include <set>
 
@@ -9,6 +10,35 @@
 #include "tree/sweep.hpp"
 
 namespace opskit::repo::ops {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The apt suites (distro, codename) and dnf dists ("el/8") published now, with or without
+// packages: one emptied by rm is signed again like the others, or its Release would expire.
+void add_published(const std::string& publication,
+                   std::set<std::pair<std::string, std::string>>& suites,
+                   std::set<std::string>& rpm_dists) {
+  std::error_code ec;
+  for (const auto& distro : fs::directory_iterator(publication + "/deb", ec))
+    for (const auto& suite : fs::directory_iterator(distro.path() / "dists", ec))
+      if (auto dist = distro.path().filename().string() + "/" + suite.path().filename().string();
+          !suite.path().filename().string().starts_with('.') && // not a suite being built
+          fs::exists(suite.path() / "Release", ec) && split_dist(dist))
+        suites.insert(*split_dist(dist));
+  for (const auto& distro : fs::directory_iterator(publication + "/rpm", ec))
+    for (const auto& release : fs::directory_iterator(distro.path(), ec))
+      for (const auto& arch : fs::directory_iterator(release.path(), ec))
+        if (auto dist =
+                distro.path().filename().string() + "/" + release.path().filename().string();
+            fs::exists(arch.path() / "repodata/repomd.xml", ec) && split_dist(dist)) {
+          rpm_dists.insert(dist);
+          break;
+        }
+}
+
+} // namespace
 
 Result<IndexReport> index(const Context& ctx, const IndexOptions& options) {
   OPSKIT_TRY_ASSIGN(auto lock, lock_repository(ctx));
@@ -30,6 +60,7 @@ Result<IndexReport> index(const Context& ctx, const IndexOptions& options) {
   for (const auto& r : records)
     if (r.format == PackageFormat::rpm)
       rpm_dists.insert(r.dist);
+  add_published(ctx.publication, suites, rpm_dists);
   OPSKIT_TRY(check_room(ctx, {suites, rpm_dists, report.rescanned}));
   if (signer)
     OPSKIT_TRY(write_public_key(ctx, *signer));

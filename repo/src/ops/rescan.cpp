@@ -16,6 +16,7 @@
 
 #include "codec/file_bytes.hpp"
 #include "format/read_package.hpp"
+#include "index/apt/release_hashes.hpp"
 #include "layout/paths.hpp"
 #include "ops/fragments.hpp"
 #include "ops/ops.hpp"
@@ -206,66 +207,66 @@ void walk_pool(const Context& ctx, ParallelReader& reader) {
   });
 }
 
-// Where the current indexes of `distros` put each deb: (distro, Filename) -> (codename,
-// component).
-using Placed = std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>>;
+// Where the current indexes of `distros` put each deb: (distro, Filename) -> each (codename,
+// component) whose Packages lists it, of the Packages files its suite's Release lists (a
+// component emptied may have left one behind).
+using Placed =
+    std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, std::string>>>;
 Placed placed_debs(const std::vector<fs::path>& distros) {
   std::error_code ec;
   Placed placed;
   for (const auto& distro : distros) {
     std::string distro_name = distro.filename().string();
-    for (auto it = fs::recursive_directory_iterator(distro / "dists", ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      const auto& entry = *it;
-      if (entry.path().filename().string().starts_with('.')) { // being built, or a temporary
-        it.disable_recursion_pending();
+    for (const auto& suite : fs::directory_iterator(distro / "dists", ec)) {
+      std::string codename = suite.path().filename().string();
+      if (codename.starts_with('.')) // being built
         continue;
+      auto release = read_file((suite.path() / "Release").string());
+      if (!release)
+        continue;
+      for (const auto& [name, entry] : release_hashes(*release, "SHA256")) {
+        if (!name.ends_with("/Packages"))
+          continue;
+        auto text = read_file((suite.path() / name).string());
+        auto stanzas = text ? parse_stanzas(*text, name) : Result<std::vector<Stanza>>();
+        if (!text || !stanzas)
+          continue;
+        std::string component = name.substr(0, name.find('/'));
+        for (const auto& stanza : *stanzas)
+          if (const std::string* file = stanza.find("Filename"))
+            placed[{distro_name, *file}].emplace_back(codename, component);
       }
-      if (entry.path().filename() != "Packages")
-        continue;
-      std::string component = entry.path().parent_path().parent_path().filename().string();
-      std::string codename =
-          entry.path().parent_path().parent_path().parent_path().filename().string();
-      auto text = read_file(entry.path().string());
-      if (!text)
-        continue;
-      auto stanzas = parse_stanzas(*text, entry.path().string());
-      if (!stanzas)
-        continue;
-      for (const auto& stanza : *stanzas)
-        if (const std::string* file = stanza.find("Filename"))
-          placed[{distro_name, *file}] = {codename, component};
     }
   }
   return placed;
 }
 
-// Sets the dist (and a deb's component) of record `r`, found at `rel` in the publication;
-// false when it belongs to no suite: a distro without indexes or default.
-bool locate(PackageRecord& r, const std::string& rel, const Placed& placed,
-            const std::pair<std::string, std::string>& default_dist) {
+// The records of `r`, found at `rel` in the publication: a deb's one for each suite (and
+// component) whose index lists it, else in the default suite; an rpm's in its dist. None when it
+// belongs to no suite: a deb of a distro without indexes or default.
+std::vector<PackageRecord> locate(PackageRecord r, const std::string& rel, const Placed& placed,
+                                  const std::pair<std::string, std::string>& default_dist) {
+  std::vector<PackageRecord> located;
   if (r.format == PackageFormat::deb) {
     auto pool = detail::parse_deb_pool_file(rel);
     if (!pool)
-      return false; // found below deb/<distro>/pool/, so never
+      return located; // found below deb/<distro>/pool/, so never
     auto where = placed.find({std::string(pool->distro), std::string(pool->filename)});
-    std::string codename;
-    if (where != placed.end()) {
-      std::tie(codename, r.component) = where->second;
-    } else if (pool->distro == default_dist.first) {
-      codename = default_dist.second;
-      r.component = std::string(pool->component);
-    } else {
-      return false; // a distro without indexes or default: no suite to put it in
+    std::vector<std::pair<std::string, std::string>> suites;
+    if (where != placed.end())
+      suites = where->second;
+    else if (pool->distro == default_dist.first)
+      suites.emplace_back(default_dist.second, std::string(pool->component));
+    for (const auto& [codename, component] : suites) {
+      located.push_back(r);
+      located.back().dist = fmt::format("{}/{}", pool->distro, codename);
+      located.back().component = component;
     }
-    r.dist = fmt::format("{}/{}", pool->distro, codename);
-  } else {
-    auto dist = detail::parse_rpm_package_dist(rel);
-    if (!dist)
-      return false; // found as rpm/<distro>/<version>/<repository>/Packages/*.rpm, so never
-    r.dist = std::move(*dist);
+  } else if (auto dist = detail::parse_rpm_package_dist(rel)) {
+    r.dist = std::move(*dist); // found as rpm/<distro>/<version>/<repository>/Packages/*.rpm
+    located.push_back(std::move(r));
   }
-  return true;
+  return located;
 }
 
 } // namespace
@@ -299,23 +300,23 @@ Result<std::size_t> rescan_pool(const Context& ctx, std::vector<PackageRecord>& 
   for (auto& s : files) {
     if (!s.record)
       return fail(s.record.error());
-    PackageRecord& r = *s.record;
     // Paths were found below ctx.publication + "/", so the relative path is a suffix (no
     // canonicalising).
     std::string rel = s.path.string().substr(ctx.publication.size() + 1);
-    r.file = rel;
-    if (!locate(r, rel, placed, default_dist))
-      continue;
-    ++count;
-    auto same = known.find({r.format, r.dist, r.name, r.version, r.arch});
-    if (same != known.end()) {
-      r.id = same->second->id;
-      if (r == *same->second)
-        continue;
-      known.erase(same); // a second file of the same package is recorded too, as before
+    s.record->file = rel;
+    auto located = locate(std::move(*s.record), rel, placed, default_dist);
+    count += located.empty() ? 0 : 1;
+    for (auto& r : located) {
+      auto same = known.find({r.format, r.dist, r.name, r.version, r.arch});
+      if (same != known.end()) {
+        r.id = same->second->id;
+        if (r == *same->second)
+          continue;
+        known.erase(same); // a second file of the same package is recorded too, as before
+      }
+      OPSKIT_TRY(ctx.state.put(r));
+      changed = true;
     }
-    OPSKIT_TRY(ctx.state.put(r));
-    changed = true;
   }
   if (changed) {
     OPSKIT_TRY_ASSIGN(auto updated, ctx.state.packages());

@@ -18,6 +18,7 @@
 #include "../../repo/deb_builder.hpp"
 #include <nlohmann/json.hpp>
 
+#include "clients.hpp"
 #include "fixture.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/codec/digest.hpp"
@@ -279,8 +280,31 @@ TEST_CASE("pkgcloud: verify reports a package Packages lists that is not in the 
         std::string::npos);
 }
 
-TEST_CASE("pkgcloud: ls, rm and prune refuse a --dist that is no DISTRO/RELEASE, prune a --keep "
-          "of 0, and push names the component a package is in",
+TEST_CASE("pkgcloud: index signs again a suite and a dnf repository that rm emptied",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto deb = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  std::string rpm = rpm_set(dir.path(), {"tool"}, "1.0", "noarch", "t").at("tool");
+  REQUIRE(pkgcloud(repo, {"push", "--dist", "debian/trixie", deb}, k_epoch).exit_status == 0);
+  REQUIRE(pkgcloud(repo, {"push", "--dist", "el/8", rpm}, k_epoch).exit_status == 0);
+  REQUIRE(pkgcloud(repo, {"rm", "hello"}, k_epoch).exit_status == 0);
+  REQUIRE(pkgcloud(repo, {"rm", "tool"}, k_epoch).exit_status == 0);
+  std::string release = repo + "/public/deb/debian/dists/trixie/InRelease",
+              repomd = repo + "/public/rpm/el/8/x86_64/repodata/repomd.xml";
+  std::string release_before = *opskit::read_file(release),
+              repomd_before = *opskit::read_file(repomd);
+  auto indexed = pkgcloud(repo, {"index"}, "1764300000"); // days later: a Valid-Until renewed
+  INFO(indexed.err);
+  REQUIRE(indexed.exit_status == 0);
+  CHECK(*opskit::read_file(release) != release_before);
+  CHECK(*opskit::read_file(repomd) != repomd_before);
+  CHECK(indexed.out.find("deb/debian/dists/trixie") != std::string::npos);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: ls, rm and prune refuse a --dist that is no DISTRO/RELEASE, rm an empty "
+          "name, prune a --keep of 0, and push names the component a package is in",
           "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
@@ -294,6 +318,15 @@ TEST_CASE("pkgcloud: ls, rm and prune refuse a --dist that is no DISTRO/RELEASE,
     CHECK(refused.exit_status == 1);
     CHECK(refused.err == "pkgcloud: error: bad dist 'debian': expected DISTRO/RELEASE such as "
                          "debian/bookworm or el/9\n");
+  }
+  CHECK(pkgcloud(repo, {"ls", "--dist", "debian/bookworm/x"}).err ==
+        "pkgcloud: error: bad dist 'debian/bookworm/x': expected DISTRO/RELEASE such as "
+        "debian/bookworm or el/9\n");
+  for (std::string spec : {"", "=1.0", "hello="}) {
+    auto empty = pkgcloud(repo, {"rm", spec});
+    CHECK(empty.exit_status == 2);
+    CHECK(empty.err.starts_with("pkgcloud: error: package: '" + spec +
+                                "': expected NAME or NAME=VERSION"));
   }
   for (std::string keep : {"0", "010", "-1", "x"}) { // 010: not read as octal 8
     auto none = pkgcloud(repo, {"prune", "--keep", keep});
@@ -457,6 +490,31 @@ TEST_CASE("pkgcloud: a signed repository whose database was lost is recovered wi
   auto verify = pkgcloud(repo, {"verify"});
   INFO(verify.out << verify.err);
   CHECK(verify.exit_status == 0);
+}
+
+TEST_CASE("pkgcloud: index --rebuild records a deb of two suites in both, and in no component "
+          "its Release no longer lists",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
+  auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
+  auto b = dpkg_deb_build(dir.path(), "common", control("common", "1.0", "all"));
+  for (const char* dist : {"debian/trixie", "debian/sid"}) {
+    REQUIRE(pkgcloud(repo, {"push", "--dist", dist, a}, k_epoch).exit_status == 0);
+    REQUIRE(pkgcloud(repo, {"push", "--dist", dist, "--component", "contrib", b}, k_epoch)
+                .exit_status == 0);
+  }
+  // Its component's Packages stays behind in trixie, listed by no Release.
+  REQUIRE(pkgcloud(repo, {"rm", "--dist", "debian/trixie", "common"}, k_epoch).exit_status == 0);
+  auto before = pkgcloud(repo, {"ls"}).out;
+  fs::remove(repo + "/.pkgcloud/state.db");
+  REQUIRE(pkgcloud(repo, {"init"}, k_epoch).exit_status == 0);
+  auto rebuilt = pkgcloud(repo, {"index", "--rebuild"}, k_epoch);
+  INFO(rebuilt.err);
+  REQUIRE(rebuilt.exit_status == 0);
+  CHECK(pkgcloud(repo, {"ls"}).out == before);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
 TEST_CASE("pkgcloud: index --rebuild records a pool file replaced by hand and keeps the rest",
