@@ -75,7 +75,7 @@ public:
   // to standard error once, so that nothing is served under a configuration no longer on disk.
   static Result<std::unique_ptr<HttpServer>> start(const ListenAddress& where, Handler handler,
                                                    void* context, WebSettings web = {},
-                                                   unsigned idle_seconds = 10);
+                                                   unsigned idle_seconds = 90);
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
   ~HttpServer(); // stops listening, waits for the handlers running
