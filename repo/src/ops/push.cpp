@@ -5,8 +5,8 @@
 // it was pushed is refused), build and sign every index it touches, then make the pool files
 // visible together, put the indexes in place and commit. A key that cannot sign leaves the
 // pool as it was, a package replaced (--replace) in it too; a failure after the pool files are
-// in place (a disk that fills while the indexes are written) takes away those the push added,
-// and a file a replaced record leaves goes only after the commit.
+// in place (a disk that fills while the indexes are written) leaves them, as an index placed
+// before may name them, and a file a replaced record leaves goes only after the commit.
 //
 // A pool file shared with another record (another dist's, or a version of the same package
 // that differs only in its epoch, which pool names leave out) must not change under it. Under
