@@ -26,6 +26,7 @@
 
 #include "index/apt/release_hashes.hpp"
 #include "layout/paths.hpp"
+#include "ops/config.hpp"
 #include "ops/write.hpp"
 #include "opskit/atomic_file.hpp"
 #include "opskit/file.hpp"
@@ -51,16 +52,23 @@ struct Suite {
   bool is_signed = false;
 };
 
-// The architectures the suite lists: those configured and those its Release in `suite_dir`
-// lists now. One a package brought stays when its last package goes, so that its clients keep
-// the suite's "all" packages, as a dnf repository made for an architecture stays.
-std::vector<std::string> listed_architectures(const Context& ctx, const std::string& suite_dir) {
-  std::vector<std::string> out = ctx.config.architectures;
-  if (auto release = read_file(join_path(suite_dir, "Release")))
-    for (auto& arch : release_architectures(*release))
-      if (std::find(out.begin(), out.end(), arch) == out.end())
-        out.push_back(std::move(arch));
-  return out;
+// The architectures and components the suite lists: those configured and those its Release in
+// `suite_dir` lists now. One a package brought stays when its last package goes, so that its
+// clients keep the suite's "all" packages (an architecture), and find the component they name
+// in their sources, empty; as a dnf repository made for an architecture stays.
+void add_listed(const Context& ctx, const std::string& suite_dir, AptSuiteInput& input) {
+  input.architectures = ctx.config.architectures;
+  input.components = {ctx.config.component};
+  auto release = read_file(join_path(suite_dir, "Release"));
+  if (!release)
+    return;
+  auto add = [](std::vector<std::string>& to, std::vector<std::string> listed) {
+    for (auto& name : listed) // each a directory's name: none a hand could make a path of
+      if (dist_part_ok(name) && std::find(to.begin(), to.end(), name) == to.end())
+        to.push_back(std::move(name));
+  };
+  add(input.architectures, release_architectures(*release));
+  add(input.components, release_components(*release));
 }
 
 // The suite's input but its packages: its Release fields from the configuration, and its
@@ -72,8 +80,7 @@ AptSuiteInput suite_input(const Context& ctx, const std::string& codename,
   input.codename = codename;
   input.origin = config.origin;
   input.label = config.label;
-  input.architectures = listed_architectures(ctx, suite_dir);
-  input.components = {config.component};
+  add_listed(ctx, suite_dir, input);
   input.date = ctx.env.now;
   if (config.valid_for_days > 0)
     input.valid_until = ctx.env.now + static_cast<std::time_t>(config.valid_for_days) * 86400;
@@ -160,12 +167,12 @@ std::optional<std::set<std::string>> tracked_dirs(const Context& ctx, const AptT
 }
 
 // Whether each component and architecture of `stanzas` is still one the suite lists: one the
-// configuration names or the suite listed (`listed`), or one a package is of ("all" making no
+// configuration names or the suite listed (`input`'s), or one a package is of ("all" making no
 // architecture).
-bool still_listed(const Context& ctx, const std::vector<std::string>& listed,
+bool still_listed(const AptSuiteInput& input,
                   const std::map<std::string, std::vector<AptStanza>>& stanzas) {
-  std::set<std::string> components{ctx.config.component};
-  std::set<std::string> architectures(listed.begin(), listed.end());
+  std::set<std::string> components(input.components.begin(), input.components.end());
+  std::set<std::string> architectures(input.architectures.begin(), input.architectures.end());
   for (const auto& [dir, list] : stanzas) {
     auto slash = dir.find("/binary-");
     if (!list.empty())
@@ -184,11 +191,11 @@ bool still_listed(const Context& ctx, const std::vector<std::string>& listed,
 // since taken out and put in again as recorded now; nothing where that cannot be trusted: no
 // texts saved, a file that is not what was saved (a run killed before its commit, a hand's
 // edit), a changed package of a component or architecture the suite has no file for, a
-// component or architecture left with no package and not configured nor `listed` (the suite's
-// architectures, listed_architectures()), or a configuration that names another.
+// component or architecture left with no package and not configured nor listed (`input`'s,
+// add_listed()), or a configuration that names another.
 Result<std::optional<Spliced>> splice_suite(const Context& ctx, const std::string& dist,
                                             const std::string& suite_dir,
-                                            const std::vector<std::string>& listed) {
+                                            const AptSuiteInput& input) {
   OPSKIT_TRY_ASSIGN(auto tracked, ctx.state.apt_tracked(dist));
   if (!tracked)
     return std::nullopt;
@@ -240,7 +247,7 @@ Result<std::optional<Spliced>> splice_suite(const Context& ctx, const std::strin
       stanzas.insert(at, s);
     }
   }
-  if (!still_listed(ctx, listed, out.stanzas))
+  if (!still_listed(input, out.stanzas))
     return std::nullopt;
   return out;
 }
@@ -358,7 +365,7 @@ Result<Placing> build_deb_rewrite(const Context& ctx,
     std::string dist = fmt::format("{}/{}", distro, codename);
     std::string dir = join_path(ctx.publication, detail::deb_suite(distro, codename));
     auto input = suite_input(ctx, codename, dir);
-    OPSKIT_TRY_ASSIGN(auto splice, splice_suite(ctx, dist, dir, input.architectures));
+    OPSKIT_TRY_ASSIGN(auto splice, splice_suite(ctx, dist, dir, input));
     if (splice) {
       input.stanzas = std::move(spliced.emplace_back(std::move(*splice)).stanzas);
     } else {

@@ -280,6 +280,24 @@ TEST_CASE("pkgcloud: verify reports a package Packages lists that is not in the 
         std::string::npos);
 }
 
+TEST_CASE("pkgcloud: a component stays listed, empty, when its last package is removed",
+          "[pkgcloud]") {
+  // As an architecture does: a client whose sources name the component finds it.
+  TempDir dir;
+  std::string repo = init_repo(dir);
+  auto deb = dpkg_deb_build(dir.path(), "common", control("common", "1.0", "all"));
+  REQUIRE(pkgcloud(repo, {"push", "--component", "contrib", deb}, k_epoch).exit_status == 0);
+  REQUIRE(pkgcloud(repo, {"rm", "common"}, k_epoch).exit_status == 0);
+  std::string suite = repo + "/public/deb/debian/dists/bookworm";
+  CHECK(opskit::read_file(suite + "/Release")->find("\nComponents: contrib main\n") !=
+        std::string::npos);
+  CHECK(opskit::read_file(suite + "/contrib/binary-amd64/Packages")->empty());
+  REQUIRE(pkgcloud(repo, {"index"}, k_epoch).exit_status == 0); // the whole suite written anew
+  CHECK(opskit::read_file(suite + "/Release")->find("\nComponents: contrib main\n") !=
+        std::string::npos);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
+}
+
 TEST_CASE("pkgcloud: index signs again a suite and a dnf repository that rm emptied",
           "[pkgcloud]") {
   TempDir dir;

@@ -35,10 +35,22 @@ std::map<std::string, ReleaseEntry> release_hashes(std::string_view release,
   return out;
 }
 
-std::vector<std::string> release_architectures(std::string_view release) {
+namespace {
+
+std::vector<std::string> field_words(std::string_view release, const char* name) {
   auto stanza = parse_stanza(release, "Release");
-  const std::string* field = stanza ? stanza->find("Architectures") : nullptr;
+  const std::string* field = stanza ? stanza->find(name) : nullptr;
   return field ? words(*field) : std::vector<std::string>();
+}
+
+} // namespace
+
+std::vector<std::string> release_architectures(std::string_view release) {
+  return field_words(release, "Architectures");
+}
+
+std::vector<std::string> release_components(std::string_view release) {
+  return field_words(release, "Components");
 }
 
 std::optional<std::time_t> release_valid_until(std::string_view release) {

@@ -25,8 +25,10 @@ struct ReleaseEntry {
 std::map<std::string, ReleaseEntry> release_hashes(std::string_view release,
                                                    std::string_view list_name);
 
-// The Architectures field of Release text `release`, split; none when there is none.
+// The Architectures, or the Components, field of Release text `release`, split; none when there
+// is none.
 std::vector<std::string> release_architectures(std::string_view release);
+std::vector<std::string> release_components(std::string_view release);
 
 // The Valid-Until time of Release text `release` (as pkgcloud writes it, "Mon, 07 Dec 2026
 // 19:00:00 UTC"); none when it has none, or one in another form.
