@@ -63,7 +63,7 @@ Result<IndexReport> index(const Context& ctx, const IndexOptions& options) {
   add_published(ctx.publication, suites, rpm_dists);
   OPSKIT_TRY(check_room(ctx, {suites, rpm_dists, report.rescanned}));
   if (signer)
-    OPSKIT_TRY(write_public_key(ctx, *signer));
+    OPSKIT_TRY(write_public_key(ctx, *signer, KeyFiles::always));
   // The apt suites and the dnf repositories have no file in common: they are written side by
   // side, the dnf ones with a signing context of their own (a gpgme context is one thread's).
   OPSKIT_TRY_ASSIGN(auto rpm_signer, open_signer(ctx, options.sign));

@@ -84,11 +84,16 @@ Result<Created> create(const std::string& root, const InitOptions& options,
     OPSKIT_TRY(split_dist(dist));
   OPSKIT_TRY_ASSIGN(RepositoryConfig config, config_of(options));
   std::string state = detail::state_dir(root);
-  if (::access(join_path(state, "state.db").c_str(), F_OK) == 0)
-    return fail(fmt::format("init {}: already a repository", root));
+  auto made_already = [&]() -> Result<void> {
+    if (::access(join_path(state, "state.db").c_str(), F_OK) == 0)
+      return fail(fmt::format("init {}: already a repository", root));
+    return {};
+  };
+  OPSKIT_TRY(made_already());
   for (const auto& dir : {state, detail::publication_dir(root)})
     OPSKIT_TRY(make_directories(dir));
   OPSKIT_TRY_ASSIGN(auto lock, FileLock::acquire(detail::lock_file(root)));
+  OPSKIT_TRY(made_already()); // by an init that held the lock first
   if (options.generate_key) {
     config.keyring = k_repo_keyring;
     OPSKIT_TRY_ASSIGN(config.key, generate_key(root, *options.generate_key, env));
@@ -116,7 +121,7 @@ Result<Created> create(const std::string& root, const InitOptions& options,
 Result<void> publish_empty(const Context& ctx, const InitOptions& options) {
   OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
   if (signer)
-    OPSKIT_TRY(write_public_key(ctx, *signer));
+    OPSKIT_TRY(write_public_key(ctx, *signer, KeyFiles::always));
   OPSKIT_TRY_ASSIGN(auto suite, split_dist(options.deb_dist));
   OPSKIT_TRY(write_deb_suites(ctx, {}, {suite}, signer));
   OPSKIT_TRY(write_rpm_dists(ctx, {options.rpm_dist}, signer));

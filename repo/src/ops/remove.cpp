@@ -30,7 +30,7 @@ Result<void> remove_records(const Context& ctx, const std::vector<PackageRecord>
   Touched touched;
   for (const auto& r : doomed) {
     OPSKIT_TRY(ctx.state.remove(r.id));
-    touched.add(r);
+    touched.add(r, Touched::Text::freed);
   }
   OPSKIT_TRY(rewrite(ctx, touched));
   OPSKIT_TRY(txn.commit());

@@ -93,21 +93,23 @@ void verify_pool(const Context& ctx, const std::vector<PackageRecord>& records,
 }
 
 // The signing key as verify checks with it: the repository's keyring, and the fingerprints of
-// the keys and subkeys published in gpg.gpg, the only ones apt and dnf clients have.
+// the keys and subkeys published in gpg.gpg (which apt's signed-by takes) and in gpg.key (armored,
+// which dnf's gpgkey= and apt's .asc take), the only ones clients have.
 struct Checker {
   Keyring& keyring;
-  std::vector<std::string> published;
+  std::vector<std::pair<std::string, std::vector<std::string>>> published; // file, fingerprints
 
-  // Whether a good signature's (sub)key is one the clients have; else `file`'s problem.
-  bool published_key(const SignatureCheck& check, const std::string& file,
+  // Whether a good signature's (sub)key is in both published keys; else `file`'s problem.
+  void published_key(const SignatureCheck& check, const std::string& file,
                      Problems& problems) const {
-    if (std::find(published.begin(), published.end(), check.fingerprint) != published.end())
-      return true;
-    problems.add(file, "signature",
-                 fmt::format("{}: signed by {}, which the published gpg.gpg lacks: clients "
-                             "report NO_PUBKEY (pkgcloud index writes the key again)",
-                             file, check.fingerprint));
-    return false;
+    for (const auto& [key_file, fingerprints] : published)
+      if (std::find(fingerprints.begin(), fingerprints.end(), check.fingerprint) ==
+          fingerprints.end())
+        return problems.add(file, "signature",
+                            fmt::format("{}: signed by {}, which the published {} lacks: "
+                                        "clients report NO_PUBKEY (pkgcloud index writes the key "
+                                        "again)",
+                                        file, check.fingerprint, key_file));
   }
 };
 
@@ -118,14 +120,17 @@ std::optional<Checker> checker(const Context& ctx, std::optional<Signer>& signer
   if (!signer)
     return std::nullopt;
   Checker checker{signer->keyring, {}};
-  auto key = read_file(join_path(ctx.publication, "gpg.gpg"));
-  if (!key)
-    problems.add("gpg.gpg", key.error().errno_value() == ENOENT ? "missing" : "unreadable",
-                 key.error().message());
-  else if (auto fingerprints = signer->keyring.fingerprints_in(*key); !fingerprints)
-    problems.unreadable("gpg.gpg", fingerprints.error());
-  else
-    checker.published = std::move(*fingerprints);
+  for (const char* file : {"gpg.gpg", "gpg.key"}) {
+    auto& [name, fingerprints] = checker.published.emplace_back(file, std::vector<std::string>());
+    auto key = read_file(join_path(ctx.publication, name));
+    if (!key)
+      problems.add(name, key.error().errno_value() == ENOENT ? "missing" : "unreadable",
+                   key.error().message());
+    else if (auto listed = signer->keyring.fingerprints_in(*key); !listed)
+      problems.unreadable(name, listed.error());
+    else
+      fingerprints = std::move(*listed);
+  }
   return checker;
 }
 

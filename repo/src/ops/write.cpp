@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -20,21 +21,23 @@ namespace opskit::repo::ops {
 
 using detail::join_path;
 
-Result<void> write_public_key(const Context& ctx, Signer& signer) {
-  OPSKIT_TRY_ASSIGN(auto binary, signer.keyring.export_key(signer.fingerprint, Armor::no));
-  if (auto published = read_file(join_path(ctx.publication, "gpg.gpg")); published == binary)
-    return {};
+Result<void> write_public_key(const Context& ctx, Signer& signer, KeyFiles when) {
   OPSKIT_TRY_ASSIGN(auto armored, signer.keyring.export_key(signer.fingerprint, Armor::yes));
+  if (when == KeyFiles::if_changed && read_file(join_path(ctx.publication, "gpg.key")) == armored &&
+      ::access(join_path(ctx.publication, "gpg.gpg").c_str(), F_OK) == 0)
+    return {};
+  OPSKIT_TRY_ASSIGN(auto binary, signer.keyring.export_key(signer.fingerprint, Armor::no));
   StagedFiles files;
   for (auto [name, data] : {std::pair{"gpg.key", &armored}, std::pair{"gpg.gpg", &binary}})
     OPSKIT_TRY(files.stage(join_path(ctx.publication, name), *data));
   return files.commit();
 }
 
-void Touched::add(const PackageRecord& record) {
+void Touched::add(const PackageRecord& record, Text text) {
   ++records;
-  text_bytes += record.metadata.size() + record.xml_primary.size() + record.xml_filelists.size() +
-                record.xml_other.size();
+  if (text == Text::takes_room)
+    text_bytes += record.metadata.size() + record.xml_primary.size() + record.xml_filelists.size() +
+                  record.xml_other.size();
   if (record.format == PackageFormat::deb)
     suites.insert(*split_dist(record.dist));
   else
@@ -90,7 +93,7 @@ Result<void> rewrite(const Context& ctx, const Touched& touched,
   OPSKIT_TRY(check_room(ctx, touched));
   OPSKIT_TRY_ASSIGN(auto signer, open_signer(ctx, SignRequest::if_key));
   if (signer) // a subkey added since it was written signs too: apt needs it before the signatures
-    OPSKIT_TRY(write_public_key(ctx, *signer));
+    OPSKIT_TRY(write_public_key(ctx, *signer, KeyFiles::if_changed));
   std::vector<Placing> placings;
   if (!touched.suites.empty()) {
     OPSKIT_TRY_ASSIGN(

@@ -53,16 +53,21 @@ Result<std::vector<WrittenIndex>> write_rpm_dists(const Context& ctx,
                                                   std::optional<Signer>& signer,
                                                   Reuse reuse = Reuse::none);
 
-// gpg.key and gpg.gpg, the public key armored and binary, at the top of the publication.
-Result<void> write_public_key(const Context& ctx, Signer& signer);
+// gpg.key and gpg.gpg, the public key armored and binary, at the top of the publication:
+// KeyFiles::if_changed when gpg.key differs from the key's export (a signing subkey added) or
+// gpg.gpg is missing, one export when neither; KeyFiles::always anew.
+enum class KeyFiles { if_changed, always };
+Result<void> write_public_key(const Context& ctx, Signer& signer, KeyFiles when);
 
 // The deb suites and rpm dists that a change to some packages touches.
 struct Touched {
   std::set<std::pair<std::string, std::string>> suites;
   std::set<std::string> rpm_dists;
   std::size_t records = 0;      // added, changed or removed
-  std::uint64_t text_bytes = 0; // their metadata, the indexes' and the database's text of them
-  void add(const PackageRecord& record);
+  std::uint64_t text_bytes = 0; // the metadata of those added or changed, which takes room
+  // `record` added or changed; or, with Text::freed, removed: its text then takes no room.
+  enum class Text { takes_room, freed };
+  void add(const PackageRecord& record, Text text = Text::takes_room);
 };
 
 // Fails with ENOSPC, naming the publication, when its file system has less room than

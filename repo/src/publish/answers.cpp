@@ -94,8 +94,8 @@ Result<S3Page> parse_s3_listing(std::string_view xml, std::string_view prefix) {
       return fail(fmt::format("the bucket's listing: an entry without a key under '{}' and a "
                               "size",
                               prefix));
-    if (key.size() == prefix.size())
-      continue; // the "folder" the S3 console makes: an empty object named as the prefix
+    if (key.ends_with('/') && *size == 0)
+      continue; // a "folder" the S3 console makes: an empty object named as its prefix
     page.objects.push_back({key.substr(prefix.size()), *size, false});
   }
   if (text(child(root, "IsTruncated")) == "true") {

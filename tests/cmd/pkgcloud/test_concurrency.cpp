@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -129,4 +130,24 @@ TEST_CASE("pkgcloud: a command that waits for another's lock says so, and verify
   auto pushed = push.get();
   CHECK(pushed.exit_status == 0);
   CHECK(pushed.err == "pkgcloud: waiting for another pkgcloud command on " + repo + " to finish\n");
+}
+
+TEST_CASE("pkgcloud: of two inits at once one makes the repository, the other finds it made",
+          "[pkgcloud]") {
+  TempDir dir;
+  std::string repo = dir / "repo";
+  fs::create_directories(repo + "/.pkgcloud");
+  int lock = ::open((repo + "/.pkgcloud/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(lock >= 0);
+  REQUIRE(::flock(lock, LOCK_EX) == 0); // both wait, past their first look for a database
+  auto first = std::async(std::launch::async, [&] { return pkgcloud(repo, {"init"}); });
+  auto second = std::async(std::launch::async, [&] {
+    return pkgcloud(repo, {"init", "--arch", "arm64"});
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::close(lock);
+  auto a = first.get(), b = second.get();
+  CHECK(a.exit_status + b.exit_status == 1);
+  CHECK((a.err + b.err).find("already a repository") != std::string::npos);
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }

@@ -68,6 +68,17 @@ TEST_CASE("pkgcloud: a signing subkey added to the key is published before it si
   CHECK(verify.exit_status == 1);
   CHECK(verify.out.find("deb/debian/dists/bookworm/InRelease: signed by ") != std::string::npos);
   CHECK(verify.out.find("which the published gpg.gpg lacks") != std::string::npos);
+
+  // dnf's gpgkey= is the armored one: missing, verify says so, and the next push writes it.
+  REQUIRE(pkgcloud(repo, {"index"}).exit_status == 0);
+  fs::remove(repo + "/public/gpg.key");
+  auto without = pkgcloud(repo, {"verify"});
+  CHECK(without.exit_status == 1);
+  CHECK(without.out.find("gpg.key") != std::string::npos);
+  auto other = dpkg_deb_build(dir.path(), "world", control("world", "1.0", "amd64"));
+  REQUIRE(pkgcloud(repo, {"push", other}).exit_status == 0);
+  CHECK(fs::exists(repo + "/public/gpg.key"));
+  CHECK(pkgcloud(repo, {"verify"}).exit_status == 0);
 }
 
 TEST_CASE("pkgcloud: init refuses an expired key by name and leaves nothing to stop a new init",

@@ -13,6 +13,7 @@ TEST_CASE("publish listing: an S3 page, its keys made relative to the prefix, th
       R"(<?xml version="1.0"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
       <IsTruncated>true</IsTruncated><NextContinuationToken>t+1/=</NextContinuationToken>
       <Contents><Key>repo/</Key><Size>0</Size></Contents>
+      <Contents><Key>repo/deb/</Key><Size>0</Size></Contents>
       <Contents><Key>repo/deb/a b.deb</Key><Size>12</Size><ETag>"x"</ETag></Contents>
       <Contents><Key>repo/gpg.key</Key><Size>0</Size></Contents></ListBucketResult>)",
       "repo/");
