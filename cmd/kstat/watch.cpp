@@ -57,8 +57,14 @@ std::size_t report_new_errors(const counters::Snapshot& snapshot,
 }
 
 volatile std::sig_atomic_t g_stop = 0;
+// The first SIGINT or SIGTERM ends the watch after its line; a second one ends it at once, as
+// their default action does, also while a write waits on a reader that stopped reading.
 void on_stop(int) {
   g_stop = 1;
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  ::sigaction(SIGINT, &fallback, nullptr);
+  ::sigaction(SIGTERM, &fallback, nullptr);
 }
 
 std::size_t terminal_width() {
@@ -188,7 +194,8 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   const std::vector<counters::Selection> selections{{names}};
 
   // Restarted: a write blocked on a full pipe (watch | less) goes on when a stop comes, and the
-  // line ends whole; the wait for the next sample is never restarted, so it ends at once.
+  // line ends whole (a second stop ends it at once); the wait for the next sample is never
+  // restarted, so it ends at once.
   struct sigaction action {};
   action.sa_handler = on_stop;
   action.sa_flags = SA_RESTART;

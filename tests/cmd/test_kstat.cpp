@@ -814,6 +814,14 @@ TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0, also while its out
            k_kstat});
   CHECK(blocked.out.find("\\n") != std::string::npos);
   CHECK(blocked.out.ends_with("status=0\n")); // and nothing on stderr
+  // A second stop while it waits on a reader that stopped reading: it ends at once.
+  auto twice = run({"sh", "-c",
+                    "d=$(mktemp -d); mkfifo \"$d/pipe\"; "
+                    "\"$0\" watch --json -i 0.01 vm.stats >\"$d/pipe\" & pid=$!; "
+                    "exec 3<\"$d/pipe\"; sleep 1; kill -INT $pid; sleep 0.2; kill -TERM $pid; "
+                    "wait $pid; echo status=$?; rm -r \"$d\"",
+                    k_kstat});
+  CHECK(twice.out == "status=143\n");
 }
 
 TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects",
