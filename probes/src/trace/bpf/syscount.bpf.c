@@ -63,6 +63,8 @@
 #define MAX_ERRNO 4095
 #define NR_EXECVE 59 /* x86_64 */
 #define NR_EXECVEAT 322
+#define NR_EXECVEAT_I386 358
+#define NR_EXECVEAT_X32 545
 #define SIGKILL_BIT (1UL << (9 - 1))
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -403,7 +405,9 @@ int BPF_PROG(sched_process_exec, struct task_struct* exec_task, pid_t old_pid,
   if (!f || !f->active || !f->path)
     return 0;
   f->path = BPF_CORE_READ(bprm, exec); /* the name where the new stack holds it */
-  if (f->abi != 0 || f->nr != NR_EXECVEAT)
+  if (f->nr != (f->abi == ABI_I386 ? NR_EXECVEAT_I386
+                : f->abi == ABI_X32  ? NR_EXECVEAT_X32
+                                     : NR_EXECVEAT))
     return 0;
   char name[24] = {};
   bpf_probe_read_kernel_str(name, sizeof name, BPF_CORE_READ(bprm, filename));
