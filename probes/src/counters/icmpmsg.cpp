@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "emitter.hpp"
 
 namespace opskit::counters {
