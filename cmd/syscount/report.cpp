@@ -25,6 +25,18 @@ std::string errno_list(const std::vector<ErrnoCount>& errnos) {
   return out;
 }
 
+// A path as the tables show it: its backslashes doubled, so that the "\n" a table writes for a
+// newline is told apart from a name's own backslash and n.
+std::string shown(std::string_view path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string seconds(double s) {
   return fmt::format("{:.6f}", s);
 }
@@ -128,17 +140,17 @@ std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
   Table paths({{"path"}, {"calls", Align::right}, {"failed", Align::right}, {"errors by errno"}});
   for (const auto& p : summary.paths)
     paths.add_row(
-        {p.path, std::to_string(p.calls), std::to_string(p.errors), errno_list(p.errnos)});
+        {shown(p.path), std::to_string(p.calls), std::to_string(p.errors), errno_list(p.errnos)});
   section(out, "Paths looked up most", paths, width);
 
   Table dirs({{"directory"}, {"failed lookups", Align::right}});
   for (const auto& d : summary.failed_dirs)
-    dirs.add_row({d.name, std::to_string(d.count)});
+    dirs.add_row({shown(d.name), std::to_string(d.count)});
   section(out, "Directories probed in vain", dirs, width);
 
   Table suffixes({{"suffix"}, {"failed lookups", Align::right}});
   for (const auto& s : summary.failed_suffixes)
-    suffixes.add_row({s.name, std::to_string(s.count)});
+    suffixes.add_row({shown(s.name), std::to_string(s.count)});
   section(out, "Suffixes probed in vain", suffixes, width);
 
   if (layout.per_process) {

@@ -301,12 +301,15 @@ TEST_CASE("syscount: the report file given by -o is not open in the traced comma
   CHECK(listed.outcome.out.find("report.json") == std::string::npos);
 }
 
-TEST_CASE("syscount: a newline in a path stays within its row of the table", "[syscount]") {
+TEST_CASE("syscount: a newline in a path stays within its row of the table, told from a "
+          "backslash and n",
+          "[syscount]") {
   OPSKIT_EACH_BACKEND(backend);
-  auto done =
-      run({tool("syscount"), "stats", "--backend", backend, "--", "stat", "/nonexistent/a\nb"});
+  auto done = run({tool("syscount"), "stats", "--backend", backend, "--", "stat",
+                   "/nonexistent/a\nb", "/nonexistent/a\\nb"});
   CHECK(done.exit_status == 1);
-  CHECK(done.err.find("/nonexistent/a\\nb") != std::string::npos);
+  CHECK(done.err.find("/nonexistent/a\\nb ") != std::string::npos);   // the newline
+  CHECK(done.err.find("/nonexistent/a\\\\nb ") != std::string::npos); // the backslash
   CHECK(done.err.find("\nb ") == std::string::npos);
 }
 
