@@ -798,28 +798,32 @@ TEST_CASE("kstat watch: a process that exits is told once, and not looked for ea
 TEST_CASE("kstat watch: Ctrl-C ends it cleanly with status 0, also while its output is blocked",
           "[kstat][cli]") {
   auto r = run({"sh", "-c",
-                "out=$(mktemp); \"$0\" watch -i 0.05 kern.forks >\"$out\" & pid=$!; "
-                "while [ ! -s \"$out\" ]; do sleep 0.05; done; kill -INT $pid; wait $pid; "
+                "out=$(mktemp); \"$0\" watch -i 0.05 kern.forks >\"$out\" & pid=$!; i=0; "
+                "while [ ! -s \"$out\" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
+                "kill -INT $pid; wait $pid; "
                 "echo status=$?; tail -c 1 \"$out\" | od -An -c; rm -f \"$out\"",
                 k_kstat});
   CHECK(r.out.find("status=0\n") != std::string::npos);
   CHECK(r.out.find("\\n") != std::string::npos); // the last line is complete
+  // Its output read once (so its handlers are in place), then waits until its write does
+  // (30 s at most): the kernel names where a process sleeps in /proc/PID/wchan.
+  const std::string start_blocked =
+      "d=$(mktemp -d); mkfifo \"$d/pipe\"; "
+      "\"$0\" watch --json -i 0.01 vm.stats >\"$d/pipe\" 2>\"$d/err\" & pid=$!; "
+      "exec 3<\"$d/pipe\"; head -c 1 <&3 >/dev/null; "
+      "blocked() { i=0; until grep -q pipe_write /proc/$pid/wchan || [ $i -ge 600 ]; do "
+      "sleep 0.05; i=$((i+1)); done; }; blocked; ";
   // Stopped while its output waits on a full pipe (watch | less): the line goes out whole.
-  auto blocked =
-      run({"sh", "-c",
-           "d=$(mktemp -d); mkfifo \"$d/pipe\"; "
-           "\"$0\" watch --json -i 0.01 vm.stats >\"$d/pipe\" 2>\"$d/err\" & pid=$!; "
-           "exec 3<\"$d/pipe\"; sleep 1; kill -INT $pid; tail -c 1 <&3 | od -An -c; wait $pid; "
-           "echo status=$?; cat \"$d/err\"; rm -r \"$d\"",
-           k_kstat});
+  auto blocked = run({"sh", "-c",
+                      start_blocked + "kill -INT $pid; tail -c 1 <&3 | od -An -c; wait $pid; "
+                                      "echo status=$?; cat \"$d/err\"; rm -r \"$d\"",
+                      k_kstat});
   CHECK(blocked.out.find("\\n") != std::string::npos);
   CHECK(blocked.out.ends_with("status=0\n")); // and nothing on stderr
   // A second stop while it waits on a reader that stopped reading: it ends at once.
   auto twice = run({"sh", "-c",
-                    "d=$(mktemp -d); mkfifo \"$d/pipe\"; "
-                    "\"$0\" watch --json -i 0.01 vm.stats >\"$d/pipe\" & pid=$!; "
-                    "exec 3<\"$d/pipe\"; sleep 1; kill -INT $pid; sleep 0.2; kill -TERM $pid; "
-                    "wait $pid; echo status=$?; rm -r \"$d\"",
+                    start_blocked + "kill -INT $pid; sleep 0.1; blocked; kill -TERM $pid; "
+                                    "wait $pid; echo status=$?; rm -r \"$d\"",
                     k_kstat});
   CHECK(twice.out == "status=143\n");
 }

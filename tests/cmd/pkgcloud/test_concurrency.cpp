@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../repo/deb_builder.hpp"
@@ -48,6 +49,30 @@ void clients_take(const Published& p, const std::string& url, const std::string&
   std::string names = dnf.all("%{name}");
   for (const auto& rpm : rpms)
     CHECK(names.find(rpm + "\n") != std::string::npos);
+}
+
+// How many processes wait, within 60 s, for a lock on the file `path`: a blocked flock is a
+// "->" line of /proc/locks naming the file's inode. Returns as soon as `count` do.
+int lock_waiters(const std::string& path, int count) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return 0;
+  const std::string inode = ":" + std::to_string(st.st_ino) + " ";
+  int waiting = 0;
+  for (int i = 0; i < 3000 && waiting < count; ++i) {
+    if (i > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::string locks = opskit::read_file("/proc/locks").value_or("");
+    waiting = 0;
+    for (std::size_t at = 0; at < locks.size();) {
+      std::size_t end = std::min(locks.find('\n', at), locks.size());
+      std::string_view line(locks.data() + at, end - at);
+      waiting +=
+          line.find("->") != std::string_view::npos && line.find(inode) != std::string_view::npos;
+      at = end + 1;
+    }
+  }
+  return waiting;
 }
 
 } // namespace
@@ -125,7 +150,7 @@ TEST_CASE("pkgcloud: a command that waits for another's lock says so, and verify
 
   REQUIRE(::flock(lock, LOCK_EX) == 0); // another push, say
   auto push = std::async(std::launch::async, [&] { return pkgcloud(repo, {"push", deb}); });
-  CHECK(push.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout);
+  CHECK(lock_waiters(repo + "/.pkgcloud/lock", 1) == 1);
   ::close(lock);
   auto pushed = push.get();
   CHECK(pushed.exit_status == 0);
@@ -144,7 +169,7 @@ TEST_CASE("pkgcloud: of two inits at once one makes the repository, the other fi
   auto second = std::async(std::launch::async, [&] {
     return pkgcloud(repo, {"init", "--arch", "arm64"});
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(lock_waiters(repo + "/.pkgcloud/lock", 2) == 2);
   ::close(lock);
   auto a = first.get(), b = second.get();
   CHECK(a.exit_status + b.exit_status == 1);

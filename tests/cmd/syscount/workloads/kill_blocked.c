@@ -33,7 +33,9 @@ int main(int argc, char** argv) {
     if (read(ready[0], &byte, 1) != 1)
       return 1;
   }
-  usleep(100 * 1000); // each child is in its read by now
+  // Each child is in its read by now, traced or not. A wait that looked (at /proc/PID/wchan)
+  // would make calls of its own, as many as it looked: strace's run and syscount's would differ.
+  usleep(500 * 1000);
   for (int c = 0; c < children; ++c)
     kill(pids[c], SIGKILL);
   for (int c = 0; c < children; ++c)
