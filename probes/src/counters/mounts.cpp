@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <set>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -220,14 +221,16 @@ void for_each_listed(std::string_view text, F&& f) {
     else
       others.push_back(*mount);
   });
-  auto covered = [&](const Mount& m) {
-    auto covers = [&](const Mount& other) {
-      return other.point == m.point && other.parent == m.id;
-    };
-    return covers(mounts[at[m.point]]) || std::ranges::any_of(others, covers);
-  };
+  // Each (point, parent) of the mounts at a point with more than one: a mount there whose ID is
+  // one of them has another on top of it.
+  std::set<std::pair<std::string_view, std::string_view>> parents;
+  for (const Mount& m : others) {
+    parents.emplace(m.point, m.parent);
+    const Mount& first = mounts[at[m.point]];
+    parents.emplace(first.point, first.parent);
+  }
   for (const Mount& m : others)
-    if (!covered(m))
+    if (!parents.contains({m.point, m.id}))
       mounts[at[m.point]] = m;
   for (const Mount& mount : mounts)
     if (!skipped(mount))
