@@ -19,20 +19,24 @@ class Daemon {
 public:
   Daemon(const std::vector<std::string>& argv, int port) : port_(port) {
     pid_ = spawn_quiet(argv);
-    if (!wait_for_port(port_))
+    if (!wait_for_port(port_)) {
+      stop(); // a constructor that throws has no destructor run
       FAIL(argv[0] << " did not start listening on 127.0.0.1:" << port_);
+    }
   }
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
-  ~Daemon() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
+  ~Daemon() { stop(); }
   std::string url(const std::string& path = "") const {
     return "http://127.0.0.1:" + std::to_string(port_) + path;
   }
 
 private:
+  void stop() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+
   int pid_ = -1;
   int port_;
 };
