@@ -19,6 +19,7 @@
 #include "opskit/file.hpp"
 #include "opskit/repo/codec/compress.hpp"
 #include "opskit/repo/index/apt/release.hpp"
+#include "opskit/repo/index/apt/suite.hpp"
 #include "opskit/repo/index/yum/repomd.hpp"
 
 namespace fs = std::filesystem;
@@ -174,10 +175,15 @@ using Recorded = std::unordered_map<std::string_view, const PackageRecord*>;
 // has no record, is there with that size: what apt would download and check.
 void check_filenames(const std::string& archive, const std::string& file, std::string_view text,
                      const Context& ctx, const Recorded& recorded, Problems& problems) {
-  std::string_view filename, size, sha256;
-  auto check = [&] {
+  auto stanzas = packages_stanzas(text);
+  if (!stanzas)
+    return problems.add(file, "malformed",
+                        fmt::format("{}: a stanza without Package, Version or Architecture", file));
+  for (const AptStanza& stanza : *stanzas) {
+    std::string_view filename = stanza_field(stanza, "Filename"),
+                     size = stanza_field(stanza, "Size"), sha256 = stanza_field(stanza, "SHA256");
     if (filename.empty())
-      return;
+      continue;
     std::string pool = archive + "/" + std::string(filename);
     std::error_code ec;
     if (auto r = recorded.find(pool); r != recorded.end()) {
@@ -196,22 +202,7 @@ void check_filenames(const std::string& archive, const std::string& file, std::s
       problems.add(pool, "size", fmt::format("{}: size {} but {} says {}", pool, found, file, size),
                    std::string(size), std::to_string(found));
     }
-    filename = size = sha256 = {};
-  };
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = std::min(text.find('\n', at), text.size());
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    if (line.empty())
-      check();
-    else if (line.starts_with("Filename: "))
-      filename = line.substr(10);
-    else if (line.starts_with("Size: "))
-      size = line.substr(6);
-    else if (line.starts_with("SHA256: "))
-      sha256 = line.substr(8);
   }
-  check();
 }
 
 // One apt suite: signatures, then each listed index's size and SHA-256 (and what each Packages

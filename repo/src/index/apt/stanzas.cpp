@@ -30,6 +30,16 @@ std::optional<std::string_view> field_value(std::string_view line, std::string_v
 
 } // namespace
 
+std::string_view stanza_field(const AptStanza& stanza, std::string_view name) {
+  for (std::size_t line = 0; line < stanza.text.size();) {
+    std::size_t eol = stanza.text.find('\n', line);
+    if (auto value = field_value(stanza.text.substr(line, eol - line), name))
+      return *value;
+    line = eol + 1;
+  }
+  return {};
+}
+
 std::optional<std::vector<AptStanza>> packages_stanzas(std::string_view text) {
   std::vector<AptStanza> out;
   std::size_t at = 0;

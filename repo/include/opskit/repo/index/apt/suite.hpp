@@ -75,6 +75,8 @@ bool apt_before(std::string_view name, std::string_view version, std::string_vie
 // The stanzas of a Packages text as build_apt_suite writes it, in order; nothing when one lacks
 // Package, Version or Architecture.
 std::optional<std::vector<AptStanza>> packages_stanzas(std::string_view text);
+// The value of the field `name` (any case) of `stanza`, a line of its own; "" when it has none.
+std::string_view stanza_field(const AptStanza& stanza, std::string_view name);
 
 // Builds the suite's metadata, deterministic for equal input: packages sorted by name, version
 // (dpkg order) and arch; architectures and components sorted; Packages.gz and Packages.xz made of
