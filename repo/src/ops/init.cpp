@@ -104,8 +104,7 @@ Result<Created> create(const std::string& root, const InitOptions& options,
   // Made whole beside its name and renamed to it: a killed init leaves no database without
   // settings, which init would take for a repository and push for one without a key.
   std::string path = join_path(state, "state.db"), made = path + ".new";
-  for (const char* suffix : {"", "-wal", "-shm"})
-    ::unlink((made + suffix).c_str());
+  State::remove(made);
   {
     OPSKIT_TRY_ASSIGN(auto db, State::open(made, State::Create::yes));
     OPSKIT_TRY_ASSIGN(auto txn, db.begin());

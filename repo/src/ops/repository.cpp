@@ -49,8 +49,7 @@ Result<Repository> Repository::init(const std::string& root, const InitOptions& 
     // Its first signed indexes could not be written (a key that needs its passphrase, a full
     // disk): no repository, and init may be run again.
     { State closed = std::move(repo.state_); }
-    for (const char* suffix : {"", "-wal", "-shm"})
-      ::unlink(join_path(detail::state_dir(root), fmt::format("state.db{}", suffix)).c_str());
+    State::remove(join_path(detail::state_dir(root), "state.db"));
     return fail(published.error());
   }
   return repo;

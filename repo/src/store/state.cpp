@@ -7,6 +7,7 @@
 #include <new>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -225,6 +226,11 @@ State::State(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
 State::State(State&&) noexcept = default;
 State& State::operator=(State&&) noexcept = default;
 State::~State() = default;
+
+void State::remove(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm"}) // the database, its write-ahead log and index
+    ::unlink((path + suffix).c_str());
+}
 
 Result<State> State::open(const std::string& path, Create create) {
   sqlite3* raw = nullptr;

@@ -28,6 +28,8 @@ public:
   // Opens (and with Create::yes creates) the database at `path`; errors name the path.
   enum class Create { no, yes };
   static Result<State> open(const std::string& path, Create create);
+  // Removes the database at `path` and its log files, where there are any; none may be open.
+  static void remove(const std::string& path);
   State(State&&) noexcept;
   State& operator=(State&&) noexcept;
   ~State();
