@@ -159,19 +159,19 @@ int run_list(const counters::Namespace& ns, const Options& options) {
 int run_write(const counters::Namespace& ns, const Options& options) {
   // Every assignment is checked before the first is written: a mistake of the command line
   // changes nothing.
+  std::vector<std::pair<std::string, std::string>> assignments; // name, value
   bool malformed = false;
   for (const auto& assignment : options.names)
     if (auto eq = assignment.find('='); eq == std::string::npos || eq == 0) {
       error(fmt::format("'{}': expected NAME=VALUE", assignment));
       malformed = true;
+    } else {
+      assignments.emplace_back(assignment.substr(0, eq), assignment.substr(eq + 1));
     }
   if (malformed)
     return k_exit_usage;
   int status = k_exit_ok;
-  for (const auto& assignment : options.names) {
-    auto eq = assignment.find('=');
-    std::string name = assignment.substr(0, eq);
-    std::string value = assignment.substr(eq + 1);
+  for (const auto& [name, value] : assignments) {
     auto written = ns.write(name, value);
     if (!written) {
       error(written.error().message());
