@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_text.hpp"
 #include "opskit/error.hpp"
 #include "opskit/probes/counters.hpp"
 
@@ -30,14 +31,6 @@ using JsonMembers = std::vector<std::pair<std::string, nlohmann::ordered_json>>;
 // The object of `members` in their order, made whole: an ordered_json's operator[] looks
 // through every key before it at each one set, seconds at a snapshot of 31,000 names.
 nlohmann::ordered_json json_object(JsonMembers members);
-
-// `json` as text, `indent` spaces a level (-1: on one line), and a newline. A string that is not
-// UTF-8 (a mount point's or a host name's bytes) has each byte that breaks it as U+FFFD, where
-// dump() would throw.
-template <class Json>
-std::string json_text(const Json& json, int indent = 2) {
-  return json.dump(indent, ' ', false, Json::error_handler_t::replace) + "\n";
-}
 
 // One line per entry of `errors` that is set (entry i's failure, or null: nothing to tell);
 // entries that failed alike (one unreadable file) share a line:

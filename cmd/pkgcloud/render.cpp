@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "json_text.hpp"
+
 namespace opskit::cmd::pkgcloud {
 
 std::string index_text(const repo::IndexReport& report, bool rebuilt) {
@@ -29,7 +31,7 @@ std::string index_json(const repo::IndexReport& report, bool rebuilt) {
   nlohmann::json out{{"indexes", indexes}, {"signed", report.is_signed}};
   if (rebuilt)
     out["rescanned"] = report.rescanned;
-  return out.dump(2) + "\n";
+  return json_text(out);
 }
 
 std::string problems_text(const std::vector<repo::Problem>& problems) {
@@ -49,7 +51,7 @@ std::string problems_json(const std::vector<repo::Problem>& problems) {
       problem["found"] = p.found;
     out.push_back(std::move(problem));
   }
-  return out.dump(2) + "\n";
+  return json_text(out);
 }
 
 namespace {
@@ -148,7 +150,7 @@ std::string publish_json(const repo::PublishReport& r) {
       {"uploaded", uploaded}, {"deleted", r.deleted},   {"unchanged", r.unchanged},
       {"bytes", r.bytes},     {"requests", r.requests}, {"retries", r.retries},
       {"seconds", r.seconds}};
-  return out.dump(2) + "\n";
+  return json_text(out);
 }
 
 } // namespace opskit::cmd::pkgcloud

@@ -12,6 +12,7 @@
 
 #include "cli.hpp"
 #include "exit.hpp"
+#include "json_text.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/repository.hpp"
 #include "opskit/table.hpp"
@@ -99,7 +100,7 @@ int list(Repository& r, const Options& o) {
                        {"file", p.file},
                        {"size", p.size},
                        {"sha256", p.sha256}});
-    fmt::print("{}\n", array.dump(2));
+    fmt::print("{}", json_text(array));
     return k_exit_ok;
   }
   Table table({{"NAME"},

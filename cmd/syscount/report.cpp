@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "json_text.hpp"
 #include "opskit/table.hpp"
 #include "opskit/text.hpp"
 
@@ -220,8 +221,7 @@ std::string render_json(const RunInfo& run, const trace::TraceSummary& summary, 
   doc["folded_lookups"] = summary.folded_lookups;
   if (run.attached_pid > 0)
     doc["detached"] = run.detached;
-  // Paths are bytes; anything that is not UTF-8 is replaced rather than thrown on.
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return json_text(doc);
 }
 
 } // namespace opskit::cmd::syscount
