@@ -10,6 +10,7 @@
 #include "codec/file_bytes.hpp"
 #include "opskit/parallel.hpp"
 #include "opskit/repo/codec/digest.hpp"
+#include "opskit/text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -35,8 +36,14 @@ Result<std::vector<std::pair<std::string, std::uint64_t>>> list_files(const std:
       continue;
     }
     auto status = it->symlink_status(ec);
-    if (!ec && fs::is_regular_file(status))
-      files.emplace_back(it->path().string().substr(root.size() + 1), it->file_size(ec));
+    if (ec || !fs::is_regular_file(status))
+      continue;
+    std::string path = it->path().string().substr(root.size() + 1);
+    if (!is_utf8(path)) // an S3 key, a URL's path and the manifest are UTF-8
+      return fail(fmt::format("{}: the name is not UTF-8, which S3 keys and WebDAV paths must be: "
+                              "rename or remove it",
+                              it->path().string()));
+    files.emplace_back(std::move(path), it->file_size(ec));
   }
   std::sort(files.begin(), files.end());
   return files;

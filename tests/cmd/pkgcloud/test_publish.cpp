@@ -193,7 +193,8 @@ TEST_CASE("publish: packages over 64 MiB go to S3 in parts, each request signed 
   CHECK(proxy.requests().size() == requests);
 }
 
-TEST_CASE("publish: --dry-run lists what it would send and sends nothing",
+TEST_CASE("publish: --dry-run lists what it would send and sends nothing, and a name that is not "
+          "UTF-8 stops it before it sends",
           "[pkgcloud][publish][server]") {
   Published p;
   S3rver s3(p.dir / "s3");
@@ -205,6 +206,16 @@ TEST_CASE("publish: --dry-run lists what it would send and sends nothing",
   CHECK(out.out.find("send deb/debian/dists/bookworm/InRelease (") != std::string::npos);
   CHECK(out.out.find("would publish to s3://pkgcloud-test/x: ") != std::string::npos);
   CHECK_FALSE(fetch(s3.url() + "/" + k_bucket + "/x/.pkgcloud-manifest.json"));
+  CHECK_FALSE(fetch(s3.url() + "/" + k_bucket + "/x/deb/debian/dists/bookworm/InRelease"));
+
+  // A file whose name S3 cannot take as a key (not UTF-8) stops publish before it sends anything.
+  std::ofstream(p.repo + "/public/notes-caf\xe9.txt") << "notes\n";
+  auto latin1 = pkgcloud_env(
+      p.repo, p.home,
+      {"publish", "--to", s3_target("x"), "--endpoint", s3.url(), "--path-style", "--json"});
+  CHECK(latin1.exit_status == 1);
+  CHECK(latin1.err.find("public/notes-caf\\xe9.txt: the name is not UTF-8") != std::string::npos);
+  CHECK(std::count(latin1.err.begin(), latin1.err.end(), '\n') == 1);
   CHECK_FALSE(fetch(s3.url() + "/" + k_bucket + "/x/deb/debian/dists/bookworm/InRelease"));
 }
 
