@@ -312,6 +312,9 @@ Result<std::shared_ptr<const HttpServer::Live>> HttpServer::make_live(const web:
 }
 
 std::optional<std::string> HttpServer::needs_restart(const web::WebConfig& config) const {
+  // Protection dropped, as by a file caught half rewritten, is not taken on the fly.
+  if (config.basic_auth_users.empty() && !live_->config.basic_auth_users.empty())
+    return "basic_auth_users is gone";
   const auto &now = config.tls, &then = started_.tls;
   if (now.has_value() != then.has_value())
     return now ? "tls_server_config turns TLS on" : "tls_server_config turns TLS off";

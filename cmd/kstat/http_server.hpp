@@ -93,6 +93,7 @@ private:
   // Live for `config`, or one that answers 500 for `why` it cannot be in effect.
   static Result<std::shared_ptr<const Live>> make_live(const web::WebConfig& config,
                                                        const Live* before);
+  // Why `config` cannot replace the one in effect until a restart (under live_mutex_).
   std::optional<std::string> needs_restart(const web::WebConfig& config) const;
 
   struct Stop {

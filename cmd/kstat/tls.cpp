@@ -193,7 +193,7 @@ std::optional<std::string> TlsKeys::refuse_client(gnutls_session_t session,
   unsigned count = 0;
   const gnutls_datum_t* peers = session ? gnutls_certificate_get_peers(session, &count) : nullptr;
   if (peers == nullptr || count == 0) {
-    if (requires_certificate(tls.client_auth))
+    if (requires_certificate(tls.client_auth) || !tls.client_allowed_sans.empty())
       return "a client certificate is required";
     return std::nullopt;
   }

@@ -23,6 +23,7 @@
 // web/watch.hpp), as the toolkit picks up changes without a restart.
 #include "opskit/web/config.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <initializer_list>
@@ -187,11 +188,13 @@ Result<void> read_client_auth(const Reader& r, const YAML::Node& tls, TlsConfig&
     return r.error("tls_server_config",
                    "client_auth_type needs client_ca_file: the CAs that client certificates "
                    "are asked for and checked against");
-  if (!out.client_allowed_sans.empty() &&
-      (out.client_auth == ClientAuth::none || out.client_auth == ClientAuth::request))
+  // Names are checked only on a certificate the CAs signed: anyone can make one that names them.
+  if (!out.client_allowed_sans.empty() && out.client_auth != ClientAuth::verify_if_given &&
+      out.client_auth != ClientAuth::require_and_verify)
     return r.error("tls_server_config",
-                   "client_allowed_sans needs client_auth_type RequireAnyClientCert, "
-                   "VerifyClientCertIfGiven or RequireAndVerifyClientCert");
+                   "client_allowed_sans needs client_auth_type VerifyClientCertIfGiven or "
+                   "RequireAndVerifyClientCert: only a verified certificate's names can be "
+                   "trusted");
   return {};
 }
 
@@ -259,8 +262,13 @@ Result<void> read_headers(const Reader& r, const YAML::Node& http, WebConfig& ou
     auto name = item.first.as<std::string>();
     std::string where = fmt::format("http_server_config.headers.{}", name);
     OPSKIT_TRY_ASSIGN(auto value, r.string_of(item.second, where));
+    while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) // a block scalar's
+      value.pop_back();
     if (value.empty())
       continue; // unset
+    if (std::any_of(value.begin(), value.end(),
+                    [](unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7f; }))
+      return r.error(where, "a header's value is one line, without control characters");
     if (name == "X-Frame-Options" && value != "deny" && value != "sameorigin")
       return r.error(where, fmt::format("'{}' is not deny or sameorigin", value));
     if (name == "X-Content-Type-Options" && value != "nosniff")

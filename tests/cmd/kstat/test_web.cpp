@@ -112,18 +112,11 @@ TEST_CASE("kstat serve --web-config: TLS and basic authentication serve the righ
   CHECK(serve.stop() == 0);
 }
 
-TEST_CASE("kstat serve --web-config: RequireAndVerifyClientCert serves clients the CA signed "
-          "that client_allowed_sans names, and no other",
+TEST_CASE("kstat serve --web-config: with client_allowed_sans, serves clients the CA signed "
+          "that it names, and no other, even where a certificate is only verified if given",
           "[kstat][serve][web]") {
   TempDir dir;
   Pki pki(dir);
-  std::string config = write_config(dir, "tls_server_config:\n"
-                                         "  cert_file: server.crt\n"
-                                         "  key_file: server.key\n"
-                                         "  client_auth_type: RequireAndVerifyClientCert\n"
-                                         "  client_ca_file: ca.crt\n"
-                                         "  client_allowed_sans: [scraper.example.com]\n");
-  KstatServe serve({"--web-config", config, "cpu"});
   std::vector<std::string> trust{"--cacert", dir / "ca.crt"};
   auto as = [&](const std::string& name) {
     auto options = trust;
@@ -131,20 +124,29 @@ TEST_CASE("kstat serve --web-config: RequireAndVerifyClientCert serves clients t
                    {"--cert", dir / (name + ".crt"), "--key", dir / (name + ".key")});
     return options;
   };
-  CHECK(fetch(serve.url(), as("client")) == std::pair{0, 200});
-  auto without = http_get(serve.url(), {}, trust);
-  CHECK(without.status == 403);
-  CHECK(without.body == "a client certificate is required\n");
-  auto other = http_get(serve.url(), {}, as("other"));
-  CHECK(other.status == 403);
-  CHECK(other.body.starts_with("the client certificate is not trusted: "));
-  auto stranger = http_get(serve.url(), {}, as("stranger"));
-  CHECK(stranger.status == 403);
-  CHECK(stranger.body == "the client certificate names none of client_allowed_sans\n");
-  auto server_only = http_get(serve.url(), {}, as("server-only"));
-  CHECK(server_only.status == 403);
-  CHECK(server_only.body.starts_with("the client certificate is not trusted: "));
-  CHECK(serve.stop() == 0);
+  for (std::string auth : {"RequireAndVerifyClientCert", "VerifyClientCertIfGiven"}) {
+    INFO(auth);
+    std::string yaml = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+                       "  client_auth_type: " +
+                       auth +
+                       "\n  client_ca_file: ca.crt\n  client_allowed_sans: [scraper.example.com]\n";
+    std::string config = write_config(dir, yaml);
+    KstatServe serve({"--web-config", config, "cpu"});
+    CHECK(fetch(serve.url(), as("client")) == std::pair{0, 200});
+    auto without = http_get(serve.url(), {}, trust);
+    CHECK(without.status == 403);
+    CHECK(without.body == "a client certificate is required\n");
+    auto other = http_get(serve.url(), {}, as("other"));
+    CHECK(other.status == 403);
+    CHECK(other.body.starts_with("the client certificate is not trusted: "));
+    auto stranger = http_get(serve.url(), {}, as("stranger"));
+    CHECK(stranger.status == 403);
+    CHECK(stranger.body == "the client certificate names none of client_allowed_sans\n");
+    auto server_only = http_get(serve.url(), {}, as("server-only"));
+    CHECK(server_only.status == 403);
+    CHECK(server_only.body.starts_with("the client certificate is not trusted: "));
+    CHECK(serve.stop() == 0);
+  }
 }
 
 TEST_CASE("kstat serve --web-config: a change to the file, or to a certificate it names, takes "
@@ -153,10 +155,10 @@ TEST_CASE("kstat serve --web-config: a change to the file, or to a certificate i
   TempDir dir;
   Pki pki(dir);
   std::string tls = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
-  std::string config = write_config(dir, tls + "basic_auth_users:\n  alice: " + k_alice + "\n");
+  std::string config = write_config(dir, tls);
   KstatServe serve({"--web-config", config, "kern.loadavg"});
   std::vector<std::string> trust{"--cacert", dir / "ca.crt"};
-  CHECK(fetch(serve.url(), trust) == std::pair{0, 401});
+  CHECK(fetch(serve.url(), trust) == std::pair{0, 200});
   // A change is seen by the first request a second or more after the last look.
   auto becomes = [&](const std::string& url, const std::vector<std::string>& options,
                      std::pair<int, int> want) {
@@ -167,18 +169,30 @@ TEST_CASE("kstat serve --web-config: a change to the file, or to a certificate i
     }
     return got;
   };
-  write_config(dir, tls); // no more users: anyone is served
-  CHECK(becomes(serve.url(), trust, {0, 200}) == std::pair{0, 200});
+  std::string users = std::string("basic_auth_users:\n  alice: ") + k_alice + "\n";
+  write_config(dir, tls + users); // from now on, only alice is served
+  CHECK(becomes(serve.url(), trust, {0, 401}) == std::pair{0, 401});
   CHECK(serve.err() == "kstat: " + config + ": read again, in effect\n");
+  trust.insert(trust.end(), {"-u", "alice:s3cret"});
+  CHECK(fetch(serve.url(), trust) == std::pair{0, 200});
+  // Authentication turned off, as a file rewritten in place is for a moment: not until a restart.
+  write_config(dir, tls);
+  CHECK(becomes(serve.url(), trust, {0, 500}) == std::pair{0, 500});
+  CHECK(serve.err().ends_with("basic_auth_users is gone, which takes a restart; answering 500 "
+                              "until it is put right\n"));
+  CHECK(fetch(serve.url(), {"--cacert", dir / "ca.crt"}) == std::pair{0, 500});
+  write_config(dir, tls + users);
+  CHECK(becomes(serve.url(), trust, {0, 200}) == std::pair{0, 200});
 
   // A renewed certificate, here from another CA, is presented from the next handshake on.
   std::filesystem::copy_file(dir / "other.crt", dir / "server.crt",
                              std::filesystem::copy_options::overwrite_existing);
   std::filesystem::copy_file(dir / "other.key", dir / "server.key",
                              std::filesystem::copy_options::overwrite_existing);
-  std::vector<std::string> other_ca{"--cacert", dir / "other-ca.crt", "--resolve",
-                                    "scraper.example.com:" + std::to_string(serve.port()) +
-                                        ":127.0.0.1"};
+  std::vector<std::string> other_ca{
+      "--cacert",  dir / "other-ca.crt",
+      "-u",        "alice:s3cret",
+      "--resolve", "scraper.example.com:" + std::to_string(serve.port()) + ":127.0.0.1"};
   auto renewed = "https://scraper.example.com:" + std::to_string(serve.port()) + "/metrics";
   CHECK(becomes(renewed, other_ca, {0, 200}) == std::pair{0, 200});
   CHECK(fetch(serve.url(), trust).first == 60); // the old CA no longer vouches for it
@@ -187,7 +201,7 @@ TEST_CASE("kstat serve --web-config: a change to the file, or to a certificate i
   write_config(dir, tls + "basic_auth_users:\n  alice: [\n");
   CHECK(becomes(renewed, other_ca, {0, 500}) == std::pair{0, 500});
   CHECK(serve.err().find("; answering 500 until it is put right\n") != std::string::npos);
-  write_config(dir, tls + "  min_version: TLS13\n");
+  write_config(dir, tls + "  min_version: TLS13\n" + users);
   const std::string restart = "tls_server_config's min_version, max_version or "
                               "prefer_server_cipher_suites changed, which takes a restart; "
                               "answering 500 until it is put right\n";
@@ -197,11 +211,11 @@ TEST_CASE("kstat serve --web-config: a change to the file, or to a certificate i
   }
   CHECK(serve.err().ends_with(restart));
   CHECK(fetch(renewed, other_ca) == std::pair{0, 500});
-  write_config(dir, tls);
+  write_config(dir, tls + users);
   CHECK(becomes(renewed, other_ca, {0, 200}) == std::pair{0, 200});
 
   // Certificate files named before they are there: 500 until they come, then served.
-  write_config(dir, "tls_server_config:\n  cert_file: new.crt\n  key_file: new.key\n");
+  write_config(dir, "tls_server_config:\n  cert_file: new.crt\n  key_file: new.key\n" + users);
   CHECK(becomes(renewed, other_ca, {0, 500}) == std::pair{0, 500});
   std::filesystem::copy_file(dir / "other.key", dir / "new.key");
   std::filesystem::copy_file(dir / "other.crt", dir / "new.crt");

@@ -66,6 +66,8 @@ TEST_CASE("web config: the exporter toolkit's example, with files beside the con
                                      "  headers:\n"
                                      "    X-Frame-Options: deny\n"
                                      "    Strict-Transport-Security: max-age=31536000\n"
+                                     "    Content-Security-Policy: |\n"
+                                     "      default-src 'none'\n"
                                      "basic_auth_users:\n"
                                      "  alice: " +
                                      k_hash +
@@ -87,7 +89,9 @@ TEST_CASE("web config: the exporter toolkit's example, with files beside the con
   CHECK_FALSE(parsed->tls->prefer_server_cipher_suites);
   CHECK(parsed->headers ==
         std::vector<std::pair<std::string, std::string>>{
-            {"X-Frame-Options", "deny"}, {"Strict-Transport-Security", "max-age=31536000"}});
+            {"X-Frame-Options", "deny"},
+            {"Strict-Transport-Security", "max-age=31536000"},
+            {"Content-Security-Policy", "default-src 'none'"}}); // a block's line end dropped
   CHECK(parsed->basic_auth_users.at("alice") == k_hash);
   CHECK(parsed->rate_limit.interval == std::chrono::milliseconds(250));
   CHECK(parsed->rate_limit.burst == 20);
@@ -117,9 +121,13 @@ TEST_CASE("web config: what the exporter toolkit takes of client certificates, i
                                    k_path);
   REQUIRE(if_given);
   CHECK(if_given->tls->client_allowed_sans == std::vector<std::string>{"scraper.example.com"});
-  CHECK(refused("tls_server_config:\n  cert: C\n  key: K\n  client_ca: CA\n"
-                "  client_auth_type: RequestClientCert\n  client_allowed_sans: [x]\n")
-            .find("client_allowed_sans needs client_auth_type") != std::string::npos);
+  // The names of a certificate nobody verified are whatever its maker chose.
+  for (std::string auth : {"RequestClientCert", "RequireAnyClientCert"})
+    CHECK(refused("tls_server_config:\n  cert: C\n  key: K\n  client_ca: CA\n"
+                  "  client_auth_type: " +
+                  auth + "\n  client_allowed_sans: [x]\n")
+              .find("client_allowed_sans needs client_auth_type VerifyClientCertIfGiven or "
+                    "RequireAndVerifyClientCert") != std::string::npos);
 }
 
 TEST_CASE("web config: each mistake is one line naming the file, the key and what is wrong",
@@ -157,6 +165,10 @@ TEST_CASE("web config: each mistake is one line naming the file, the key and wha
   CHECK(refused("http_server_config:\n  headers:\n    X-Frame-Options: allow\n") ==
         "web config /etc/kstat/web.yml: http_server_config.headers.X-Frame-Options: 'allow' is "
         "not deny or sameorigin");
+  CHECK(refused("http_server_config:\n  headers:\n    Content-Security-Policy: |\n"
+                "      default-src 'none'\n      img-src 'self'\n") ==
+        "web config /etc/kstat/web.yml: http_server_config.headers.Content-Security-Policy: a "
+        "header's value is one line, without control characters");
   CHECK(refused("http_server_config:\n  headers:\n    Server: kstat\n") ==
         "web config /etc/kstat/web.yml: http_server_config.headers: unknown key 'Server'");
   CHECK(refused("rate_limit:\n  interval: 1 second\n  burst: 1\n") ==
