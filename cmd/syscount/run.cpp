@@ -88,8 +88,9 @@ struct ReportFile {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0)
       made = path;
-    else if (errno == EEXIST)
-      fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC); // not the traced command's
+    else if (errno == EEXIST) // O_CREAT again: the kernel's fs.protected_regular then refuses,
+      // as for any program, a file another user made in a sticky directory such as /tmp
+      fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)
       return fail(Error::from_errno("open", path));
     file.reset(::fdopen(fd, "w"));
