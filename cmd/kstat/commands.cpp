@@ -68,11 +68,8 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 int run_read(const counters::Namespace& ns, const Options& options) {
   std::size_t unknown = 0;
   auto snapshot = known_names(ns, options.names, deadline(options), unknown);
-  if (!snapshot) {
-    if (unknown == 0)
-      error(snapshot.error().message());
+  if (!snapshot)
     return k_exit_failure;
-  }
   snapshot->read(deadline(options));
   std::string out;
   JsonMembers json;
@@ -113,11 +110,8 @@ int run_list(const counters::Namespace& ns, const Options& options) {
     prefixes.emplace_back();
   std::size_t unknown = 0;
   auto snapshot = known_names(ns, prefixes, deadline(options), unknown);
-  if (!snapshot) {
-    if (unknown == 0)
-      error(snapshot.error().message());
+  if (!snapshot)
     return k_exit_failure;
-  }
   // /proc/sys entries show their kind only once read.
   if (options.describe || options.format == Format::json)
     snapshot->read(deadline(options));
@@ -228,10 +222,11 @@ int run_bench(const counters::Namespace& ns, const Options& options) {
 
 } // namespace
 
-Result<counters::Snapshot> known_names(const counters::Namespace& ns,
-                                       std::span<const std::string> names,
-                                       std::chrono::steady_clock::time_point found_by,
-                                       std::size_t& unknown, std::vector<std::string>* known) {
+std::optional<counters::Snapshot> known_names(const counters::Namespace& ns,
+                                              std::span<const std::string> names,
+                                              std::chrono::steady_clock::time_point found_by,
+                                              std::size_t& unknown,
+                                              std::vector<std::string>* known) {
   auto snapshot = ns.snapshot(names, {}, found_by);
   std::vector<std::string> found;
   if (snapshot || names.size() < 2) {
@@ -246,12 +241,16 @@ Result<counters::Snapshot> known_names(const counters::Namespace& ns,
       }
     }
     if (found.empty())
-      return fail(snapshot.error());
+      return std::nullopt;
     snapshot = ns.snapshot(found, {}, found_by);
+  }
+  if (!snapshot) {
+    error(snapshot.error().message());
+    return std::nullopt;
   }
   if (known)
     *known = std::move(found);
-  return snapshot;
+  return std::move(*snapshot);
 }
 
 int run(const Options& options) {

@@ -185,11 +185,8 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   std::size_t unknown = 0;
   std::vector<std::string> names;
   auto snapshot = known_names(ns, options.names, Clock::now() + budget, unknown, &names);
-  if (!snapshot) {
-    if (unknown == 0)
-      error(snapshot.error().message());
+  if (!snapshot)
     return k_exit_failure;
-  }
   auto watch = std::make_unique<counters::Watch>(std::move(*snapshot));
   const std::vector<counters::Selection> selections{{names}};
 
