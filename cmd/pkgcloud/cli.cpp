@@ -1,16 +1,45 @@
 // SPDX-License-Identifier: MIT
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "cli_main.hpp"
 
+#include "opskit/repo/repository.hpp"
 #include "opskit/version.hpp"
 
 namespace opskit::cmd::pkgcloud {
 
 namespace {
+
+// A --dist that is no DISTRO/RELEASE is a mistake of the command line, not a selection of
+// nothing.
+CLI::Validator dist_name() {
+  return CLI::Validator(
+      [](std::string& dist) {
+        auto parts = repo::split_dist(dist);
+        return parts ? std::string() : parts.error().message();
+      },
+      "");
+}
+
+// What apt's URIs and dnf's baseurl take: an http, https or file URL, without spaces.
+CLI::Validator client_url() {
+  return CLI::Validator(
+      [](std::string& url) {
+        bool scheme =
+            url.starts_with("http://") || url.starts_with("https://") || url.starts_with("file:/");
+        bool blank = std::any_of(url.begin(), url.end(),
+                                 [](unsigned char c) { return c <= ' ' || c == 0x7f; });
+        return scheme && !blank ? std::string()
+                                : fmt::format("'{}' is not an http://, https:// or file: URL "
+                                              "without spaces",
+                                              url);
+      },
+      "");
+}
 
 void define_publish(CLI::App& app, Options& o) {
   auto* pub = app.add_subcommand(
@@ -103,11 +132,14 @@ void define_cli(CLI::App& app, Options& o) {
   auto* push =
       app.add_subcommand("push", "Add .deb and .rpm packages and re-index what they touch");
   push->callback([&o] { o.command = Command::push; });
-  push->add_option("--dist", o.dist, "DISTRO/RELEASE to add to, e.g. debian/bookworm or el/9");
+  push->add_option("--dist", o.dist, "DISTRO/RELEASE to add to, e.g. debian/bookworm or el/9")
+      ->check(dist_name());
   push->add_option("--component", o.component, "The apt component (default: main)");
   push->add_flag("--replace", o.replace, "Replace a package of the same name, version and arch");
   push->add_option("--publish", o.publish_to,
                    "Then publish to this saved target (or URL), as pkgcloud publish does");
+  push->add_flag("--json", o.json,
+                 "Print the packages and what was done with each as a JSON array");
   push->add_option("files", o.files, "Package files (.deb or .rpm, told by content)")->required();
 
   auto* index = app.add_subcommand("index", "Rewrite all metadata from the repository's state");
@@ -118,7 +150,7 @@ void define_cli(CLI::App& app, Options& o) {
 
   auto* ls = app.add_subcommand("ls", "List the packages");
   ls->callback([&o] { o.command = Command::ls; });
-  ls->add_option("--dist", o.dist, "Only this DISTRO/RELEASE");
+  ls->add_option("--dist", o.dist, "Only this DISTRO/RELEASE")->check(dist_name());
   ls->add_flag("--json", o.json, "Print a JSON array");
 
   auto* rm = app.add_subcommand("rm", "Remove packages and re-index what they were in");
@@ -132,8 +164,9 @@ void define_cli(CLI::App& app, Options& o) {
                        : std::string();
           },
           ""));
-  rm->add_option("--dist", o.dist, "Only from this DISTRO/RELEASE");
+  rm->add_option("--dist", o.dist, "Only from this DISTRO/RELEASE")->check(dist_name());
   rm->add_option("--arch", o.arch, "Only this architecture");
+  rm->add_flag("--json", o.json, "Print the packages removed as a JSON array");
 
   auto* prune = app.add_subcommand("prune", "Remove all but the newest versions of each package");
   prune->callback([&o] { o.command = Command::prune; });
@@ -146,8 +179,10 @@ void define_cli(CLI::App& app, Options& o) {
                        ? std::string()
                        : fmt::format("{} is not a number of versions from 1", text);
           },
-          "N>=1"));
-  prune->add_option("--dist", o.dist, "Only in this DISTRO/RELEASE");
+          "N>=1"))
+      ->default_str(""); // no default: it must be given
+  prune->add_option("--dist", o.dist, "Only in this DISTRO/RELEASE")->check(dist_name());
+  prune->add_flag("--json", o.json, "Print the packages removed as a JSON array");
 
   auto* verify =
       app.add_subcommand("verify", "Check indexes, signatures and pool files as clients would");
@@ -160,7 +195,9 @@ void define_cli(CLI::App& app, Options& o) {
 
   auto* sources = app.add_subcommand("sources", "Print apt and dnf client configuration");
   sources->callback([&o] { o.command = Command::sources; });
-  sources->add_option("--url", o.url, "The URL the repository's public/ is served at")->required();
+  sources->add_option("--url", o.url, "The URL the repository's public/ is served at")
+      ->required()
+      ->check(client_url());
 
   define_publish(app, o);
 }

@@ -11,12 +11,54 @@
 
 namespace opskit::cmd::pkgcloud {
 
+namespace {
+
+nlohmann::json record_json(const repo::PackageRecord& p) {
+  return {{"name", p.name},    {"version", p.version},
+          {"arch", p.arch},    {"format", repo::format_name(p.format)},
+          {"dist", p.dist},    {"component", p.component},
+          {"file", p.file},    {"size", p.size},
+          {"sha256", p.sha256}};
+}
+
+} // namespace
+
+std::string records_json(const std::vector<repo::PackageRecord>& records) {
+  auto array = nlohmann::json::array();
+  for (const auto& p : records)
+    array.push_back(record_json(p));
+  return json_text(array);
+}
+
+std::string pushed_json(const std::vector<repo::PushedPackage>& pushed) {
+  auto array = nlohmann::json::array();
+  for (const auto& p : pushed) {
+    auto record = record_json(p.record);
+    record["action"] = action_word(p.action);
+    array.push_back(std::move(record));
+  }
+  return json_text(array);
+}
+
+std::string_view action_word(repo::PushAction action) {
+  switch (action) {
+  case repo::PushAction::added:
+    return "added";
+  case repo::PushAction::replaced:
+    return "replaced";
+  case repo::PushAction::unchanged:
+    return "unchanged";
+  }
+  return "";
+}
+
 std::string index_text(const repo::IndexReport& report, bool rebuilt) {
+  auto packages = [](std::size_t n) { return fmt::format("{} package{}", n, n == 1 ? "" : "s"); };
   std::string out;
   if (rebuilt)
-    out += fmt::format("rescanned {} packages from the pool\n", report.rescanned);
+    out += fmt::format("rescanned {} from the pool\n", packages(report.rescanned));
   for (const auto& index : report.indexes)
-    fmt::format_to(std::back_inserter(out), "{}: {} packages, {}\n", index.dir, index.packages,
+    fmt::format_to(std::back_inserter(out), "{}: {}, {}\n", index.dir, packages(index.packages),
                    report.is_signed ? "signed" : "unsigned");
   return out;
 }
@@ -44,12 +86,11 @@ std::string problems_text(const std::vector<repo::Problem>& problems) {
 std::string problems_json(const std::vector<repo::Problem>& problems) {
   auto out = nlohmann::json::array();
   for (const auto& p : problems) {
-    nlohmann::json problem{{"file", p.file}, {"what", p.what}, {"message", p.message}};
-    if (!p.expected.empty())
-      problem["expected"] = p.expected;
-    if (!p.found.empty())
-      problem["found"] = p.found;
-    out.push_back(std::move(problem));
+    out.push_back({{"file", p.file},
+                   {"what", p.what},
+                   {"expected", p.expected},
+                   {"found", p.found},
+                   {"message", p.message}});
   }
   return json_text(out);
 }

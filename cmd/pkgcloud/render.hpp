@@ -4,11 +4,21 @@
 // What pkgcloud prints for what the library returns: text for people, JSON for programs.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "opskit/repo/repository.hpp"
 
 namespace opskit::cmd::pkgcloud {
+
+// ls, rm and prune --json: an array of package records (name, version, arch, format, dist,
+// component, file, size, sha256); push --json: the same, each with its action (added,
+// replaced, unchanged).
+std::string records_json(const std::vector<repo::PackageRecord>& records);
+std::string pushed_json(const std::vector<repo::PushedPackage>& pushed);
+
+// The word push prints for what it did with a package: added, replaced or unchanged.
+std::string_view action_word(repo::PushAction action);
 
 // index: one line per index ("deb/debian/dists/bookworm: 3 packages, signed"), after the rescan.
 std::string index_text(const repo::IndexReport& report, bool rebuilt);

@@ -8,11 +8,9 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "exit.hpp"
-#include "json_text.hpp"
 #include "opskit/file.hpp"
 #include "opskit/repo/repository.hpp"
 #include "opskit/table.hpp"
@@ -44,8 +42,10 @@ void draw_progress(std::size_t done, std::size_t total) {
 Result<Environment> environment(const Options& o) {
   Environment env;
   if (o.passphrase_file) {
-    OPSKIT_TRY_ASSIGN(auto text, read_file(*o.passphrase_file));
-    std::string pass = text.substr(0, text.find('\n')); // its first line, as gpg reads one
+    auto text = read_file(*o.passphrase_file);
+    if (!text)
+      return fail(text.error().with_context("--passphrase-file"));
+    std::string pass = text->substr(0, text->find('\n')); // its first line, as gpg reads one
     if (pass.ends_with('\r'))
       pass.pop_back();
     env.passphrase = std::move(pass);
@@ -72,35 +72,12 @@ Result<Environment> environment(const Options& o) {
   return env;
 }
 
-std::string_view action_word(repo::PushAction action) {
-  switch (action) {
-  case repo::PushAction::added:
-    return "added";
-  case repo::PushAction::replaced:
-    return "replaced";
-  case repo::PushAction::unchanged:
-    return "unchanged";
-  }
-  return "";
-}
-
 int list(Repository& r, const Options& o) {
   auto records = r.list(o.dist);
   if (!records)
     return failed(records.error());
   if (o.json) {
-    auto array = nlohmann::json::array();
-    for (const auto& p : *records)
-      array.push_back({{"name", p.name},
-                       {"version", p.version},
-                       {"arch", p.arch},
-                       {"format", repo::format_name(p.format)},
-                       {"dist", p.dist},
-                       {"component", p.component},
-                       {"file", p.file},
-                       {"size", p.size},
-                       {"sha256", p.sha256}});
-    fmt::print("{}", json_text(array));
+    fmt::print("{}", records_json(*records));
     return k_exit_ok;
   }
   Table table({{"NAME"},
@@ -211,6 +188,111 @@ int publish(Repository& r, const Options& o, const repo::PublishOptions& options
   return k_exit_ok;
 }
 
+int init_repository(const std::string& root, const Options& o, Environment env) {
+  repo::InitOptions init;
+  init.generate_key = o.generate_key;
+  init.key = o.key;
+  if (o.origin)
+    init.origin = *o.origin;
+  if (o.label)
+    init.label = *o.label;
+  init.valid_for_days = o.valid_for;
+  if (!o.architectures.empty())
+    init.architectures = o.architectures;
+  auto made = Repository::init(root, init, std::move(env));
+  if (!made)
+    return failed(made.error());
+  fmt::print("initialised {}; serve or upload {}, never the repository itself\n", root,
+             made->publication());
+  if (o.generate_key)
+    fmt::print("signing key in {}/.pkgcloud/gnupg (back it up with the repository: "
+               "gpg --homedir {}/.pkgcloud/gnupg --export-secret-keys)\n",
+               root, root);
+  else if (!o.key)
+    print_stderr("pkgcloud: {} is unsigned, which apt and dnf take only with their "
+                 "signature checks off (init --generate-key or --key signs a repository)\n",
+                 root);
+  return k_exit_ok;
+}
+
+// push, and publish after it when --publish names a target.
+int push_packages(Repository& r, const Options& o) {
+  std::optional<repo::PublishOptions> then;
+  if (o.publish_to) {
+    auto options = publish_options(r, o, *o.publish_to);
+    if (!options)
+      return failed(options.error());
+    then = std::move(*options);
+  }
+  repo::PushOptions push{o.dist, o.component, o.replace ? repo::Replace::yes : repo::Replace::no};
+  auto pushed = r.push(o.files, push);
+  if (!pushed)
+    return failed(pushed.error());
+  if (o.json)
+    fmt::print("{}", pushed_json(*pushed));
+  else
+    for (const auto& p : *pushed)
+      fmt::print("{} {} {} {} -> {}{}{}\n", action_word(p.action), p.record.name, p.record.version,
+                 p.record.arch, p.record.dist, p.record.component.empty() ? "" : " ",
+                 p.record.component);
+  return then ? publish(r, o, *then) : k_exit_ok;
+}
+
+int index_repository(Repository& r, const Options& o) {
+  repo::IndexOptions index{o.sign ? repo::SignRequest::required : repo::SignRequest::if_key,
+                           o.rebuild};
+  auto report = r.index(index);
+  if (!report)
+    return failed(report.error());
+  fmt::print("{}", o.json ? index_json(*report, o.rebuild) : index_text(*report, o.rebuild));
+  return k_exit_ok;
+}
+
+// rm NAME[=VERSION], or prune --keep N.
+int remove_packages(Repository& r, const Options& o) {
+  Result<std::vector<repo::PackageRecord>> removed = std::vector<repo::PackageRecord>();
+  if (o.command == Command::rm) {
+    repo::RemoveFilter filter{o.spec, std::nullopt, o.dist, o.arch};
+    if (auto eq = o.spec.find('='); eq != std::string::npos) {
+      filter.name = o.spec.substr(0, eq);
+      filter.version = o.spec.substr(eq + 1);
+    }
+    removed = r.remove(filter);
+  } else {
+    removed = r.prune(o.keep, o.dist);
+  }
+  if (!removed)
+    return failed(removed.error());
+  if (o.json)
+    fmt::print("{}", records_json(*removed));
+  else
+    for (const auto& p : *removed)
+      fmt::print("removed {} {} {} from {}\n", p.name, p.version, p.arch, p.dist);
+  return k_exit_ok;
+}
+
+int print_key(Repository& r, const Options& o) {
+  auto key = r.export_key(o.armor ? repo::Armor::yes : repo::Armor::no);
+  if (!key)
+    return failed(key.error());
+  if (!o.armor && ::isatty(STDOUT_FILENO)) {
+    print_error("pkgcloud",
+                "export-key: not writing a binary keyring to a terminal (redirect it, or use "
+                "--armor)");
+    return k_exit_failure;
+  }
+  std::fwrite(key->data(), 1, key->size(), stdout);
+  return k_exit_ok;
+}
+
+int print_sources(Repository& r, const Options& o) {
+  auto sources = r.sources(o.url);
+  if (!sources)
+    return failed(sources.error());
+  fmt::print("{}", sources_text(*sources, r.publication(), o.url));
+  return k_exit_ok;
+}
+
 } // namespace
 
 int run(const Options& o) {
@@ -218,105 +300,28 @@ int run(const Options& o) {
   if (!env)
     return failed(env.error());
   std::string root = o.repo.empty() ? "." : o.repo;
-
-  if (o.command == Command::init) {
-    repo::InitOptions init;
-    init.generate_key = o.generate_key;
-    init.key = o.key;
-    if (o.origin)
-      init.origin = *o.origin;
-    if (o.label)
-      init.label = *o.label;
-    init.valid_for_days = o.valid_for;
-    if (!o.architectures.empty())
-      init.architectures = o.architectures;
-    auto made = Repository::init(root, init, std::move(*env));
-    if (!made)
-      return failed(made.error());
-    fmt::print("initialised {}; serve or upload {}, never the repository itself\n", root,
-               made->publication());
-    if (o.generate_key)
-      fmt::print("signing key in {}/.pkgcloud/gnupg (back it up with the repository: "
-                 "gpg --homedir {}/.pkgcloud/gnupg --export-secret-keys)\n",
-                 root, root);
-    return k_exit_ok;
-  }
-
+  if (o.command == Command::init)
+    return init_repository(root, o, std::move(*env));
   auto opened = Repository::open(root, std::move(*env));
   if (!opened)
     return failed(opened.error());
   Repository& r = *opened;
   switch (o.command) {
-  case Command::push: {
-    std::optional<repo::PublishOptions> then;
-    if (o.publish_to) {
-      auto options = publish_options(r, o, *o.publish_to);
-      if (!options)
-        return failed(options.error());
-      then = std::move(*options);
-    }
-    repo::PushOptions push{o.dist, o.component, o.replace ? repo::Replace::yes : repo::Replace::no};
-    auto pushed = r.push(o.files, push);
-    if (!pushed)
-      return failed(pushed.error());
-    for (const auto& p : *pushed)
-      fmt::print("{} {} {} {} -> {}{}{}\n", action_word(p.action), p.record.name, p.record.version,
-                 p.record.arch, p.record.dist, p.record.component.empty() ? "" : " ",
-                 p.record.component);
-    return then ? publish(r, o, *then) : k_exit_ok;
-  }
-  case Command::index: {
-    repo::IndexOptions index{o.sign ? repo::SignRequest::required : repo::SignRequest::if_key,
-                             o.rebuild};
-    auto report = r.index(index);
-    if (!report)
-      return failed(report.error());
-    fmt::print("{}", o.json ? index_json(*report, o.rebuild) : index_text(*report, o.rebuild));
-    return k_exit_ok;
-  }
+  case Command::push:
+    return push_packages(r, o);
+  case Command::index:
+    return index_repository(r, o);
   case Command::ls:
     return list(r, o);
   case Command::rm:
-  case Command::prune: {
-    Result<std::vector<repo::PackageRecord>> removed = std::vector<repo::PackageRecord>();
-    if (o.command == Command::rm) {
-      repo::RemoveFilter filter{o.spec, std::nullopt, o.dist, o.arch};
-      if (auto eq = o.spec.find('='); eq != std::string::npos) {
-        filter.name = o.spec.substr(0, eq);
-        filter.version = o.spec.substr(eq + 1);
-      }
-      removed = r.remove(filter);
-    } else {
-      removed = r.prune(o.keep, o.dist);
-    }
-    if (!removed)
-      return failed(removed.error());
-    for (const auto& p : *removed)
-      fmt::print("removed {} {} {} from {}\n", p.name, p.version, p.arch, p.dist);
-    return k_exit_ok;
-  }
+  case Command::prune:
+    return remove_packages(r, o);
   case Command::verify:
     return print_problems(r.verify(), o);
-  case Command::export_key: {
-    auto key = r.export_key(o.armor ? repo::Armor::yes : repo::Armor::no);
-    if (!key)
-      return failed(key.error());
-    if (!o.armor && ::isatty(STDOUT_FILENO)) {
-      print_error(
-          "pkgcloud",
-          "export-key: not writing a binary keyring to a terminal (redirect it, or use --armor)");
-      return k_exit_failure;
-    }
-    std::fwrite(key->data(), 1, key->size(), stdout);
-    return k_exit_ok;
-  }
-  case Command::sources: {
-    auto sources = r.sources(o.url);
-    if (!sources)
-      return failed(sources.error());
-    fmt::print("{}", sources_text(*sources, r.publication(), o.url));
-    return k_exit_ok;
-  }
+  case Command::export_key:
+    return print_key(r, o);
+  case Command::sources:
+    return print_sources(r, o);
   case Command::publish: {
     auto options = publish_options(r, o, o.target_name);
     return options ? publish(r, o, *options) : failed(options.error());

@@ -92,7 +92,7 @@ Result<std::pair<std::string, std::string>> split_dist(const std::string& dist) 
         "bad dist '{}': expected DISTRO/RELEASE such as debian/bookworm or el/9", dist));
   std::string distro = dist.substr(0, slash), release = dist.substr(slash + 1);
   if (!ops::dist_part_ok(distro) || !ops::dist_part_ok(release))
-    return fail(fmt::format("bad dist '{}': each part must be [a-z0-9.+_-]", dist));
+    return fail(fmt::format("bad dist '{}': each part must be [a-z0-9.+_-], and not . or ..", dist));
   return std::pair{distro, release};
 }
 

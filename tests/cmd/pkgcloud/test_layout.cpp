@@ -139,6 +139,12 @@ TEST_CASE("pkgcloud: sources names the publication to serve, and its URLs are in
   std::string repo = dir / "repo";
   REQUIRE(pkgcloud(repo, {"init", "--generate-key", "Layout <layout@example.com>"}).exit_status ==
           0);
+  for (std::string url : {"repo.example.com/x/", "https://repo.example.com/a b/"}) {
+    auto wrong = pkgcloud(repo, {"sources", "--url", url}); // no client could use it
+    CHECK(wrong.exit_status == 2);
+    CHECK(wrong.err.starts_with("pkgcloud: error: --url: '" + url +
+                                "' is not an http://, https:// or file: URL without spaces"));
+  }
   auto sources = pkgcloud(repo, {"sources", "--url", "https://repo.example.com/x/"});
   REQUIRE(sources.exit_status == 0);
   CHECK(
