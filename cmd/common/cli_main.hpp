@@ -7,10 +7,13 @@
 // alone: CLI11 is header-only, and every file that includes it compiles it.
 
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -58,6 +61,35 @@ inline std::string unknown_command(const CLI::App& app, int argc, char** argv) {
   return {};
 }
 
+// A check of an option's value: a whole number from `min` to `max`, in decimal. "-1" (which
+// CLI11 would take as 2^64 - 1), "010", "x" and a number past `max` are usage errors naming
+// the value:
+// "--top: '-1' is not a number of entries (0 or more)".
+inline CLI::Validator whole_number(std::string what, std::uint64_t min,
+                                   std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        std::uint64_t value = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        bool octal = text.size() > 1 && text[0] == '0'; // which CLI11 would read "010" as
+        if (ec == std::errc() && end == text.data() + text.size() && !octal && value >= min &&
+            value <= max)
+          return std::string();
+        std::string range = max == std::numeric_limits<std::uint64_t>::max()
+                                ? fmt::format("{} or more", min)
+                                : fmt::format("{} to {}", min, max);
+        return fmt::format("'{}' is not {} ({})", text, what, range);
+      },
+      "");
+}
+
+// The help to point a usage error to: the subcommand's, where one was given.
+inline std::string help_hint(std::string_view tool, const CLI::App& app) {
+  auto given = app.get_subcommands();
+  return given.empty() ? fmt::format("see '{} --help'", tool)
+                       : fmt::format("see '{} {} --help'", tool, given.front()->get_name());
+}
+
 // Parses argv into `app` and, when that succeeds, returns run(). Help and version exit 0.
 template <class Run>
 int parse_and_call(std::string_view tool, CLI::App& app, int argc, char** argv, Run run) {
@@ -74,7 +106,7 @@ int parse_and_call(std::string_view tool, CLI::App& app, int argc, char** argv, 
       if (std::string word = unknown_command(app, argc, argv); !word.empty())
         print_error(tool, fmt::format("unknown command '{}' (see '{} --help')", word, tool));
       else
-        print_error(tool, fmt::format("{} (see '{} --help')", e.what(), tool));
+        print_error(tool, fmt::format("{} ({})", e.what(), help_hint(tool, app)));
       return k_exit_usage;
     }
     return run();

@@ -104,16 +104,9 @@ void define_watch(CLI::App& sub, Options& options) {
       ->transform(sysctl_spelling());
   sub.add_option("-i,--interval", options.interval, "Seconds between samples (default 1)")
       ->check(seconds_between(0.01, 86400.0));
-  // A whole number: "-5" would be read as 2^64 - 5, and "0" is the default's never.
+  // "0" would be the default's never.
   sub.add_option("-c,--count", options.count, "Stop after this many samples (default: never)")
-      ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()) &
-              CLI::Validator(
-                  [](std::string& text) {
-                    return text.find('-') == std::string::npos
-                               ? std::string()
-                               : fmt::format("{} is not a count of samples", text);
-                  },
-                  ""));
+      ->check(whole_number("a number of samples", 1));
   add_format_flags(sub, options, false, false);
 }
 
@@ -129,7 +122,7 @@ void define_bench(CLI::App& sub, Options& options) {
       ->expected(1)
       ->transform(sysctl_spelling());
   sub.add_option("-n,--iterations", options.iterations, "Reads per method (default 100000)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{100000000}));
+      ->check(whole_number("a number of reads", 1, 100000000));
   add_format_flags(sub, options, false, false);
 }
 

@@ -83,10 +83,12 @@ void define_publish(CLI::App& app, Options& o) {
   pub->add_option("--ca-file", o.target.ca_file,
                   "Trust these certificate authorities (default: $AWS_CA_BUNDLE for S3, else "
                   "the system's)");
-  pub->add_option("--jobs,-j", o.jobs, "Requests at once (default: 8)")->check(CLI::Range(1, 64));
+  pub->add_option("--jobs,-j", o.jobs, "Requests at once (default: 8)")
+      ->check(whole_number("a number of requests", 1, 64));
   pub->add_option("--wait", o.wait,
                   "Wait this many seconds for another publish to the target to finish "
-                  "(default: fail at once)");
+                  "(default: fail at once)")
+      ->check(whole_number("a number of seconds", 0, 86400 * 365));
   pub->add_flag("--delete", o.delete_stale,
                 "Delete from the target the files the publication no longer has, a publish after "
                 "the one that left them out (clients may still read them meanwhile)");
@@ -127,7 +129,8 @@ void define_cli(CLI::App& app, Options& o) {
                    "e.g. amd64,arm64): an apt suite and dnf repository for each")
       ->delimiter(',');
   init->add_option("--valid-for", o.valid_for,
-                   "Release files expire this many days after they are written (default: never)");
+                   "Release files expire this many days after they are written (default: never)")
+      ->check(whole_number("a number of days", 0, 36500));
 
   auto* push =
       app.add_subcommand("push", "Add .deb and .rpm packages and re-index what they touch");
@@ -172,14 +175,7 @@ void define_cli(CLI::App& app, Options& o) {
   prune->callback([&o] { o.command = Command::prune; });
   prune->add_option("--keep", o.keep, "How many versions to keep per name, dist and arch")
       ->required()
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            return !text.empty() && text[0] != '0' &&
-                           text.find_first_not_of("0123456789") == std::string::npos
-                       ? std::string()
-                       : fmt::format("{} is not a number of versions from 1", text);
-          },
-          "N>=1"))
+      ->check(whole_number("a number of versions", 1))
       ->default_str(""); // no default: it must be given
   prune->add_option("--dist", o.dist, "Only in this DISTRO/RELEASE")->check(dist_name());
   prune->add_flag("--json", o.json, "Print the packages removed as a JSON array");

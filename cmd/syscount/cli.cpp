@@ -43,16 +43,17 @@ void define_cli(CLI::App& app, Options& options) {
     cmd->add_option("-p,--pid", options.pid,
                     "Attach to this running process and all its threads instead of running a "
                     "command; Ctrl-C detaches")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number("a pid", 1, std::numeric_limits<int>::max()));
     cmd->add_flag("--per-process", options.per_process, "Break the report down by process");
     cmd->add_option("--top", options.top,
                     "List at most N paths, directories, suffixes and "
                     "processes (0: all)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(whole_number("a number of entries", 0));
     cmd->add_option("--max-paths", options.max_paths,
                     "Keep at most N distinct paths exactly; fold the rest into their directory")
         ->capture_default_str()
-        ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max()));
+        ->check(whole_number("a number of paths", 1));
     cmd->add_option("-o,--output", options.output, "Write the report to FILE instead of stderr");
     cmd->add_flag("--json", options.json, "Write the report as JSON");
     cmd->add_flag("--no-idle-poll", options.no_idle_poll,
@@ -68,16 +69,36 @@ void define_cli(CLI::App& app, Options& options) {
            "else ptrace")
         ->check(CLI::IsMember({"auto", "ebpf", "ptrace"}))
         ->default_str("auto");
-    cmd->add_option("command", options.command, "The command to run, after --")->take_all();
+    // Taken by take_command(), before the parser: named here for --help.
+    cmd->add_option("command", options.command,
+                    "The command to run and its arguments: after syscount's options, or after --");
   }
 }
 
-int take_command(int argc, char** argv, Options& options) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]) == "--") {
+int take_command(const CLI::App& app, int argc, char** argv, Options& options) {
+  const CLI::App* sub = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view word = argv[i];
+    if (word == "--") {
       options.command.assign(argv + i + 1, argv + argc);
       return i;
     }
+    if (word.size() > 1 && word.starts_with('-')) {
+      const CLI::Option* option = (sub ? sub : &app)->get_option_no_throw(std::string(word));
+      if (option && option->get_items_expected_min() > 0)
+        ++i; // its value
+      continue;
+    }
+    if (sub == nullptr) {
+      auto named = app.get_subcommands([&](const CLI::App* c) { return c->check_name(argv[i]); });
+      if (named.empty())
+        return argc; // no subcommand: the parser tells
+      sub = named.front();
+      continue;
+    }
+    options.command.assign(argv + i, argv + argc);
+    return i;
+  }
   return argc;
 }
 
@@ -85,7 +106,7 @@ int parse_and_run(int argc, char** argv) {
   CLI::App app{"", "syscount"};
   Options options;
   define_cli(app, options);
-  argc = take_command(argc, argv, options);
+  argc = take_command(app, argc, argv, options);
   return run_main("syscount", app, argc, argv, [&] { return run(options); });
 }
 

@@ -33,10 +33,12 @@ struct Options {
 // Defines syscount's command line on `app`, storing what it parses into `options`.
 void define_cli(CLI::App& app, Options& options);
 
-// Takes the words after the first `--` of argv as the command, verbatim, and returns how many
-// words are left before it for the parser: CLI11 would read a word in brackets, such as the
-// `[ -e /x ]` of `sh -c '[ -e /x ]'`, as a list and split it.
-int take_command(int argc, char** argv, Options& options);
+// Takes the command from argv, verbatim: the words after the first `--`, or, as strace takes
+// them, from the first word after the subcommand that is neither an option nor an option's
+// value (`syscount stats ls -l`). Returns how many words are left before it for the parser:
+// CLI11 would read a word in brackets, such as the `[ -e /x ]` of `sh -c '[ -e /x ]'`, as a
+// list and split it, and take the command's options for syscount's.
+int take_command(const CLI::App& app, int argc, char** argv, Options& options);
 
 // Runs what `options` asks for and returns syscount's exit status: the traced command's.
 int run(const Options& options);

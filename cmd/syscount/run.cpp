@@ -141,7 +141,7 @@ int run(const Options& given) {
   if (given.pid > 0 && !given.command.empty())
     return usage_error("give either -p PID or a command after --, not both");
   if (given.pid == 0 && given.command.empty())
-    return usage_error("no command to trace: give one after --, or -p PID");
+    return usage_error("no command to trace: give one (after the options, or after --), or -p PID");
   // -p of a thread is its process, named so in the messages and the report.
   Options options = given;
   if (options.pid > 0)

@@ -890,7 +890,7 @@ TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
     auto wrong = run({k_kstat, "watch", "-i", interval, "kern.ctxt"});
     CHECK(wrong.exit_status == 2);
     CHECK(wrong.err == "kstat: error: --interval: " + interval +
-                           " is not a number of seconds (see 'kstat --help')\n");
+                           " is not a number of seconds (see 'kstat watch --help')\n");
   }
   // Seconds that are no number, and counts that are no count, which would run for ever.
   auto nan = run({k_kstat, "watch", "-i", "nan", "kern.ctxt"});
@@ -899,7 +899,9 @@ TEST_CASE("kstat: usage errors exit 2", "[kstat][cli]") {
   CHECK(run({k_kstat, "read", "--timeout", "NaN", "vm.swappiness"}).exit_status == 2);
   auto negative = run({k_kstat, "watch", "-c", "-5", "kern.ctxt"});
   CHECK(negative.exit_status == 2);
-  CHECK(negative.err.starts_with("kstat: error: --count: -5 is not a count of samples"));
+  CHECK(negative.err == "kstat: error: --count: '-5' is not a number of samples (1 or more) (see "
+                        "'kstat watch --help')\n");
+  CHECK(run({k_kstat, "watch", "-c", "99999999999999999999", "kern.ctxt"}).exit_status == 2);
   CHECK(run({k_kstat, "watch", "-c", "0", "kern.ctxt"}).exit_status == 2);
 }
 

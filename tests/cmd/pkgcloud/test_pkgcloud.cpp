@@ -365,8 +365,9 @@ TEST_CASE("pkgcloud: ls, rm and prune refuse a --dist that is no DISTRO/RELEASE,
   for (std::string keep : {"0", "010", "-1", "x"}) { // 010: not read as octal 8
     auto none = pkgcloud(repo, {"prune", "--keep", keep});
     CHECK(none.exit_status == 2);
-    CHECK(none.err.find("--keep: " + keep + " is not a number of versions from 1") !=
-          std::string::npos);
+    CHECK(none.err ==
+          "pkgcloud: error: --keep: '" + keep +
+              "' is not a number of versions (1 or more) (see 'pkgcloud prune --help')\n");
   }
   auto moved = pkgcloud(repo, {"push", "--component", "contrib", a});
   CHECK(moved.exit_status == 1);

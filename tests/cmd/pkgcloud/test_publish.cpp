@@ -189,7 +189,7 @@ TEST_CASE("publish: packages over 64 MiB go to S3 in parts, each request signed 
                                  "--path-style", "--multipart-threshold", "1MiB"});
   CHECK(small.exit_status == 2); // a mistake of the command line
   CHECK(small.err == "pkgcloud: error: --multipart-threshold: 1048576 bytes: S3 takes from 5 MiB "
-                     "(5242880) to 5 GiB (5368709120) (see 'pkgcloud --help')\n");
+                     "(5242880) to 5 GiB (5368709120) (see 'pkgcloud publish --help')\n");
   CHECK(proxy.requests().size() == requests);
 }
 

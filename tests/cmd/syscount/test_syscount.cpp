@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <poll.h>
 #include <spawn.h>
@@ -389,12 +390,29 @@ TEST_CASE("syscount: the command after -- runs word for word, brackets and comma
       {tool("syscount"), "stats", "--backend", backend, "--", "printf", "%s|", "[a,b]", "--json"});
   CHECK(done.exit_status == 0);
   CHECK(done.out == "[a,b]|--json|");
+  // Without --, as strace takes it: the command starts at the first word that is not an option
+  // or its value, and its own options are its.
+  done = run({tool("syscount"), "stats", "--backend", backend, "-o", tmp.file("r.txt"), "printf",
+              "%s|", "-o", "[a,b]"});
+  CHECK(done.exit_status == 0);
+  CHECK(done.out == "-o|[a,b]|");
+  CHECK(slurp(tmp.file("r.txt")).starts_with("syscount stats: printf '%s|' -o '[a,b]', exit "));
 }
 
 TEST_CASE("syscount: a wrong command line is a usage error", "[syscount]") {
   CHECK(run({tool("syscount"), "stats"}).exit_status == 2);
   CHECK(run({tool("syscount"), "stats", "-p", "1", "--", "true"}).exit_status == 2);
   CHECK(run({tool("syscount"), "nosuch", "--", "true"}).exit_status == 2);
+  // A number that is none, or out of range, is named, and the subcommand's help pointed to.
+  for (auto [option, value, what] :
+       {std::tuple{"--top", "-1", "a number of entries (0 or more)"},
+        std::tuple{"--max-paths", "99999999999999999999", "a number of paths (1 or more)"},
+        std::tuple{"-p", "abc", "a pid (1 to 2147483647)"}}) {
+    auto wrong = run({tool("syscount"), "stats", option, value, "--", "true"});
+    CHECK(wrong.exit_status == 2);
+    CHECK(wrong.err.find("'" + std::string(value) + "' is not " + what +
+                         " (see 'syscount stats --help')") != std::string::npos);
+  }
 }
 
 TEST_CASE("syscount: all counts every call as strace -c does", "[syscount][strace]") {
