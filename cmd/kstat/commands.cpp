@@ -151,8 +151,8 @@ int run_list(const counters::Namespace& ns, const Options& options) {
 }
 
 int run_write(const counters::Namespace& ns, const Options& options) {
-  // Every assignment is checked before the first is written: a mistake of the command line
-  // changes nothing.
+  // Every assignment is checked, and every name, before the first is written: a mistake of the
+  // command line changes nothing. Only the kernel judges a value.
   std::vector<std::pair<std::string, std::string>> assignments; // name, value
   bool malformed = false;
   for (const auto& assignment : options.names)
@@ -164,6 +164,14 @@ int run_write(const counters::Namespace& ns, const Options& options) {
     }
   if (malformed)
     return k_exit_usage;
+  bool refused = false; // a name that is unknown or read-only: nothing is written
+  for (const auto& [name, value] : assignments)
+    if (auto ok = ns.writable(name); !ok) {
+      error(ok.error().message());
+      refused = true;
+    }
+  if (refused)
+    return k_exit_failure;
   int status = k_exit_ok;
   for (const auto& [name, value] : assignments) {
     auto written = ns.write(name, value);

@@ -858,6 +858,18 @@ TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects",
   CHECK(malformed.exit_status == 2);
   CHECK(malformed.out.empty());
   CHECK(malformed.err == "kstat: error: 'swappiness': expected NAME=VALUE\n");
+  // A name mistyped, or read-only, after a good one: nothing written, and the name meant guessed.
+  std::string other = current == "60" ? "61" : "60";
+  auto typo =
+      run({k_kstat, "write", "vm.swappiness=" + other, "vm.swapiness=10", "kernel.ostype=Linux"});
+  CHECK(typo.exit_status == 1);
+  CHECK(typo.out.empty());
+  CHECK(typo.err == "kstat: error: unknown name 'vm.swapiness': did you mean vm.swappiness?\n"
+                    "kstat: error: kernel.ostype: read-only, not writable\n");
+  if (sysctl_value("vm.swappiness") != current + "\n") {
+    run({k_kstat, "write", "vm.swappiness=" + current});
+    FAIL("vm.swappiness was written");
+  }
   // A secret, which kstat never reads, is set and not read, before or after.
   auto secret =
       run({"unshare", "--net", k_kstat, "write", "net.ipv6.conf.lo.stable_secret=2001:db8::1"});

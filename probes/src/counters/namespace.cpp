@@ -455,13 +455,25 @@ Result<Snapshot> Namespace::source_snapshot(std::string_view name) const {
   return Snapshot(std::move(all));
 }
 
-Result<Namespace::Written> Namespace::write(std::string_view name, std::string_view value) const {
+Result<void> Namespace::writable(std::string_view name) const {
   auto path = sysctl_path(proc_root_, name);
   struct stat st {};
-  if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+  if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (!has(name))
+      return fail(unknown(name));
     return fail(fmt::format("{}: not a /proc/sys entry, so not writable", name), ENOENT);
+  }
   if ((st.st_mode & 0222) == 0)
     return fail(fmt::format("{}: read-only, not writable", name), EACCES);
+  return {};
+}
+
+Result<Namespace::Written> Namespace::write(std::string_view name, std::string_view value) const {
+  OPSKIT_TRY(writable(name));
+  auto path = sysctl_path(proc_root_, name);
+  struct stat st {};
+  if (!path || ::stat(path->c_str(), &st) != 0)
+    return fail(Error::from_errno("stat", name));
   // The value before, "-" where it cannot be read, or is not (net.ipv6.conf.*.stable_secret
   // fails to read until it is first set, and is a secret after); none where it is write-only.
   std::optional<Value> before;

@@ -194,8 +194,11 @@ public:
     std::optional<Value> before;
     std::string ignored;
   };
-  // Writes `value` to a /proc/sys entry. Fails for a name outside /proc/sys, and with the
-  // kernel's reason when it rejects the value.
+  // Whether `name` is a /proc/sys entry that can be written; else why not: read-only, not a
+  // /proc/sys entry, or unknown (with a guess at the name meant, as a read gives).
+  Result<void> writable(std::string_view name) const;
+  // Writes `value` to a /proc/sys entry. Fails as writable() does, and with the kernel's reason
+  // when it rejects the value.
   Result<Written> write(std::string_view name, std::string_view value) const;
 
   const std::string& proc_root() const noexcept { return proc_root_; }
