@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -204,6 +205,9 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
   auto last = Clock::now();
   auto next = last + interval;
   std::size_t failed_any = 0, lines = 0; // lines since the header
+  // The header again every 20 lines on a terminal, as vmstat does; once into a file or a pipe,
+  // which awk and logs read.
+  const std::size_t header_every = ::isatty(STDOUT_FILENO) ? 20 : SIZE_MAX;
   std::map<std::string, std::string, std::less<>> said;
   for (std::size_t n = 0; !g_stop && (options.count == 0 || n < options.count); ++n) {
     sleep_until(next);
@@ -219,8 +223,8 @@ int run_watch(const counters::Namespace& ns, const Options& options) {
     if (next <= now)
       next = now + interval;
     const auto& readings = watch->sample(seconds, now + budget);
-    write_out(render_sample(watch->snapshot(), readings, seconds, layout, lines++ % 20 == 0,
-                            options.format));
+    write_out(render_sample(watch->snapshot(), readings, seconds, layout,
+                            lines++ % header_every == 0, options.format));
     if (std::fflush(stdout) != 0 || std::ferror(stdout))
       break; // told by run_main, which flushes again (a terminal's lines are written already)
     // Names that came or went are shown from the next line on under a header of their own.

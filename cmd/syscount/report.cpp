@@ -110,6 +110,18 @@ Table calls_table(const std::vector<trace::SyscallSummary>& syscalls) {
   return calls;
 }
 
+// "SIGTERM"; "signal 70" for one without a name.
+std::string signal_name(int signal) {
+  const char* abbrev = ::sigabbrev_np(signal);
+  return abbrev ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
+}
+
+// How the command ended, as strace tells it: "exit status 1", "killed by SIGTERM".
+std::string ending(const RunInfo& run) {
+  return run.signal != 0 ? "killed by " + signal_name(run.signal)
+                         : fmt::format("exit status {}", run.exit_status);
+}
+
 } // namespace
 
 std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
@@ -119,10 +131,10 @@ std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
   std::string before, after;
   if (run.attached_pid > 0) {
     before = fmt::format("syscount {}: process {} (", trace::to_string(run.cls), run.attached_pid);
-    after = run.detached ? "), detached" : fmt::format("), exit status {}", run.exit_status);
+    after = run.detached ? "), detached" : "), " + ending(run);
   } else {
     before = fmt::format("syscount {}: ", trace::to_string(run.cls));
-    after = fmt::format(", exit status {}", run.exit_status);
+    after = ", " + ending(run);
   }
   std::size_t room = before.size() + after.size() + 8;
   std::string out =
@@ -167,9 +179,9 @@ std::string render_text(const RunInfo& run, const trace::TraceSummary& summary,
 
   out += fmt::format("\nTotal: {} calls, {} failed, {} s in calls\n", summary.calls, summary.errors,
                      seconds(summary.time_s));
-  out +=
-      fmt::format("{} path lookups, {} process{}, {:.3f} s wall\n", summary.path_lookups,
-                  summary.processes.size(), summary.processes.size() == 1 ? "" : "es", run.wall_s);
+  out += fmt::format("{} path lookups, {} process{}, {:.3f} s wall ({})\n", summary.path_lookups,
+                     summary.processes.size(), summary.processes.size() == 1 ? "" : "es",
+                     run.wall_s, trace::to_string(run.backend));
   if (summary.folded_lookups > 0)
     out += fmt::format("{} lookups of paths beyond the first {} distinct ones were folded into "
                        "their directory (shown as DIR/*)\n",
@@ -187,7 +199,8 @@ std::string render_json(const RunInfo& run, const trace::TraceSummary& summary, 
   };
   Json doc;
   doc["command"] = run.command;
-  doc["exit_status"] = run.exit_status;
+  doc["exit_status"] = run.detached ? Json() : Json(run.exit_status);
+  doc["signal"] = run.signal != 0 ? Json(signal_name(run.signal)) : Json();
   doc["backend"] = trace::to_string(run.backend);
   doc["class"] = trace::to_string(run.cls);
   doc["wall_s"] = run.wall_s;

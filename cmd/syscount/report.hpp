@@ -17,6 +17,7 @@ struct RunInfo {
   pid_t attached_pid = 0;           // -p
   bool detached = false;            // -p ended by a signal; the process still runs
   int exit_status = 0;
+  int signal = 0; // the signal that killed it, else 0
   trace::SyscallClass cls = trace::SyscallClass::stats;
   trace::Backend backend = trace::Backend::ptrace; // the one that counted
   double wall_s = 0;

@@ -162,14 +162,12 @@ int run(const Options& given) {
     print_error("syscount", backend.error().message());
     return k_exit_failure;
   }
-  RunInfo info{options.pid > 0 ? process_command(options.pid) : options.command,
-               options.pid,
-               false,
-               0,
-               options.cls,
-               (*backend)->kind(),
-               0,
-               options.max_paths};
+  RunInfo info;
+  info.command = options.pid > 0 ? process_command(options.pid) : options.command;
+  info.attached_pid = options.pid;
+  info.cls = options.cls;
+  info.backend = (*backend)->kind();
+  info.max_paths = options.max_paths;
   auto outcome = trace::run_trace(request, **backend, aggregator);
   if (!outcome) {
     print_error("syscount", outcome.error().message());
@@ -180,6 +178,7 @@ int run(const Options& given) {
   if (!outcome->warning.empty())
     print_stderr("syscount: warning: {}\n", outcome->warning);
   info.exit_status = outcome->exit_status;
+  info.signal = outcome->signal;
   info.detached = outcome->detached;
   info.wall_s = outcome->wall_s;
   return write_report(options, info, aggregator, file.take());

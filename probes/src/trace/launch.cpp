@@ -146,6 +146,10 @@ int shell_status(int wait_status) noexcept {
   return WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
 }
 
+int killing_signal(int wait_status) noexcept {
+  return WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
+}
+
 struct SignalGuard::Saved {
   UniqueFd wake_read, wake_write;
 };

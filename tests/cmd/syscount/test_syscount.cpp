@@ -275,6 +275,10 @@ TEST_CASE("syscount: exits with the command's status, 128+N for signal N", "[sys
   auto killed = syscount(backend, "stats", {"sh", "-c", "kill -KILL $$"}, tmp);
   CHECK(killed.outcome.exit_status == 137);
   CHECK(killed.report.at("exit_status") == 137);
+  CHECK(killed.report.at("signal") == "SIGKILL"); // as strace tells it, and not a status of 137
+  auto text = run({tool("syscount"), "stats", "--backend", backend, "sh", "-c", "kill -TERM $$"});
+  CHECK(text.exit_status == 143);
+  CHECK(text.err.starts_with("syscount stats: sh -c 'kill -TERM $$', killed by SIGTERM\n"));
 }
 
 TEST_CASE(
@@ -474,6 +478,7 @@ TEST_CASE("syscount: -p attaches to a running process and detaches on SIGINT", "
   CHECK(tracer.wait() == 0);
   json report = json::parse(slurp(tmp.file("report.json")));
   CHECK(report.at("detached") == true);
+  CHECK(report.at("exit_status").is_null()); // it has not exited
   const json* marker = find_path(report, "/nonexistent/line-marker");
   REQUIRE(marker != nullptr);
   CHECK(marker->at("calls") == 120);
@@ -612,12 +617,13 @@ TEST_CASE("syscount: --json follows the documented schema", "[syscount]") {
   std::vector<std::string> keys; // in the order written
   for (auto it = ordered.begin(); it != ordered.end(); ++it)
     keys.push_back(it.key());
-  CHECK(keys == std::vector<std::string>{"command", "exit_status", "backend", "class", "wall_s",
-                                         "syscalls", "paths", "failed_dirs", "processes",
+  CHECK(keys == std::vector<std::string>{"command", "exit_status", "signal", "backend", "class",
+                                         "wall_s", "syscalls", "paths", "failed_dirs", "processes",
                                          "failed_suffixes", "folded_lookups"});
   CHECK(r.at("command") ==
         json::array({"sh", "-c", "stat /nonexistent-schema 2>/dev/null; exit 4"}));
   CHECK(r.at("exit_status") == 4);
+  CHECK(r.at("signal").is_null());
   CHECK(r.at("wall_s").is_number());
   for (const auto& s : r.at("syscalls")) {
     CHECK(s.size() == 6);

@@ -453,6 +453,7 @@ TraceOutcome Tracer::outcome() const {
   out.backend = Backend::ptrace;
   out.detached = attached_ && !main_status_.has_value();
   out.exit_status = main_status_ ? shell_status(*main_status_) : 0;
+  out.signal = main_status_ ? killing_signal(*main_status_) : 0;
   out.wall_s = static_cast<double>(end_ns_ - start_ns_) / 1e9;
   out.used_filter = filtered_;
   return out;

@@ -51,6 +51,7 @@ struct TraceOutcome {
   // The status as a shell reports it: the exit code, or 128+N when signal N killed it. For an
   // attached process that outlived the trace (detach on Ctrl-C), 0.
   int exit_status = 0;
+  int signal = 0;           // the signal that killed it (exit_status is 128 + it), else 0
   double wall_s = 0;        // from the start (or attach) to the end of the trace
   bool detached = false;    // attach mode: stopped by a signal to syscount, process still runs
   bool used_filter = false; // a seccomp filter limited the stops to the class's calls
