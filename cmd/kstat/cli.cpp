@@ -40,10 +40,13 @@ void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometh
 
 // sysctl(8)'s other spelling of a name, taken as it takes it: where a '/' comes before any
 // '.', slashes separate and dots are part of a component ("net/ipv4/conf/eth0.100/rp_filter"
-// is net.ipv4.conf.eth0/100.rp_filter). In an assignment, the name before '='.
+// is net.ipv4.conf.eth0/100.rp_filter); a leading /proc/sys/ is dropped. In an assignment, the
+// name before '='.
 CLI::Validator sysctl_spelling() {
   return CLI::Validator(
       [](std::string& text) {
+        if (text.starts_with("/proc/sys/")) // the file's path, as a tab completes it
+          text.erase(0, 10);
         std::size_t end = std::min(text.find('='), text.size());
         std::size_t slash = text.find('/'), dot = text.find('.');
         if (slash < end && slash < dot)

@@ -73,6 +73,8 @@ TEST_CASE("kstat read: a name with slashes for separators is read as sysctl read
   auto slashed = run({k_kstat, "read", "kernel/printk", "vm/swappiness"});
   CHECK(slashed.exit_status == 0);
   CHECK(slashed.out == dotted.out);
+  auto path = run({k_kstat, "read", "/proc/sys/kernel/printk", "/proc/sys/vm/swappiness"});
+  CHECK(path.out == dotted.out); // a file's path, as a shell completes it
   CHECK(run({k_kstat, "read", "-n", "kernel/printk"}).out == sysctl_value("kernel/printk"));
   // A dot after the first slash is part of a component, as in an interface's name.
   opskit::test::TempDir dir;
