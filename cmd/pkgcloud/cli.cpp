@@ -8,6 +8,7 @@
 #include "cli_main.hpp"
 
 #include "opskit/repo/repository.hpp"
+#include "opskit/text.hpp"
 #include "opskit/version.hpp"
 
 namespace opskit::cmd::pkgcloud {
@@ -127,7 +128,13 @@ void define_cli(CLI::App& app, Options& o) {
   init->add_option("--arch", o.architectures,
                    "The machines clients run on, as Debian or rpm names them (default: amd64; "
                    "e.g. amd64,arm64): an apt suite and dnf repository for each")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->transform(CLI::Validator(
+          [](std::string& arch) { // "amd64, arm64"
+            arch = std::string(trim(arch));
+            return std::string();
+          },
+          ""));
   init->add_option("--valid-for", o.valid_for,
                    "Release files expire this many days after they are written (default: never)")
       ->check(whole_number("a number of days", 0, 36500));

@@ -204,14 +204,16 @@ int init_repository(const std::string& root, const Options& o, Environment env) 
     return failed(made.error());
   fmt::print("initialised {}; serve or upload {}, never the repository itself\n", root,
              made->publication());
-  if (o.generate_key)
+  if (o.generate_key) {
     fmt::print("signing key in {}/.pkgcloud/gnupg (back it up with the repository: "
                "gpg --homedir {}/.pkgcloud/gnupg --export-secret-keys)\n",
                root, root);
-  else if (!o.key)
+  } else if (!o.key) {
+    std::fflush(stdout); // the line above first
     print_stderr("pkgcloud: {} is unsigned, which apt and dnf take only with their "
                  "signature checks off (init --generate-key or --key signs a repository)\n",
                  root);
+  }
   return k_exit_ok;
 }
 

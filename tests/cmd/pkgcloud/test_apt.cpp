@@ -78,7 +78,7 @@ TEST_CASE("apt: an arm64 machine installs from a repository of packages of all a
           "[pkgcloud][apt][server]") {
   SignedRepo s;
   REQUIRE(pkgcloud(s.repo, {"init", "--generate-key", "Apt Test <apt@example.com>", "--arch",
-                            "amd64,aarch64"})
+                            "amd64, aarch64"}) // a list as people write one
               .exit_status == 0);
   auto common = dpkg_deb_build(s.dir.path(), "common", control("common", "2.0-3", "all"), "xz");
   REQUIRE(pkgcloud(s.repo, {"push", common}).exit_status == 0);
