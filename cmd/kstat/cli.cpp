@@ -45,8 +45,11 @@ void add_format_flags(CLI::App& sub, Options& options, bool values, bool prometh
 CLI::Validator sysctl_spelling() {
   return CLI::Validator(
       [](std::string& text) {
-        if (text.starts_with("/proc/sys/")) // the file's path, as a tab completes it
+        if (text.starts_with("/proc/sys/")) { // the file's path, as a tab completes it
           text.erase(0, 10);
+          while (text.ends_with('/')) // a directory's
+            text.pop_back();
+        }
         std::size_t end = std::min(text.find('='), text.size());
         std::size_t slash = text.find('/'), dot = text.find('.');
         if (slash < end && slash < dot)

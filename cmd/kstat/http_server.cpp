@@ -315,6 +315,9 @@ std::optional<std::string> HttpServer::needs_restart(const web::WebConfig& confi
   // Protection dropped, as by a file caught half rewritten, is not taken on the fly.
   if (config.basic_auth_users.empty() && !live_->config.basic_auth_users.empty())
     return "basic_auth_users is gone";
+  if (const auto& was = live_->config.tls; was && !was->client_allowed_sans.empty() &&
+                                           (!config.tls || config.tls->client_allowed_sans.empty()))
+    return "client_allowed_sans is gone";
   const auto &now = config.tls, &then = started_.tls;
   if (now.has_value() != then.has_value())
     return now ? "tls_server_config turns TLS on" : "tls_server_config turns TLS off";

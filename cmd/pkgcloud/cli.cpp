@@ -120,7 +120,14 @@ void define_cli(CLI::App& app, Options& o) {
   auto* init = app.add_subcommand("init", "Create a repository here (or in --repo)");
   init->callback([&o] { o.command = Command::init; });
   auto* gen = init->add_option("--generate-key", o.generate_key,
-                               "Make an ed25519 signing key for this user id in .pkgcloud/gnupg");
+                               "Make an ed25519 signing key for this user id in .pkgcloud/gnupg")
+                  ->check(CLI::Validator(
+                      [](std::string& id) {
+                        return trim(id).empty() ? std::string("a user id, such as 'Example Repo "
+                                                              "<repo@example.com>', is needed")
+                                                : std::string();
+                      },
+                      ""));
   init->add_option("--key", o.key, "Sign with this secret key of $GNUPGHOME (a fingerprint)")
       ->excludes(gen);
   init->add_option("--origin", o.origin, "The Origin field of Release files (default: pkgcloud)");
@@ -146,10 +153,11 @@ void define_cli(CLI::App& app, Options& o) {
       ->check(dist_name());
   push->add_option("--component", o.component, "The apt component (default: main)");
   push->add_flag("--replace", o.replace, "Replace a package of the same name, version and arch");
-  push->add_option("--publish", o.publish_to,
-                   "Then publish to this saved target (or URL), as pkgcloud publish does");
-  push->add_flag("--json", o.json,
-                 "Print the packages and what was done with each as a JSON array");
+  auto* then =
+      push->add_option("--publish", o.publish_to,
+                       "Then publish to this saved target (or URL), as pkgcloud publish does");
+  push->add_flag("--json", o.json, "Print the packages and what was done with each as a JSON array")
+      ->excludes(then); // one document on stdout: publish --json prints its own
   push->add_option("files", o.files, "Package files (.deb or .rpm, told by content)")->required();
 
   auto* index = app.add_subcommand("index", "Rewrite all metadata from the repository's state");

@@ -139,7 +139,7 @@ int write_report(const Options& options, const RunInfo& info, const trace::Aggre
 
 int run(const Options& given) {
   if (given.pid > 0 && !given.command.empty())
-    return usage_error("give either -p PID or a command after --, not both");
+    return usage_error("give either -p PID or a command, not both");
   if (given.pid == 0 && given.command.empty())
     return usage_error("no command to trace: give one (after the options, or after --), or -p PID");
   // -p of a thread is its process, named so in the messages and the report.

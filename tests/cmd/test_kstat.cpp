@@ -75,6 +75,7 @@ TEST_CASE("kstat read: a name with slashes for separators is read as sysctl read
   CHECK(slashed.out == dotted.out);
   auto path = run({k_kstat, "read", "/proc/sys/kernel/printk", "/proc/sys/vm/swappiness"});
   CHECK(path.out == dotted.out); // a file's path, as a shell completes it
+  CHECK(run({k_kstat, "list", "/proc/sys/vm/"}).out == run({k_kstat, "list", "vm"}).out);
   CHECK(run({k_kstat, "read", "-n", "kernel/printk"}).out == sysctl_value("kernel/printk"));
   // A dot after the first slash is part of a component, as in an interface's name.
   opskit::test::TempDir dir;
@@ -872,6 +873,8 @@ TEST_CASE("kstat write: prints old and new, rejects what the kernel rejects",
   CHECK(typo.out.empty());
   CHECK(typo.err == "kstat: error: unknown name 'vm.swapiness': did you mean vm.swappiness?\n"
                     "kstat: error: kernel.ostype: read-only, not writable\n");
+  CHECK(run({k_kstat, "write", "vm=1"}).err == "kstat: error: vm: a /proc/sys directory, not an "
+                                               "entry\n");
   if (sysctl_value("vm.swappiness") != current + "\n") {
     run({k_kstat, "write", "vm.swappiness=" + current});
     FAIL("vm.swappiness was written");

@@ -33,6 +33,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "opskit/file.hpp"
+#include "opskit/text.hpp"
 
 namespace opskit::web {
 
@@ -262,8 +263,7 @@ Result<void> read_headers(const Reader& r, const YAML::Node& http, WebConfig& ou
     auto name = item.first.as<std::string>();
     std::string where = fmt::format("http_server_config.headers.{}", name);
     OPSKIT_TRY_ASSIGN(auto value, r.string_of(item.second, where));
-    while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) // a block scalar's
-      value.pop_back();
+    value = std::string(trim(value)); // a block scalar's line break, spaces around the value
     if (value.empty())
       continue; // unset
     if (std::any_of(value.begin(), value.end(),

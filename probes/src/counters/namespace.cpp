@@ -461,6 +461,8 @@ Result<void> Namespace::writable(std::string_view name) const {
   if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
     if (!has(name))
       return fail(unknown(name));
+    if (path && S_ISDIR(st.st_mode))
+      return fail(fmt::format("{}: a /proc/sys directory, not an entry", name), EISDIR);
     return fail(fmt::format("{}: not a /proc/sys entry, so not writable", name), ENOENT);
   }
   if ((st.st_mode & 0222) == 0)

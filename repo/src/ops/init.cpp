@@ -83,7 +83,7 @@ Result<Created> create(const std::string& root, const InitOptions& options,
   for (const auto& dist : {options.deb_dist, options.rpm_dist})
     OPSKIT_TRY(split_dist(dist));
   if (options.generate_key && trim(*options.generate_key).empty())
-    return fail("init: --generate-key needs a user id, such as 'Example Repo <repo@example.com>'");
+    return fail("init: a key's user id cannot be blank");
   OPSKIT_TRY_ASSIGN(RepositoryConfig config, config_of(options));
   std::string state = detail::state_dir(root);
   auto made_already = [&]() -> Result<void> {

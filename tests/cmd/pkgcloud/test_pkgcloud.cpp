@@ -594,10 +594,13 @@ TEST_CASE("pkgcloud: a command on a directory without a repository says how to m
   CHECK(unsigned_init.err.find("is unsigned, which apt and dnf take only with their signature "
                                "checks off") != std::string::npos);
   auto blank = pkgcloud(dir / "blank", {"init", "--generate-key", " "});
-  CHECK(blank.exit_status == 1);
-  CHECK(blank.err == "pkgcloud: error: init: --generate-key needs a user id, such as 'Example "
-                     "Repo <repo@example.com>'\n");
+  CHECK(blank.exit_status == 2);
+  CHECK(blank.err.starts_with("pkgcloud: error: --generate-key: a user id, such as 'Example "
+                              "Repo <repo@example.com>', is needed"));
   CHECK_FALSE(fs::exists(dir / "blank"));
+  // push --json and --publish would print two documents: publish --json prints its own.
+  CHECK(pkgcloud(dir / "unsigned", {"push", "--json", "--publish", "cdn", "x.deb"}).exit_status ==
+        2);
 }
 
 TEST_CASE("pkgcloud: an init killed while it made its database leaves none, and runs again",
