@@ -76,6 +76,8 @@ int list(Repository& r, const Options& o) {
   auto records = r.list(o.dist);
   if (!records)
     return failed(records.error());
+  if (o.dist && records->empty())
+    print_stderr("pkgcloud: {} holds no packages\n", *o.dist);
   if (o.json) {
     fmt::print("{}", records_json(*records));
     return k_exit_ok;
@@ -226,10 +228,16 @@ int push_packages(Repository& r, const Options& o) {
       return failed(options.error());
     then = std::move(*options);
   }
+  // A dist that held nothing may be a typo, which would stay published: say so.
+  auto held = o.dist ? r.holds(*o.dist) : Result<bool>(true);
   repo::PushOptions push{o.dist, o.component, o.replace ? repo::Replace::yes : repo::Replace::no};
   auto pushed = r.push(o.files, push);
   if (!pushed)
     return failed(pushed.error());
+  if (held && !*held)
+    print_stderr("pkgcloud: {} held no packages before this push: clients need a sources entry "
+                 "for it (pkgcloud sources prints them)\n",
+                 *o.dist);
   if (o.json)
     fmt::print("{}", pushed_json(*pushed));
   else

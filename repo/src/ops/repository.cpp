@@ -109,6 +109,11 @@ Result<std::vector<PackageRecord>> Repository::prune(std::size_t keep,
   return ops::prune(context(), keep, dist);
 }
 
+Result<bool> Repository::holds(const std::string& dist) const {
+  OPSKIT_TRY_ASSIGN(bool debs, state_.holds(PackageFormat::deb, dist));
+  return debs ? Result<bool>(true) : state_.holds(PackageFormat::rpm, dist);
+}
+
 Result<std::vector<PackageRecord>> Repository::list(const std::optional<std::string>& dist) const {
   OPSKIT_TRY(check_dist(dist));
   OPSKIT_TRY_ASSIGN(auto records, state_.listing(dist));

@@ -598,6 +598,10 @@ TEST_CASE("pkgcloud: a command on a directory without a repository says how to m
   CHECK(blank.err.starts_with("pkgcloud: error: --generate-key: a user id, such as 'Example "
                               "Repo <repo@example.com>', is needed"));
   CHECK_FALSE(fs::exists(dir / "blank"));
+  auto passphrase = pkgcloud(dir / "unsigned", {"--passphrase-file", dir / "none", "ls"});
+  CHECK(passphrase.exit_status == 1);
+  CHECK(passphrase.err == "pkgcloud: error: --passphrase-file: open " + (dir / "none") +
+                              ": No such file or directory\n");
   // push --json and --publish would print two documents: publish --json prints its own.
   CHECK(pkgcloud(dir / "unsigned", {"push", "--json", "--publish", "cdn", "x.deb"}).exit_status ==
         2);
@@ -799,9 +803,19 @@ TEST_CASE("pkgcloud: ls --dist shows one dist's packages", "[pkgcloud]") {
   TempDir dir;
   std::string repo = init_repo(dir);
   auto a = dpkg_deb_build(dir.path(), "hello", control("hello", "1.0", "amd64"));
-  REQUIRE(pkgcloud(repo, {"push", "--dist", "ubuntu/noble", a}, k_epoch).exit_status == 0);
+  auto first = pkgcloud(repo, {"push", "--dist", "ubuntu/noble", a}, k_epoch);
+  REQUIRE(first.exit_status == 0);
+  // A dist new with a push is told, in case it is a typo; one that holds packages is not.
+  CHECK(first.err == "pkgcloud: ubuntu/noble held no packages before this push: clients need a "
+                     "sources entry for it (pkgcloud sources prints them)\n");
+  auto b = dpkg_deb_build(dir.path(), "other", control("other", "1.0", "amd64"));
+  CHECK(pkgcloud(repo, {"push", "--dist", "ubuntu/noble", b}, k_epoch).err.empty());
+  REQUIRE(pkgcloud(repo, {"rm", "other"}, k_epoch).exit_status == 0);
   REQUIRE(pkgcloud(repo, {"push", a}, k_epoch).exit_status == 0);
   CHECK(fs::exists(repo + "/public/deb/ubuntu/dists/noble/InRelease"));
+  auto none = pkgcloud(repo, {"ls", "--dist", "ubuntu/jammy"});
+  CHECK(none.exit_status == 0);
+  CHECK(none.err == "pkgcloud: ubuntu/jammy holds no packages\n");
   auto ls = pkgcloud(repo, {"ls", "--dist", "ubuntu/noble"});
   CHECK(ls.out == "NAME   VERSION  ARCH   FORMAT  DIST          COMPONENT  SIZE\n"
                   "hello  1.0      amd64  deb     ubuntu/noble  main       " +

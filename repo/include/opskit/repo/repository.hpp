@@ -164,6 +164,8 @@ public:
   // epochs included) and removes the rest as remove() does; `dist` limits it to one dist.
   Result<std::vector<PackageRecord>> prune(std::size_t keep,
                                            const std::optional<std::string>& dist);
+  // Whether `dist` holds a package, of either format.
+  Result<bool> holds(const std::string& dist) const;
   // Every package (of one dist when given), sorted, as ls shows it: without its metadata, index
   // fragments and SHA-1 and SHA-512 sums.
   Result<std::vector<PackageRecord>> list(const std::optional<std::string>& dist) const;
