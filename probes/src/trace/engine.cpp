@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -17,6 +18,11 @@
 #include "ptrace/tracer.hpp"
 
 namespace opskit::trace {
+
+void TraceOutcome::set_ending(int wait_status) noexcept {
+  signal = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
+  exit_status = signal != 0 ? 128 + signal : WEXITSTATUS(wait_status);
+}
 
 std::string_view to_string(Backend backend) noexcept {
   switch (backend) {

@@ -142,14 +142,6 @@ std::uint64_t now_ns() noexcept {
          static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-int shell_status(int wait_status) noexcept {
-  return WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
-}
-
-int killing_signal(int wait_status) noexcept {
-  return WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
-}
-
 struct SignalGuard::Saved {
   UniqueFd wake_read, wake_write;
 };

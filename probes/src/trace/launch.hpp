@@ -20,11 +20,6 @@ namespace opskit::trace {
 // CLOCK_MONOTONIC in nanoseconds.
 std::uint64_t now_ns() noexcept;
 
-// The status as a shell reports it: the exit code, or 128+N when signal N ended the process.
-int shell_status(int wait_status) noexcept;
-// The signal that ended the process, 0 when it exited.
-int killing_signal(int wait_status) noexcept;
-
 // The task's thread group (its process) and command name from /proc/<pid>/status ({pid, "?"}
 // when it is gone).
 std::pair<pid_t, std::string> task_identity(pid_t pid);

@@ -235,8 +235,7 @@ Result<TraceOutcome> BpfTracer::launch(const std::string& program,
   TraceOutcome outcome;
   outcome.backend = Backend::ebpf;
   if (!command.held()) {
-    outcome.exit_status = shell_status(command.stop_status());
-    outcome.signal = killing_signal(command.stop_status());
+    outcome.set_ending(command.stop_status());
     return outcome;
   }
   if (auto followed = follow(command.pid(), true); !followed) {
@@ -249,8 +248,7 @@ Result<TraceOutcome> BpfTracer::launch(const std::string& program,
   OPSKIT_TRY_ASSIGN(auto ended, wait_all(command.pid(), signals));
   outcome.wall_s = static_cast<double>(ended.at_ns - start_ns) / 1e9;
   OPSKIT_TRY(command.exec_result(program));
-  outcome.exit_status = shell_status(ended.status);
-  outcome.signal = killing_signal(ended.status);
+  outcome.set_ending(ended.status);
   return outcome;
 }
 
@@ -272,10 +270,8 @@ Result<TraceOutcome> BpfTracer::attach(pid_t pid, const TraceRequest& request) {
   outcome.backend = Backend::ebpf;
   outcome.wall_s = static_cast<double>(now_ns() - start_ns) / 1e9;
   outcome.detached = (fds[0].revents & POLLIN) == 0;
-  if (!outcome.detached && skel_->bss->target_exited != 0) {
-    outcome.exit_status = shell_status(skel_->bss->target_exit_code);
-    outcome.signal = killing_signal(skel_->bss->target_exit_code);
-  }
+  if (!outcome.detached && skel_->bss->target_exited != 0)
+    outcome.set_ending(skel_->bss->target_exit_code);
   return outcome;
 }
 

@@ -452,8 +452,8 @@ TraceOutcome Tracer::outcome() const {
   TraceOutcome out;
   out.backend = Backend::ptrace;
   out.detached = attached_ && !main_status_.has_value();
-  out.exit_status = main_status_ ? shell_status(*main_status_) : 0;
-  out.signal = main_status_ ? killing_signal(*main_status_) : 0;
+  if (main_status_)
+    out.set_ending(*main_status_);
   out.wall_s = static_cast<double>(end_ns_ - start_ns_) / 1e9;
   out.used_filter = filtered_;
   return out;

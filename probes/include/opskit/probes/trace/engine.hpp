@@ -56,6 +56,10 @@ struct TraceOutcome {
   bool detached = false;    // attach mode: stopped by a signal to syscount, process still runs
   bool used_filter = false; // a seccomp filter limited the stops to the class's calls
   std::string warning;      // when not empty, worth telling the user (no seccomp filter: slower)
+
+  // exit_status and signal from the process's wait status (or the kernel's exit code, which has
+  // its form).
+  void set_ending(int wait_status) noexcept;
 };
 
 // The process (thread group) task `pid` belongs to: itself for a process, its group's leader
