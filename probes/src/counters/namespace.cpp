@@ -456,6 +456,11 @@ Result<Snapshot> Namespace::source_snapshot(std::string_view name) const {
 }
 
 Result<void> Namespace::writable(std::string_view name) const {
+  OPSKIT_TRY(writable_entry(name));
+  return {};
+}
+
+Result<Namespace::WritableEntry> Namespace::writable_entry(std::string_view name) const {
   auto path = sysctl_path(proc_root_, name);
   struct stat st {};
   if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -467,25 +472,21 @@ Result<void> Namespace::writable(std::string_view name) const {
   }
   if ((st.st_mode & 0222) == 0)
     return fail(fmt::format("{}: read-only, not writable", name), EACCES);
-  return {};
+  return WritableEntry{std::move(*path), (st.st_mode & 0444) != 0};
 }
 
 Result<Namespace::Written> Namespace::write(std::string_view name, std::string_view value) const {
-  OPSKIT_TRY(writable(name));
-  auto path = sysctl_path(proc_root_, name);
-  struct stat st {};
-  if (!path || ::stat(path->c_str(), &st) != 0)
-    return fail(Error::from_errno("stat", name));
+  OPSKIT_TRY_ASSIGN(auto entry, writable_entry(name));
   // The value before, "-" where it cannot be read, or is not (net.ipv6.conf.*.stable_secret
   // fails to read until it is first set, and is a secret after); none where it is write-only.
   std::optional<Value> before;
-  if ((st.st_mode & 0444) != 0) {
-    auto old = never_read(name) ? std::nullopt : std::optional(read_file(*path));
+  if (entry.readable) {
+    auto old = never_read(name) ? std::nullopt : std::optional(read_file(entry.path));
     std::string_view text = old && *old ? trim(**old) : "-";
     before = known_text(name) ? Value(std::string(text))
                               : parse_number(text).value_or(Value(std::string(text)));
   }
-  auto fd = open_file(*path, O_WRONLY | O_TRUNC);
+  auto fd = open_file(entry.path, O_WRONLY | O_TRUNC);
   if (!fd)
     return fail(fmt::format("{} = {}: {}", name, value, fd.error().message()),
                 fd.error().errno_value());

@@ -215,6 +215,12 @@ private:
                                    std::string_view within = {}) const;
   Result<std::vector<Field>> leaf(std::string_view name) const; // exactly one field, or an error
   Error unknown(std::string_view name) const;
+  // The /proc/sys file of `name` and whether it can be read, where it can be written (writable()).
+  struct WritableEntry {
+    std::string path;
+    bool readable = false;
+  };
+  Result<WritableEntry> writable_entry(std::string_view name) const;
 
   std::string proc_root_;
   std::string sys_root_;
